@@ -1,0 +1,2 @@
+//! Clustering methods (concept clusters by maximal frequent itemsets, Broder union-find, LSH
+//! with center clustering, super shingles, exact similarity join).

@@ -1,0 +1,1 @@
+//! Evaluation against labeled duplicate pairs: the paper's five values, precision, recall, F1.

@@ -1,0 +1,1 @@
+//! The persisted index: on-the-fly resemblance queries and incremental sweeps.

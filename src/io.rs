@@ -1,0 +1,157 @@
+//! File helpers shared by every stage: opening inputs (transparently gunzipping `*.gz`,
+//! `-` for standard input) and writing outputs atomically.
+//!
+//! Invariant: an output written through [`AtomicFile`] is either absent or complete; it is
+//! written to a temporary file in the destination directory and renamed into place on
+//! [`AtomicFile::commit`]. Dropping an uncommitted `AtomicFile` removes the temporary file.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use crate::{Error, Result};
+
+/// Buffer size used for file readers and writers.
+pub const BUF_SIZE: usize = 1 << 16;
+
+/// True when `path` ends in `.gz` (case-insensitive).
+pub fn is_gzip(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+}
+
+/// Opens `path` for buffered reading; `-` is standard input, `*.gz` is decompressed
+/// (multi-member gzip supported).
+pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| Error::io(path, e))?)
+    };
+    if is_gzip(path) {
+        Ok(Box::new(BufReader::with_capacity(
+            BUF_SIZE,
+            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF_SIZE, raw)),
+        )))
+    } else {
+        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, raw)))
+    }
+}
+
+/// Reads a whole file (decompressing `*.gz`) into memory.
+pub fn read_all(path: &Path) -> Result<Vec<u8>> {
+    let mut r = open_read(path)?;
+    let mut buf = Vec::new();
+    r.read_to_end(&mut buf).map_err(|e| Error::io(path, e))?;
+    Ok(buf)
+}
+
+/// An output file that appears at its final path only when complete.
+pub struct AtomicFile {
+    dest: PathBuf,
+    tmp: Option<tempfile::NamedTempFile>,
+    writer: Option<BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Starts writing `dest`; the data goes to a temporary file beside it.
+    /// Missing parent directories are created.
+    pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
+        let dest = dest.as_ref().to_path_buf();
+        let dir = match dest.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".fimdup-")
+            .suffix(".tmp")
+            .tempfile_in(&dir)
+            .map_err(|e| Error::io(&dest, e))?;
+        let file = tmp.reopen().map_err(|e| Error::io(&dest, e))?;
+        Ok(AtomicFile {
+            dest,
+            tmp: Some(tmp),
+            writer: Some(BufWriter::with_capacity(BUF_SIZE, file)),
+        })
+    }
+
+    /// The final path.
+    pub fn path(&self) -> &Path {
+        &self.dest
+    }
+
+    /// Flushes and renames the temporary file onto the final path.
+    pub fn commit(mut self) -> Result<()> {
+        let mut w = self.writer.take().expect("writer present until commit");
+        w.flush().map_err(|e| Error::io(&self.dest, e))?;
+        let f = w
+            .into_inner()
+            .map_err(|e| Error::io(&self.dest, e.into_error()))?;
+        f.sync_all().map_err(|e| Error::io(&self.dest, e))?;
+        drop(f);
+        let tmp = self.tmp.take().expect("tmp present until commit");
+        tmp.persist(&self.dest)
+            .map_err(|e| Error::io(&self.dest, e.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.writer.as_mut().expect("not committed").write(buf)
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").write_all(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.writer.as_mut().expect("not committed").flush()
+    }
+}
+
+/// Writes `bytes` to `dest` atomically.
+pub fn write_atomic(dest: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    let mut f = AtomicFile::create(dest)?;
+    let p = f.path().to_path_buf();
+    f.write_all(bytes).map_err(|e| Error::io(&p, e))?;
+    f.commit()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_file_appears_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("sub/out.txt");
+        let mut f = AtomicFile::create(&dest).unwrap();
+        f.write_all(b"hello").unwrap();
+        assert!(!dest.exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"hello");
+    }
+
+    #[test]
+    fn dropped_atomic_file_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let dest = dir.path().join("out.txt");
+        {
+            let mut f = AtomicFile::create(&dest).unwrap();
+            f.write_all(b"partial").unwrap();
+        }
+        assert!(!dest.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn gzip_is_read_transparently() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.txt.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(b"1 2 3\n").unwrap();
+        std::fs::write(&p, enc.finish().unwrap()).unwrap();
+        assert_eq!(read_all(&p).unwrap(), b"1 2 3\n");
+    }
+}

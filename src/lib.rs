@@ -1,0 +1,35 @@
+//! # fimdup
+//!
+//! Near-duplicate document clustering by frequent itemset mining (Ignatov & Kuznetsov 2009),
+//! together with the classic baselines it is measured against (Broder et al. 1997 union-find
+//! over resemblance pairs, Haveliwala et al. 2000 LSH with center clustering, an exact
+//! similarity join) and the evaluation that compares them against labeled duplicate pairs.
+//!
+//! The modules read as the pipeline; data flows one way:
+//!
+//! ```text
+//! corpus -> text -> shingle -> sketch -> context -> mine -> cluster -> eval -> report
+//!                                            \-> index (queries, incremental sweeps)
+//! ```
+//!
+//! The library never prints, exits or parses argv: the `fimdup` binary (`src/main.rs`,
+//! `src/cli/`) does that. Every fallible function returns [`Result`] with the one
+//! library error enum [`Error`], whose messages name the file and line at fault.
+
+pub mod error;
+pub mod ids;
+pub mod io;
+
+pub mod cluster;
+pub mod context;
+pub mod corpus;
+pub mod eval;
+pub mod index;
+pub mod mine;
+pub mod report;
+pub mod shingle;
+pub mod sketch;
+pub mod text;
+
+pub use error::{Error, Result};
+pub use ids::DocId;

@@ -1,0 +1,1 @@
+//! Sweeps, plots and the comparative report.
