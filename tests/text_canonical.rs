@@ -300,7 +300,7 @@ fn fingerprints() {
     // Token boundaries count.
     let ab = Canonical {
         text: "ab".into(),
-        tokens: vec![0..2],
+        tokens: std::iter::once(0..2).collect(),
     };
     let a_b = Canonical {
         text: "ab".into(),

@@ -137,7 +137,9 @@ impl WarcReader {
             if l.starts_with([' ', '\t']) {
                 match headers.last_mut() {
                     Some((_, v)) => {
-                        v.push(' ');
+                        if !v.is_empty() {
+                            v.push(' ');
+                        }
                         v.push_str(l.trim());
                         continue;
                     }
