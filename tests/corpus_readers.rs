@@ -514,3 +514,57 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn parallel_batches_match_sequential() {
+    use fimdup::text::{Canonical, Canonicalizer, Scratch, TextConfig};
+    use rayon::prelude::*;
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..500)
+        .map(|i| {
+            format!(
+                "{{\"id\":{i},\"text\":\"<p>Doc {i}: a Rose is a rose &amp; {}</p>\"}}\n",
+                i * 7
+            )
+        })
+        .collect();
+    let p = write(dir.path(), "c.jsonl", text.as_bytes());
+    let canon = Canonicalizer::new(TextConfig {
+        html: true,
+        ..TextConfig::default()
+    })
+    .unwrap();
+    let seq: Vec<Canonical> = open(&p, &CorpusConfig::default())
+        .unwrap()
+        .map(|d| canon.canonicalize(&d.unwrap().text))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let mut r = open(&p, &CorpusConfig::default()).unwrap();
+    let mut par = Vec::new();
+    loop {
+        let batch = r.next_batch(64).unwrap();
+        if batch.is_empty() {
+            break;
+        }
+        let out: Vec<Canonical> = pool.install(|| {
+            batch
+                .par_iter()
+                .map_init(Scratch::default, |s, d| {
+                    let mut c = Canonical::default();
+                    canon.canonicalize_into(&d.text, s, &mut c);
+                    c
+                })
+                .collect()
+        });
+        par.extend(out);
+    }
+    assert_eq!(seq.len(), 500);
+    assert_eq!(par, seq);
+    assert_eq!(
+        seq[3].iter().collect::<Vec<_>>(),
+        ["doc", "3", "a", "rose", "is", "a", "rose", "21"]
+    );
+}

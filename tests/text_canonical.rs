@@ -352,3 +352,12 @@ proptest! {
         check_invariants(&c, unit);
     }
 }
+
+#[test]
+fn canonicalizer_and_reader_can_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Canonicalizer>();
+    send_sync::<TextConfig>();
+    send::<fimdup::corpus::CorpusReader>();
+}

@@ -8,7 +8,7 @@
 //!
 //! | format | one document per | external id | text |
 //! |---|---|---|---|
-//! | `jsonl` | non-blank line (a JSON object) | field `id_field` (string, or number as written); empty `id_field`: the line number | field `text_field` (a string) |
+//! | `jsonl` | non-blank line (a JSON object) | field `id_field`: a string, or a number (integers as written, others as serde_json prints them); empty `id_field`: the line number | field `text_field` (a string) |
 //! | `csv`, `tsv` | data row (a header row names the columns) | column `id_column`; empty `id_column`: the line number where the row starts | column `text_column` |
 //! | `lines` | line (blank lines included: they are empty documents) | 1-based line number | the line without its line end |
 //! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz` decompressed) |
@@ -560,10 +560,7 @@ impl Source for Jsonl {
                         lossy,
                     }));
                 }
-                Err(msg) if self.skip_bad => {
-                    let _ = msg;
-                    stats.skipped_bad_lines += 1;
-                }
+                Err(_) if self.skip_bad => stats.skipped_bad_lines += 1,
                 Err(msg) => return Err(Error::parse(&self.lines.path, self.lines.line, msg)),
             }
         }
@@ -707,7 +704,6 @@ impl Source for Delimited {
 }
 
 struct Dir {
-    root: PathBuf,
     files: std::vec::IntoIter<(String, PathBuf)>,
 }
 
@@ -724,7 +720,6 @@ impl Dir {
         walk(root, "", &mut files)?;
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Dir {
-            root: root.to_path_buf(),
             files: files.into_iter(),
         })
     }
@@ -761,7 +756,6 @@ impl Source for Dir {
         let Some((rel, path)) = self.files.next() else {
             return Ok(None);
         };
-        let _ = &self.root;
         stats.files += 1;
         let mut r = open_read(&path)?;
         let mut bytes = Vec::new();

@@ -9,7 +9,8 @@
 //! - `<img alt="...">` keeps its alt text (surrounded by spaces), as Haveliwala et al. 2000 do;
 //! - character references are decoded: named ones from the HTML 4 set (all of Latin-1, the
 //!   typographic punctuation, `&apos;`), decimal `&#NNN;` and hex `&#xHHH;` (the `;` is
-//!   optional for numeric ones); invalid code points become U+FFFD; unknown names stay as
+//!   optional for numeric ones, required for named ones); invalid code points become U+FFFD,
+//!   `&#128;`..`&#159;` are read as Windows-1252 as browsers do; unknown names stay as
 //!   written;
 //! - a `<` that does not start a tag (`a < b`) is kept as text.
 //!
