@@ -44,7 +44,7 @@ fn jsonl_string_and_number_ids() {
     let p = write(
         dir.path(),
         "c.jsonl",
-        b"{\"id\": \"a\", \"text\": \"first\", \"x\": [1]}\n\n{\"text\": \"second\", \"id\": 7}\r\n  \n{\"id\": 1.5, \"text\": \"\"}",
+        b"\xEF\xBB\xBF{\"id\": \"a\", \"text\": \"first\", \"x\": [1]}\n\n{\"text\": \"second\", \"id\": 7}\r\n  \n{\"id\": 1.5, \"text\": \"\"}",
     );
     let (docs, st) = read(&p, &CorpusConfig::default());
     assert_eq!(

@@ -361,3 +361,15 @@ fn canonicalizer_and_reader_can_cross_threads() {
     send_sync::<TextConfig>();
     send::<fimdup::corpus::CorpusReader>();
 }
+
+#[test]
+fn unit_names() {
+    for u in [Unit::Word, Unit::Char] {
+        assert_eq!(u.to_string().parse::<Unit>().unwrap(), u);
+    }
+    assert_eq!("CHAR".parse::<Unit>().unwrap(), Unit::Char);
+    assert!(matches!(
+        "line".parse::<Unit>(),
+        Err(fimdup::Error::Config(_))
+    ));
+}

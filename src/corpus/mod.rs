@@ -14,6 +14,7 @@
 //! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz` decompressed) |
 //! | `warc` | `response` record (others skipped and counted) | `WARC-Target-URI` | HTTP body after the HTTP headers |
 //!
+//! A UTF-8 byte order mark at the start of a file is dropped.
 //! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180 quoting.
 //! Invalid UTF-8 is decoded lossily (U+FFFD) and counted in [`CorpusStats::lossy_utf8`].
 //! Malformed lines (bad JSON, not an object, missing or non-string text, missing id, ragged
@@ -443,6 +444,9 @@ impl LineReader {
             return Ok(false);
         }
         self.line += 1;
+        if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            self.buf.drain(..3); // UTF-8 byte order mark
+        }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
             if self.buf.last() == Some(&b'\r') {

@@ -44,6 +44,37 @@ pub enum Unit {
     Char,
 }
 
+impl Unit {
+    /// The name (`word` or `char`), as accepted by [`std::str::FromStr`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Word => "word",
+            Unit::Char => "char",
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Unit {
+    type Err = Error;
+
+    /// `word` or `char` (case-insensitive; `chars`, `character`, `words` also accepted).
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "word" | "words" => Ok(Unit::Word),
+            "char" | "chars" | "character" | "characters" => Ok(Unit::Char),
+            _ => Err(Error::config(format!(
+                "unknown unit {s:?}; expected word or char"
+            ))),
+        }
+    }
+}
+
 /// A document in canonical form.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Canonical {
