@@ -14,7 +14,8 @@
 //! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz` decompressed) |
 //! | `warc` | `response` record (others skipped and counted) | `WARC-Target-URI` | HTTP body after the HTTP headers |
 //!
-//! A UTF-8 byte order mark at the start of a file is dropped.
+//! A UTF-8 byte order mark at the start of a file is dropped; a zero-byte `*.gz` file is
+//! an empty input.
 //! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180 quoting.
 //! Invalid UTF-8 is decoded lossily (U+FFFD) and counted in [`CorpusStats::lossy_utf8`].
 //! Malformed lines (bad JSON, not an object, missing or non-string text, missing id, ragged
@@ -32,7 +33,7 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::io::{open_read, AtomicFile};
+use crate::io::AtomicFile;
 use crate::{DocId, Error, Result};
 
 pub mod warc;
@@ -398,6 +399,18 @@ fn kind_of(path: &Path) -> &'static str {
     } else {
         "file"
     }
+}
+
+/// Opens an input like [`crate::io::open_read`], except that a zero-byte `*.gz` file reads
+/// as empty (it holds no gzip member, but is what an empty compressed output often is).
+fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
+    if crate::io::is_gzip(path) && path != Path::new("-") {
+        let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+        if meta.is_file() && meta.len() == 0 {
+            return Ok(Box::new(std::io::empty()));
+        }
+    }
+    crate::io::open_read(path)
 }
 
 /// Decodes bytes as UTF-8, lossily; the flag says whether anything was replaced.
