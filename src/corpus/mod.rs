@@ -618,17 +618,15 @@ impl Delimited {
                 String::from_utf8_lossy(h).trim().to_string()
             })
             .collect();
-        let empty = names.is_empty()
-            || (names.len() == 1 && names[0].is_empty() && {
-                // csv reports an empty header record for an empty file.
-                headers.position().map_or(true, |p| p.byte() == 0)
-            });
+        // csv reports an empty header record for an empty file: no documents.
+        let empty = headers.is_empty();
         let what = if tsv { "TSV" } else { "CSV" };
+        let hline = headers.position().map_or(1, |p| p.line());
         let find = |want: &str, opt: &str| -> Result<usize> {
             names.iter().position(|n| n == want).ok_or_else(|| {
                 Error::parse(
                     path,
-                    1,
+                    hline,
                     format!(
                         "no column {want:?} in the {what} header (columns: {}); expected a header naming it ({opt})",
                         names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(", ")
