@@ -1,12 +1,35 @@
 //! Canonical text: the token sequence that shingles are cut from.
 //!
-//! (Foundation issue: HTML stripping, Unicode lowercasing, word tokenization, stop words,
-//! stemming, character mode, fingerprint of the canonical form.)
+//! A [`Canonicalizer`] (built from a validated [`TextConfig`]) turns raw document text into a
+//! [`Canonical`]:
+//!
+//! - **word mode** ([`Unit::Word`]): HTML stripped (if `html`, see [`html`]) -> Unicode
+//!   lowercase (if `lowercase`; per `char`, `char::to_lowercase`) -> words on Unicode word
+//!   boundaries (UAX #29 `unicode_words`: punctuation and whitespace dropped, digits and
+//!   in-word apostrophes kept, e.g. `can't`, `3.14`) -> stop words dropped (compared in
+//!   lowercase, with `’` read as `'`) -> Snowball English ("Porter 2") stemming if `stem`.
+//!   `text` is the tokens joined by single spaces.
+//! - **char mode** ([`Unit::Char`]): HTML stripped -> lowercase -> every run of Unicode
+//!   whitespace collapsed to one ASCII space, leading/trailing whitespace trimmed; every
+//!   `char` of the result is one token (so char n-grams are shingles). Stop words and
+//!   stemming are word notions and are rejected by [`TextConfig::validate`] in char mode.
+//!
+//! Fingerprints (B97 5.2): [`fingerprint_raw`] identifies identical documents,
+//! [`fingerprint_canonical`] lexically-equivalent ones; both are seeded xxh3 with fixed,
+//! documented seeds, stable across runs, platforms and versions of this crate.
 //!
 //! Invariant: a [`Canonical`] holds the canonical text and the byte ranges of its tokens, in
-//! order; tokens never overlap and each range lies on UTF-8 boundaries of `text`.
+//! order; tokens never overlap and each range lies on UTF-8 boundaries of `text`. Text past
+//! `u32::MAX` bytes (4 GiB) is not tokenized.
 
 use std::ops::Range;
+use std::path::Path;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use crate::{Error, Result};
+
+pub mod html;
 
 /// The unit that shingles are made of.
 #[derive(
@@ -19,6 +42,37 @@ pub enum Unit {
     Word,
     /// Characters of the canonical character stream (whitespace collapsed).
     Char,
+}
+
+impl Unit {
+    /// The name (`word` or `char`), as accepted by [`std::str::FromStr`].
+    pub fn name(self) -> &'static str {
+        match self {
+            Unit::Word => "word",
+            Unit::Char => "char",
+        }
+    }
+}
+
+impl std::fmt::Display for Unit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Unit {
+    type Err = Error;
+
+    /// `word` or `char` (case-insensitive; `chars`, `character`, `words` also accepted).
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "word" | "words" => Ok(Unit::Word),
+            "char" | "chars" | "character" | "characters" => Ok(Unit::Char),
+            _ => Err(Error::config(format!(
+                "unknown unit {s:?}; expected word or char"
+            ))),
+        }
+    }
 }
 
 /// A document in canonical form.
@@ -53,4 +107,514 @@ impl Canonical {
             .iter()
             .map(move |r| &self.text[r.start as usize..r.end as usize])
     }
+}
+
+/// The built-in English stop-word list: the NLTK / Snowball English list (179 words,
+/// lowercase, with the contractions it contains).
+pub const ENGLISH_STOPWORDS: &[&str] = &[
+    "i",
+    "me",
+    "my",
+    "myself",
+    "we",
+    "our",
+    "ours",
+    "ourselves",
+    "you",
+    "you're",
+    "you've",
+    "you'll",
+    "you'd",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+    "he",
+    "him",
+    "his",
+    "himself",
+    "she",
+    "she's",
+    "her",
+    "hers",
+    "herself",
+    "it",
+    "it's",
+    "its",
+    "itself",
+    "they",
+    "them",
+    "their",
+    "theirs",
+    "themselves",
+    "what",
+    "which",
+    "who",
+    "whom",
+    "this",
+    "that",
+    "that'll",
+    "these",
+    "those",
+    "am",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "have",
+    "has",
+    "had",
+    "having",
+    "do",
+    "does",
+    "did",
+    "doing",
+    "a",
+    "an",
+    "the",
+    "and",
+    "but",
+    "if",
+    "or",
+    "because",
+    "as",
+    "until",
+    "while",
+    "of",
+    "at",
+    "by",
+    "for",
+    "with",
+    "about",
+    "against",
+    "between",
+    "into",
+    "through",
+    "during",
+    "before",
+    "after",
+    "above",
+    "below",
+    "to",
+    "from",
+    "up",
+    "down",
+    "in",
+    "out",
+    "on",
+    "off",
+    "over",
+    "under",
+    "again",
+    "further",
+    "then",
+    "once",
+    "here",
+    "there",
+    "when",
+    "where",
+    "why",
+    "how",
+    "all",
+    "any",
+    "both",
+    "each",
+    "few",
+    "more",
+    "most",
+    "other",
+    "some",
+    "such",
+    "no",
+    "nor",
+    "not",
+    "only",
+    "own",
+    "same",
+    "so",
+    "than",
+    "too",
+    "very",
+    "s",
+    "t",
+    "can",
+    "will",
+    "just",
+    "don",
+    "don't",
+    "should",
+    "should've",
+    "now",
+    "d",
+    "ll",
+    "m",
+    "o",
+    "re",
+    "ve",
+    "y",
+    "ain",
+    "aren",
+    "aren't",
+    "couldn",
+    "couldn't",
+    "didn",
+    "didn't",
+    "doesn",
+    "doesn't",
+    "hadn",
+    "hadn't",
+    "hasn",
+    "hasn't",
+    "haven",
+    "haven't",
+    "isn",
+    "isn't",
+    "ma",
+    "mightn",
+    "mightn't",
+    "mustn",
+    "mustn't",
+    "needn",
+    "needn't",
+    "shan",
+    "shan't",
+    "shouldn",
+    "shouldn't",
+    "wasn",
+    "wasn't",
+    "weren",
+    "weren't",
+    "won",
+    "won't",
+    "wouldn",
+    "wouldn't",
+];
+
+/// A set of stop words (stored lowercase).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StopWords {
+    words: hashbrown::HashSet<String>,
+}
+
+impl StopWords {
+    /// The built-in English list ([`ENGLISH_STOPWORDS`]).
+    pub fn english() -> Self {
+        Self::from_words(ENGLISH_STOPWORDS.iter().copied())
+    }
+
+    /// A list from words (lowercased, `’` read as `'`; empty strings ignored).
+    pub fn from_words<I, S>(words: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let words = words
+            .into_iter()
+            .map(|w| normalize_word(w.as_ref().trim()))
+            .filter(|w| !w.is_empty())
+            .collect();
+        StopWords { words }
+    }
+
+    /// Reads a list from a file: one word per line (UTF-8, `*.gz` allowed); surrounding
+    /// whitespace is trimmed, blank lines and lines starting with `#` are ignored.
+    /// A line holding more than one word is an [`Error::Parse`].
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let bytes = crate::io::read_all(path)?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let line = 1 + bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|&&c| c == b'\n')
+                .count();
+            Error::parse(
+                path,
+                line as u64,
+                "invalid UTF-8; expected one word per line",
+            )
+        })?;
+        let mut words = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let w = line.trim();
+            if w.is_empty() || w.starts_with('#') {
+                continue;
+            }
+            if w.split_whitespace().nth(1).is_some() {
+                return Err(Error::parse(
+                    path,
+                    i as u64 + 1,
+                    format!("found {w:?}; expected one stop word per line"),
+                ));
+            }
+            words.push(w);
+        }
+        Ok(Self::from_words(words))
+    }
+
+    /// `english` gives [`StopWords::english`], anything else is read as a file
+    /// ([`StopWords::from_file`]); this is what `--stopwords FILE|english` takes.
+    pub fn from_spec(spec: &str) -> Result<Self> {
+        if spec == "english" {
+            Ok(Self::english())
+        } else {
+            Self::from_file(Path::new(spec))
+        }
+    }
+
+    /// True when `word` (already lowercase) is a stop word.
+    pub fn contains(&self, word: &str) -> bool {
+        self.words.contains(word)
+    }
+
+    /// Number of words.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True when the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// The words, sorted (for reports and stable output).
+    pub fn sorted(&self) -> Vec<&str> {
+        let mut v: Vec<&str> = self.words.iter().map(String::as_str).collect();
+        v.sort_unstable();
+        v
+    }
+}
+
+fn normalize_word(w: &str) -> String {
+    let mut s = String::with_capacity(w.len());
+    push_lowercase(w, &mut s);
+    if s.contains('\u{2019}') {
+        s = s.replace('\u{2019}', "'");
+    }
+    s
+}
+
+/// How raw text becomes canonical text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextConfig {
+    /// Strip HTML first (tags, comments, script/style bodies; entities decoded; alt text kept).
+    pub html: bool,
+    /// Unicode lowercase (default true).
+    pub lowercase: bool,
+    /// Word or character tokens.
+    pub unit: Unit,
+    /// Stop words dropped in word mode.
+    pub stopwords: Option<StopWords>,
+    /// Snowball English (Porter 2) stemming in word mode.
+    pub stem: bool,
+}
+
+impl Default for TextConfig {
+    fn default() -> Self {
+        TextConfig {
+            html: false,
+            lowercase: true,
+            unit: Unit::Word,
+            stopwords: None,
+            stem: false,
+        }
+    }
+}
+
+impl TextConfig {
+    /// Checks the combination: stop words and stemming need word mode.
+    pub fn validate(&self) -> Result<()> {
+        if self.unit == Unit::Char {
+            if self.stopwords.is_some() {
+                return Err(Error::config(
+                    "stop words need --unit word (char mode keeps every character)",
+                ));
+            }
+            if self.stem {
+                return Err(Error::config(
+                    "stemming needs --unit word (char mode keeps every character)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reusable intermediate buffers for [`Canonicalizer::canonicalize_into`] (one per thread).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    html: String,
+    lower: String,
+}
+
+/// Turns raw text into [`Canonical`] form according to a [`TextConfig`].
+/// Cheap to share between threads (`Send + Sync`).
+pub struct Canonicalizer {
+    cfg: TextConfig,
+    stemmer: Option<rust_stemmers::Stemmer>,
+}
+
+impl std::fmt::Debug for Canonicalizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Canonicalizer")
+            .field("cfg", &self.cfg)
+            .finish()
+    }
+}
+
+impl Canonicalizer {
+    /// Validates `cfg` and builds the canonicalizer.
+    pub fn new(cfg: TextConfig) -> Result<Self> {
+        cfg.validate()?;
+        let stemmer = cfg
+            .stem
+            .then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        Ok(Canonicalizer { cfg, stemmer })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TextConfig {
+        &self.cfg
+    }
+
+    /// The token unit.
+    pub fn unit(&self) -> Unit {
+        self.cfg.unit
+    }
+
+    /// The canonical form of `raw`.
+    pub fn canonicalize(&self, raw: &str) -> Canonical {
+        let mut out = Canonical::default();
+        self.canonicalize_into(raw, &mut Scratch::default(), &mut out);
+        out
+    }
+
+    /// The canonical form of `raw` written into `out` (cleared first), reusing the
+    /// allocations of `out` and `scratch`. Same result as [`Canonicalizer::canonicalize`].
+    pub fn canonicalize_into(&self, raw: &str, scratch: &mut Scratch, out: &mut Canonical) {
+        out.text.clear();
+        out.tokens.clear();
+        let Scratch { html: hbuf, lower } = scratch;
+        let mut s: &str = raw;
+        if self.cfg.html {
+            hbuf.clear();
+            html::strip_html_into(s, hbuf);
+            s = hbuf;
+        }
+        if self.cfg.lowercase {
+            lower.clear();
+            push_lowercase(s, lower);
+            s = lower;
+        }
+        match self.cfg.unit {
+            Unit::Word => self.words(s, out),
+            Unit::Char => chars(s, out),
+        }
+    }
+
+    fn words(&self, s: &str, out: &mut Canonical) {
+        let mut tmp = String::new();
+        for w in s.unicode_words() {
+            if let Some(sw) = &self.cfg.stopwords {
+                let stop = if self.cfg.lowercase && !w.contains('\u{2019}') {
+                    sw.contains(w)
+                } else {
+                    tmp.clear();
+                    tmp.push_str(&normalize_word(w));
+                    sw.contains(&tmp)
+                };
+                if stop {
+                    continue;
+                }
+            }
+            match &self.stemmer {
+                Some(st) => {
+                    let stemmed = st.stem(w);
+                    if !push_token(out, &stemmed, true) {
+                        return;
+                    }
+                }
+                None => {
+                    if !push_token(out, w, true) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Appends a token (with a separating space in word mode); false when past the u32 limit.
+fn push_token(out: &mut Canonical, tok: &str, space: bool) -> bool {
+    if tok.is_empty() {
+        return true;
+    }
+    let sep = usize::from(space && !out.text.is_empty());
+    if out.text.len() + sep + tok.len() > u32::MAX as usize {
+        return false;
+    }
+    if sep == 1 {
+        out.text.push(' ');
+    }
+    let start = out.text.len() as u32;
+    out.text.push_str(tok);
+    out.tokens.push(start..out.text.len() as u32);
+    true
+}
+
+fn chars(s: &str, out: &mut Canonical) {
+    let mut pending_space = false;
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.text.is_empty();
+            continue;
+        }
+        if pending_space {
+            pending_space = false;
+            if !push_token(out, " ", false) {
+                return;
+            }
+        }
+        if !push_token(out, c.encode_utf8(&mut buf), false) {
+            return;
+        }
+    }
+}
+
+/// Appends the Unicode lowercase of `s` to `out` (per `char`; ASCII fast path).
+pub fn push_lowercase(s: &str, out: &mut String) {
+    out.reserve(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// Seed of [`fingerprint_raw`] (fixed forever: fingerprints are stored in files).
+pub const FINGERPRINT_SEED_RAW: u64 = 0x6669_6d64_7570_0001;
+/// Seed of [`fingerprint_canonical`] (fixed forever).
+pub const FINGERPRINT_SEED_CANONICAL: u64 = 0x6669_6d64_7570_0002;
+
+/// Fingerprint of the raw document bytes: equal for identical documents (B97 5.2).
+/// `xxh3_64_with_seed(bytes, FINGERPRINT_SEED_RAW)`.
+pub fn fingerprint_raw(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, FINGERPRINT_SEED_RAW)
+}
+
+/// Fingerprint of the canonical form: equal for lexically-equivalent documents (same token
+/// sequence; B97 5.2). Streaming xxh3 seeded with [`FINGERPRINT_SEED_CANONICAL`] over, for
+/// each token, its byte length as a little-endian `u32` followed by its bytes, so that the
+/// token boundaries count (`["ab"]` and `["a", "b"]` differ).
+pub fn fingerprint_canonical(c: &Canonical) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::with_seed(FINGERPRINT_SEED_CANONICAL);
+    for t in c.iter() {
+        h.update(&(t.len() as u32).to_le_bytes());
+        h.update(t.as_bytes());
+    }
+    h.digest()
 }
