@@ -42,6 +42,7 @@
 
 pub mod file;
 pub mod hash;
+mod kmins;
 pub mod weight;
 
 use rayon::prelude::*;
@@ -417,24 +418,8 @@ impl Sketcher {
 
     fn k_mins(&self, xs: &[u64]) -> Image {
         let n = self.cfg.size;
-        let (a, b) = (&self.a[..n], &self.b[..n]);
         let mut mins = vec![u64::MAX; n];
-        let mut chunks = xs.chunks_exact(4);
-        for c in &mut chunks {
-            let (x0, x1, x2, x3) = (c[0], c[1], c[2], c[3]);
-            for ((m, &ai), &bi) in mins.iter_mut().zip(a).zip(b) {
-                let v0 = ai.wrapping_mul(x0).wrapping_add(bi);
-                let v1 = ai.wrapping_mul(x1).wrapping_add(bi);
-                let v2 = ai.wrapping_mul(x2).wrapping_add(bi);
-                let v3 = ai.wrapping_mul(x3).wrapping_add(bi);
-                *m = (*m).min(v0.min(v1).min(v2.min(v3)));
-            }
-        }
-        for &x in chunks.remainder() {
-            for ((m, &ai), &bi) in mins.iter_mut().zip(a).zip(b) {
-                *m = (*m).min(ai.wrapping_mul(x).wrapping_add(bi));
-            }
-        }
+        kmins::update(&self.a[..n], &self.b[..n], xs, &mut mins);
         Image { values: mins }
     }
 
