@@ -74,6 +74,13 @@ mod tests {
         super::update(&a, &b, &xs, &mut m1);
         super::update_portable(&a, &b, &xs, &mut m2);
         assert_eq!(m1, m2);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            let mut m3 = vec![u64::MAX; 77];
+            // SAFETY: AVX2 is present.
+            unsafe { super::body_avx2(&a, &b, &xs, &mut m3) };
+            assert_eq!(m3, m2);
+        }
         for i in 0..77 {
             let want = xs
                 .iter()

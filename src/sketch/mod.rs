@@ -38,7 +38,9 @@
 //!   bin); empty bins are filled by optimal densification (Shrivastava 2017): empty bin `i`
 //!   probes bins `j = reduce(fmix64(K ^ (i << 32 | t)), n)` for `t = 1, 2, ...` with a
 //!   seed-derived `K` shared by all documents and copies the value of the first bin that was
-//!   non-empty (after `64 n` failed probes it takes the next non-empty bin cyclically).
+//!   non-empty (after `min(64 n, 1024)` failed probes, which only happens for documents
+//!   with a handful of shingles in a large image, it takes the next non-empty bin
+//!   cyclically).
 
 pub mod file;
 pub mod hash;
@@ -62,6 +64,8 @@ pub const MAX_SIZE: usize = 1 << 16;
 const DOMAIN_PI: u64 = 1;
 const DOMAIN_KMINS: u64 = 2;
 const DOMAIN_DENSIFY: u64 = 3;
+/// Probes per empty bin before densification falls back to the next non-empty bin.
+const DENSIFY_PROBES: u64 = 1024;
 const DOMAIN_SUPER: u64 = 0x5355_5045_5253_4831;
 
 /// How an image is chosen from the shingle hashes.
@@ -441,7 +445,7 @@ impl Sketcher {
                 continue;
             }
             let mut src = None;
-            for t in 1..=(64 * n as u64) {
+            for t in 1..=DENSIFY_PROBES.min(64 * n as u64) {
                 let j = reduce(fmix64(self.densify_key ^ ((i as u64) << 32 | t)), n);
                 if filled[j] {
                     src = Some(j);
@@ -588,6 +592,12 @@ pub fn super_shingles(image: &Image, cfg: &SketchConfig, count: usize, per: usiz
     out
 }
 
+/// Fingerprint of raw bytes (B97 5.2: the whole original content finds identical
+/// documents; the canonical text finds lexically-equivalent ones): `xxh3_64` with seed 0.
+pub fn content_fingerprint(bytes: &[u8]) -> u64 {
+    xxh3_64_with_seed(bytes, 0)
+}
+
 /// Fingerprint of an image (B97 5.2, shingle-equivalent documents): `xxh3_64` (seed 0) of
 /// the values in little endian; `None` for the empty image (empty documents are never
 /// shingle-equivalent to anything).
@@ -672,6 +682,14 @@ mod tests {
         assert_eq!(own, distinct_bins.len());
         xs.clear();
         assert!(s.sketch_hashes(&mut xs).is_empty());
+    }
+
+    #[test]
+    fn oph_single_shingle_fills_every_bin() {
+        let s = sk(Scheme::OnePermutation, 4096);
+        let img = s.sketch_hashes(&mut [12345]);
+        let v = s.pi.apply(12345);
+        assert!(img.values().iter().all(|&x| x == v));
     }
 
     #[test]
