@@ -4,7 +4,7 @@
 //! only (no canonicalization). Run: `cargo bench --bench sketch`.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use fimdup::shingle::ShingleConfig;
+use fimdup::shingle::{shingle_hashes_scratch, ShingleConfig};
 use fimdup::sketch::{Scheme, Scratch, SketchConfig, Sketcher};
 use fimdup::text::Canonical;
 use rand::{Rng, SeedableRng};
@@ -48,6 +48,23 @@ fn bench(c: &mut Criterion) {
     let docs = corpus();
     let bytes: u64 = docs.iter().map(|d| d.text.len() as u64).sum();
     let shingle = ShingleConfig::default();
+    {
+        // Baseline: token hashing + rolling shingle hashes only.
+        let mut g = c.benchmark_group("shingle-hashes");
+        g.sample_size(20);
+        g.throughput(Throughput::Elements(DOCS as u64));
+        g.bench_function("docs", |b| {
+            let (mut out, mut toks) = (Vec::new(), Vec::new());
+            b.iter(|| {
+                for d in &docs {
+                    out.clear();
+                    shingle_hashes_scratch(d, &shingle, &mut out, &mut toks);
+                    std::hint::black_box(&out);
+                }
+            })
+        });
+        g.finish();
+    }
     for scheme in Scheme::ALL {
         let cfg = SketchConfig {
             scheme,

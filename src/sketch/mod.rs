@@ -400,9 +400,11 @@ impl Sketcher {
     fn bottom_k(&self, xs: &[u64]) -> Image {
         let mut v: Vec<u64> = xs.iter().map(|&x| self.pi.apply(x)).collect();
         let n = self.cfg.size;
-        if v.len() > 4 * n {
-            // Keep a superset of the n smallest distinct values before the full sort.
-            let (lo, nth, _) = v.select_nth_unstable(4 * n);
+        let k = n + n / 4;
+        if v.len() > k {
+            // The k + 1 smallest values (with multiplicity) hold every distinct value up to
+            // the pivot; if that is at least n distinct values, they are the answer.
+            let (lo, nth, _) = v.select_nth_unstable(k);
             let pivot = *nth;
             let mut keep: Vec<u64> = lo.iter().copied().filter(|&x| x <= pivot).collect();
             keep.push(pivot);
@@ -434,11 +436,10 @@ impl Sketcher {
         filled.resize(n, false);
         for &x in xs {
             let v = self.pi.apply(x);
-            let j = reduce(v, n);
-            if v < bins[j] || !filled[j] {
-                bins[j] = v;
-                filled[j] = true;
-            }
+            let j = reduce(v, n).min(n - 1);
+            // Branch-free: unconditional stores (a value u64::MAX is still marked filled).
+            bins[j] = bins[j].min(v);
+            filled[j] = true;
         }
         for i in 0..n {
             if filled[i] {
@@ -464,11 +465,11 @@ impl Sketcher {
     }
 
     fn mod_m(&self, xs: &[u64]) -> Image {
-        let m = self.cfg.modulus;
+        let div = hash::Divisor::new(self.cfg.modulus);
         let mut v: Vec<u64> = xs
             .iter()
             .map(|&x| self.pi.apply(x))
-            .filter(|&y| y % m == 0)
+            .filter(|&y| div.divides(y))
             .collect();
         v.sort_unstable();
         v.dedup();
