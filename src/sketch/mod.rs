@@ -1,6 +1,6 @@
 //! Images (sketches) of documents: bottom-k, k-mins, one-permutation hashing with
 //! densification, mod-m, weighted/bag images, super shingles, fingerprints, estimators, and
-//! the images file ([`file`]).
+//! the images file ([`file`](mod@file)).
 //!
 //! A document's shingle hashes (see [`crate::shingle`]) are reduced to an [`Image`], a short
 //! list of `u64` values, by one of the [`Scheme`]s:
