@@ -1,0 +1,108 @@
+//! Seeded, stable mixers used by the sketch schemes. Everything here is plain wrapping
+//! 64-bit arithmetic, identical on every machine and version (changing any constant is a
+//! format change and needs a new images-file version).
+
+pub use crate::shingle::fmix64;
+
+/// SplitMix64 step: advances `state` and returns the next output (Steele, Lea, Flood 2014).
+#[inline]
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A seeded random permutation of `u64`: `x -> fmix64(x ^ k0) + k1` (each step a bijection).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Permutation {
+    k0: u64,
+    k1: u64,
+}
+
+impl Permutation {
+    /// The permutation of `seed`, derived with a SplitMix64 stream under the given `domain`
+    /// tag (so different uses of one seed give unrelated permutations).
+    pub fn new(seed: u64, domain: u64) -> Self {
+        let mut s = seed ^ domain.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        let k0 = splitmix64(&mut s);
+        let k1 = splitmix64(&mut s);
+        Permutation { k0, k1 }
+    }
+
+    /// Applies the permutation.
+    #[inline]
+    pub fn apply(&self, x: u64) -> u64 {
+        fmix64(x ^ self.k0).wrapping_add(self.k1)
+    }
+}
+
+/// `floor(x * n / 2^64)`: maps a uniform `u64` to `0..n` (Lemire's multiply-shift range
+/// reduction; monotone in `x`).
+#[inline]
+pub fn reduce(x: u64, n: usize) -> usize {
+    ((x as u128 * n as u128) >> 64) as usize
+}
+
+/// Per-position key salt used to make positional image elements distinct across positions.
+#[inline]
+pub fn position_salt(pos: usize) -> u64 {
+    fmix64((pos as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5851_F42D_4C95_7F2D)
+}
+
+/// A fast exact test "`m` divides `x`" without a division (Granlund & Montgomery 1994):
+/// with `m = 2^s * d`, `d` odd, `m | x` iff `x` has at least `s` trailing zeros and
+/// `(x >> s) * d^-1 mod 2^64 <= (2^64 - 1) / d`.
+#[derive(Clone, Copy, Debug)]
+pub struct Divisor {
+    shift: u32,
+    inv: u64,
+    limit: u64,
+}
+
+impl Divisor {
+    /// The test for `m >= 1`.
+    pub fn new(m: u64) -> Self {
+        let m = m.max(1);
+        let shift = m.trailing_zeros();
+        let d = m >> shift;
+        // Newton iteration for the inverse of an odd d modulo 2^64 (each step doubles the
+        // correct low bits; d * d == 1 mod 8 gives 3 to start).
+        let mut inv = d;
+        for _ in 0..5 {
+            inv = inv.wrapping_mul(2u64.wrapping_sub(d.wrapping_mul(inv)));
+        }
+        Divisor {
+            shift,
+            inv,
+            limit: u64::MAX / d,
+        }
+    }
+
+    /// True when `m` divides `x`.
+    #[inline]
+    pub fn divides(&self, x: u64) -> bool {
+        let low = (1u64 << self.shift) - 1;
+        x & low == 0 && (x >> self.shift).wrapping_mul(self.inv) <= self.limit
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn divisor_matches_remainder() {
+        let mut s = 1u64;
+        for m in (1..200u64).chain([1 << 20, 3 << 40, 25, 1000, u64::MAX, u64::MAX - 1, 1 << 63]) {
+            let d = Divisor::new(m);
+            for k in 0..300u64 {
+                let r = splitmix64(&mut s);
+                for x in [r, r - r % m, k, k.wrapping_mul(m), u64::MAX, 0] {
+                    assert_eq!(d.divides(x), x % m == 0, "m {m} x {x}");
+                }
+            }
+        }
+    }
+}
