@@ -25,3 +25,178 @@ pub fn progress(len: Option<u64>, msg: &'static str) -> indicatif::ProgressBar {
     pb.set_message(msg);
     pb
 }
+
+use std::path::PathBuf;
+
+use fimdup::corpus::{CorpusConfig, Format};
+use fimdup::shingle::ShingleConfig;
+use fimdup::sketch::pipeline::PipelineConfig;
+use fimdup::sketch::{Scheme, SketchConfig, Weighting};
+use fimdup::text::{StopWords, TextConfig, Unit};
+
+/// How the corpus is read.
+#[derive(clap::Args, Debug, Clone)]
+pub struct CorpusArgs {
+    /// Input format (guessed from the extension when absent; `.gz` is decompressed).
+    #[arg(long, value_name = "jsonl|csv|tsv|lines|dir|warc")]
+    pub format: Option<Format>,
+    /// JSONL field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// JSONL field holding the id ("" = line number).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// CSV/TSV column holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_column: String,
+    /// CSV/TSV column holding the id ("" = line number).
+    #[arg(long, default_value = "id")]
+    pub id_column: String,
+    /// Skip (and count) malformed JSONL/CSV lines instead of stopping.
+    #[arg(long)]
+    pub skip_bad_lines: bool,
+}
+
+impl CorpusArgs {
+    pub fn config(&self) -> CorpusConfig {
+        CorpusConfig {
+            format: self.format,
+            text_field: self.text_field.clone(),
+            id_field: self.id_field.clone(),
+            text_column: self.text_column.clone(),
+            id_column: self.id_column.clone(),
+            skip_bad_lines: self.skip_bad_lines,
+        }
+    }
+}
+
+/// Canonical text and shingles.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TextArgs {
+    /// Shingle unit: words or characters.
+    #[arg(long, default_value = "word", value_name = "word|char")]
+    pub unit: Unit,
+    /// Shingle length w in units [default: 5 for words, 9 for characters].
+    #[arg(long, value_name = "W")]
+    pub shingle_len: Option<usize>,
+    /// Distance between the starts of two consecutive shingles (IK09).
+    #[arg(long, default_value_t = 1, value_name = "O")]
+    pub offset: usize,
+    /// Strip HTML (tags, comments, script/style; entities decoded; alt text kept).
+    #[arg(long)]
+    pub html: bool,
+    /// Keep case (the default folds it).
+    #[arg(long)]
+    pub keep_case: bool,
+    /// Drop stop words: `english` (built-in list) or a file with one word per line.
+    #[arg(long, value_name = "FILE|english")]
+    pub stopwords: Option<String>,
+    /// Snowball English (Porter 2) stemming.
+    #[arg(long)]
+    pub stem: bool,
+}
+
+impl TextArgs {
+    pub fn text_config(&self) -> anyhow::Result<TextConfig> {
+        let stopwords = match &self.stopwords {
+            Some(spec) => Some(StopWords::from_spec(spec)?),
+            None => None,
+        };
+        let cfg = TextConfig {
+            html: self.html,
+            lowercase: !self.keep_case,
+            unit: self.unit,
+            stopwords,
+            stem: self.stem,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    pub fn shingle_config(&self, seed: u64) -> anyhow::Result<ShingleConfig> {
+        let len = self.shingle_len.unwrap_or(match self.unit {
+            Unit::Word => 5,
+            Unit::Char => 9,
+        });
+        Ok(ShingleConfig::new(len, self.offset, seed)?)
+    }
+}
+
+/// The image scheme.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SchemeArgs {
+    /// How the image is chosen from the shingles.
+    #[arg(
+        long,
+        default_value = "bottom-k",
+        value_name = "bottom-k|k-mins|one-permutation|mod-m"
+    )]
+    pub scheme: Scheme,
+    /// Image size n (bottom-k, k-mins, one-permutation).
+    #[arg(long, default_value_t = 128, value_name = "N")]
+    pub size: usize,
+    /// Modulus m (mod-m keeps the hashes that are 0 mod m).
+    #[arg(long, default_value_t = 25, value_name = "M")]
+    pub modulus: u64,
+    /// Seed of the shingle hash and the permutations.
+    #[arg(long, default_value_t = 0, value_name = "S")]
+    pub seed: u64,
+    /// Bag images over (shingle, occurrence) pairs, or tf-idf weighted bags (H00).
+    #[arg(long, value_name = "bag|tfidf")]
+    pub weighting: Option<String>,
+}
+
+impl SchemeArgs {
+    pub fn sketch_config(&self) -> anyhow::Result<SketchConfig> {
+        let weighting = match self.weighting.as_deref() {
+            None => None,
+            Some("bag") => Some(Weighting::Bag),
+            Some("tfidf") | Some("tf-idf") => Some(Weighting::TfIdf { total: 100 }),
+            Some(w) => anyhow::bail!("--weighting must be bag or tfidf, not {w:?}"),
+        };
+        let cfg = SketchConfig {
+            scheme: self.scheme,
+            size: self.size,
+            modulus: self.modulus,
+            seed: self.seed,
+            weighting,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// Every option from a corpus to images.
+#[derive(clap::Args, Debug, Clone)]
+pub struct PipelineArgs {
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub text: TextArgs,
+    #[command(flatten)]
+    pub scheme: SchemeArgs,
+}
+
+impl PipelineArgs {
+    pub fn config(&self) -> anyhow::Result<PipelineConfig> {
+        let cfg = PipelineConfig {
+            corpus: self.corpus.config(),
+            text: self.text.text_config()?,
+            shingle: self.text.shingle_config(self.scheme.seed)?,
+            sketch: self.scheme.sketch_config()?,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
+
+/// Prints a JSON value on stdout.
+pub fn print_json(v: &serde_json::Value) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+/// The `(doc_id, external_id)` table path written beside an output.
+pub fn id_table_for(output: &std::path::Path) -> PathBuf {
+    fimdup::corpus::id_table_path(output)
+}

@@ -5,23 +5,34 @@
 
 use clap::{Parser, Subcommand};
 
-#[allow(dead_code)] // used by the subcommands as they land
 mod common;
+mod compare;
+mod context;
+mod sketch;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.
 #[derive(Parser, Debug)]
 #[command(name = "fimdup", version, about, long_about = None, propagate_version = true)]
 pub struct Cli {
+    /// Worker threads (default: all cores). Output is the same for any number.
+    #[arg(long, global = true, value_name = "T")]
+    threads: Option<usize>,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Canonicalize, shingle and sketch a corpus into an images file.
+    Sketch(sketch::Args),
+    /// Transpose images into the inverted context (FIMI format).
+    Context(context::Args),
+    /// Resemblance and containment of two documents.
+    Compare(compare::Args),
+}
 
 /// Runs the command line; returns the process exit code.
-#[allow(unreachable_code, unused_variables)] // scaffold: no subcommand yet
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -32,7 +43,15 @@ pub fn main() -> i32 {
         }
     };
     #[allow(unreachable_code)]
-    let result: anyhow::Result<()> = match cli.command {};
+    if let Err(e) = common::init_threads(cli.threads) {
+        eprintln!("fimdup: {e:#}");
+        return 2;
+    }
+    let result = match cli.command {
+        Command::Sketch(a) => sketch::run(a),
+        Command::Context(a) => context::run(a),
+        Command::Compare(a) => compare::run(a),
+    };
     match result {
         Ok(()) => 0,
         Err(e) => {

@@ -45,6 +45,7 @@
 pub mod file;
 pub mod hash;
 mod kmins;
+pub mod pipeline;
 pub mod weight;
 
 use rayon::prelude::*;

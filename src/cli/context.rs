@@ -1,0 +1,88 @@
+//! `fimdup context`: images file -> inverted context in FIMI format.
+
+use std::path::PathBuf;
+
+use fimdup::context::{Context, ContextConfig, Orientation};
+use fimdup::corpus::IdTableWriter;
+use fimdup::sketch::ImageSet;
+use fimdup::DocId;
+
+use super::common::{id_table_for, print_json};
+
+/// Transpose images into the inverted shingle-by-document context (FIMI format).
+///
+/// With the default orientation each line is one image element listing the DocIds that hold
+/// it (IK09); mining it with `fimdup mine --minsup k` gives the sets of documents sharing at
+/// least k elements. Elements held by one document are dropped (they cannot join a cluster).
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup context out/default.img --out out/default.dat
+  fimdup context out/default.img --max-df 1000 --orientation doc-rows --out out/docs.dat")]
+pub struct Args {
+    /// Images file made by `fimdup sketch`.
+    pub images: PathBuf,
+    /// Drop elements held by more than D documents (B97 5.1: very common shingles).
+    #[arg(long, value_name = "D")]
+    pub max_df: Option<u32>,
+    /// Drop elements held by fewer than this many documents.
+    #[arg(long, default_value_t = 2)]
+    pub min_df: u32,
+    /// shingle-rows: a line per element listing DocIds; doc-rows: a line per document.
+    #[arg(
+        long,
+        default_value = "shingle-rows",
+        value_name = "shingle-rows|doc-rows"
+    )]
+    pub orientation: Orientation,
+    /// Output FIMI file.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let set = ImageSet::read(&args.images)?;
+    let cfg = ContextConfig {
+        min_df: args.min_df,
+        max_df: args.max_df,
+    };
+    cfg.validate()?;
+    let scheme = set.params.sketch.scheme;
+    let keys: Vec<Vec<u64>> = {
+        use rayon::prelude::*;
+        set.images
+            .par_iter()
+            .map(|img| {
+                let mut k = Vec::new();
+                img.keys(scheme, &mut k);
+                k
+            })
+            .collect()
+    };
+    let ctx = Context::from_doc_keys(&keys, &cfg)?;
+    ctx.write_fimi(&args.out, args.orientation)?;
+    let mut ids = IdTableWriter::create(&id_table_for(&args.out))?;
+    for (i, e) in set.ext_ids.iter().enumerate() {
+        ids.push(DocId(i as u32), e)?;
+    }
+    ids.commit()?;
+    let s = ctx.stats();
+    if args.json {
+        print_json(&serde_json::to_value(s)?)?;
+    }
+    eprintln!(
+        "context of {} documents: {} distinct elements, {} rows kept, {} held by fewer than {} documents dropped, {} held by more than {} dropped, largest row {} -> {}",
+        s.documents,
+        s.elements,
+        s.rows,
+        s.dropped_rare,
+        args.min_df,
+        s.dropped_common,
+        args.max_df.map_or("-".to_string(), |d| d.to_string()),
+        s.max_row,
+        args.out.display()
+    );
+    Ok(())
+}
