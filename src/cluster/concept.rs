@@ -22,20 +22,34 @@ use crate::context::{pair_counts_of_rows, Transactions};
 use crate::mine::Itemset;
 use crate::{DocId, Error, Result};
 
-/// A maximal frequent itemset miner: given transactions and an absolute minimum support,
-/// returns every maximal frequent itemset (items ascending). The lead plugs
-/// `fimdup::mine::mine` (target maximal) in here; tests use a brute-force miner.
+/// A maximal frequent itemset miner: given transactions, an absolute minimum support and an
+/// optional cap on the number of itemsets, returns every maximal frequent itemset (items
+/// ascending), or [`Error::Limit`] when the cap is exceeded. Any
+/// `Fn(&Transactions, u64, Option<u64>) -> Result<Vec<Itemset>> + Sync` is one, e.g.
+/// `|t, k, max| mine::mine(t, &MineConfig { minsup: MinSupport::Absolute(k), target:
+/// Target::Maximal, max_itemsets: max })`; tests use a brute-force miner.
 pub trait MaximalMiner: Sync {
-    /// Mines the maximal frequent itemsets of `t` at absolute support `minsup`.
-    fn mine_maximal(&self, t: &Transactions, minsup: u64) -> Result<Vec<Itemset>>;
+    /// Mines the maximal frequent itemsets of `t` at absolute support `minsup`, producing at
+    /// most `max_itemsets` of them.
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>>;
 }
 
 impl<F> MaximalMiner for F
 where
-    F: Fn(&Transactions, u64) -> Result<Vec<Itemset>> + Sync,
+    F: Fn(&Transactions, u64, Option<u64>) -> Result<Vec<Itemset>> + Sync,
 {
-    fn mine_maximal(&self, t: &Transactions, minsup: u64) -> Result<Vec<Itemset>> {
-        self(t, minsup)
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
+        self(t, minsup, max_itemsets)
     }
 }
 
@@ -93,25 +107,48 @@ fn limit_check(count: usize, cfg: &ConceptConfig, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The shingle-rows transactions of the documents `comp` (ascending), renumbered `0..|comp|`,
-/// keeping rows with at least two of them.
-fn sub_transactions(rows: &[RoaringBitmap], comp: &[DocId], min_row: usize) -> Transactions {
-    let bm: RoaringBitmap = comp.iter().map(|d| d.0).collect();
-    let mut t = Transactions::new();
-    let mut buf = Vec::new();
-    for r in rows {
-        if r.intersection_len(&bm) < min_row as u64 {
-            continue;
+/// The shingle-rows transactions of each component (documents ascending), renumbered
+/// `0..|component|`, keeping rows with at least two documents of the component. One pass
+/// over the rows: each row is cut into its per-component runs.
+fn sub_transactions(
+    rows: &[RoaringBitmap],
+    n_docs: u32,
+    comps: &[Vec<DocId>],
+) -> Vec<Transactions> {
+    const NONE: u32 = u32::MAX;
+    let mut comp_of = vec![(NONE, 0u32); n_docs as usize];
+    for (c, comp) in comps.iter().enumerate() {
+        for (i, d) in comp.iter().enumerate() {
+            comp_of[d.index()] = (c as u32, i as u32);
         }
+    }
+    let mut out: Vec<Transactions> = vec![Transactions::new(); comps.len()];
+    let mut buf: Vec<(u32, u32)> = Vec::new();
+    let mut local = Vec::new();
+    for r in rows {
         buf.clear();
         buf.extend(
-            (r & &bm)
-                .iter()
-                .map(|d| comp.binary_search(&DocId(d)).expect("in component") as u32),
+            r.iter()
+                .map(|d| comp_of[d as usize])
+                .filter(|p| p.0 != NONE),
         );
-        t.push(&buf);
+        // Docs ascending and components' docs ascending => locals ascending within a comp.
+        buf.sort_unstable();
+        let mut i = 0;
+        while i < buf.len() {
+            let mut j = i;
+            while j < buf.len() && buf[j].0 == buf[i].0 {
+                j += 1;
+            }
+            if j - i >= 2 {
+                local.clear();
+                local.extend(buf[i..j].iter().map(|p| p.1));
+                out[buf[i].0 as usize].push(&local);
+            }
+            i = j;
+        }
     }
-    t
+    out
 }
 
 /// Concept clusters of the context given by its rows (each the DocIds holding one element)
@@ -136,14 +173,14 @@ pub fn concept_clusters(
         vec![(0..n_docs).map(DocId).collect()]
     };
     let largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+    let subs = sub_transactions(rows, n_docs, &comps);
     // Largest first for load balance; results are re-sorted afterwards.
-    let mut by_size: Vec<&Vec<DocId>> = comps.iter().collect();
-    by_size.sort_by_key(|c| std::cmp::Reverse(c.len()));
+    let mut by_size: Vec<(&Vec<DocId>, &Transactions)> = comps.iter().zip(&subs).collect();
+    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.total_items()));
     let per_comp: Vec<Vec<(Vec<DocId>, u32)>> = by_size
         .par_iter()
-        .map(|comp| {
-            let t = sub_transactions(rows, comp, 2);
-            let sets = miner.mine_maximal(&t, u64::from(k))?;
+        .map(|&(comp, t)| {
+            let sets = miner.mine_maximal(t, u64::from(k), cfg.max_itemsets)?;
             limit_check(sets.len(), cfg, "one component")?;
             Ok(sets
                 .into_iter()
@@ -177,7 +214,11 @@ pub(crate) mod tests {
 
     /// Brute-force maximal frequent itemsets: enumerate every subset of the items (at most
     /// 16 distinct items), keep the frequent ones, then those with no frequent superset.
-    pub(crate) fn brute_maximal(t: &Transactions, minsup: u64) -> Result<Vec<Itemset>> {
+    pub(crate) fn brute_maximal(
+        t: &Transactions,
+        minsup: u64,
+        _max: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
         let nitems = t.item_bound() as usize;
         assert!(nitems <= 16, "brute force is for tiny contexts");
         let masks: Vec<u32> = t
@@ -263,7 +304,7 @@ pub(crate) mod tests {
     fn whole_brute(ctx: &Context, k: u32) -> Vec<(Vec<DocId>, u32)> {
         let t = ctx.to_transactions(Orientation::ShingleRows);
         // item_bound may be below n_docs; brute_maximal uses item_bound items.
-        let mut v: Vec<(Vec<DocId>, u32)> = brute_maximal(&t, u64::from(k))
+        let mut v: Vec<(Vec<DocId>, u32)> = brute_maximal(&t, u64::from(k), None)
             .unwrap()
             .into_iter()
             .filter(|s| s.items.len() >= 2)
