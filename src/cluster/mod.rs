@@ -364,6 +364,18 @@ pub fn components_with_support(
     comps.into_iter().zip(support).collect()
 }
 
+/// B97 4.1 on a context: the pairs sharing `>= k` elements (the `<id,id,count>` phase) and
+/// their connected components, each with its weakest edge as support.
+#[allow(clippy::type_complexity)]
+pub fn union_find_clusters(
+    ctx: &Context,
+    k: u32,
+) -> (Vec<(DocId, DocId, u32)>, Vec<(Vec<DocId>, u32)>) {
+    let edges = ctx.pair_counts(k);
+    let comps = components_with_support(ctx.n_docs() as usize, &edges);
+    (edges, comps)
+}
+
 fn mask<'a>(v: &'a [Vec<u64>], collapse: Option<&Collapse>) -> Vec<&'a [u64]> {
     v.iter()
         .enumerate()
