@@ -107,39 +107,47 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
             )));
         }
     }
-    // Global order: ascending document frequency, ties by value.
-    let mut all: Vec<u64> = sets
+    // Global order: ascending document frequency, ties by value. Sort (value, doc) once,
+    // rank the runs by (frequency, value), then regroup (doc, rank) by document.
+    let mut entries: Vec<(u64, u32)> = sets
         .par_iter()
-        .flat_map_iter(|s| s.as_ref().iter().copied())
+        .enumerate()
+        .flat_map_iter(|(d, s)| s.as_ref().iter().map(move |&v| (v, d as u32)))
         .collect();
-    all.par_sort_unstable();
-    let mut freq: Vec<(u64, u32)> = Vec::new();
-    for v in all {
-        match freq.last_mut() {
-            Some((x, c)) if *x == v => *c += 1,
-            _ => freq.push((v, 1)),
+    entries.par_sort_unstable();
+    let mut runs: Vec<(u32, u64, usize)> = Vec::new(); // (frequency, value, start)
+    for (i, e) in entries.iter().enumerate() {
+        match runs.last_mut() {
+            Some(r) if r.1 == e.0 => r.0 += 1,
+            _ => runs.push((1, e.0, i)),
         }
     }
-    let mut by_freq: Vec<(u32, u64)> = freq.iter().map(|&(v, c)| (c, v)).collect();
-    by_freq.par_sort_unstable();
-    let mut rank_of: Vec<(u64, u32)> = by_freq
-        .iter()
-        .enumerate()
-        .map(|(r, &(_, v))| (v, r as u32))
-        .collect();
-    rank_of.par_sort_unstable();
-    let ranked: Vec<Vec<u32>> = sets
-        .par_iter()
-        .map(|s| {
-            let mut r: Vec<u32> = s
-                .as_ref()
+    let n_ranks = runs.len();
+    runs.par_sort_unstable();
+    let mut doc_rank: Vec<(u32, u32)> = Vec::with_capacity(entries.len());
+    for (rank, &(f, _, start)) in runs.iter().enumerate() {
+        doc_rank.extend(
+            entries[start..start + f as usize]
                 .iter()
-                .map(|v| rank_of[rank_of.binary_search_by_key(v, |p| p.0).expect("present")].1)
-                .collect();
-            r.sort_unstable();
-            r
-        })
-        .collect();
+                .map(|e| (e.1, rank as u32)),
+        );
+    }
+    drop(entries);
+    drop(runs);
+    doc_rank.par_sort_unstable();
+    let mut ranked: Vec<&[u32]> = Vec::with_capacity(sets.len());
+    let ranks: Vec<u32> = doc_rank.iter().map(|p| p.1).collect();
+    {
+        let mut i = 0;
+        for d in 0..sets.len() as u32 {
+            let start = i;
+            while i < doc_rank.len() && doc_rank[i].0 == d {
+                i += 1;
+            }
+            ranked.push(&ranks[start..i]);
+        }
+    }
+    drop(doc_rank);
     // Processing order.
     let mut order: Vec<u32> = (0..sets.len() as u32)
         .filter(|&d| !ranked[d as usize].is_empty())
@@ -151,13 +159,29 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
     }
     let prefix_len = |len: usize| len - ceil_tol(t * len as f64).min(len) + 1;
     // Inverted index over prefixes: rank -> (order position, position in set), ascending.
-    let mut postings: Vec<Vec<(u32, u32)>> = vec![Vec::new(); by_freq.len()];
-    for (oi, &d) in order.iter().enumerate() {
-        let x = &ranked[d as usize];
-        for (p, &e) in x[..prefix_len(x.len()).min(x.len())].iter().enumerate() {
-            postings[e as usize].push((oi as u32, p as u32));
+    // (CSR: the list of rank e is post[post_off[e]..post_off[e + 1]].)
+    let prefix = |d: u32| {
+        let x = ranked[d as usize];
+        &x[..prefix_len(x.len()).min(x.len())]
+    };
+    let mut post_off = vec![0usize; n_ranks + 1];
+    for &d in &order {
+        for &e in prefix(d) {
+            post_off[e as usize + 1] += 1;
         }
     }
+    for i in 0..n_ranks {
+        post_off[i + 1] += post_off[i];
+    }
+    let mut fill = post_off.clone();
+    let mut post = vec![(0u32, 0u32); post_off[n_ranks]];
+    for (oi, &d) in order.iter().enumerate() {
+        for (p, &e) in prefix(d).iter().enumerate() {
+            post[fill[e as usize]] = (oi as u32, p as u32);
+            fill[e as usize] += 1;
+        }
+    }
+    drop(fill);
     let positional = cfg.positional_filter;
     let mut pairs: Vec<ExactPair> = (0..order.len())
         .into_par_iter()
@@ -165,11 +189,11 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
             || (vec![0i32; order.len()], Vec::<u32>::new()),
             |(acc, touched), oi| {
                 let xd = order[oi];
-                let x = &ranked[xd as usize];
+                let x = ranked[xd as usize];
                 let lx = x.len();
                 let min_len = ceil_tol(t * lx as f64);
                 for (i, &e) in x[..prefix_len(lx).min(lx)].iter().enumerate() {
-                    let list = &postings[e as usize];
+                    let list = &post[post_off[e as usize]..post_off[e as usize + 1]];
                     let end = list.partition_point(|&(o, _)| (o as usize) < oi);
                     for &(o, j) in &list[..end] {
                         let ly = ranked[order[o as usize] as usize].len();
