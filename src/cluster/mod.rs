@@ -207,6 +207,9 @@ pub struct ClusterInputs<'a> {
     pub positional: Option<&'a [Vec<u64>]>,
     /// Full shingle sets, ascending and distinct: exact.
     pub sets: Option<&'a [Vec<u64>]>,
+    /// Precomputed super shingles per document (e.g. `sketch::super_shingles`): used by
+    /// super-shingle instead of computing them from `positional` / `keys`.
+    pub super_shingles: Option<&'a [Vec<u64>]>,
     /// A ready context for concept / union-find (used as is instead of `keys`).
     pub context: Option<&'a Context>,
     /// Image size `n` (sketch size); inferred as the longest image when absent.
@@ -406,8 +409,8 @@ fn estimate(c: u32, n: usize, kind: ImageKind) -> Option<f64> {
 /// Runs one method end to end (collapse-aware) and returns sorted clusters, pairs, edges and
 /// the summary. Inputs used: concept / union-find: `context`, else `keys`, else `positional`
 /// (through [`positional_keys`]), plus `miner` for concept; lsh: `positional`; super-shingle:
-/// `positional` (positional groups), else `keys` (sliding windows over sorted values); exact:
-/// `sets`.
+/// `super_shingles`, else `positional` (positional groups), else `keys` (sliding windows over
+/// sorted values); exact: `sets`.
 pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<ClusterOutput> {
     cfg.validate()?;
     let method = cfg.method;
@@ -426,6 +429,7 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
         ("keys", inputs.keys),
         ("positional images", inputs.positional),
         ("shingle sets", inputs.sets),
+        ("super-shingle lists", inputs.super_shingles),
     ] {
         if let Some(v) = v {
             if v.len() != n_docs {
@@ -640,6 +644,10 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
                 ss.min_shared, ss.per
             );
             let e = match (inputs.positional, inputs.keys) {
+                _ if inputs.super_shingles.is_some() => supershingle::shared_value_pairs(
+                    &mask(inputs.super_shingles.expect("checked"), collapse),
+                    ss.min_shared,
+                )?,
                 (Some(p), _) => supershingle::super_shingle_pairs(&mask(p, collapse), true, &ss)?,
                 (None, Some(k)) => {
                     supershingle::super_shingle_pairs(&mask(k, collapse), false, &ss)?

@@ -86,15 +86,24 @@ pub fn super_shingle_pairs<S: AsRef<[u64]> + Sync>(
     cfg: &SuperShingleConfig,
 ) -> Result<Vec<(DocId, DocId, u32)>> {
     cfg.validate()?;
-    let n_docs = u32::try_from(images.len()).map_err(|_| Error::config("too many documents"))?;
-    let mut entries: Vec<(u64, u32)> = images
+    let per_doc: Vec<Vec<u64>> = images
+        .par_iter()
+        .map(|im| super_shingles(im.as_ref(), positional, cfg))
+        .collect();
+    shared_value_pairs(&per_doc, cfg.min_shared)
+}
+
+/// Pairs `(a, b, shared)`, `a < b`, sorted, of documents whose value sets (e.g. precomputed
+/// super shingles, `sketch::super_shingles`) share at least `min_shared` distinct values.
+pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
+    sets: &[S],
+    min_shared: u32,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    let n_docs = u32::try_from(sets.len()).map_err(|_| Error::config("too many documents"))?;
+    let mut entries: Vec<(u64, u32)> = sets
         .par_iter()
         .enumerate()
-        .flat_map_iter(|(d, im)| {
-            super_shingles(im.as_ref(), positional, cfg)
-                .into_iter()
-                .map(move |h| (h, d as u32))
-        })
+        .flat_map_iter(|(d, v)| v.as_ref().iter().map(move |&h| (h, d as u32)))
         .collect();
     entries.par_sort_unstable();
     entries.dedup();
@@ -116,7 +125,7 @@ pub fn super_shingle_pairs<S: AsRef<[u64]> + Sync>(
     Ok(crate::context::pair_counts_of_rows(
         &rows,
         n_docs,
-        cfg.min_shared,
+        min_shared.max(1),
     ))
 }
 
@@ -162,5 +171,11 @@ mod tests {
         assert!(p.contains(&(DocId(0), DocId(2), 1)));
         assert!(p.contains(&(DocId(0), DocId(3), 3))); // [1,2],[2,3],[3,4]
         assert!(super_shingle_pairs(&images, true, &SuperShingleConfig { per: 0, ..cfg }).is_err());
+        // Precomputed value sets: duplicates within a document count once.
+        let sets = vec![vec![5u64, 5, 6], vec![6, 5], vec![7]];
+        assert_eq!(
+            shared_value_pairs(&sets, 2).unwrap(),
+            vec![(DocId(0), DocId(1), 2)]
+        );
     }
 }

@@ -220,6 +220,26 @@ fn super_shingle_hand() {
     assert_eq!(docs_of(&out), vec![(ids(&[0, 1, 2]), 1)]);
     c.threshold = Threshold::MinCommon(2);
     assert!(run_method(&inputs, &c).unwrap().clusters.is_empty());
+    // Precomputed super shingles take precedence over the images.
+    let ss: Vec<Vec<u64>> = vec![vec![1, 2], vec![3], vec![2, 3], vec![]];
+    let with = ClusterInputs {
+        super_shingles: Some(&ss),
+        ..inputs
+    };
+    c.threshold = Threshold::MinCommon(1);
+    assert_eq!(
+        docs_of(&run_method(&with, &c).unwrap()),
+        vec![(ids(&[0, 1, 2]), 1)]
+    );
+    let with = ClusterInputs {
+        positional: None,
+        ..with
+    };
+    let out = run_method(&with, &c).unwrap();
+    assert_eq!(
+        out.edges.iter().map(|p| (p.a.0, p.b.0)).collect::<Vec<_>>(),
+        vec![(0, 2), (1, 2)]
+    );
 }
 
 #[test]

@@ -39,7 +39,10 @@
 //! In both cases `k = ceil(E[shared | J = t])` (with a 1e-9 tolerance against rounding noise):
 //! a pair exactly at the threshold is kept about half of the time.
 
-/// How the images were made, which decides the translation of a threshold.
+/// How the images were made, which decides the translation of a threshold. Sketch schemes
+/// map as: `bottom-k` -> [`ImageKind::BottomK`]; `k-mins` and `one-permutation` (densified
+/// bins agree with probability about J too) -> [`ImageKind::KMins`]; `mod-m` images have no
+/// fixed size, so give `--min-common` for them.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
