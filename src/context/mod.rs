@@ -405,30 +405,64 @@ impl Context {
     }
 
     /// Documents that share at least `k` elements, as `(a, b, shared)` with `a < b`, sorted:
-    /// the `<id,id,count>` phase of B97 4.1, computed from the rows.
+    /// the `<id,id,count>` phase of B97 4.1, computed from the rows (see [`pair_counts_of_rows`]).
     pub fn pair_counts(&self, k: u32) -> Vec<(DocId, DocId, u32)> {
-        let doc_rows = self.doc_rows();
-        let mut out: Vec<(DocId, DocId, u32)> = (0..self.n_docs as usize)
-            .into_par_iter()
-            .flat_map_iter(|a| {
-                let mut counts: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
+        pair_counts_of_rows(&self.rows, self.n_docs, k)
+    }
+}
+
+/// The `<id,id,count>` phase over any rows (each a set of DocIds below `n_docs`): every pair
+/// `(a, b, shared)` with `a < b` whose documents appear together in at least `max(k, 1)` rows,
+/// sorted. Parallel over documents with one dense counter array per worker (no hashing), and
+/// deterministic: each document's pairs are produced in ascending `b` and concatenated in `a`
+/// order.
+pub fn pair_counts_of_rows(
+    rows: &[RoaringBitmap],
+    n_docs: u32,
+    k: u32,
+) -> Vec<(DocId, DocId, u32)> {
+    let k = k.max(1);
+    let n = n_docs as usize;
+    // Rows as plain sorted vectors (slicing by partition_point beats bitmap iteration here).
+    let flat: Vec<Vec<u32>> = rows.par_iter().map(|r| r.iter().collect()).collect();
+    let mut doc_rows = vec![Vec::new(); n];
+    for (i, r) in flat.iter().enumerate() {
+        if r.len() >= 2 {
+            for &d in r {
+                doc_rows[d as usize].push(i as u32);
+            }
+        }
+    }
+    let per_doc: Vec<Vec<(DocId, DocId, u32)>> = (0..n)
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n], Vec::<u32>::new()),
+            |(counts, touched), a| {
                 for &r in &doc_rows[a] {
-                    for b in self.rows[r as usize].iter().filter(|&b| b as usize > a) {
-                        *counts.entry(b).or_insert(0) += 1;
+                    let row = &flat[r as usize];
+                    let from = row.partition_point(|&b| b as usize <= a);
+                    for &b in &row[from..] {
+                        let c = &mut counts[b as usize];
+                        if *c == 0 {
+                            touched.push(b);
+                        }
+                        *c += 1;
                     }
                 }
-                let mut v: Vec<(DocId, DocId, u32)> = counts
-                    .into_iter()
-                    .filter(|&(_, c)| c >= k)
-                    .map(|(b, c)| (DocId(a as u32), DocId(b), c))
-                    .collect();
-                v.sort_unstable();
+                touched.sort_unstable();
+                let mut v = Vec::new();
+                for &b in touched.iter() {
+                    let c = std::mem::take(&mut counts[b as usize]);
+                    if c >= k {
+                        v.push((DocId(a as u32), DocId(b), c));
+                    }
+                }
+                touched.clear();
                 v
-            })
-            .collect();
-        out.sort_unstable();
-        out
-    }
+            },
+        )
+        .collect();
+    per_doc.into_iter().flatten().collect()
 }
 
 #[cfg(test)]

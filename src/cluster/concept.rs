@@ -1,0 +1,330 @@
+//! Concept clusters (IK09): sets of at least two documents sharing at least `k` image
+//! elements, as the maximal frequent itemsets of the shingle-rows context (transactions =
+//! image elements, items = DocIds) at minimum support `k`.
+//!
+//! Component split: every pair inside such a set shares `>= k` elements, so each set lies in
+//! one connected component of the pair graph (pairs sharing `>= k` elements). Restricted to a
+//! component `C`, the transactions keep the supports of every itemset inside `C`, and every
+//! frequent superset of a set inside `C` is inside `C` too; so the maximal sets of size `>= 2`
+//! of the whole context are exactly the union over components of the maximal sets of size
+//! `>= 2` of each component's sub-context. Sub-contexts number their documents `0..|C|` in
+//! ascending DocId order and keep only rows with at least two documents of `C` (a row with one
+//! only supports singletons, which are not clusters). Components are mined in parallel,
+//! largest first. The test `split_equals_whole` checks the equality.
+//!
+//! Invariant: the result is sorted (see [`super::finish_clusters`]) whatever the thread count.
+
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+
+use super::uf;
+use crate::context::{pair_counts_of_rows, Transactions};
+use crate::mine::Itemset;
+use crate::{DocId, Error, Result};
+
+/// A maximal frequent itemset miner: given transactions, an absolute minimum support and an
+/// optional cap on the number of itemsets, returns every maximal frequent itemset (items
+/// ascending), or [`Error::Limit`] when the cap is exceeded. Any
+/// `Fn(&Transactions, u64, Option<u64>) -> Result<Vec<Itemset>> + Sync` is one, e.g.
+/// `|t, k, max| mine::mine(t, &MineConfig { minsup: MinSupport::Absolute(k), target:
+/// Target::Maximal, max_itemsets: max })`; tests use a brute-force miner.
+pub trait MaximalMiner: Sync {
+    /// Mines the maximal frequent itemsets of `t` at absolute support `minsup`, producing at
+    /// most `max_itemsets` of them.
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>>;
+}
+
+impl<F> MaximalMiner for F
+where
+    F: Fn(&Transactions, u64, Option<u64>) -> Result<Vec<Itemset>> + Sync,
+{
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
+        self(t, minsup, max_itemsets)
+    }
+}
+
+/// Concept clustering options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ConceptConfig {
+    /// Stop with [`Error::Limit`] when more itemsets than this come out (in total, or from one
+    /// component); `None` for no limit. Default 1,000,000.
+    pub max_itemsets: Option<u64>,
+    /// Mine each connected component of the pair graph separately (default true).
+    pub split_components: bool,
+}
+
+impl Default for ConceptConfig {
+    fn default() -> Self {
+        ConceptConfig {
+            max_itemsets: Some(1_000_000),
+            split_components: true,
+        }
+    }
+}
+
+impl ConceptConfig {
+    /// `max_itemsets`, when given, must be positive.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_itemsets == Some(0) {
+            return Err(Error::config("max_itemsets must be at least 1"));
+        }
+        Ok(())
+    }
+}
+
+/// Concept clusters and what it took to find them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConceptResult {
+    /// `(documents ascending, support)`, one per maximal itemset of size >= 2, sorted by
+    /// documents.
+    pub sets: Vec<(Vec<DocId>, u32)>,
+    /// Pairs sharing `>= k` elements (the graph that was split), `(a, b, shared)` sorted.
+    pub edges: Vec<(DocId, DocId, u32)>,
+    /// Number of components mined (1 when not split and the context is not empty).
+    pub components: u64,
+    /// Documents in the largest component.
+    pub largest_component: u64,
+}
+
+fn limit_check(count: usize, cfg: &ConceptConfig, what: &str) -> Result<()> {
+    if let Some(m) = cfg.max_itemsets {
+        if count as u64 > m {
+            return Err(Error::Limit(format!(
+                "{what} produced {count} itemsets, more than max_itemsets = {m}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The shingle-rows transactions of each component (documents ascending), renumbered
+/// `0..|component|`, keeping rows with at least two documents of the component. One pass
+/// over the rows: each row is cut into its per-component runs.
+fn sub_transactions(
+    rows: &[RoaringBitmap],
+    n_docs: u32,
+    comps: &[Vec<DocId>],
+) -> Vec<Transactions> {
+    const NONE: u32 = u32::MAX;
+    let mut comp_of = vec![(NONE, 0u32); n_docs as usize];
+    for (c, comp) in comps.iter().enumerate() {
+        for (i, d) in comp.iter().enumerate() {
+            comp_of[d.index()] = (c as u32, i as u32);
+        }
+    }
+    let mut out: Vec<Transactions> = vec![Transactions::new(); comps.len()];
+    let mut buf: Vec<(u32, u32)> = Vec::new();
+    let mut local = Vec::new();
+    for r in rows {
+        buf.clear();
+        buf.extend(
+            r.iter()
+                .map(|d| comp_of[d as usize])
+                .filter(|p| p.0 != NONE),
+        );
+        // Docs ascending and components' docs ascending => locals ascending within a comp.
+        buf.sort_unstable();
+        let mut i = 0;
+        while i < buf.len() {
+            let mut j = i;
+            while j < buf.len() && buf[j].0 == buf[i].0 {
+                j += 1;
+            }
+            if j - i >= 2 {
+                local.clear();
+                local.extend(buf[i..j].iter().map(|p| p.1));
+                out[buf[i].0 as usize].push(&local);
+            }
+            i = j;
+        }
+    }
+    out
+}
+
+/// Concept clusters of the context given by its rows (each the DocIds holding one element)
+/// over `n_docs` documents, at minimum support `k >= 1`.
+pub fn concept_clusters(
+    rows: &[RoaringBitmap],
+    n_docs: u32,
+    k: u32,
+    miner: &dyn MaximalMiner,
+    cfg: &ConceptConfig,
+) -> Result<ConceptResult> {
+    cfg.validate()?;
+    if k == 0 {
+        return Err(Error::config("concept clusters need k >= 1"));
+    }
+    let edges = pair_counts_of_rows(rows, n_docs, k);
+    let comps: Vec<Vec<DocId>> = if cfg.split_components {
+        uf::components(n_docs as usize, edges.iter().map(|&(a, b, _)| (a, b)))
+    } else if edges.is_empty() {
+        Vec::new()
+    } else {
+        vec![(0..n_docs).map(DocId).collect()]
+    };
+    let largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+    let subs = sub_transactions(rows, n_docs, &comps);
+    // Largest first for load balance; results are re-sorted afterwards.
+    let mut by_size: Vec<(&Vec<DocId>, &Transactions)> = comps.iter().zip(&subs).collect();
+    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.total_items()));
+    let per_comp: Vec<Vec<(Vec<DocId>, u32)>> = by_size
+        .par_iter()
+        .map(|&(comp, t)| {
+            let sets = miner.mine_maximal(t, u64::from(k), cfg.max_itemsets)?;
+            limit_check(sets.len(), cfg, "one component")?;
+            Ok(sets
+                .into_iter()
+                .filter(|s| s.items.len() >= 2)
+                .map(|s| {
+                    let docs: Vec<DocId> = s.items.iter().map(|&i| comp[i as usize]).collect();
+                    (docs, s.support)
+                })
+                .collect())
+        })
+        .collect::<Result<_>>()?;
+    let mut sets: Vec<(Vec<DocId>, u32)> = per_comp.into_iter().flatten().collect();
+    limit_check(sets.len(), cfg, "mining")?;
+    for s in &mut sets {
+        s.0.sort_unstable();
+    }
+    sets.sort();
+    Ok(ConceptResult {
+        sets,
+        edges,
+        components: comps.len() as u64,
+        largest_component,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::context::{Context, ContextConfig, Orientation};
+    use proptest::prelude::*;
+
+    /// Brute-force maximal frequent itemsets: enumerate every subset of the items (at most
+    /// 16 distinct items), keep the frequent ones, then those with no frequent superset.
+    pub(crate) fn brute_maximal(
+        t: &Transactions,
+        minsup: u64,
+        _max: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
+        let nitems = t.item_bound() as usize;
+        assert!(nitems <= 16, "brute force is for tiny contexts");
+        let masks: Vec<u32> = t
+            .iter()
+            .map(|r| r.iter().fold(0u32, |m, &i| m | 1 << i))
+            .collect();
+        let mut frequent: Vec<(u32, u32)> = Vec::new();
+        for s in 1u32..(1u32 << nitems) {
+            let sup = masks.iter().filter(|&&m| m & s == s).count() as u32;
+            if u64::from(sup) >= minsup {
+                frequent.push((s, sup));
+            }
+        }
+        let mut out: Vec<Itemset> = frequent
+            .iter()
+            .filter(|&&(s, _)| !frequent.iter().any(|&(o, _)| o != s && o & s == s))
+            .map(|&(s, sup)| Itemset {
+                items: (0..nitems as u32).filter(|i| s >> i & 1 == 1).collect(),
+                support: sup,
+            })
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
+    pub(crate) fn run(ctx: &Context, k: u32, split: bool) -> Vec<(Vec<DocId>, u32)> {
+        let cfg = ConceptConfig {
+            split_components: split,
+            ..Default::default()
+        };
+        concept_clusters(ctx.rows(), ctx.n_docs(), k, &brute_maximal, &cfg)
+            .unwrap()
+            .sets
+    }
+
+    #[test]
+    fn hand_example() {
+        // Elements 1..=6. Docs 0,1,2 share {1,2,3}; 0,1 also share 4; 3,4 share {5,6};
+        // doc 5 shares only 1 with the others.
+        let docs: Vec<Vec<u64>> = vec![
+            vec![1, 2, 3, 4],
+            vec![1, 2, 3, 4],
+            vec![1, 2, 3],
+            vec![5, 6, 9],
+            vec![5, 6],
+            vec![1],
+        ];
+        let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+        let id = |v: &[u32]| v.iter().map(|&d| DocId(d)).collect::<Vec<_>>();
+        // k = 2: {0,1} (support 4) is contained in {0,1,2} (support 3) -- maximal only {0,1,2}
+        // and {3,4}. Doc 5 alone shares 1 element.
+        assert_eq!(
+            run(&ctx, 2, true),
+            vec![(id(&[0, 1, 2]), 3), (id(&[3, 4]), 2)]
+        );
+        // k = 4: only {0,1}.
+        assert_eq!(run(&ctx, 4, true), vec![(id(&[0, 1]), 4)]);
+        // k = 1: doc 5 joins 0,1,2 via element 1.
+        assert_eq!(
+            run(&ctx, 1, true),
+            vec![(id(&[0, 1, 2, 5]), 1), (id(&[3, 4]), 2)]
+        );
+        let r = concept_clusters(
+            ctx.rows(),
+            ctx.n_docs(),
+            2,
+            &brute_maximal,
+            &ConceptConfig::default(),
+        )
+        .unwrap();
+        assert_eq!((r.components, r.largest_component), (2, 3));
+        let lim = ConceptConfig {
+            max_itemsets: Some(1),
+            ..Default::default()
+        };
+        assert!(matches!(
+            concept_clusters(ctx.rows(), ctx.n_docs(), 2, &brute_maximal, &lim),
+            Err(Error::Limit(_))
+        ));
+    }
+
+    /// Maximal sets of size >= 2 of the whole context, by brute force over all DocId subsets.
+    fn whole_brute(ctx: &Context, k: u32) -> Vec<(Vec<DocId>, u32)> {
+        let t = ctx.to_transactions(Orientation::ShingleRows);
+        // item_bound may be below n_docs; brute_maximal uses item_bound items.
+        let mut v: Vec<(Vec<DocId>, u32)> = brute_maximal(&t, u64::from(k), None)
+            .unwrap()
+            .into_iter()
+            .filter(|s| s.items.len() >= 2)
+            .map(|s| (s.items.into_iter().map(DocId).collect(), s.support))
+            .collect();
+        v.sort();
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(150))]
+        #[test]
+        fn split_equals_whole(
+            docs in prop::collection::vec(prop::collection::vec(0u64..14, 0..9), 1..12),
+            k in 1u32..5,
+        ) {
+            let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+            let want = whole_brute(&ctx, k);
+            prop_assert_eq!(run(&ctx, k, true), want.clone());
+            prop_assert_eq!(run(&ctx, k, false), want);
+        }
+    }
+}

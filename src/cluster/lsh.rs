@@ -1,0 +1,385 @@
+//! Locality-sensitive hashing over k-mins images (H00 section 3): choice of bands and rows,
+//! band hashes, candidate pairs, the filtering pass, and the center clustering.
+//!
+//! - [`choose_bands`]: among the divisors `r` of `n` (so `b · r = n` and every row is used),
+//!   pick the one minimising `w_fp · ∫₀ᵗ P(s) ds + w_fn · ∫ₜ¹ (1 - P(s)) ds` with
+//!   `P(s) = 1 - (1 - s^r)^b`, the probability that a pair of resemblance `s` shares a band.
+//!   Ties go to the smaller `r`.
+//! - [`candidate_pairs`]: band `i` of a document is the positions `[i·r, (i+1)·r)` of its image,
+//!   hashed with xxh3 (seed `seed + i`) over the little-endian values. Entries
+//!   `(band, hash, doc)` are sorted; every run of equal `(band, hash)` yields all its pairs.
+//!   Pairs are deduplicated; documents with an empty image take part in no band.
+//! - [`filter_pairs`]: keeps pairs whose images agree on at least `k` positions
+//!   (`k = ceil(t·n)`), scored by the agreement fraction (the unbiased estimate of resemblance).
+//! - [`center_clusters`]: H00's "center" clustering, defined here precisely: edges are
+//!   scanned in descending score, ties by ascending `(a, b)`. For edge `(a, b)` (a < b):
+//!   if neither end is assigned, `a` becomes a center and `b` joins it; else if one end is a
+//!   center and the other is unassigned, the unassigned end joins that center; otherwise the
+//!   edge is ignored. Every cluster is a center with at least one member; clusters are
+//!   disjoint; a document left unassigned is a singleton (not a cluster).
+//!
+//! Invariant: every step sorts before it groups, so results do not depend on thread count.
+
+use rayon::prelude::*;
+
+use crate::{DocId, Error, Result};
+
+/// Weights and seed of the LSH method.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LshConfig {
+    /// Bands and rows to use instead of the optimised choice (`b · r` must equal `n`).
+    pub bands_rows: Option<(u32, u32)>,
+    /// Weight of the false-positive area (default 0.5).
+    pub fp_weight: f64,
+    /// Weight of the false-negative area (default 0.5).
+    pub fn_weight: f64,
+    /// Seed of the band hashes.
+    pub seed: u64,
+    /// How the filtered pairs become clusters.
+    pub grouping: Grouping,
+}
+
+impl Default for LshConfig {
+    fn default() -> Self {
+        LshConfig {
+            bands_rows: None,
+            fp_weight: 0.5,
+            fn_weight: 0.5,
+            seed: 0x6669_6d64_7570_6c73, // "fimdupls"
+            grouping: Grouping::Center,
+        }
+    }
+}
+
+impl LshConfig {
+    /// Weights must be finite, non-negative and not both zero; bands and rows positive.
+    pub fn validate(&self) -> Result<()> {
+        let ok = |w: f64| w.is_finite() && w >= 0.0;
+        if !ok(self.fp_weight) || !ok(self.fn_weight) || self.fp_weight + self.fn_weight <= 0.0 {
+            return Err(Error::config(
+                "LSH weights must be finite, non-negative and not both zero",
+            ));
+        }
+        if let Some((b, r)) = self.bands_rows {
+            if b == 0 || r == 0 {
+                return Err(Error::config("LSH bands and rows must be positive"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// How a graph of similar pairs becomes clusters.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Grouping {
+    /// H00 center clustering (disjoint, star-shaped clusters).
+    #[default]
+    Center,
+    /// Connected components (transitive closure).
+    UnionFind,
+}
+
+impl std::str::FromStr for Grouping {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "center" => Ok(Grouping::Center),
+            "union-find" => Ok(Grouping::UnionFind),
+            _ => Err(Error::config(format!(
+                "grouping must be center or union-find, not {s:?}"
+            ))),
+        }
+    }
+}
+
+/// `P(s) = 1 - (1 - s^r)^b`: probability that a pair of resemblance `s` shares a band.
+pub fn s_curve(s: f64, b: u32, r: u32) -> f64 {
+    1.0 - (1.0 - s.powi(r as i32)).powi(b as i32)
+}
+
+/// Simpson's rule with `steps` (even) intervals.
+fn simpson(f: impl Fn(f64) -> f64, lo: f64, hi: f64, steps: usize) -> f64 {
+    if hi <= lo {
+        return 0.0;
+    }
+    let h = (hi - lo) / steps as f64;
+    let mut s = f(lo) + f(hi);
+    for i in 1..steps {
+        let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+        s += w * f(lo + i as f64 * h);
+    }
+    s * h / 3.0
+}
+
+/// The weighted error `w_fp · FP + w_fn · FN` of `(b, r)` at threshold `t`.
+pub fn band_error(t: f64, b: u32, r: u32, fp_weight: f64, fn_weight: f64) -> f64 {
+    let fp = simpson(|s| s_curve(s, b, r), 0.0, t, 1000);
+    let fnr = simpson(|s| 1.0 - s_curve(s, b, r), t, 1.0, 1000);
+    fp_weight * fp + fn_weight * fnr
+}
+
+/// Chooses `(b, r)` with `b · r = n` minimising [`band_error`] (ties: smaller `r`).
+pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u32, u32)> {
+    if n == 0 {
+        return Err(Error::config("LSH needs images of at least one position"));
+    }
+    if !(0.0..=1.0).contains(&t) {
+        return Err(Error::config(format!(
+            "threshold must be in [0, 1], not {t}"
+        )));
+    }
+    let mut best: Option<(f64, u32, u32)> = None;
+    for r in (1..=n).filter(|r| n % r == 0) {
+        let b = n / r;
+        let e = band_error(t, b, r, fp_weight, fn_weight);
+        if best.map_or(true, |(be, _, _)| e < be) {
+            best = Some((e, b, r));
+        }
+    }
+    let (_, b, r) = best.expect("n has at least one divisor");
+    Ok((b, r))
+}
+
+/// Length of the images (all non-empty images must have it); 0 when all are empty.
+pub fn image_len<S: AsRef<[u64]>>(images: &[S]) -> Result<usize> {
+    let mut n = 0;
+    for (d, im) in images.iter().enumerate() {
+        let l = im.as_ref().len();
+        if l == 0 {
+            continue;
+        }
+        if n == 0 {
+            n = l;
+        } else if l != n {
+            return Err(Error::config(format!(
+                "k-mins image of document {d} has {l} positions, expected {n}"
+            )));
+        }
+    }
+    Ok(n)
+}
+
+/// Candidate pairs `(a, b)`, `a < b`, sorted and distinct: documents whose images agree on
+/// all `r` positions of at least one of the `b` bands (detected through equal band hashes).
+pub fn candidate_pairs<S: AsRef<[u64]> + Sync>(
+    images: &[S],
+    bands: u32,
+    rows: u32,
+    seed: u64,
+) -> Result<Vec<(DocId, DocId)>> {
+    let n = image_len(images)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    if (bands as usize) * (rows as usize) != n {
+        return Err(Error::config(format!(
+            "bands x rows = {bands} x {rows} must equal the image length {n}"
+        )));
+    }
+    let r = rows as usize;
+    let mut entries: Vec<(u32, u64, u32)> = images
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(d, im)| {
+            let im = im.as_ref();
+            let mut buf = Vec::with_capacity(r * 8);
+            (0..if im.is_empty() { 0 } else { bands }).map(move |i| {
+                buf.clear();
+                for v in &im[i as usize * r..(i as usize + 1) * r] {
+                    buf.extend_from_slice(&v.to_le_bytes());
+                }
+                let h = xxhash_rust::xxh3::xxh3_64_with_seed(&buf, seed.wrapping_add(u64::from(i)));
+                (i, h, d as u32)
+            })
+        })
+        .collect();
+    entries.par_sort_unstable();
+    let mut starts = Vec::new();
+    for i in 0..entries.len() {
+        if i == 0 || entries[i].0 != entries[i - 1].0 || entries[i].1 != entries[i - 1].1 {
+            starts.push(i);
+        }
+    }
+    starts.push(entries.len());
+    let mut pairs: Vec<(DocId, DocId)> = starts
+        .par_windows(2)
+        .flat_map_iter(|w| {
+            let run = &entries[w[0]..w[1]];
+            (0..run.len()).flat_map(move |i| {
+                (i + 1..run.len()).map(move |j| (DocId(run[i].2), DocId(run[j].2)))
+            })
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    Ok(pairs)
+}
+
+/// Number of positions at which two images agree.
+pub fn agreements(a: &[u64], b: &[u64]) -> usize {
+    a.iter().zip(b).filter(|(x, y)| x == y).count()
+}
+
+/// The filtering pass: keeps candidate pairs whose images agree on at least `k` positions,
+/// as `(a, b, agreeing positions)`.
+pub fn filter_pairs<S: AsRef<[u64]> + Sync>(
+    images: &[S],
+    candidates: &[(DocId, DocId)],
+    k: u32,
+) -> Vec<(DocId, DocId, u32)> {
+    candidates
+        .par_iter()
+        .filter_map(|&(a, b)| {
+            let c = agreements(images[a.index()].as_ref(), images[b.index()].as_ref()) as u32;
+            (c >= k).then_some((a, b, c))
+        })
+        .collect()
+}
+
+/// H00 center clustering of a weighted pair graph (definition in the module docs). Edges
+/// are `(a, b, score)` with `a != b`; scores compare by `total_cmp`. Returns clusters
+/// (center first, then members ascending) ordered by center.
+pub fn center_clusters(n_docs: usize, edges: &[(DocId, DocId, f64)]) -> Vec<Vec<DocId>> {
+    let mut order: Vec<(DocId, DocId, f64)> = edges
+        .iter()
+        .map(|&(a, b, s)| if a < b { (a, b, s) } else { (b, a, s) })
+        .collect();
+    order.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)).then(x.1.cmp(&y.1)));
+    const FREE: u32 = u32::MAX;
+    // assigned[d] = the center of d's cluster (d itself for a center), FREE if unassigned.
+    let mut assigned = vec![FREE; n_docs];
+    for &(a, b, _) in &order {
+        let (ai, bi) = (a.index(), b.index());
+        match (assigned[ai], assigned[bi]) {
+            (FREE, FREE) => {
+                assigned[ai] = a.0;
+                assigned[bi] = a.0;
+            }
+            (c, FREE) if c == a.0 => assigned[bi] = a.0,
+            (FREE, c) if c == b.0 => assigned[ai] = b.0,
+            _ => {}
+        }
+    }
+    let mut by_center: Vec<Vec<DocId>> = vec![Vec::new(); n_docs];
+    for (d, &c) in assigned.iter().enumerate() {
+        if c != FREE && c as usize != d {
+            by_center[c as usize].push(DocId(d as u32));
+        }
+    }
+    by_center
+        .into_iter()
+        .enumerate()
+        .filter(|(_, m)| !m.is_empty())
+        .map(|(c, m)| std::iter::once(DocId(c as u32)).chain(m).collect())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_for_128_at_0_8() {
+        let (b, r) = choose_bands(128, 0.8, 0.5, 0.5).unwrap();
+        assert_eq!(b * r, 128);
+        let thr = (1.0 / f64::from(b)).powf(1.0 / f64::from(r));
+        assert!((thr - 0.8).abs() < 0.1, "b={b} r={r} threshold {thr}");
+        // Independent check of optimality: a plain midpoint Riemann sum with 200k steps.
+        let err = |b: u32, r: u32| {
+            let steps = 200_000;
+            let (mut fp, mut fnr) = (0.0, 0.0);
+            for i in 0..steps {
+                let s = (i as f64 + 0.5) / steps as f64;
+                let p = 1.0 - (1.0 - s.powf(r as f64)).powf(b as f64);
+                if s < 0.8 {
+                    fp += p
+                } else {
+                    fnr += 1.0 - p
+                }
+            }
+            0.5 * (fp + fnr) / steps as f64
+        };
+        let e = err(b, r);
+        for r2 in [1u32, 2, 4, 8, 16, 32, 64, 128] {
+            assert!(e <= err(128 / r2, r2) + 1e-6, "r={r} worse than r={r2}");
+        }
+        // Weights move the choice: penalising false negatives heavily means fewer rows.
+        let (_, r_fn) = choose_bands(128, 0.8, 0.01, 0.99).unwrap();
+        let (_, r_fp) = choose_bands(128, 0.8, 0.99, 0.01).unwrap();
+        assert!(r_fn < r && r < r_fp, "{r_fn} < {r} < {r_fp}");
+        assert!(choose_bands(0, 0.8, 0.5, 0.5).is_err());
+    }
+
+    #[test]
+    fn candidates_filter_and_centers() {
+        // n = 4, b = 2 bands of r = 2.
+        let images: Vec<Vec<u64>> = vec![
+            vec![1, 2, 3, 4], // 0
+            vec![1, 2, 9, 9], // 1: band 0 with 0 (2 agreements)
+            vec![7, 7, 3, 4], // 2: band 1 with 0
+            vec![1, 2, 3, 5], // 3: band 0 with 0 and 1 (3 agreements with 0)
+            vec![],           // 4: empty
+            vec![8, 8, 8, 8], // 5: alone
+        ];
+        let c = candidate_pairs(&images, 2, 2, 7).unwrap();
+        let ids = |v: &[(u32, u32)]| {
+            v.iter()
+                .map(|&(a, b)| (DocId(a), DocId(b)))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(c, ids(&[(0, 1), (0, 2), (0, 3), (1, 3)]));
+        let f = filter_pairs(&images, &c, 2);
+        assert_eq!(
+            f,
+            vec![
+                (DocId(0), DocId(1), 2),
+                (DocId(0), DocId(2), 2),
+                (DocId(0), DocId(3), 3),
+                (DocId(1), DocId(3), 2)
+            ]
+        );
+        assert!(candidate_pairs(&images, 4, 2, 7).is_err());
+        assert!(candidate_pairs(&[vec![1u64, 2], vec![1]], 1, 2, 7).is_err());
+        // Centers: (0,3) first (0.75) -> center 0 with 3; then (0,1), (0,2) join 0; (1,3) ignored.
+        let e: Vec<_> = f
+            .iter()
+            .map(|&(a, b, c)| (a, b, f64::from(c) / 4.0))
+            .collect();
+        assert_eq!(
+            center_clusters(6, &e),
+            vec![vec![DocId(0), DocId(1), DocId(2), DocId(3)]]
+        );
+    }
+
+    #[test]
+    fn center_is_not_transitive_closure() {
+        // Path 0-1-2-3 with descending weights: (0,1) makes 0 a center with 1; (1,2): 1 is a
+        // member, 2 free -> ignored; (2,3): both free -> center 2 with 3.
+        let e = vec![
+            (DocId(0), DocId(1), 0.9),
+            (DocId(2), DocId(1), 0.8),
+            (DocId(2), DocId(3), 0.7),
+        ];
+        assert_eq!(
+            center_clusters(5, &e),
+            vec![vec![DocId(0), DocId(1)], vec![DocId(2), DocId(3)]]
+        );
+        // Ties break by (a, b): (1,2) before (2,3) at equal score.
+        let e = vec![(DocId(2), DocId(3), 0.5), (DocId(1), DocId(2), 0.5)];
+        assert_eq!(center_clusters(4, &e), vec![vec![DocId(1), DocId(2)]]);
+        // A center keeps collecting its free neighbours: star around 3.
+        let e = vec![
+            (DocId(3), DocId(0), 0.9),
+            (DocId(3), DocId(4), 0.6),
+            (DocId(0), DocId(4), 0.95),
+        ];
+        // (0,4) first: 0 center with 4; (0,3): 0 is center, 3 free -> joins 0; (3,4) ignored.
+        assert_eq!(
+            center_clusters(5, &e),
+            vec![vec![DocId(0), DocId(3), DocId(4)]]
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Output records and writers: `clusters.jsonl`, `pairs.csv`, and the summary JSON.
+//!
+//! Invariants: writers go through [`AtomicFile`](crate::io::AtomicFile); clusters are written
+//! in their (sorted) order with member external ids in ascending DocId (input) order; pairs
+//! are written once each as `a,b` with `a < b` by external id string, sorted by `(a, b)`
+//! strings (ties, from repeated external ids, by DocId). Floats use Rust's shortest
+//! round-trip formatting, so output bytes depend only on the values.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::io::AtomicFile;
+use crate::{DocId, Error, Result};
+
+/// One cluster.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Cluster {
+    /// Position in the sorted cluster list (0-based).
+    pub id: u32,
+    /// Member documents, ascending, at least two.
+    pub docs: Vec<DocId>,
+    /// The method's support: shared image elements for concept clusters; for the pair-graph
+    /// methods the smallest score (shared elements, agreeing positions, shared super
+    /// shingles, overlap) of the edges that built the cluster.
+    pub support: u32,
+}
+
+/// One unordered document pair (`a < b` by DocId) with the scores the method knows.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct ScoredPair {
+    /// Smaller DocId.
+    pub a: DocId,
+    /// Larger DocId.
+    pub b: DocId,
+    /// Shared image elements / agreeing positions / shared super shingles / exact overlap,
+    /// when the pair was an edge of the method (not only a co-member of a cluster).
+    pub shared: Option<u32>,
+    /// The method's resemblance estimate for the pair, when known.
+    pub estimate: Option<f64>,
+    /// Exact resemblance of the full shingle sets, when computed.
+    pub exact: Option<f64>,
+}
+
+/// Time spent in one phase.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Phase {
+    /// Phase name.
+    pub name: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// Writes `clusters.jsonl`: `{"id":..,"docs":[external ids..],"support":k}` per line.
+pub fn write_clusters(path: &Path, clusters: &[Cluster], ext_ids: &[String]) -> Result<()> {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        id: u32,
+        docs: Vec<&'a str>,
+        support: u32,
+    }
+    let mut f = AtomicFile::create(path)?;
+    for c in clusters {
+        let docs = c
+            .docs
+            .iter()
+            .map(|d| ext(ext_ids, *d))
+            .collect::<Result<Vec<_>>>()?;
+        let line = Line {
+            id: c.id,
+            docs,
+            support: c.support,
+        };
+        serde_json::to_writer(&mut f, &line).map_err(|e| Error::io(path, e.into()))?;
+        f.write_all(b"\n").map_err(|e| Error::io(path, e))?;
+    }
+    f.commit()
+}
+
+fn ext(ext_ids: &[String], d: DocId) -> Result<&str> {
+    ext_ids.get(d.index()).map(String::as_str).ok_or_else(|| {
+        Error::config(format!(
+            "DocId {d} has no external id ({} given)",
+            ext_ids.len()
+        ))
+    })
+}
+
+/// Writes `pairs.csv` with header `a,b,shared,estimate,exact` (empty cells for unknown
+/// scores); see the module docs for the order.
+pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Result<()> {
+    let mut rows: Vec<(&str, &str, DocId, DocId, &ScoredPair)> = pairs
+        .iter()
+        .map(|p| {
+            let (x, y) = (ext(ext_ids, p.a)?, ext(ext_ids, p.b)?);
+            Ok(if (x, p.a) <= (y, p.b) {
+                (x, y, p.a, p.b, p)
+            } else {
+                (y, x, p.b, p.a, p)
+            })
+        })
+        .collect::<Result<_>>()?;
+    rows.sort_by(|l, r| (l.0, l.1, l.2, l.3).cmp(&(r.0, r.1, r.2, r.3)));
+    let mut f = AtomicFile::create(path)?;
+    {
+        let mut w = csv::Writer::from_writer(&mut f);
+        let opt_u = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_default();
+        let opt_f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
+        let io = |e: csv::Error| Error::io(path, e.into());
+        w.write_record(["a", "b", "shared", "estimate", "exact"])
+            .map_err(io)?;
+        for (x, y, _, _, p) in rows {
+            w.write_record([x, y, &opt_u(p.shared), &opt_f(p.estimate), &opt_f(p.exact)])
+                .map_err(io)?;
+        }
+        w.flush().map_err(|e| Error::io(path, e))?;
+    }
+    f.commit()
+}
+
+/// Writes any serializable summary as pretty JSON (atomically).
+pub fn write_summary<T: serde::Serialize>(path: &Path, summary: &T) -> Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(summary).map_err(|e| Error::io(path, e.into()))?;
+    bytes.push(b'\n');
+    crate::io::write_atomic(path, &bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writers_order_by_external_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let ext: Vec<String> = ["z", "b", "a,x"].iter().map(|s| s.to_string()).collect();
+        let clusters = vec![Cluster {
+            id: 0,
+            docs: vec![DocId(0), DocId(1), DocId(2)],
+            support: 3,
+        }];
+        let p = dir.path().join("clusters.jsonl");
+        write_clusters(&p, &clusters, &ext).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "{\"id\":0,\"docs\":[\"z\",\"b\",\"a,x\"],\"support\":3}\n"
+        );
+        let pairs = vec![
+            ScoredPair {
+                a: DocId(0),
+                b: DocId(1),
+                shared: Some(3),
+                estimate: Some(0.75),
+                exact: None,
+            },
+            ScoredPair {
+                a: DocId(1),
+                b: DocId(2),
+                shared: None,
+                estimate: None,
+                exact: Some(0.5),
+            },
+            ScoredPair {
+                a: DocId(0),
+                b: DocId(2),
+                shared: None,
+                estimate: None,
+                exact: None,
+            },
+        ];
+        let p = dir.path().join("pairs.csv");
+        write_pairs(&p, &pairs, &ext).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "a,b,shared,estimate,exact\n\"a,x\",b,,,0.5\n\"a,x\",z,,,\nb,z,3,0.75,\n"
+        );
+        assert!(write_pairs(&p, &pairs, &ext[..1]).is_err());
+    }
+}

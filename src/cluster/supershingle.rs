@@ -1,0 +1,181 @@
+//! Super shingles (B97 5.3): shingles of the sketch. Documents sharing at least
+//! `min_shared` super shingles (default 1) are linked, and the links are closed by union-find.
+//!
+//! - Positional (k-mins) images of `n` values: super shingle `i` hashes positions
+//!   `[i·per, (i+1)·per)` together with `i` (so group `i` only matches group `i`), for
+//!   `i < n / per`; the last `n mod per` positions are unused.
+//! - Sorted (bottom-k) images: B97 sorts the sketch and shingles it, so the super shingles are
+//!   the hashes of every window of `per` consecutive values (`len - per + 1` of them).
+//!
+//! A super shingle is `xxh3_64_with_seed` of the little-endian values (and, when positional,
+//! the group index first) with the configured seed. Documents whose image is shorter than `per`
+//! have none. Links come from the same sort-and-count machinery as union-find
+//! ([`pair_counts_of_rows`](crate::context::pair_counts_of_rows)), so the output is
+//! independent of the thread count.
+
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+
+use crate::{DocId, Error, Result};
+
+/// Super-shingle options.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SuperShingleConfig {
+    /// Image elements per super shingle (default 8).
+    pub per: u32,
+    /// Shared super shingles needed to link two documents (default 1).
+    pub min_shared: u32,
+    /// Seed of the super-shingle hash.
+    pub seed: u64,
+}
+
+impl Default for SuperShingleConfig {
+    fn default() -> Self {
+        SuperShingleConfig {
+            per: 8,
+            min_shared: 1,
+            seed: 0x7375_7065_7273_6800, // "supersh"
+        }
+    }
+}
+
+impl SuperShingleConfig {
+    /// `per` and `min_shared` must be positive.
+    pub fn validate(&self) -> Result<()> {
+        if self.per == 0 || self.min_shared == 0 {
+            return Err(Error::config(
+                "super shingles need per >= 1 and min_shared >= 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The super shingles of one image (see the module docs), in image order.
+pub fn super_shingles(image: &[u64], positional: bool, cfg: &SuperShingleConfig) -> Vec<u64> {
+    let per = cfg.per as usize;
+    let mut buf = Vec::with_capacity(8 * (per + 1));
+    let mut hash = |idx: Option<u64>, vals: &[u64]| {
+        buf.clear();
+        if let Some(i) = idx {
+            buf.extend_from_slice(&i.to_le_bytes());
+        }
+        for v in vals {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        xxhash_rust::xxh3::xxh3_64_with_seed(&buf, cfg.seed)
+    };
+    if image.len() < per {
+        return Vec::new();
+    }
+    if positional {
+        image
+            .chunks_exact(per)
+            .enumerate()
+            .map(|(i, c)| hash(Some(i as u64), c))
+            .collect()
+    } else {
+        image.windows(per).map(|w| hash(None, w)).collect()
+    }
+}
+
+/// Linked pairs `(a, b, shared super shingles)`, `a < b`, sorted.
+pub fn super_shingle_pairs<S: AsRef<[u64]> + Sync>(
+    images: &[S],
+    positional: bool,
+    cfg: &SuperShingleConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    cfg.validate()?;
+    let per_doc: Vec<Vec<u64>> = images
+        .par_iter()
+        .map(|im| super_shingles(im.as_ref(), positional, cfg))
+        .collect();
+    shared_value_pairs(&per_doc, cfg.min_shared)
+}
+
+/// Pairs `(a, b, shared)`, `a < b`, sorted, of documents whose value sets (e.g. precomputed
+/// super shingles, `sketch::super_shingles`) share at least `min_shared` distinct values.
+pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
+    sets: &[S],
+    min_shared: u32,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    let n_docs = u32::try_from(sets.len()).map_err(|_| Error::config("too many documents"))?;
+    let mut entries: Vec<(u64, u32)> = sets
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(d, v)| v.as_ref().iter().map(move |&h| (h, d as u32)))
+        .collect();
+    entries.par_sort_unstable();
+    entries.dedup();
+    let mut rows = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let mut j = i;
+        while j < entries.len() && entries[j].0 == entries[i].0 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            rows.push(
+                RoaringBitmap::from_sorted_iter(entries[i..j].iter().map(|e| e.1))
+                    .expect("ascending doc ids"),
+            );
+        }
+        i = j;
+    }
+    Ok(crate::context::pair_counts_of_rows(
+        &rows,
+        n_docs,
+        min_shared.max(1),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positional_groups_and_links() {
+        let cfg = SuperShingleConfig {
+            per: 2,
+            ..Default::default()
+        };
+        // 0 and 1 share group 1 ([3,4]); 2 has [3,4] at group 0 -> no link (position matters);
+        // 3 shares groups 0 and 1 with 0; 4 is too short.
+        let images: Vec<Vec<u64>> = vec![
+            vec![1, 2, 3, 4, 5],
+            vec![9, 9, 3, 4, 6],
+            vec![3, 4, 0, 0],
+            vec![1, 2, 3, 4],
+            vec![1],
+        ];
+        assert_eq!(super_shingles(&images[0], true, &cfg).len(), 2);
+        let p = super_shingle_pairs(&images, true, &cfg).unwrap();
+        assert_eq!(
+            p,
+            vec![
+                (DocId(0), DocId(1), 1),
+                (DocId(0), DocId(3), 2),
+                (DocId(1), DocId(3), 1)
+            ]
+        );
+        let cfg2 = SuperShingleConfig {
+            min_shared: 2,
+            ..cfg
+        };
+        assert_eq!(
+            super_shingle_pairs(&images, true, &cfg2).unwrap(),
+            vec![(DocId(0), DocId(3), 2)]
+        );
+        // Sorted (sliding windows): 2's [3,4] window now matches 0, 1 and 3.
+        let p = super_shingle_pairs(&images, false, &cfg).unwrap();
+        assert!(p.contains(&(DocId(0), DocId(2), 1)));
+        assert!(p.contains(&(DocId(0), DocId(3), 3))); // [1,2],[2,3],[3,4]
+        assert!(super_shingle_pairs(&images, true, &SuperShingleConfig { per: 0, ..cfg }).is_err());
+        // Precomputed value sets: duplicates within a document count once.
+        let sets = vec![vec![5u64, 5, 6], vec![6, 5], vec![7]];
+        assert_eq!(
+            shared_value_pairs(&sets, 2).unwrap(),
+            vec![(DocId(0), DocId(1), 2)]
+        );
+    }
+}

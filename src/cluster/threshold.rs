@@ -1,0 +1,189 @@
+//! Translating a resemblance threshold `t` into each method's own absolute `k`.
+//!
+//! # Bottom-k images (n smallest hash values of each document, B97 `MIN_n`)
+//!
+//! Take two shingle sets `A`, `B` of equal size `m` with resemblance `J = |A∩B| / |A∪B|`.
+//! With `c = |A∩B|` we have `|A∪B| = 2m - c`, so `c = 2mJ / (1 + J)`: a fraction
+//! `q = c / m = 2J / (1 + J)` of each set is shared (the containment of one in the other).
+//!
+//! Model the hash values as independent uniforms on `[0, 1]`. `MIN_n(A)` holds the elements of
+//! `A` below `τ_A`, the n-th smallest value of `A`, and likewise for `B`. A shared element
+//! `x ∈ A∩B` is in both images exactly when `h(x) < min(τ_A, τ_B)`; an unshared element is in
+//! at most one. Hence the number of elements the two images share is the number of values of
+//! `A∩B` below `min(τ_A, τ_B)`. Since `τ_A ≈ τ_B ≈ n/m`, the expectation to first order is
+//! `c · n/m = q · n = n · 2J/(1+J)` -- not `J · n`, which is what positional (k-mins) images
+//! give and what the union sketch `MIN_n(A∪B)` gives (B97's estimator).
+//!
+//! Second order: `τ_A` and `τ_B` differ only through the unshared parts. The counts of
+//! `A \ B` and `B \ A` below `n/m` are each about Poisson with mean `(1-q)·n`, so the count
+//! difference has variance `2(1-q)n`, which moves the thresholds apart by a relative amount
+//! `Δ` with standard deviation `σ = sqrt(2(1-q)/n) = sqrt(2(1-J) / ((1+J)n))`. The smaller
+//! threshold lies `E|Δ|/2 = σ/sqrt(2π)` below the mean (normal approximation), so
+//!
+//! ```text
+//! E[shared] ≈ n · 2J/(1+J) · (1 - sqrt((1-J) / ((1+J) · π · n)))
+//! ```
+//!
+//! which [`expected_shared_bottom_k`] computes; for n = 128 the correction is 1.7 % at
+//! J = 0.8 and 2.9 % at J = 0.5. Sets of unequal size share fewer image elements
+//! (`c · n / max(|A|, |B|)`), so the translation is exact only for equal sizes.
+//! The test `bottom_k_translation_matches_simulation` checks the formula against simulated
+//! sets with known resemblance.
+//!
+//! # k-mins (positional) images
+//!
+//! Position `i` holds the minimum of the i-th permutation; two documents agree there with
+//! probability exactly `J`, so the expected number of agreeing positions is `J · n` and the
+//! translation is `k = ceil(t · n)`.
+//!
+//! In both cases `k = ceil(E[shared | J = t])` (with a 1e-9 tolerance against rounding noise):
+//! a pair exactly at the threshold is kept about half of the time.
+
+/// How the images were made, which decides the translation of a threshold. Sketch schemes
+/// map as: `bottom-k` -> [`ImageKind::BottomK`]; `k-mins` and `one-permutation` (densified
+/// bins agree with probability about J too) -> [`ImageKind::KMins`]; `mod-m` images have no
+/// fixed size, so give `--min-common` for them.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImageKind {
+    /// The n smallest values of one permutation (sorted), B97 `MIN_n`.
+    BottomK,
+    /// The minimum of each of n permutations (positional), H00 / IK09 "minimal elements in n
+    /// permutations".
+    #[default]
+    KMins,
+}
+
+impl std::str::FromStr for ImageKind {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        match s {
+            "bottom-k" => Ok(ImageKind::BottomK),
+            "k-mins" => Ok(ImageKind::KMins),
+            _ => Err(crate::Error::config(format!(
+                "image kind must be bottom-k or k-mins, not {s:?}"
+            ))),
+        }
+    }
+}
+
+/// Expected number of image elements two equal-size documents with resemblance `j` share
+/// when their images are bottom-`n` sets (derivation in the module docs).
+pub fn expected_shared_bottom_k(j: f64, n: usize) -> f64 {
+    if n == 0 || j <= 0.0 {
+        return 0.0;
+    }
+    let j = j.min(1.0);
+    let n = n as f64;
+    let q = 2.0 * j / (1.0 + j);
+    let corr = ((1.0 - j) / ((1.0 + j) * std::f64::consts::PI * n)).sqrt();
+    n * q * (1.0 - corr)
+}
+
+/// Expected number of agreeing positions of two k-mins images of `n` positions whose
+/// documents have resemblance `j`.
+pub fn expected_shared_k_mins(j: f64, n: usize) -> f64 {
+    j.clamp(0.0, 1.0) * n as f64
+}
+
+/// The absolute `k` (shared image elements or agreeing positions, at least 1) that stands for
+/// resemblance `t` with images of `n` elements of the given kind.
+pub fn k_for_threshold(t: f64, n: usize, kind: ImageKind) -> u32 {
+    let e = match kind {
+        ImageKind::BottomK => expected_shared_bottom_k(t, n),
+        ImageKind::KMins => expected_shared_k_mins(t, n),
+    };
+    ((e - 1e-9).ceil().max(1.0) as u64).min(u64::from(u32::MAX)) as u32
+}
+
+/// Rule text for the summary, e.g. `k = ceil(t*n) = ceil(0.8*128) = 103`.
+pub fn describe(t: f64, n: usize, kind: ImageKind) -> String {
+    let k = k_for_threshold(t, n, kind);
+    match kind {
+        ImageKind::KMins => format!("k-mins: k = ceil(t*n) = ceil({t}*{n}) = {k}"),
+        ImageKind::BottomK => format!(
+            "bottom-k: k = ceil(n*2t/(1+t)*(1-sqrt((1-t)/((1+t)*pi*n)))) with t={t}, n={n}: {k}"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// Two random sets of size `m` sharing `c` elements; returns the overlap of their
+    /// bottom-n images and the overlap of their k-mins images (n permutations simulated by
+    /// n independent random hash functions: fresh uniform values per element and position).
+    fn overlaps(rng: &mut rand_chacha::ChaCha8Rng, m: usize, c: usize, n: usize) -> (usize, usize) {
+        // Element ids: shared 0..c, A-only c..m, B-only m..2m-c. Hash = random u64 per element.
+        let u = 2 * m - c;
+        let h: Vec<u64> = (0..u).map(|_| rng.gen()).collect();
+        let a: Vec<usize> = (0..m).collect();
+        let b: Vec<usize> = (0..c).chain(m..u).collect();
+        let bottom = |s: &[usize]| {
+            let mut v: Vec<u64> = s.iter().map(|&e| h[e]).collect();
+            v.sort_unstable();
+            v.truncate(n);
+            v
+        };
+        let (ia, ib) = (bottom(&a), bottom(&b));
+        let shared = ia.iter().filter(|x| ib.binary_search(x).is_ok()).count();
+        // k-mins: per position a fresh random permutation (random values).
+        let mut agree = 0;
+        for _ in 0..n {
+            let hp: Vec<u64> = (0..u).map(|_| rng.gen()).collect();
+            let ma = a.iter().map(|&e| (hp[e], e)).min().unwrap().1;
+            let mb = b.iter().map(|&e| (hp[e], e)).min().unwrap().1;
+            agree += usize::from(ma == mb);
+        }
+        (shared, agree)
+    }
+
+    #[test]
+    fn bottom_k_translation_matches_simulation() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
+        let (m, n, trials) = (600usize, 64usize, 150usize);
+        for j in [0.5f64, 0.8, 0.9] {
+            let c = (2.0 * m as f64 * j / (1.0 + j)).round() as usize;
+            let true_j = c as f64 / (2 * m - c) as f64;
+            let (mut s_sum, mut a_sum) = (0usize, 0usize);
+            for _ in 0..trials {
+                let (s, a) = overlaps(&mut rng, m, c, n);
+                s_sum += s;
+                a_sum += a;
+            }
+            let s_avg = s_sum as f64 / trials as f64;
+            let a_avg = a_sum as f64 / trials as f64;
+            let pred = expected_shared_bottom_k(true_j, n);
+            // The standard error of the mean is well below 0.5 elements here.
+            assert!(
+                (s_avg - pred).abs() < 0.8,
+                "J={true_j}: simulated {s_avg}, predicted {pred}"
+            );
+            // And it is NOT J*n: bottom-k images share clearly more than J*n elements.
+            assert!(
+                s_avg > true_j * n as f64 + 2.0,
+                "J={true_j}: {s_avg} vs J*n"
+            );
+            // k-mins positions agree J*n times on average.
+            let pk = expected_shared_k_mins(true_j, n);
+            assert!(
+                (a_avg - pk).abs() < 1.0,
+                "J={true_j}: k-mins {a_avg} vs {pk}"
+            );
+        }
+    }
+
+    #[test]
+    fn k_values() {
+        assert_eq!(k_for_threshold(0.8, 128, ImageKind::KMins), 103); // 102.4 -> 103
+        assert_eq!(k_for_threshold(0.5, 10, ImageKind::KMins), 5); // exactly 5, no rounding up
+        assert_eq!(k_for_threshold(0.0, 10, ImageKind::KMins), 1);
+        assert_eq!(k_for_threshold(1.0, 10, ImageKind::BottomK), 10);
+        // 128*2*0.8/1.8 = 113.78; correction 1.66% -> 111.9 -> 112
+        assert_eq!(k_for_threshold(0.8, 128, ImageKind::BottomK), 112);
+    }
+}
