@@ -286,6 +286,7 @@ pub fn write_itemsets<W: Write>(
             q: Vec::new(),
             sc: Scratch::new(m),
             stopped: false,
+            repos: Vec::new(),
         };
         for e in 0..m {
             if miner.stopped {
@@ -373,6 +374,7 @@ fn run_branches<'l, S: Sink + Send>(
                     q: Vec::new(),
                     sc: std::mem::replace(sc, Scratch::new(0)),
                     stopped: false,
+                    repos: Vec::new(),
                 };
                 let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
                 miner.child(db, e as u32, rows);

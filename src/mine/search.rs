@@ -86,6 +86,54 @@ pub(crate) struct Miner<'a, S: Sink> {
     pub q: Vec<u32>,
     pub sc: Scratch,
     pub stopped: bool,
+    /// Maximal sets found so far, projected on the items of each node on the current path.
+    pub repos: Vec<Repo>,
+}
+
+/// Found maximal sets containing a node's set, as bitsets over the node's local items.
+pub(crate) struct Repo {
+    gid: Vec<u32>,
+    words: usize,
+    sets: Vec<u64>,
+}
+
+#[inline]
+fn set_bit(b: &mut [u64], i: usize) {
+    b[i / 64] |= 1 << (i % 64);
+}
+
+impl Repo {
+    fn new(gid: Vec<u32>) -> Self {
+        let words = gid.len().div_ceil(64).max(1);
+        Repo {
+            gid,
+            words,
+            sets: Vec::new(),
+        }
+    }
+
+    /// Records a maximal set given by global codes (those of the node's items are kept).
+    fn insert(&mut self, q: &[u32]) {
+        let base = self.sets.len();
+        self.sets.resize(base + self.words, 0);
+        for c in q {
+            if let Ok(j) = self.gid.binary_search(c) {
+                set_bit(&mut self.sets[base..], j);
+            }
+        }
+    }
+
+    /// True when some recorded set holds every item with local id in `lo..hi`.
+    fn covers_tail(&self, lo: usize, hi: usize) -> bool {
+        let mut need = vec![0u64; self.words];
+        for i in lo..hi {
+            set_bit(&mut need, i);
+        }
+        self.sets
+            .chunks_exact(self.words)
+            .rev()
+            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
+    }
 }
 
 impl<S: Sink> Miner<'_, S> {
@@ -163,11 +211,18 @@ impl<S: Sink> Miner<'_, S> {
             Target::All | Target::Closed => true,
             Target::Maximal => n_kept == 0,
         };
-        if report && !self.sink.emit(&self.q, s) {
-            self.stopped = true;
+        if report {
+            self.emit(s);
         }
+        let maximal = self.target == Target::Maximal;
         let child = if n_tail > 0 && !self.stopped {
-            Some(self.build(db, rows, n_kept, n_excl))
+            let child = self.build(db, rows, n_kept, n_excl);
+            let repo = if maximal {
+                Some(self.project_repo(e, s, &child))
+            } else {
+                None
+            };
+            Some((child, repo))
         } else {
             None
         };
@@ -176,10 +231,111 @@ impl<S: Sink> Miner<'_, S> {
             sc.cnt[x as usize] = 0;
             sc.map[x as usize] = u32::MAX;
         }
-        if let Some(child) = child {
-            self.expand(&child);
+        if let Some((child, repo)) = child {
+            match repo {
+                None => self.expand(&child),
+                Some(repo) => {
+                    // Head-union-tail pruning: the whole subtree lies inside Q ∪ tail.
+                    if !repo.covers_tail(child.tail_start as usize, child.gid.len())
+                        && !self.hut_frequent(&child)
+                    {
+                        self.repos.push(repo);
+                        self.expand(&child);
+                        self.repos.pop();
+                    }
+                }
+            }
         }
         self.q.truncate(q0);
+    }
+
+    /// Reports the current set; for maximal sets also records it in the repositories.
+    fn emit(&mut self, s: u32) {
+        if !self.sink.emit(&self.q, s) {
+            self.stopped = true;
+        }
+        if self.target == Target::Maximal {
+            for r in &mut self.repos {
+                r.insert(&self.q);
+            }
+        }
+    }
+
+    /// If the current set plus every tail item of `db` is frequent, it is the only candidate
+    /// maximal set of the subtree: reports it when no excluded item extends it, and returns
+    /// true (the subtree needs no search).
+    fn hut_frequent(&mut self, db: &Db) -> bool {
+        let ts = db.tail_start;
+        let n_tail = db.gid.len() - ts as usize;
+        let mut sfull = 0u32;
+        for r in 0..db.n_rows() {
+            let row = db.row(r);
+            let n_excl = row.partition_point(|&x| x < ts);
+            if row.len() - n_excl == n_tail {
+                sfull += db.w[r];
+            }
+        }
+        if sfull < self.minsup {
+            return false;
+        }
+        // Is some excluded item frequent together with the full set?
+        let sc = &mut self.sc;
+        let mut extended = false;
+        for r in 0..db.n_rows() {
+            let row = db.row(r);
+            let n_excl = row.partition_point(|&x| x < ts);
+            if row.len() - n_excl == n_tail {
+                for &x in &row[..n_excl] {
+                    let c = &mut sc.cnt[x as usize];
+                    *c += db.w[r];
+                    if *c >= self.minsup {
+                        extended = true;
+                    }
+                }
+            }
+        }
+        sc.cnt[..ts as usize].fill(0);
+        if !extended {
+            let q0 = self.q.len();
+            self.q.extend_from_slice(&db.gid[ts as usize..]);
+            self.emit(sfull);
+            self.q.truncate(q0);
+        }
+        true
+    }
+
+    /// The repository of the child `Q ∪ {e} ∪ closure` (built with the scratch map still
+    /// set): the found maximal sets of the current node that contain `e` and the closure,
+    /// projected on the child's items.
+    fn project_repo(&self, e: u32, s: u32, child: &Db) -> Repo {
+        let mut repo = Repo::new(child.gid.clone());
+        let Some(parent) = self.repos.last() else {
+            return repo;
+        };
+        let sc = &self.sc;
+        // Parent-local ids of the child's items, and the bits the child set must hold.
+        let mut need = vec![0u64; parent.words];
+        set_bit(&mut need, e as usize);
+        let mut kept: Vec<usize> = Vec::with_capacity(child.gid.len());
+        for &x in &sc.touched {
+            if sc.map[x as usize] != u32::MAX {
+                kept.push(x as usize);
+            } else if x > e && sc.cnt[x as usize] == s {
+                set_bit(&mut need, x as usize);
+            }
+        }
+        for m in parent.sets.chunks_exact(parent.words) {
+            if m.iter().zip(&need).all(|(a, b)| a & b == *b) {
+                let base = repo.sets.len();
+                repo.sets.resize(base + repo.words, 0);
+                for (j, &x) in kept.iter().enumerate() {
+                    if m[x / 64] >> (x % 64) & 1 == 1 {
+                        repo.sets[base + j / 64] |= 1 << (j % 64);
+                    }
+                }
+            }
+        }
+        repo
     }
 
     /// Builds the conditional database of the child from `rows` of `db`, using the id map in
