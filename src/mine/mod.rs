@@ -288,13 +288,7 @@ pub fn write_itemsets<W: Write>(
             stopped: false,
             repos: Vec::new(),
         };
-        for e in 0..m {
-            if miner.stopped {
-                break;
-            }
-            let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
-            miner.child(&prep.root, e as u32, rows);
-        }
+        miner.run_top(&prep.root, &occ, 0..m);
         sink.limit.flush();
     } else {
         let window = threads * 4;
@@ -358,6 +352,21 @@ fn run_branches<'l, S: Sink + Send>(
     let occ = search::occurrences(db);
     let m = db.gid.len();
     let minsup = minsup.min(u64::from(u32::MAX)) as u32;
+    if rayon::current_num_threads() <= 1 {
+        // One thread: one search over all branches, sharing the maximal-set repository.
+        let mut sink = make(limit);
+        let mut miner = Miner {
+            minsup,
+            target,
+            sink: &mut sink,
+            q: Vec::new(),
+            sc: Scratch::new(m),
+            stopped: false,
+            repos: Vec::new(),
+        };
+        miner.run_top(db, &occ, range);
+        return vec![sink];
+    }
     range
         .into_par_iter()
         .map_init(

@@ -29,6 +29,7 @@ pub(crate) struct Scratch {
     cnt: Vec<u32>,
     map: Vec<u32>,
     touched: Vec<u32>,
+    kept: Vec<u32>,
     row: Vec<u32>,
 }
 
@@ -38,6 +39,7 @@ impl Scratch {
             cnt: vec![0; n],
             map: vec![u32::MAX; n],
             touched: Vec::new(),
+            kept: Vec::new(),
             row: Vec::new(),
         }
     }
@@ -92,7 +94,8 @@ pub(crate) struct Miner<'a, S: Sink> {
 
 /// Found maximal sets containing a node's set, as bitsets over the node's local items.
 pub(crate) struct Repo {
-    gid: Vec<u32>,
+    /// (global code, local id), sorted by code.
+    lookup: Vec<(u32, u32)>,
     words: usize,
     sets: Vec<u64>,
 }
@@ -103,10 +106,16 @@ fn set_bit(b: &mut [u64], i: usize) {
 }
 
 impl Repo {
-    fn new(gid: Vec<u32>) -> Self {
+    fn new(gid: &[u32]) -> Self {
         let words = gid.len().div_ceil(64).max(1);
+        let mut lookup: Vec<(u32, u32)> = gid
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| (c, j as u32))
+            .collect();
+        lookup.sort_unstable();
         Repo {
-            gid,
+            lookup,
             words,
             sets: Vec::new(),
         }
@@ -117,8 +126,8 @@ impl Repo {
         let base = self.sets.len();
         self.sets.resize(base + self.words, 0);
         for c in q {
-            if let Ok(j) = self.gid.binary_search(c) {
-                set_bit(&mut self.sets[base..], j);
+            if let Ok(k) = self.lookup.binary_search_by_key(c, |p| p.0) {
+                set_bit(&mut self.sets[base..], self.lookup[k].1 as usize);
             }
         }
     }
@@ -137,6 +146,22 @@ impl Repo {
 }
 
 impl<S: Sink> Miner<'_, S> {
+    /// Runs the top-level branches `range` of the root database in order on this thread,
+    /// sharing one repository of maximal sets between them.
+    pub fn run_top(&mut self, root: &Db, occ: &Occ, range: std::ops::Range<usize>) {
+        if self.target == Target::Maximal {
+            self.repos.push(Repo::new(&root.gid));
+        }
+        for e in range {
+            if self.stopped {
+                break;
+            }
+            let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
+            self.child(root, e as u32, rows);
+        }
+        self.repos.clear();
+    }
+
     /// Explores every tail item of `db` (the node's set is in `self.q`).
     pub fn expand(&mut self, db: &Db) {
         let occ = occurrences(db);
@@ -180,11 +205,11 @@ impl<S: Sink> Miner<'_, S> {
                 return;
             }
         }
-        sc.touched.sort_unstable();
         self.q.push(db.gid[e as usize]);
-        // Decide which items the child keeps.
+        // Decide which items the child keeps: excluded ones first, then the tail ordered by
+        // ascending support in the child (dynamic reordering; ties by parent order).
+        sc.kept.clear();
         let mut n_excl = 0u32;
-        let mut n_kept = 0u32;
         for &x in &sc.touched {
             let c = sc.cnt[x as usize];
             if x == e {
@@ -192,19 +217,26 @@ impl<S: Sink> Miner<'_, S> {
             }
             if all {
                 if x > e && c >= minsup {
-                    sc.map[x as usize] = n_kept;
-                    n_kept += 1;
+                    sc.kept.push(x);
                 }
             } else if c == s {
                 // x > e here (the test above rejected the others): closure item.
                 self.q.push(db.gid[x as usize]);
             } else if c >= minsup {
-                sc.map[x as usize] = n_kept;
-                n_kept += 1;
+                sc.kept.push(x);
                 if x < e {
                     n_excl += 1;
                 }
             }
+        }
+        let n_kept = sc.kept.len() as u32;
+        {
+            let cnt = &sc.cnt;
+            sc.kept
+                .sort_unstable_by_key(|&x| if x < e { (0, x) } else { (cnt[x as usize], x) });
+        }
+        for (j, &x) in sc.kept.iter().enumerate() {
+            sc.map[x as usize] = j as u32;
         }
         let n_tail = n_kept - n_excl;
         let report = match self.target {
@@ -308,7 +340,7 @@ impl<S: Sink> Miner<'_, S> {
     /// set): the found maximal sets of the current node that contain `e` and the closure,
     /// projected on the child's items.
     fn project_repo(&self, e: u32, s: u32, child: &Db) -> Repo {
-        let mut repo = Repo::new(child.gid.clone());
+        let mut repo = Repo::new(&child.gid);
         let Some(parent) = self.repos.last() else {
             return repo;
         };
@@ -316,19 +348,18 @@ impl<S: Sink> Miner<'_, S> {
         // Parent-local ids of the child's items, and the bits the child set must hold.
         let mut need = vec![0u64; parent.words];
         set_bit(&mut need, e as usize);
-        let mut kept: Vec<usize> = Vec::with_capacity(child.gid.len());
         for &x in &sc.touched {
-            if sc.map[x as usize] != u32::MAX {
-                kept.push(x as usize);
-            } else if x > e && sc.cnt[x as usize] == s {
+            if sc.map[x as usize] == u32::MAX && x > e && sc.cnt[x as usize] == s {
                 set_bit(&mut need, x as usize);
             }
         }
+        let kept = &sc.kept;
         for m in parent.sets.chunks_exact(parent.words) {
             if m.iter().zip(&need).all(|(a, b)| a & b == *b) {
                 let base = repo.sets.len();
                 repo.sets.resize(base + repo.words, 0);
                 for (j, &x) in kept.iter().enumerate() {
+                    let x = x as usize;
                     if m[x / 64] >> (x % 64) & 1 == 1 {
                         repo.sets[base + j / 64] |= 1 << (j % 64);
                     }
@@ -344,11 +375,9 @@ impl<S: Sink> Miner<'_, S> {
         let sc = &mut self.sc;
         let mut gid = Vec::with_capacity(n_kept as usize);
         let mut sup = Vec::with_capacity(n_kept as usize);
-        for &x in &sc.touched {
-            if sc.map[x as usize] != u32::MAX {
-                gid.push(db.gid[x as usize]);
-                sup.push(sc.cnt[x as usize]);
-            }
+        for &x in &sc.kept {
+            gid.push(db.gid[x as usize]);
+            sup.push(sc.cnt[x as usize]);
         }
         let mut merger = RowMerger::new();
         for &r in rows {
@@ -361,6 +390,7 @@ impl<S: Sink> Miner<'_, S> {
                 }
             }
             if !sc.row.is_empty() {
+                sc.row.sort_unstable();
                 merger.add(&sc.row, db.w[r]);
             }
         }
