@@ -25,6 +25,11 @@ pub(crate) struct Db {
     pub off: Vec<u32>,
     /// Row weights.
     pub w: Vec<u32>,
+    /// Dense mode only (`mw > 0`): per row, `mw` words of a bitset over global codes holding
+    /// the items common to every transaction merged into the row (excluded items included).
+    pub mask: Vec<u64>,
+    /// Words per mask (0 = no masks).
+    pub mw: usize,
 }
 
 impl Db {
@@ -60,20 +65,23 @@ pub(crate) struct RowMerger {
 }
 
 impl RowMerger {
-    pub fn new() -> Self {
+    pub fn new(mw: usize) -> Self {
         RowMerger {
             table: HashTable::new(),
             hashes: Vec::new(),
             db: Db {
                 off: vec![0],
+                mw,
                 ..Db::default()
             },
         }
     }
 
-    /// Adds a row (strictly ascending, non-empty) with weight `w`.
+    /// Adds a row (strictly ascending, non-empty) with weight `w` and its mask
+    /// (`mask.len()` words, the same for every row, empty without masks; intersected when
+    /// rows merge).
     #[inline]
-    pub fn add(&mut self, row: &[u32], w: u32) {
+    pub fn add_masked(&mut self, row: &[u32], w: u32, mask: &[u64]) {
         let h = hash_row(row);
         let db = &mut self.db;
         let found = self.table.find(h, |&r| {
@@ -82,8 +90,13 @@ impl RowMerger {
         });
         if let Some(&r) = found {
             db.w[r as usize] += w;
+            let k = mask.len();
+            for (a, b) in db.mask[r as usize * k..][..k].iter_mut().zip(mask) {
+                *a &= b;
+            }
             return;
         }
+        db.mask.extend_from_slice(mask);
         let r = db.w.len() as u32;
         db.tx.extend_from_slice(row);
         db.off.push(db.tx.len() as u32);

@@ -287,6 +287,7 @@ pub fn write_itemsets<W: Write>(
             sc: Scratch::new(m),
             stopped: false,
             repos: Vec::new(),
+            qmask: Vec::new(),
         };
         miner.run_top(&prep.root, &occ, 0..m);
         sink.limit.flush();
@@ -320,7 +321,13 @@ fn stats(prep: &prep::Prepared, minsup: u64, itemsets: u64) -> MineStats {
 fn setup(t: &Transactions, cfg: &MineConfig) -> Result<(prep::Prepared, u64)> {
     cfg.validate()?;
     let minsup = cfg.minsup.resolve(t.len());
-    let prep = prep::prepare(t, minsup, cfg.target != Target::All)?;
+    // Dense mode needs a complete maximal-set repository for maximal sets, i.e. one thread.
+    let dense = match cfg.target {
+        Target::Closed => true,
+        Target::Maximal => rayon::current_num_threads() <= 1,
+        Target::All => false,
+    };
+    let prep = prep::prepare(t, minsup, cfg.target != Target::All, dense)?;
     Ok((prep, minsup))
 }
 
@@ -350,6 +357,7 @@ fn run_branches<'l, S: Sink + Send>(
 ) -> Vec<S> {
     let db = &prep.root;
     let occ = search::occurrences(db);
+    let suf = search::suffix_masks(db);
     let m = db.gid.len();
     let minsup = minsup.min(u64::from(u32::MAX)) as u32;
     if rayon::current_num_threads() <= 1 {
@@ -363,6 +371,7 @@ fn run_branches<'l, S: Sink + Send>(
             sc: Scratch::new(m),
             stopped: false,
             repos: Vec::new(),
+            qmask: Vec::new(),
         };
         miner.run_top(db, &occ, range);
         return vec![sink];
@@ -384,9 +393,10 @@ fn run_branches<'l, S: Sink + Send>(
                     sc: std::mem::replace(sc, Scratch::new(0)),
                     stopped: false,
                     repos: Vec::new(),
+                    qmask: vec![0; db.mw],
                 };
                 let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
-                miner.child(db, e as u32, rows);
+                miner.child(db, e as u32, rows, &suf[e * db.mw..(e + 1) * db.mw]);
                 *sc = miner.sc;
                 sink
             },

@@ -27,7 +27,18 @@ pub(crate) struct Prepared {
 }
 
 /// Recodes and merges `t` for minimum support `minsup` (>= 1).
-pub(crate) fn prepare(t: &Transactions, minsup: u64, keep_closure0: bool) -> Result<Prepared> {
+/// Dense mode (rows hold only tail items, closures come from per-row masks) is used up to
+/// this many frequent items.
+pub(crate) const MASK_MAX_ITEMS: usize = 256;
+
+/// Recodes and merges `t`; with `dense_masks` (and at most [`MASK_MAX_ITEMS`] codes) the rows
+/// carry item masks for the dense search mode.
+pub(crate) fn prepare(
+    t: &Transactions,
+    minsup: u64,
+    keep_closure0: bool,
+    dense_masks: bool,
+) -> Result<Prepared> {
     let n_trans = t.len() as u64;
     if n_trans > u64::from(u32::MAX) {
         return Err(Error::config(format!(
@@ -90,7 +101,14 @@ pub(crate) fn prepare(t: &Transactions, minsup: u64, keep_closure0: bool) -> Res
     let decode: Vec<u32> = freq.iter().map(|&(x, _)| x).collect();
     // Encoder: original item -> code (u32::MAX = dropped).
     let encode = Encoder::new(&decode, bound, dense);
-    let mut rows = super::db::RowMerger::new();
+    let n_codes = decode.len();
+    let mw = if dense_masks && n_codes <= MASK_MAX_ITEMS {
+        n_codes.div_ceil(64).max(1)
+    } else {
+        0
+    };
+    let mut mask = vec![0u64; mw];
+    let mut rows = super::db::RowMerger::new(mw);
     for r in t.iter() {
         row.clear();
         for &x in r {
@@ -104,9 +122,14 @@ pub(crate) fn prepare(t: &Transactions, minsup: u64, keep_closure0: bool) -> Res
         }
         row.sort_unstable();
         row.dedup();
-        rows.add(&row, 1);
+        if mw > 0 {
+            mask.fill(0);
+            for &c in &row {
+                mask[c as usize / 64] |= 1 << (c % 64);
+            }
+        }
+        rows.add_masked(&row, 1, &mask);
     }
-    let n_codes = decode.len();
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();

@@ -31,6 +31,7 @@ pub(crate) struct Scratch {
     touched: Vec<u32>,
     kept: Vec<u32>,
     row: Vec<u32>,
+    clo: Vec<u64>,
 }
 
 impl Scratch {
@@ -41,6 +42,7 @@ impl Scratch {
             touched: Vec::new(),
             kept: Vec::new(),
             row: Vec::new(),
+            clo: Vec::new(),
         }
     }
 }
@@ -80,6 +82,24 @@ pub(crate) fn occurrences(db: &Db) -> Occ {
     Occ { start, occ }
 }
 
+/// Dense mode: `suf[i * mw..(i + 1) * mw]` is the bitset (global codes) of the items after
+/// local item `i` (empty when the database has no masks).
+pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
+    let mw = db.mw;
+    let m = db.gid.len();
+    let mut suf = vec![0u64; m * mw];
+    if mw == 0 {
+        return suf;
+    }
+    for i in (0..m.saturating_sub(1)).rev() {
+        let (lo, hi) = suf.split_at_mut((i + 1) * mw);
+        lo[i * mw..].copy_from_slice(&hi[..mw]);
+        let g = db.gid[i + 1] as usize;
+        lo[i * mw + g / 64] |= 1 << (g % 64);
+    }
+    suf
+}
+
 /// The search state of one thread.
 pub(crate) struct Miner<'a, S: Sink> {
     pub minsup: u32,
@@ -90,6 +110,8 @@ pub(crate) struct Miner<'a, S: Sink> {
     pub stopped: bool,
     /// Maximal sets found so far, projected on the items of each node on the current path.
     pub repos: Vec<Repo>,
+    /// Dense mode: bitset (global codes) of the current set.
+    pub qmask: Vec<u64>,
 }
 
 /// Found maximal sets containing a node's set, as bitsets over the node's local items.
@@ -152,12 +174,14 @@ impl<S: Sink> Miner<'_, S> {
         if self.target == Target::Maximal {
             self.repos.push(Repo::new(&root.gid));
         }
+        self.qmask = vec![0; root.mw];
+        let suf = suffix_masks(root);
         for e in range {
             if self.stopped {
                 break;
             }
             let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
-            self.child(root, e as u32, rows);
+            self.child(root, e as u32, rows, &suf[e * root.mw..(e + 1) * root.mw]);
         }
         self.repos.clear();
     }
@@ -166,23 +190,29 @@ impl<S: Sink> Miner<'_, S> {
     pub fn expand(&mut self, db: &Db) {
         let occ = occurrences(db);
         let ts = db.tail_start as usize;
+        let suf = suffix_masks(db);
+        let mw = db.mw;
         for e in ts..db.gid.len() {
             if self.stopped {
                 return;
             }
             let i = e - ts;
             let rows = &occ.occ[occ.start[i] as usize..occ.start[i + 1] as usize];
-            self.child(db, e as u32, rows);
+            self.child(db, e as u32, rows, &suf[e * mw..(e + 1) * mw]);
         }
     }
 
     /// Processes the extension of the current set by local item `e` of `db`, whose rows are
     /// `rows`.
-    pub fn child(&mut self, db: &Db, e: u32, rows: &[u32]) {
+    pub fn child(&mut self, db: &Db, e: u32, rows: &[u32], after: &[u64]) {
         let s = db.sup[e as usize];
         let minsup = self.minsup;
         let sc = &mut self.sc;
+        let mw = db.mw;
+        let dense = mw > 0;
         sc.touched.clear();
+        sc.clo.clear();
+        sc.clo.resize(mw, !0);
         for &r in rows {
             let r = r as usize;
             let w = db.w[r];
@@ -193,12 +223,31 @@ impl<S: Sink> Miner<'_, S> {
                 }
                 *c += w;
             }
+            if dense {
+                for (a, b) in sc.clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
+                    *a &= b;
+                }
+            }
         }
         let all = self.target == Target::All;
         let q0 = self.q.len();
         if !all {
-            // Prefix-preserving test: an excluded item in every row rejects the child.
-            if sc.touched.iter().any(|&x| x < e && sc.cnt[x as usize] == s) {
+            // Prefix-preserving test: an excluded item in every row rejects the child. In
+            // dense mode the excluded items are not in the rows: the closure is the
+            // intersection of the masks, and it may only add items after `e`.
+            let reject = if dense {
+                let eg = db.gid[e as usize] as usize;
+                sc.clo.iter().enumerate().any(|(k, &c)| {
+                    let mut allowed = self.qmask[k] | after[k];
+                    if eg / 64 == k {
+                        allowed |= 1 << (eg % 64);
+                    }
+                    c & !allowed != 0
+                })
+            } else {
+                sc.touched.iter().any(|&x| x < e && sc.cnt[x as usize] == s)
+            };
+            if reject {
                 for &x in &sc.touched {
                     sc.cnt[x as usize] = 0;
                 }
@@ -222,6 +271,8 @@ impl<S: Sink> Miner<'_, S> {
             } else if c == s {
                 // x > e here (the test above rejected the others): closure item.
                 self.q.push(db.gid[x as usize]);
+            } else if dense && x < e {
+                // Dense mode keeps no excluded items.
             } else if c >= minsup {
                 sc.kept.push(x);
                 if x < e {
@@ -241,7 +292,17 @@ impl<S: Sink> Miner<'_, S> {
         let n_tail = n_kept - n_excl;
         let report = match self.target {
             Target::All | Target::Closed => true,
-            Target::Maximal => n_kept == 0,
+            // Dense mode: the repository holds every maximal superset found so far.
+            Target::Maximal => n_kept == 0 && !(dense && self.leaf_covered(e, s)),
+        };
+        let qmask_saved = if dense {
+            let saved = self.qmask.clone();
+            for &c in &self.q[q0..] {
+                set_bit(&mut self.qmask, c as usize);
+            }
+            Some(saved)
+        } else {
+            None
         };
         if report {
             self.emit(s);
@@ -278,7 +339,30 @@ impl<S: Sink> Miner<'_, S> {
                 }
             }
         }
+        if let Some(saved) = qmask_saved {
+            self.qmask = saved;
+        }
         self.q.truncate(q0);
+    }
+
+    /// Dense maximal mode, leaf `Q ∪ {e} ∪ closure`: is it inside a recorded maximal set?
+    fn leaf_covered(&self, e: u32, s: u32) -> bool {
+        let Some(parent) = self.repos.last() else {
+            return false;
+        };
+        let sc = &self.sc;
+        let mut need = vec![0u64; parent.words];
+        set_bit(&mut need, e as usize);
+        for &x in &sc.touched {
+            if x > e && sc.cnt[x as usize] == s {
+                set_bit(&mut need, x as usize);
+            }
+        }
+        parent
+            .sets
+            .chunks_exact(parent.words)
+            .rev()
+            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
     }
 
     /// Reports the current set; for maximal sets also records it in the repositories.
@@ -379,7 +463,8 @@ impl<S: Sink> Miner<'_, S> {
             gid.push(db.gid[x as usize]);
             sup.push(sc.cnt[x as usize]);
         }
-        let mut merger = RowMerger::new();
+        let mw = db.mw;
+        let mut merger = RowMerger::new(mw);
         for &r in rows {
             let r = r as usize;
             sc.row.clear();
@@ -391,7 +476,7 @@ impl<S: Sink> Miner<'_, S> {
             }
             if !sc.row.is_empty() {
                 sc.row.sort_unstable();
-                merger.add(&sc.row, db.w[r]);
+                merger.add_masked(&sc.row, db.w[r], &db.mask[r * mw..(r + 1) * mw]);
             }
         }
         let mut child = merger.finish();
