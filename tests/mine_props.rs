@@ -46,6 +46,8 @@ proptest! {
                 let p = pool(threads);
                 let got = p.install(|| mine::mine(&t, &cfg)).unwrap();
                 prop_assert_eq!(&got, &expected, "target {} threads {}", target, threads);
+                let got = p.install(|| mine::mine_sparse_mode(&t, &cfg)).unwrap();
+                prop_assert_eq!(&got, &expected, "sparse mode, target {} threads {}", target, threads);
                 let n = p.install(|| mine::count(&t, &cfg)).unwrap();
                 prop_assert_eq!(n, expected.len() as u64);
                 // The streamed lines hold the same sets.

@@ -196,7 +196,18 @@ pub struct MineStats {
 /// sets in ascending lexicographic order of their items) and does not depend on the number
 /// of threads.
 pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    let (prep, minsup) = setup(t, cfg)?;
+    mine_impl(t, cfg, true)
+}
+
+/// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs with
+/// more than 256 frequent items (or maximal sets on several threads): for tests.
+#[doc(hidden)]
+pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
+    mine_impl(t, cfg, false)
+}
+
+fn mine_impl(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<Vec<Itemset>> {
+    let (prep, minsup) = setup(t, cfg, allow_dense)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = BufSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
@@ -232,7 +243,7 @@ pub fn count(t: &Transactions, cfg: &MineConfig) -> Result<u64> {
 
 /// Like [`count`], with the figures of the run.
 pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
-    let (prep, minsup) = setup(t, cfg)?;
+    let (prep, minsup) = setup(t, cfg, true)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = CountSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
@@ -263,7 +274,7 @@ pub fn write_itemsets<W: Write>(
     out: &mut W,
     label: &Path,
 ) -> Result<MineStats> {
-    let (prep, minsup) = setup(t, cfg)?;
+    let (prep, minsup) = setup(t, cfg, true)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut line = LineWriter::new(out, label);
     let mut root = BufSink::new(&limit);
@@ -318,15 +329,16 @@ fn stats(prep: &prep::Prepared, minsup: u64, itemsets: u64) -> MineStats {
     }
 }
 
-fn setup(t: &Transactions, cfg: &MineConfig) -> Result<(prep::Prepared, u64)> {
+fn setup(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<(prep::Prepared, u64)> {
     cfg.validate()?;
     let minsup = cfg.minsup.resolve(t.len());
     // Dense mode needs a complete maximal-set repository for maximal sets, i.e. one thread.
-    let dense = match cfg.target {
-        Target::Closed => true,
-        Target::Maximal => rayon::current_num_threads() <= 1,
-        Target::All => false,
-    };
+    let dense = allow_dense
+        && match cfg.target {
+            Target::Closed => true,
+            Target::Maximal => rayon::current_num_threads() <= 1,
+            Target::All => false,
+        };
     let prep = prep::prepare(t, minsup, cfg.target != Target::All, dense)?;
     Ok((prep, minsup))
 }
