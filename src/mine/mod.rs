@@ -303,7 +303,13 @@ pub fn write_itemsets<W: Write>(
         miner.run_top(&prep.root, &occ, 0..m);
         sink.limit.flush();
     } else {
-        let window = threads * 4;
+        // Maximal sets: one pass (the waves share one repository); others: a few
+        // branches at a time.
+        let window = if cfg.target == Target::Maximal {
+            m
+        } else {
+            threads * 4
+        };
         let mut lo = 0;
         while lo < m && !limit.hit() {
             let hi = (lo + window).min(m);
@@ -332,13 +338,7 @@ fn stats(prep: &prep::Prepared, minsup: u64, itemsets: u64) -> MineStats {
 fn setup(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<(prep::Prepared, u64)> {
     cfg.validate()?;
     let minsup = cfg.minsup.resolve(t.len());
-    // Dense mode needs a complete maximal-set repository for maximal sets, i.e. one thread.
-    let dense = allow_dense
-        && match cfg.target {
-            Target::Closed => true,
-            Target::Maximal => rayon::current_num_threads() <= 1,
-            Target::All => false,
-        };
+    let dense = allow_dense && cfg.target != Target::All;
     let prep = prep::prepare(t, minsup, cfg.target != Target::All, dense)?;
     Ok((prep, minsup))
 }
@@ -372,8 +372,11 @@ fn run_branches<'l, S: Sink + Send>(
     let suf = search::suffix_masks(db);
     let m = db.gid.len();
     let minsup = minsup.min(u64::from(u32::MAX)) as u32;
-    if rayon::current_num_threads() <= 1 {
-        // One thread: one search over all branches, sharing the maximal-set repository.
+    if rayon::current_num_threads() <= 1 || (target == Target::Maximal && db.mw > 0) {
+        // One search over all branches, sharing the maximal-set repository: on one thread,
+        // and for maximal sets in dense mode, whose local test needs every maximal set
+        // found before (top-level branches run in parallel lose too much pruning; see
+        // eval/results/miner.md).
         let mut sink = make(limit);
         let mut miner = Miner {
             minsup,

@@ -171,7 +171,9 @@ impl<S: Sink> Miner<'_, S> {
     /// Runs the top-level branches `range` of the root database in order on this thread,
     /// sharing one repository of maximal sets between them.
     pub fn run_top(&mut self, root: &Db, occ: &Occ, range: std::ops::Range<usize>) {
-        if self.target == Target::Maximal {
+        // Sparse mode checks maximality exactly at each node; a repository shared by all
+        // branches would only cost (long linear scans on large sparse data).
+        if self.target == Target::Maximal && root.mw > 0 {
             self.repos.push(Repo::new(&root.gid));
         }
         self.qmask = vec![0; root.mw];
