@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod common;
 mod compare;
 mod context;
+mod mine;
 mod sketch;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
@@ -28,6 +29,8 @@ enum Command {
     Sketch(sketch::Args),
     /// Transpose images into the inverted context (FIMI format).
     Context(context::Args),
+    /// Mine maximal, closed or all frequent itemsets of a FIMI file.
+    Mine(mine::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
 }
@@ -42,7 +45,6 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    #[allow(unreachable_code)]
     if let Err(e) = common::init_threads(cli.threads) {
         eprintln!("fimdup: {e:#}");
         return 2;
@@ -50,6 +52,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Sketch(a) => sketch::run(a),
         Command::Context(a) => context::run(a),
+        Command::Mine(a) => mine::run(a),
         Command::Compare(a) => compare::run(a),
     };
     match result {

@@ -1,0 +1,113 @@
+//! Weighted conditional databases: rows of local item ids with a weight (the number of
+//! identical input transactions merged into the row).
+//!
+//! Invariants of [`Db`]: local ids `0..gid.len()` are ordered like the global codes
+//! (`gid` strictly ascending); every row is non-empty, strictly ascending and distinct from the
+//! other rows; `sup[i]` is the summed weight of the rows holding `i` and is at least the
+//! minimum support; ids `>= tail_start` are the *tail* (items after the last added item, the
+//! only candidates for extension); ids below are *excluded* items kept for the closedness and
+//! maximality checks.
+
+use hashbrown::HashTable;
+
+/// A weighted conditional database.
+#[derive(Default, Debug)]
+pub(crate) struct Db {
+    /// Local id -> global code.
+    pub gid: Vec<u32>,
+    /// Local id -> support within this database.
+    pub sup: Vec<u32>,
+    /// First tail local id.
+    pub tail_start: u32,
+    /// Flattened rows.
+    pub tx: Vec<u32>,
+    /// Row `r` is `tx[off[r]..off[r + 1]]`.
+    pub off: Vec<u32>,
+    /// Row weights.
+    pub w: Vec<u32>,
+    /// Dense mode only (`mw > 0`): per row, `mw` words of a bitset over global codes holding
+    /// the items common to every transaction merged into the row (excluded items included).
+    pub mask: Vec<u64>,
+    /// Words per mask (0 = no masks).
+    pub mw: usize,
+}
+
+impl Db {
+    /// Number of rows.
+    #[inline]
+    pub fn n_rows(&self) -> usize {
+        self.w.len()
+    }
+
+    /// Row `r`.
+    #[inline]
+    pub fn row(&self, r: usize) -> &[u32] {
+        &self.tx[self.off[r] as usize..self.off[r + 1] as usize]
+    }
+}
+
+#[inline]
+pub(crate) fn hash_row(row: &[u32]) -> u64 {
+    // FxHash-style multiplicative mixing; internal lookups only.
+    let mut h: u64 = row.len() as u64;
+    for &x in row {
+        h = (h.rotate_left(5) ^ u64::from(x)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    h ^ (h >> 29)
+}
+
+/// Builds a [`Db`]'s rows, merging identical rows (summing their weights). Rows keep the
+/// order of their first occurrence.
+pub(crate) struct RowMerger {
+    table: HashTable<u32>,
+    hashes: Vec<u64>,
+    db: Db,
+}
+
+impl RowMerger {
+    pub fn new(mw: usize) -> Self {
+        RowMerger {
+            table: HashTable::new(),
+            hashes: Vec::new(),
+            db: Db {
+                off: vec![0],
+                mw,
+                ..Db::default()
+            },
+        }
+    }
+
+    /// Adds a row (strictly ascending, non-empty) with weight `w` and its mask
+    /// (`mask.len()` words, the same for every row, empty without masks; intersected when
+    /// rows merge).
+    #[inline]
+    pub fn add_masked(&mut self, row: &[u32], w: u32, mask: &[u64]) {
+        let h = hash_row(row);
+        let db = &mut self.db;
+        let found = self.table.find(h, |&r| {
+            let r = r as usize;
+            db.tx[db.off[r] as usize..db.off[r + 1] as usize] == *row
+        });
+        if let Some(&r) = found {
+            db.w[r as usize] += w;
+            let k = mask.len();
+            for (a, b) in db.mask[r as usize * k..][..k].iter_mut().zip(mask) {
+                *a &= b;
+            }
+            return;
+        }
+        db.mask.extend_from_slice(mask);
+        let r = db.w.len() as u32;
+        db.tx.extend_from_slice(row);
+        db.off.push(db.tx.len() as u32);
+        db.w.push(w);
+        self.hashes.push(h);
+        let hashes = &self.hashes;
+        self.table.insert_unique(h, r, |&r| hashes[r as usize]);
+    }
+
+    /// The rows (gid/sup/tail_start left for the caller).
+    pub fn finish(self) -> Db {
+        self.db
+    }
+}

@@ -1,0 +1,177 @@
+//! Preparation of a transaction database for mining: item supports, recoding of the
+//! frequent items by ascending support, removal of the items that occur in every transaction
+//! (the closure of the empty set), de-duplication of items within a transaction and merging of
+//! identical transactions into weighted rows.
+//!
+//! Invariants of [`Prepared`]: codes `0..n_codes` are the frequent items that are not in every
+//! transaction, ordered by ascending support (ties: ascending original item); `decode[c]` is
+//! the original item of code `c`; rows of `root` are strictly ascending code lists, non-empty,
+//! pairwise distinct, with weights summing to at most `n_trans`.
+
+use super::db::Db;
+use crate::context::Transactions;
+use crate::{Error, Result};
+
+/// A database ready for the search.
+pub(crate) struct Prepared {
+    /// Number of transactions (empty ones included).
+    pub n_trans: u64,
+    /// Original items present in every transaction (only when `n_trans >= minsup`), ascending.
+    pub closure0: Vec<u32>,
+    /// Code -> original item.
+    pub decode: Vec<u32>,
+    /// Number of distinct items in the input.
+    pub n_items: usize,
+    /// The weighted rows over codes; `root.gid[c] == c`.
+    pub root: Db,
+}
+
+/// Recodes and merges `t` for minimum support `minsup` (>= 1).
+/// Dense mode (rows hold only tail items, closures come from per-row masks) is used up to
+/// this many frequent items.
+pub(crate) const MASK_MAX_ITEMS: usize = 256;
+
+/// Recodes and merges `t`; with `dense_masks` (and at most [`MASK_MAX_ITEMS`] codes) the rows
+/// carry item masks for the dense search mode.
+pub(crate) fn prepare(
+    t: &Transactions,
+    minsup: u64,
+    keep_closure0: bool,
+    dense_masks: bool,
+) -> Result<Prepared> {
+    let n_trans = t.len() as u64;
+    if n_trans > u64::from(u32::MAX) {
+        return Err(Error::config(format!(
+            "{n_trans} transactions: at most {} are supported",
+            u32::MAX
+        )));
+    }
+    // Item supports, counting an item once per transaction even when repeated.
+    let bound = t.item_bound();
+    let dense = bound <= (4 * t.total_items() as u64).max(1 << 16);
+    let mut row: Vec<u32> = Vec::new();
+    let mut support: Vec<(u32, u32)> = Vec::new(); // (item, support)
+    if dense {
+        let mut cnt = vec![0u32; bound as usize];
+        let mut last = vec![u32::MAX; bound as usize];
+        for (i, r) in t.iter().enumerate() {
+            for &x in r {
+                if last[x as usize] != i as u32 {
+                    last[x as usize] = i as u32;
+                    cnt[x as usize] += 1;
+                }
+            }
+        }
+        for (x, &c) in cnt.iter().enumerate() {
+            if c > 0 {
+                support.push((x as u32, c));
+            }
+        }
+    } else {
+        let mut map: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
+        for r in t.iter() {
+            row.clear();
+            row.extend_from_slice(r);
+            row.sort_unstable();
+            row.dedup();
+            for &x in &row {
+                *map.entry(x).or_insert(0) += 1;
+            }
+        }
+        support.extend(map);
+        support.sort_unstable();
+    }
+    let n_items = support.len();
+    let frequent = n_trans >= minsup;
+    let closure0: Vec<u32> = if frequent && keep_closure0 {
+        support
+            .iter()
+            .filter(|&&(_, c)| u64::from(c) == n_trans)
+            .map(|&(x, _)| x)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut freq: Vec<(u32, u32)> = support
+        .iter()
+        .copied()
+        .filter(|&(_, c)| u64::from(c) >= minsup && !(keep_closure0 && u64::from(c) == n_trans))
+        .collect();
+    freq.sort_unstable_by_key(|&(x, c)| (c, x));
+    let decode: Vec<u32> = freq.iter().map(|&(x, _)| x).collect();
+    // Encoder: original item -> code (u32::MAX = dropped).
+    let encode = Encoder::new(&decode, bound, dense);
+    let n_codes = decode.len();
+    let mw = if dense_masks && n_codes <= MASK_MAX_ITEMS {
+        n_codes.div_ceil(64).max(1)
+    } else {
+        0
+    };
+    let mut mask = vec![0u64; mw];
+    let mut rows = super::db::RowMerger::new(mw);
+    for r in t.iter() {
+        row.clear();
+        for &x in r {
+            let c = encode.get(x);
+            if c != u32::MAX {
+                row.push(c);
+            }
+        }
+        if row.is_empty() {
+            continue;
+        }
+        row.sort_unstable();
+        row.dedup();
+        if mw > 0 {
+            mask.fill(0);
+            for &c in &row {
+                mask[c as usize / 64] |= 1 << (c % 64);
+            }
+        }
+        rows.add_masked(&row, 1, &mask);
+    }
+    let mut root = rows.finish();
+    root.gid = (0..n_codes as u32).collect();
+    root.sup = freq.iter().map(|&(_, c)| c).collect();
+    root.tail_start = 0;
+    Ok(Prepared {
+        n_trans,
+        closure0,
+        decode,
+        n_items,
+        root,
+    })
+}
+
+enum Encoder {
+    Dense(Vec<u32>),
+    Sparse(hashbrown::HashMap<u32, u32>),
+}
+
+impl Encoder {
+    fn new(decode: &[u32], bound: u64, dense: bool) -> Self {
+        if dense {
+            let mut v = vec![u32::MAX; bound as usize];
+            for (c, &x) in decode.iter().enumerate() {
+                v[x as usize] = c as u32;
+            }
+            Encoder::Dense(v)
+        } else {
+            Encoder::Sparse(
+                decode
+                    .iter()
+                    .enumerate()
+                    .map(|(c, &x)| (x, c as u32))
+                    .collect(),
+            )
+        }
+    }
+
+    #[inline]
+    fn get(&self, x: u32) -> u32 {
+        match self {
+            Encoder::Dense(v) => v[x as usize],
+            Encoder::Sparse(m) => m.get(&x).copied().unwrap_or(u32::MAX),
+        }
+    }
+}

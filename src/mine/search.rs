@@ -1,0 +1,490 @@
+//! The depth-first search over weighted conditional databases (LCM-style occurrence delivery
+//! with database reduction, closed sets by prefix-preserving closure extension).
+//!
+//! Items are visited in code order (ascending support). A node is a closed set `Q` whose
+//! conditional database holds every item that is frequent in the transactions containing `Q`
+//! and not in `Q`: the *tail* items (code above the last added item `e`, the extension
+//! candidates) and the *excluded* items (code below `e`). For the child `Q ∪ {e'}`:
+//!
+//! - an excluded item present in all its transactions means the closure is generated elsewhere
+//!   (prefix-preserving test, Uno et al.'s LCM): the child and its subtree are skipped;
+//! - tail items present in all its transactions join the closure;
+//! - for maximal sets, a closed set is maximal exactly when its conditional database holds no
+//!   frequent item at all, a test that is local to the node (so the top-level branches run in
+//!   parallel with no shared state and the result does not depend on the thread count).
+//!
+//! For `Target::All` the excluded items are dropped and every extension is reported.
+
+use super::db::{Db, RowMerger};
+use super::Target;
+
+/// Receives the itemsets found, as global codes (unsorted) and support.
+pub(crate) trait Sink {
+    /// Returns false to stop the search.
+    fn emit(&mut self, codes: &[u32], support: u32) -> bool;
+}
+
+/// Reusable scratch for one search thread.
+pub(crate) struct Scratch {
+    cnt: Vec<u32>,
+    map: Vec<u32>,
+    touched: Vec<u32>,
+    kept: Vec<u32>,
+    row: Vec<u32>,
+    clo: Vec<u64>,
+}
+
+impl Scratch {
+    pub fn new(n: usize) -> Self {
+        Scratch {
+            cnt: vec![0; n],
+            map: vec![u32::MAX; n],
+            touched: Vec::new(),
+            kept: Vec::new(),
+            row: Vec::new(),
+            clo: Vec::new(),
+        }
+    }
+}
+
+/// Occurrence lists of the tail items of a database: `occ[start[i]..start[i + 1]]` are the
+/// rows holding tail item `tail_start + i`.
+pub(crate) struct Occ {
+    pub start: Vec<u32>,
+    pub occ: Vec<u32>,
+}
+
+pub(crate) fn occurrences(db: &Db) -> Occ {
+    let m = db.gid.len();
+    let ts = db.tail_start as usize;
+    let mut start = vec![0u32; m - ts + 1];
+    for &x in &db.tx {
+        let x = x as usize;
+        if x >= ts {
+            start[x - ts + 1] += 1;
+        }
+    }
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut fill = start.clone();
+    let mut occ = vec![0u32; *start.last().unwrap() as usize];
+    for r in 0..db.n_rows() {
+        for &x in db.row(r) {
+            let x = x as usize;
+            if x >= ts {
+                let f = &mut fill[x - ts];
+                occ[*f as usize] = r as u32;
+                *f += 1;
+            }
+        }
+    }
+    Occ { start, occ }
+}
+
+/// Dense mode: `suf[i * mw..(i + 1) * mw]` is the bitset (global codes) of the items after
+/// local item `i` (empty when the database has no masks).
+pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
+    let mw = db.mw;
+    let m = db.gid.len();
+    let mut suf = vec![0u64; m * mw];
+    if mw == 0 {
+        return suf;
+    }
+    for i in (0..m.saturating_sub(1)).rev() {
+        let (lo, hi) = suf.split_at_mut((i + 1) * mw);
+        lo[i * mw..].copy_from_slice(&hi[..mw]);
+        let g = db.gid[i + 1] as usize;
+        lo[i * mw + g / 64] |= 1 << (g % 64);
+    }
+    suf
+}
+
+/// The search state of one thread.
+pub(crate) struct Miner<'a, S: Sink> {
+    pub minsup: u32,
+    pub target: Target,
+    pub sink: &'a mut S,
+    pub q: Vec<u32>,
+    pub sc: Scratch,
+    pub stopped: bool,
+    /// Maximal sets found so far, projected on the items of each node on the current path.
+    pub repos: Vec<Repo>,
+    /// Dense mode: bitset (global codes) of the current set.
+    pub qmask: Vec<u64>,
+}
+
+/// Found maximal sets containing a node's set, as bitsets over the node's local items.
+pub(crate) struct Repo {
+    /// (global code, local id), sorted by code.
+    lookup: Vec<(u32, u32)>,
+    words: usize,
+    sets: Vec<u64>,
+}
+
+#[inline]
+fn set_bit(b: &mut [u64], i: usize) {
+    b[i / 64] |= 1 << (i % 64);
+}
+
+impl Repo {
+    fn new(gid: &[u32]) -> Self {
+        let words = gid.len().div_ceil(64).max(1);
+        let mut lookup: Vec<(u32, u32)> = gid
+            .iter()
+            .enumerate()
+            .map(|(j, &c)| (c, j as u32))
+            .collect();
+        lookup.sort_unstable();
+        Repo {
+            lookup,
+            words,
+            sets: Vec::new(),
+        }
+    }
+
+    /// Records a maximal set given by global codes (those of the node's items are kept).
+    fn insert(&mut self, q: &[u32]) {
+        let base = self.sets.len();
+        self.sets.resize(base + self.words, 0);
+        for c in q {
+            if let Ok(k) = self.lookup.binary_search_by_key(c, |p| p.0) {
+                set_bit(&mut self.sets[base..], self.lookup[k].1 as usize);
+            }
+        }
+    }
+
+    /// True when some recorded set holds every item with local id in `lo..hi`.
+    fn covers_tail(&self, lo: usize, hi: usize) -> bool {
+        let mut need = vec![0u64; self.words];
+        for i in lo..hi {
+            set_bit(&mut need, i);
+        }
+        self.sets
+            .chunks_exact(self.words)
+            .rev()
+            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
+    }
+}
+
+impl<S: Sink> Miner<'_, S> {
+    /// Runs the top-level branches `range` of the root database in order on this thread,
+    /// sharing one repository of maximal sets between them.
+    pub fn run_top(&mut self, root: &Db, occ: &Occ, range: std::ops::Range<usize>) {
+        // Sparse mode checks maximality exactly at each node; a repository shared by all
+        // branches would only cost (long linear scans on large sparse data).
+        if self.target == Target::Maximal && root.mw > 0 {
+            self.repos.push(Repo::new(&root.gid));
+        }
+        self.qmask = vec![0; root.mw];
+        let suf = suffix_masks(root);
+        for e in range {
+            if self.stopped {
+                break;
+            }
+            let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
+            self.child(root, e as u32, rows, &suf[e * root.mw..(e + 1) * root.mw]);
+        }
+        self.repos.clear();
+    }
+
+    /// Explores every tail item of `db` (the node's set is in `self.q`).
+    pub fn expand(&mut self, db: &Db) {
+        let occ = occurrences(db);
+        let ts = db.tail_start as usize;
+        let suf = suffix_masks(db);
+        let mw = db.mw;
+        for e in ts..db.gid.len() {
+            if self.stopped {
+                return;
+            }
+            let i = e - ts;
+            let rows = &occ.occ[occ.start[i] as usize..occ.start[i + 1] as usize];
+            self.child(db, e as u32, rows, &suf[e * mw..(e + 1) * mw]);
+        }
+    }
+
+    /// Processes the extension of the current set by local item `e` of `db`, whose rows are
+    /// `rows`.
+    pub fn child(&mut self, db: &Db, e: u32, rows: &[u32], after: &[u64]) {
+        let s = db.sup[e as usize];
+        let minsup = self.minsup;
+        let sc = &mut self.sc;
+        let mw = db.mw;
+        let dense = mw > 0;
+        sc.touched.clear();
+        sc.clo.clear();
+        sc.clo.resize(mw, !0);
+        for &r in rows {
+            let r = r as usize;
+            let w = db.w[r];
+            for &x in db.row(r) {
+                let c = &mut sc.cnt[x as usize];
+                if *c == 0 {
+                    sc.touched.push(x);
+                }
+                *c += w;
+            }
+            if dense {
+                for (a, b) in sc.clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
+                    *a &= b;
+                }
+            }
+        }
+        let all = self.target == Target::All;
+        let q0 = self.q.len();
+        if !all {
+            // Prefix-preserving test: an excluded item in every row rejects the child. In
+            // dense mode the excluded items are not in the rows: the closure is the
+            // intersection of the masks, and it may only add items after `e`.
+            let reject = if dense {
+                let eg = db.gid[e as usize] as usize;
+                sc.clo.iter().enumerate().any(|(k, &c)| {
+                    let mut allowed = self.qmask[k] | after[k];
+                    if eg / 64 == k {
+                        allowed |= 1 << (eg % 64);
+                    }
+                    c & !allowed != 0
+                })
+            } else {
+                sc.touched.iter().any(|&x| x < e && sc.cnt[x as usize] == s)
+            };
+            if reject {
+                for &x in &sc.touched {
+                    sc.cnt[x as usize] = 0;
+                }
+                return;
+            }
+        }
+        self.q.push(db.gid[e as usize]);
+        // Decide which items the child keeps: excluded ones first, then the tail ordered by
+        // ascending support in the child (dynamic reordering; ties by parent order).
+        sc.kept.clear();
+        let mut n_excl = 0u32;
+        for &x in &sc.touched {
+            let c = sc.cnt[x as usize];
+            if x == e {
+                continue;
+            }
+            if all {
+                if x > e && c >= minsup {
+                    sc.kept.push(x);
+                }
+            } else if c == s {
+                // x > e here (the test above rejected the others): closure item.
+                self.q.push(db.gid[x as usize]);
+            } else if dense && x < e {
+                // Dense mode keeps no excluded items.
+            } else if c >= minsup {
+                sc.kept.push(x);
+                if x < e {
+                    n_excl += 1;
+                }
+            }
+        }
+        let n_kept = sc.kept.len() as u32;
+        {
+            let cnt = &sc.cnt;
+            sc.kept
+                .sort_unstable_by_key(|&x| if x < e { (0, x) } else { (cnt[x as usize], x) });
+        }
+        for (j, &x) in sc.kept.iter().enumerate() {
+            sc.map[x as usize] = j as u32;
+        }
+        let n_tail = n_kept - n_excl;
+        let report = match self.target {
+            Target::All | Target::Closed => true,
+            // Dense mode: the repository holds every maximal superset found so far.
+            Target::Maximal => n_kept == 0 && !(dense && self.leaf_covered(e, s)),
+        };
+        let qmask_saved = if dense {
+            let saved = self.qmask.clone();
+            for &c in &self.q[q0..] {
+                set_bit(&mut self.qmask, c as usize);
+            }
+            Some(saved)
+        } else {
+            None
+        };
+        if report {
+            self.emit(s);
+        }
+        let maximal = self.target == Target::Maximal;
+        let child = if n_tail > 0 && !self.stopped {
+            let child = self.build(db, rows, n_kept, n_excl);
+            let repo = if maximal {
+                Some(self.project_repo(e, s, &child))
+            } else {
+                None
+            };
+            Some((child, repo))
+        } else {
+            None
+        };
+        let sc = &mut self.sc;
+        for &x in &sc.touched {
+            sc.cnt[x as usize] = 0;
+            sc.map[x as usize] = u32::MAX;
+        }
+        if let Some((child, repo)) = child {
+            match repo {
+                None => self.expand(&child),
+                Some(repo) => {
+                    // Head-union-tail pruning: the whole subtree lies inside Q ∪ tail.
+                    if !repo.covers_tail(child.tail_start as usize, child.gid.len())
+                        && !self.hut_frequent(&child)
+                    {
+                        self.repos.push(repo);
+                        self.expand(&child);
+                        self.repos.pop();
+                    }
+                }
+            }
+        }
+        if let Some(saved) = qmask_saved {
+            self.qmask = saved;
+        }
+        self.q.truncate(q0);
+    }
+
+    /// Dense maximal mode, leaf `Q ∪ {e} ∪ closure`: is it inside a recorded maximal set?
+    fn leaf_covered(&self, e: u32, s: u32) -> bool {
+        let Some(parent) = self.repos.last() else {
+            return false;
+        };
+        let sc = &self.sc;
+        let mut need = vec![0u64; parent.words];
+        set_bit(&mut need, e as usize);
+        for &x in &sc.touched {
+            if x > e && sc.cnt[x as usize] == s {
+                set_bit(&mut need, x as usize);
+            }
+        }
+        parent
+            .sets
+            .chunks_exact(parent.words)
+            .rev()
+            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
+    }
+
+    /// Reports the current set; for maximal sets also records it in the repositories.
+    fn emit(&mut self, s: u32) {
+        if !self.sink.emit(&self.q, s) {
+            self.stopped = true;
+        }
+        if self.target == Target::Maximal {
+            for r in &mut self.repos {
+                r.insert(&self.q);
+            }
+        }
+    }
+
+    /// If the current set plus every tail item of `db` is frequent, it is the only candidate
+    /// maximal set of the subtree: reports it when no excluded item extends it, and returns
+    /// true (the subtree needs no search).
+    fn hut_frequent(&mut self, db: &Db) -> bool {
+        let ts = db.tail_start;
+        let n_tail = db.gid.len() - ts as usize;
+        let mut sfull = 0u32;
+        for r in 0..db.n_rows() {
+            let row = db.row(r);
+            let n_excl = row.partition_point(|&x| x < ts);
+            if row.len() - n_excl == n_tail {
+                sfull += db.w[r];
+            }
+        }
+        if sfull < self.minsup {
+            return false;
+        }
+        // Is some excluded item frequent together with the full set?
+        let sc = &mut self.sc;
+        let mut extended = false;
+        for r in 0..db.n_rows() {
+            let row = db.row(r);
+            let n_excl = row.partition_point(|&x| x < ts);
+            if row.len() - n_excl == n_tail {
+                for &x in &row[..n_excl] {
+                    let c = &mut sc.cnt[x as usize];
+                    *c += db.w[r];
+                    if *c >= self.minsup {
+                        extended = true;
+                    }
+                }
+            }
+        }
+        sc.cnt[..ts as usize].fill(0);
+        if !extended {
+            let q0 = self.q.len();
+            self.q.extend_from_slice(&db.gid[ts as usize..]);
+            self.emit(sfull);
+            self.q.truncate(q0);
+        }
+        true
+    }
+
+    /// The repository of the child `Q ∪ {e} ∪ closure` (built with the scratch map still
+    /// set): the found maximal sets of the current node that contain `e` and the closure,
+    /// projected on the child's items.
+    fn project_repo(&self, e: u32, s: u32, child: &Db) -> Repo {
+        let mut repo = Repo::new(&child.gid);
+        let Some(parent) = self.repos.last() else {
+            return repo;
+        };
+        let sc = &self.sc;
+        // Parent-local ids of the child's items, and the bits the child set must hold.
+        let mut need = vec![0u64; parent.words];
+        set_bit(&mut need, e as usize);
+        for &x in &sc.touched {
+            if sc.map[x as usize] == u32::MAX && x > e && sc.cnt[x as usize] == s {
+                set_bit(&mut need, x as usize);
+            }
+        }
+        let kept = &sc.kept;
+        for m in parent.sets.chunks_exact(parent.words) {
+            if m.iter().zip(&need).all(|(a, b)| a & b == *b) {
+                let base = repo.sets.len();
+                repo.sets.resize(base + repo.words, 0);
+                for (j, &x) in kept.iter().enumerate() {
+                    let x = x as usize;
+                    if m[x / 64] >> (x % 64) & 1 == 1 {
+                        repo.sets[base + j / 64] |= 1 << (j % 64);
+                    }
+                }
+            }
+        }
+        repo
+    }
+
+    /// Builds the conditional database of the child from `rows` of `db`, using the id map in
+    /// the scratch.
+    fn build(&mut self, db: &Db, rows: &[u32], n_kept: u32, n_excl: u32) -> Db {
+        let sc = &mut self.sc;
+        let mut gid = Vec::with_capacity(n_kept as usize);
+        let mut sup = Vec::with_capacity(n_kept as usize);
+        for &x in &sc.kept {
+            gid.push(db.gid[x as usize]);
+            sup.push(sc.cnt[x as usize]);
+        }
+        let mw = db.mw;
+        let mut merger = RowMerger::new(mw);
+        for &r in rows {
+            let r = r as usize;
+            sc.row.clear();
+            for &x in db.row(r) {
+                let y = sc.map[x as usize];
+                if y != u32::MAX {
+                    sc.row.push(y);
+                }
+            }
+            if !sc.row.is_empty() {
+                sc.row.sort_unstable();
+                merger.add_masked(&sc.row, db.w[r], &db.mask[r * mw..(r + 1) * mw]);
+            }
+        }
+        let mut child = merger.finish();
+        child.gid = gid;
+        child.sup = sup;
+        child.tail_start = n_excl;
+        child
+    }
+}
