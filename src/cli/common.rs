@@ -125,13 +125,10 @@ impl TextArgs {
 /// The image scheme.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SchemeArgs {
-    /// How the image is chosen from the shingles.
-    #[arg(
-        long,
-        default_value = "bottom-k",
-        value_name = "bottom-k|k-mins|one-permutation|mod-m"
-    )]
-    pub scheme: Scheme,
+    /// How the image is chosen from the shingles [default: bottom-k; k-mins for the lsh and
+    /// super-shingle methods].
+    #[arg(long, value_name = "bottom-k|k-mins|one-permutation|mod-m")]
+    pub scheme: Option<Scheme>,
     /// Image size n (bottom-k, k-mins, one-permutation).
     #[arg(long, default_value_t = 128, value_name = "N")]
     pub size: usize,
@@ -148,6 +145,11 @@ pub struct SchemeArgs {
 
 impl SchemeArgs {
     pub fn sketch_config(&self) -> anyhow::Result<SketchConfig> {
+        self.sketch_config_or(Scheme::BottomK)
+    }
+
+    /// The sketch configuration, with `default` as the scheme when none was given.
+    pub fn sketch_config_or(&self, default: Scheme) -> anyhow::Result<SketchConfig> {
         let weighting = match self.weighting.as_deref() {
             None => None,
             Some("bag") => Some(Weighting::Bag),
@@ -155,7 +157,7 @@ impl SchemeArgs {
             Some(w) => anyhow::bail!("--weighting must be bag or tfidf, not {w:?}"),
         };
         let cfg = SketchConfig {
-            scheme: self.scheme,
+            scheme: self.scheme.unwrap_or(default),
             size: self.size,
             modulus: self.modulus,
             seed: self.seed,
@@ -179,11 +181,16 @@ pub struct PipelineArgs {
 
 impl PipelineArgs {
     pub fn config(&self) -> anyhow::Result<PipelineConfig> {
+        self.config_or(Scheme::BottomK)
+    }
+
+    /// The pipeline configuration, with `default` as the scheme when none was given.
+    pub fn config_or(&self, default: Scheme) -> anyhow::Result<PipelineConfig> {
         let cfg = PipelineConfig {
             corpus: self.corpus.config(),
             text: self.text.text_config()?,
             shingle: self.text.shingle_config(self.scheme.seed)?,
-            sketch: self.scheme.sketch_config()?,
+            sketch: self.scheme.sketch_config_or(default)?,
         };
         cfg.validate()?;
         Ok(cfg)
@@ -199,4 +206,22 @@ pub fn print_json(v: &serde_json::Value) -> anyhow::Result<()> {
 /// The `(doc_id, external_id)` table path written beside an output.
 pub fn id_table_for(output: &std::path::Path) -> PathBuf {
     fimdup::corpus::id_table_path(output)
+}
+
+/// Peak resident memory of this process so far, in bytes (Linux: VmHWM), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// True when `path` is an images file made by `fimdup sketch` (by its magic bytes).
+pub fn is_images_file(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == b"FIMDUPIM"
 }

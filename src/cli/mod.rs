@@ -5,6 +5,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod cluster;
 mod common;
 mod compare;
 mod context;
@@ -31,6 +32,8 @@ enum Command {
     Context(context::Args),
     /// Mine maximal, closed or all frequent itemsets of a FIMI file.
     Mine(mine::Args),
+    /// Cluster near-duplicate documents with one method.
+    Cluster(cluster::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
 }
@@ -53,6 +56,7 @@ pub fn main() -> i32 {
         Command::Sketch(a) => sketch::run(a),
         Command::Context(a) => context::run(a),
         Command::Mine(a) => mine::run(a),
+        Command::Cluster(a) => cluster::run(a),
         Command::Compare(a) => compare::run(a),
     };
     match result {

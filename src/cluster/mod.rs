@@ -23,6 +23,7 @@
 pub mod collapse;
 pub mod concept;
 pub mod exact;
+pub mod job;
 pub mod lsh;
 pub mod output;
 pub mod supershingle;

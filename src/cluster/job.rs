@@ -1,0 +1,224 @@
+//! Running a method on a sketched corpus: the glue between `sketch` (images, fingerprints),
+//! `context`, `mine` and the methods of this module, shared by `fimdup cluster`, `sweep`,
+//! `demo` and the index.
+//!
+//! A [`Prepared`] corpus holds what every method may need, computed once: the images, their
+//! element keys, the positional values (k-mins / one-permutation images), the collapse of
+//! identical / lexically-equivalent / shingle-equivalent documents, and (only for `exact`)
+//! the full shingle sets. [`Prepared::run`] then runs any method at any threshold on it,
+//! so a sweep sketches once and clusters many times.
+//!
+//! Invariant: results do not depend on the number of threads (every step below is
+//! deterministic; see the methods).
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::{
+    collapse, run_method, verify_output, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
+    ImageKind, MaximalMiner, Method,
+};
+use crate::context::Transactions;
+use crate::corpus::CorpusConfig;
+use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
+use crate::shingle::ShingleConfig;
+use crate::sketch::pipeline::{for_each_canonical_batch, Fingerprints};
+use crate::sketch::{image_fingerprint, ImageSet, Scheme};
+use crate::text::{Canonicalizer, TextConfig};
+use crate::{DocId, Error, Result};
+
+/// The project's maximal itemset miner ([`mine::mine`]) as a [`MaximalMiner`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FpMiner;
+
+impl MaximalMiner for FpMiner {
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
+        mine::mine(
+            t,
+            &MineConfig {
+                minsup: MinSupport::Absolute(minsup),
+                target: Target::Maximal,
+                max_itemsets,
+            },
+        )
+    }
+}
+
+/// How the images of a scheme translate a resemblance threshold (None for mod-m, whose
+/// images have no fixed size: give `--min-common`).
+pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
+    match scheme {
+        Scheme::BottomK => Some(ImageKind::BottomK),
+        Scheme::KMins | Scheme::OnePermutation => Some(ImageKind::KMins),
+        Scheme::ModM => None,
+    }
+}
+
+/// A sketched corpus, ready for any method.
+#[derive(Clone, Debug)]
+pub struct Prepared {
+    /// The images with ids and parameters.
+    pub images: ImageSet,
+    /// Element keys per document (`Image::keys`).
+    pub keys: Vec<Vec<u64>>,
+    /// Positional values per document (k-mins / one-permutation images only).
+    pub positional: Option<Vec<Vec<u64>>>,
+    /// Full shingle sets (only when loaded for `exact`).
+    pub sets: Option<Vec<Vec<u64>>>,
+    /// Equivalent documents collapsed to representatives.
+    pub collapse: Collapse,
+}
+
+impl Prepared {
+    /// Prepares images; `fingerprints` (raw and canonical, from the sketch pipeline) enable
+    /// collapsing identical and lexically-equivalent documents; without them only
+    /// shingle-equivalent documents (equal images) are collapsed.
+    pub fn new(images: ImageSet, fingerprints: Option<&Fingerprints>) -> Result<Self> {
+        let scheme = images.params.sketch.scheme;
+        let keys: Vec<Vec<u64>> = images
+            .images
+            .par_iter()
+            .map(|img| {
+                let mut k = Vec::new();
+                img.keys(scheme, &mut k);
+                k
+            })
+            .collect();
+        let positional = scheme
+            .is_positional()
+            .then(|| images.images.iter().map(|i| i.values().to_vec()).collect());
+        let img_fp: Vec<Option<u64>> = images.images.par_iter().map(image_fingerprint).collect();
+        let n = images.images.len();
+        let collapse = match fingerprints {
+            Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
+            None => {
+                // No text fingerprints: give every document its own, so that only equal
+                // images collapse.
+                let own: Vec<u64> = (0..n as u64).collect();
+                collapse(&own, &own, &img_fp)?
+            }
+        };
+        Ok(Prepared {
+            images,
+            keys,
+            positional,
+            sets: None,
+            collapse,
+        })
+    }
+
+    /// Number of documents.
+    pub fn n_docs(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The external ids.
+    pub fn ext_ids(&self) -> &[String] {
+        &self.images.ext_ids
+    }
+
+    /// The image scheme.
+    pub fn scheme(&self) -> Scheme {
+        self.images.params.sketch.scheme
+    }
+
+    /// Runs `cfg.method` (its `image_kind` is set from the scheme here).
+    pub fn run(&self, cfg: &ClusterConfig) -> Result<ClusterOutput> {
+        let mut cfg = *cfg;
+        match (image_kind(self.scheme()), cfg.threshold) {
+            (Some(kind), _) => cfg.image_kind = kind,
+            (None, super::Threshold::Resemblance(_)) if cfg.method != Method::Exact => {
+                return Err(Error::config(
+                    "mod-m images have no fixed size: give --min-common k instead of --threshold",
+                ))
+            }
+            _ => {}
+        }
+        if cfg.method == Method::Lsh && self.positional.is_none() {
+            return Err(Error::config(format!(
+                "lsh bands positional images: use --scheme k-mins or one-permutation, not {}",
+                self.scheme().name()
+            )));
+        }
+        if cfg.method == Method::Exact && self.sets.is_none() {
+            return Err(Error::config(
+                "the exact join needs the documents' full shingle sets: give a corpus, not an images file",
+            ));
+        }
+        let inputs = ClusterInputs {
+            n_docs: self.n_docs(),
+            keys: Some(&self.keys),
+            positional: self.positional.as_deref(),
+            sets: self.sets.as_deref(),
+            super_shingles: None,
+            context: None,
+            image_size: (self.scheme() != Scheme::ModM).then_some(self.images.params.sketch.size),
+            collapse: Some(&self.collapse),
+            miner: Some(&FpMiner),
+        };
+        run_method(&inputs, &cfg)
+    }
+}
+
+/// Full shingle sets of the documents of a corpus whose DocIds are in `wanted` (ascending;
+/// `None` = all), re-reading the corpus: only the wanted sets are kept in memory.
+pub fn load_sets(
+    path: &Path,
+    corpus: &CorpusConfig,
+    text: &TextConfig,
+    shingle: &ShingleConfig,
+    wanted: Option<&[DocId]>,
+) -> Result<Vec<(DocId, Vec<u64>)>> {
+    let canon = Canonicalizer::new(text.clone())?;
+    let mut out = Vec::new();
+    let mut next = 0u32;
+    for_each_canonical_batch(path, corpus, &canon, &|_| {}, |_, docs| {
+        let base = next;
+        next += docs.len() as u32;
+        let keep: Vec<(DocId, Vec<u64>)> = docs
+            .par_iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let d = DocId(base + i as u32);
+                let want = wanted.is_none_or(|w| w.binary_search(&d).is_ok());
+                want.then(|| (d, crate::shingle::shingle_set(c, shingle)))
+            })
+            .collect();
+        out.extend(keep);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// `--verify exact`: keeps the pairs whose exact resemblance (from the re-read corpus)
+/// is at least `t`; fills their `exact` scores.
+pub fn verify_with_corpus(
+    out: &mut ClusterOutput,
+    path: &Path,
+    corpus: &CorpusConfig,
+    text: &TextConfig,
+    shingle: &ShingleConfig,
+    t: f64,
+) -> Result<()> {
+    let mut wanted: Vec<DocId> = out
+        .pairs
+        .iter()
+        .chain(&out.edges)
+        .flat_map(|p| [p.a, p.b])
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let sets = load_sets(path, corpus, text, shingle, Some(&wanted))?;
+    let fetch = |d: DocId| -> Result<Vec<u64>> {
+        sets.binary_search_by_key(&d, |s| s.0)
+            .map(|i| sets[i].1.clone())
+            .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
+    };
+    verify_output(out, fetch, t)
+}
