@@ -186,7 +186,7 @@ pub fn load_sets(
             .enumerate()
             .filter_map(|(i, c)| {
                 let d = DocId(base + i as u32);
-                let want = wanted.is_none_or(|w| w.binary_search(&d).is_ok());
+                let want = wanted.map_or(true, |w| w.binary_search(&d).is_ok());
                 want.then(|| (d, crate::shingle::shingle_set(c, shingle)))
             })
             .collect();
