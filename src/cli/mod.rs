@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 #[allow(dead_code)] // used by the subcommands as they land
 mod common;
+mod eval;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.
@@ -18,10 +19,12 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {}
+enum Command {
+    /// Evaluate predicted pairs or clusters against labeled pairs (five values, P/R/F1).
+    Eval(eval::Args),
+}
 
 /// Runs the command line; returns the process exit code.
-#[allow(unreachable_code, unused_variables)] // scaffold: no subcommand yet
 pub fn main() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -31,8 +34,9 @@ pub fn main() -> i32 {
             return code;
         }
     };
-    #[allow(unreachable_code)]
-    let result: anyhow::Result<()> = match cli.command {};
+    let result: anyhow::Result<()> = match cli.command {
+        Command::Eval(a) => eval::run(a),
+    };
     match result {
         Ok(()) => 0,
         Err(e) => {
