@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 #[allow(dead_code)] // used by the subcommands as they land
 mod common;
 mod eval;
+mod gen;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.
@@ -22,6 +23,8 @@ pub struct Cli {
 enum Command {
     /// Evaluate predicted pairs or clusters against labeled pairs (five values, P/R/F1).
     Eval(eval::Args),
+    /// Generate a synthetic corpus with known near-duplicates and its exact truth.
+    Gen(gen::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -36,6 +39,7 @@ pub fn main() -> i32 {
     };
     let result: anyhow::Result<()> = match cli.command {
         Command::Eval(a) => eval::run(a),
+        Command::Gen(a) => gen::run(a),
     };
     match result {
         Ok(()) => 0,
