@@ -142,7 +142,7 @@ impl TruthTable {
                     continue;
                 }
             }
-            if rec.len() < 2 || (rec.len() != ncols && !t.columns.is_empty()) {
+            if rec.len() != ncols {
                 return Err(Error::parse(
                     path,
                     line,
