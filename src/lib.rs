@@ -24,6 +24,7 @@ pub mod cluster;
 pub mod context;
 pub mod corpus;
 pub mod eval;
+pub mod gen;
 pub mod index;
 pub mod mine;
 pub mod report;

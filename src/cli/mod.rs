@@ -9,6 +9,8 @@ mod cluster;
 mod common;
 mod compare;
 mod context;
+mod eval;
+mod gen;
 mod mine;
 mod sketch;
 
@@ -26,6 +28,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Generate a synthetic corpus with known near-duplicates and its exact truth.
+    Gen(gen::Args),
     /// Canonicalize, shingle and sketch a corpus into an images file.
     Sketch(sketch::Args),
     /// Transpose images into the inverted context (FIMI format).
@@ -34,6 +38,8 @@ enum Command {
     Mine(mine::Args),
     /// Cluster near-duplicate documents with one method.
     Cluster(cluster::Args),
+    /// Evaluate predicted pairs or clusters against labeled pairs (five values, P/R/F1).
+    Eval(eval::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
 }
@@ -53,10 +59,12 @@ pub fn main() -> i32 {
         return 2;
     }
     let result = match cli.command {
+        Command::Gen(a) => gen::run(a),
         Command::Sketch(a) => sketch::run(a),
         Command::Context(a) => context::run(a),
         Command::Mine(a) => mine::run(a),
         Command::Cluster(a) => cluster::run(a),
+        Command::Eval(a) => eval::run(a),
         Command::Compare(a) => compare::run(a),
     };
     match result {

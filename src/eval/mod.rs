@@ -1,1 +1,27 @@
-//! Evaluation against labeled duplicate pairs: the paper's five values, precision, recall, F1.
+//! Evaluation against labeled duplicate pairs: the paper's five values (IK09 section 4),
+//! precision, recall, F1 and false-duplicate clusters; threshold ranges for sweeps.
+//!
+//! Flow: a [`TruthTable`] (truth CSV) and an optional [`TruthRule`] give the positive pairs
+//! ([`Labels`]); a method's output is read into a [`Prediction`] (pairs or clusters, all member
+//! pairs); [`evaluate`] gives the [`Counts`]; [`false_clusters`] checks the clusters against
+//! exact resemblance (from the truth or from [`ShingleSets`] of the corpus).
+//!
+//! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
+//! nothing here depends on hash-map iteration order (listings are sorted).
+
+mod ids;
+pub mod metrics;
+pub mod predict;
+pub mod rule;
+pub mod similarity;
+pub mod thresholds;
+pub mod truth;
+
+pub use metrics::{
+    evaluate, false_clusters, Counts, FalseCluster, FalseClusterConfig, FalseClusterReport,
+};
+pub use predict::{PredCluster, Prediction};
+pub use rule::{Op, TruthRule, ROMIP_RULE};
+pub use similarity::ShingleSets;
+pub use thresholds::parse_thresholds;
+pub use truth::{Labels, TruthTable};

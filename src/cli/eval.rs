@@ -1,0 +1,149 @@
+//! `fimdup eval`: compares a method's pairs or clusters with labeled pairs and prints the
+//! paper's five values, precision, recall, F1 and the false-duplicate clusters.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use fimdup::eval::{
+    evaluate, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthRule, TruthTable,
+    ROMIP_RULE,
+};
+
+/// Evaluate predicted duplicates against labeled pairs.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Truth CSV: `truth.csv` of `fimdup gen` (needs a rule; default the ROMIP rule
+    /// edit_similarity>0.85), any CSV with header a,b[,columns..], or a headerless a,b list
+    /// (every listed pair positive).
+    #[arg(long)]
+    truth: PathBuf,
+    /// Which truth rows are duplicates: `<column><op><number>`, op one of > >= < <= =.
+    #[arg(long)]
+    truth_rule: Option<String>,
+    /// Predicted pairs (header a,b plus optional score columns).
+    #[arg(
+        long,
+        conflicts_with = "clusters",
+        required_unless_present = "clusters"
+    )]
+    pairs: Option<PathBuf>,
+    /// Predicted clusters (JSONL: {"id":..,"docs":[..],"support":k} per line).
+    #[arg(long)]
+    clusters: Option<PathBuf>,
+    /// The corpus (JSONL with id and text) to compute resemblance of cluster pairs that the
+    /// truth does not list.
+    #[arg(long)]
+    corpus: Option<PathBuf>,
+    /// A cluster with a pair of resemblance below this is a false-duplicate cluster.
+    #[arg(long, default_value_t = 0.5)]
+    floor: f64,
+    /// How many of the worst false-duplicate clusters to list.
+    #[arg(long, default_value_t = 5)]
+    examples: usize,
+    /// Print a JSON object instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Runs `fimdup eval`.
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let fc_cfg = FalseClusterConfig {
+        floor: args.floor,
+        max_examples: args.examples,
+    };
+    fc_cfg.validate()?;
+    let table = TruthTable::read(&args.truth)?;
+    let rule = match (&args.truth_rule, table.is_scored()) {
+        (Some(r), _) => Some(TruthRule::parse(r)?),
+        (None, true) => Some(TruthRule::parse(ROMIP_RULE)?),
+        (None, false) => None,
+    };
+    let labels = table.labels(rule.as_ref())?;
+    let pred = match (&args.pairs, &args.clusters) {
+        (Some(p), _) => Prediction::read_pairs_csv(p)?,
+        (None, Some(c)) => Prediction::read_clusters_jsonl(c)?,
+        (None, None) => anyhow::bail!("one of --pairs or --clusters is required"),
+    };
+    let corpus = match &args.corpus {
+        Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
+        None => None,
+    };
+    let counts = evaluate(&labels, &pred);
+    let fc = false_clusters(
+        &pred,
+        table.has_column("resemblance").then_some(&table),
+        corpus.as_ref(),
+        &fc_cfg,
+    )?;
+    let rule_s = rule
+        .as_ref()
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| "every listed pair".into());
+    if args.json {
+        let v = serde_json::json!({
+            "truth": args.truth.display().to_string(),
+            "rule": rule_s,
+            "truth_pairs": counts.truth_pairs,
+            "found": counts.found,
+            "unique_truth": counts.unique_truth,
+            "unique_ours": counts.unique_ours,
+            "common": counts.common,
+            "precision": counts.precision(),
+            "recall": counts.recall(),
+            "f1": counts.f1(),
+            "false_cluster_floor": args.floor,
+            "false_clusters": fc,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else {
+        let rows: Vec<(&str, String)> = vec![
+            ("pairs in the truth", counts.truth_pairs.to_string()),
+            ("pairs found", counts.found.to_string()),
+            ("unique to the truth", counts.unique_truth.to_string()),
+            ("unique to ours", counts.unique_ours.to_string()),
+            ("common", counts.common.to_string()),
+            ("precision", format!("{:.4}", counts.precision())),
+            ("recall", format!("{:.4}", counts.recall())),
+            ("F1", format!("{:.4}", counts.f1())),
+        ];
+        println!("truth: {} (positive: {rule_s})", args.truth.display());
+        for (k, v) in rows {
+            println!("{k:<22}{v:>12}");
+        }
+        match &fc {
+            None => println!("false-duplicate clusters: n/a (pairs, not clusters)"),
+            Some(r) => {
+                println!(
+                    "{:<22}{:>12}",
+                    "false-dup. clusters",
+                    format!("{} of {}", r.false_clusters, r.clusters)
+                );
+                println!(
+                    "  (a pair with resemblance < {} in the cluster)",
+                    args.floor
+                );
+                for e in &r.examples {
+                    println!(
+                        "  cluster {} ({} docs): {} ~ {} resemblance {:.3}, {} pairs below",
+                        e.id, e.size, e.worst_a, e.worst_b, e.worst_resemblance, e.pairs_below
+                    );
+                }
+                if r.unresolved_pairs > 0 {
+                    println!(
+                        "  {} cluster pairs have no known resemblance (pass --corpus)",
+                        r.unresolved_pairs
+                    );
+                }
+            }
+        }
+    }
+    eprintln!(
+        "fimdup eval: P {:.4} R {:.4} F1 {:.4} ({} found, {} in the truth)",
+        counts.precision(),
+        counts.recall(),
+        counts.f1(),
+        counts.found,
+        counts.truth_pairs
+    );
+    Ok(())
+}

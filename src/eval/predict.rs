@@ -1,0 +1,261 @@
+//! Predicted duplicates: pairs (`pairs.csv`: header `a,b` plus optional score columns) or
+//! clusters (`clusters.jsonl`: `{"id": .., "docs": [..], "support": k}` per line), turned into
+//! one set of unordered pairs (every member pair of every cluster; clusters may overlap; each
+//! pair counted once).
+
+use std::io::BufRead;
+use std::path::Path;
+
+use super::ids::{key, Ids};
+use crate::{Error, Result};
+
+/// One predicted cluster (members interned; see [`Prediction::cluster_members`]).
+#[derive(Clone, Debug)]
+pub struct PredCluster {
+    /// The cluster's id (from the file, or its position for in-memory clusters).
+    pub id: String,
+    /// Interned member ids, deduplicated, in first-seen order.
+    pub(crate) docs: Vec<u32>,
+    /// The cluster's support (number of shared description units) if given.
+    pub support: Option<u64>,
+}
+
+impl PredCluster {
+    /// Number of distinct members.
+    pub fn size(&self) -> usize {
+        self.docs.len()
+    }
+}
+
+/// The output of a method as a pair set, with its clusters when it made clusters.
+#[derive(Clone, Debug, Default)]
+pub struct Prediction {
+    pub(crate) ids: Ids,
+    pub(crate) pairs: hashbrown::HashSet<(u32, u32)>,
+    clusters: Option<Vec<PredCluster>>,
+}
+
+impl Prediction {
+    /// A prediction made of pairs (no clusters). A self-pair is an error.
+    pub fn from_pairs<I, A, B>(pairs: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = (A, B)>,
+        A: AsRef<str>,
+        B: AsRef<str>,
+    {
+        let mut p = Prediction::default();
+        for (a, b) in pairs {
+            let (a, b) = (a.as_ref(), b.as_ref());
+            if a == b {
+                return Err(Error::config(format!(
+                    "predicted pair ({a}, {a}) pairs a document with itself"
+                )));
+            }
+            let (x, y) = (p.ids.intern(a), p.ids.intern(b));
+            p.pairs.insert(key(x, y));
+        }
+        Ok(p)
+    }
+
+    /// A prediction made of clusters of external ids; cluster `i` gets id `i`. Repeated
+    /// members of a cluster count once; clusters of fewer than two documents add no pair.
+    pub fn from_clusters<I, C, S>(clusters: I) -> Self
+    where
+        I: IntoIterator<Item = C>,
+        C: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut p = Prediction {
+            clusters: Some(Vec::new()),
+            ..Default::default()
+        };
+        for (i, c) in clusters.into_iter().enumerate() {
+            p.push_cluster(i.to_string(), c, None);
+        }
+        p
+    }
+
+    fn push_cluster<C, S>(&mut self, id: String, docs: C, support: Option<u64>)
+    where
+        C: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut members: Vec<u32> = Vec::new();
+        for d in docs {
+            let x = self.ids.intern(d.as_ref());
+            if !members.contains(&x) {
+                members.push(x);
+            }
+        }
+        for i in 0..members.len() {
+            for j in i + 1..members.len() {
+                self.pairs.insert(key(members[i], members[j]));
+            }
+        }
+        self.clusters
+            .get_or_insert_with(Vec::new)
+            .push(PredCluster {
+                id,
+                docs: members,
+                support,
+            });
+    }
+
+    /// Reads `pairs.csv`: a header whose first two columns are `a` and `b` (further score
+    /// columns are ignored), then one pair per line. Errors name file and line.
+    pub fn read_pairs_csv(path: &Path) -> Result<Self> {
+        let r = crate::io::open_read(path)?;
+        let mut rdr = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(r);
+        let mut p = Prediction::default();
+        let mut rec = csv::StringRecord::new();
+        let mut first = true;
+        loop {
+            let more = rdr.read_record(&mut rec).map_err(|e| {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                Error::parse(path, line, format!("invalid CSV: {e}"))
+            })?;
+            if !more {
+                break;
+            }
+            let line = rec.position().map(|p| p.line()).unwrap_or(0);
+            if rec.len() == 1 && rec[0].is_empty() {
+                continue;
+            }
+            if first {
+                first = false;
+                if rec.len() >= 2 && &rec[0] == "a" && &rec[1] == "b" {
+                    continue;
+                }
+                return Err(Error::parse(
+                    path,
+                    line,
+                    "expected a header starting with columns a,b",
+                ));
+            }
+            if rec.len() < 2 || rec[0].is_empty() || rec[1].is_empty() {
+                return Err(Error::parse(
+                    path,
+                    line,
+                    "expected a pair of document ids: a,b[,score...]",
+                ));
+            }
+            if rec[0] == rec[1] {
+                return Err(Error::parse(
+                    path,
+                    line,
+                    format!(
+                        "pair ({}, {}) pairs a document with itself",
+                        &rec[0], &rec[1]
+                    ),
+                ));
+            }
+            let (x, y) = (p.ids.intern(&rec[0]), p.ids.intern(&rec[1]));
+            p.pairs.insert(key(x, y));
+        }
+        if first {
+            return Err(Error::parse(
+                path,
+                1,
+                "empty file: expected a header starting with columns a,b",
+            ));
+        }
+        Ok(p)
+    }
+
+    /// Reads `clusters.jsonl`: one `{"id": .., "docs": [ids..], "support": k}` per line (`id`
+    /// and `support` optional; ids may be strings or numbers). Errors name file and line.
+    pub fn read_clusters_jsonl(path: &Path) -> Result<Self> {
+        let r = crate::io::open_read(path)?;
+        let mut p = Prediction {
+            clusters: Some(Vec::new()),
+            ..Default::default()
+        };
+        for (i, line) in r.lines().enumerate() {
+            let lineno = i as u64 + 1;
+            let line = line.map_err(|e| Error::io(path, e))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(&line)
+                .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
+            let id = match v.get("id") {
+                None | Some(serde_json::Value::Null) => lineno.to_string(),
+                Some(serde_json::Value::String(s)) => s.clone(),
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                Some(_) => {
+                    return Err(Error::parse(
+                        path,
+                        lineno,
+                        "\"id\" must be a string or a number",
+                    ))
+                }
+            };
+            let Some(serde_json::Value::Array(docs)) = v.get("docs") else {
+                return Err(Error::parse(
+                    path,
+                    lineno,
+                    "expected a \"docs\" array of document ids",
+                ));
+            };
+            let mut names = Vec::with_capacity(docs.len());
+            for d in docs {
+                match d {
+                    serde_json::Value::String(s) => names.push(s.clone()),
+                    serde_json::Value::Number(n) => names.push(n.to_string()),
+                    _ => {
+                        return Err(Error::parse(
+                            path,
+                            lineno,
+                            "\"docs\" must hold strings or numbers",
+                        ))
+                    }
+                }
+            }
+            let support = match v.get("support") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(s) => Some(s.as_u64().ok_or_else(|| {
+                    Error::parse(path, lineno, "\"support\" must be a non-negative integer")
+                })?),
+            };
+            p.push_cluster(id, names, support);
+        }
+        Ok(p)
+    }
+
+    /// Number of distinct predicted pairs.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no pair is predicted.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// True when `{a, b}` is predicted.
+    pub fn contains(&self, a: &str, b: &str) -> bool {
+        match (self.ids.get(a), self.ids.get(b)) {
+            (Some(x), Some(y)) => x != y && self.pairs.contains(&key(x, y)),
+            _ => false,
+        }
+    }
+
+    /// The clusters, when the prediction was made of clusters.
+    pub fn clusters(&self) -> Option<&[PredCluster]> {
+        self.clusters.as_deref()
+    }
+
+    /// External ids of a cluster's members.
+    pub fn cluster_members<'a>(&'a self, c: &'a PredCluster) -> impl Iterator<Item = &'a str> {
+        c.docs.iter().map(move |&x| self.ids.name(x))
+    }
+
+    /// The pairs as `(a, b)` with `a < b`, sorted.
+    pub fn sorted_pairs(&self) -> Vec<(String, String)> {
+        super::truth::sorted_names(&self.ids, self.pairs.iter().copied())
+    }
+}

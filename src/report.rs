@@ -1,1 +1,0 @@
-//! Sweeps, plots and the comparative report.

@@ -1,0 +1,161 @@
+//! The report writer: every file is written, results.csv parses back to the same rows, the
+//! plots hold a line and a legend entry per method, the HTML is self-contained.
+
+use fimdup::eval::Counts;
+use fimdup::report::{best_rows, read_results_csv, write_report, MachineInfo, SweepRow};
+
+/// Fake but consistent rows: three methods, thresholds 0.95..0.5; counts from a made-up curve.
+fn fixture_rows() -> Vec<SweepRow> {
+    let mut rows = Vec::new();
+    let truth = 1309u64;
+    for (mi, m) in ["concept", "union-find", "lsh"].iter().enumerate() {
+        for i in 0..10u64 {
+            let t = 0.95 - 0.05 * i as f64;
+            let t = (t * 1e12).round() / 1e12;
+            let found = 300 + i * (120 + 40 * mi as u64);
+            let common = (found * (95 - i * (3 + 2 * mi as u64)) / 100).min(truth);
+            let c = Counts::new(truth, found, common);
+            let fc = if *m == "lsh" {
+                None
+            } else {
+                Some(i * mi as u64)
+            };
+            rows.push(SweepRow::new(
+                *m,
+                t,
+                Some(32),
+                &c,
+                fc,
+                0.05 + 0.01 * i as f64 * (mi + 1) as f64,
+                Some((40 + i) << 20),
+            ));
+        }
+    }
+    rows
+}
+
+fn params() -> Vec<(String, String)> {
+    vec![
+        ("input".into(), "datasets/default/docs.jsonl".into()),
+        ("truth-rule".into(), "edit_similarity>0.85".into()),
+        ("thresholds".into(), "0.95:0.5:0.05".into()),
+        ("shingle".into(), "w=5 words".into()),
+    ]
+}
+
+#[test]
+fn report_files_are_written_and_parse_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = fixture_rows();
+    let machine = MachineInfo::detect();
+    write_report(dir.path(), &rows, &params(), &machine).unwrap();
+    for f in [
+        "results.csv",
+        "f1.svg",
+        "pr.svg",
+        "time.svg",
+        "report.md",
+        "report.html",
+    ] {
+        let p = dir.path().join(f);
+        assert!(p.metadata().unwrap().len() > 100, "{f} is empty");
+    }
+    let back = read_results_csv(&dir.path().join("results.csv")).unwrap();
+    assert_eq!(back, rows);
+    // row 0 of concept: found 300, common 300*95/100 = 285: P = 0.95, R = 285/1309
+    assert_eq!((back[0].found, back[0].common), (300, 285));
+    assert!((back[0].precision - 0.95).abs() < 1e-12);
+    assert!((back[0].recall - 285.0 / 1309.0).abs() < 1e-12);
+
+    let f1 = std::fs::read_to_string(dir.path().join("f1.svg")).unwrap();
+    assert!(f1.starts_with("<svg"), "{}", &f1[..80]);
+    assert!(f1.contains("F1 vs threshold"));
+    let pr = std::fs::read_to_string(dir.path().join("pr.svg")).unwrap();
+    assert!(pr.contains("Precision vs threshold") && pr.contains("Recall vs threshold"));
+    for m in ["concept", "union-find", "lsh"] {
+        assert!(f1.contains(m), "legend {m}");
+    }
+    // one 2px line per method per panel (axes and ticks are 1px)
+    let lines = |s: &str| s.matches("stroke-width=\"2\" points=").count();
+    assert_eq!(lines(&f1), 3);
+    assert_eq!(lines(&pr), 6);
+
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(
+        !html.contains("src=\"") && !html.contains("href=\""),
+        "self-contained"
+    );
+    assert_eq!(html.matches("<svg").count(), 3);
+    for m in [
+        "concept",
+        "union-find",
+        "lsh",
+        "edit_similarity&gt;0.85",
+        &machine.fimdup_version,
+    ] {
+        assert!(html.contains(m), "html lacks {m}");
+    }
+    // every row is in the all-runs table: 30 rows + 3 best rows
+    assert_eq!(
+        html.matches("<tr><td>").count(),
+        30 + 3 + params().len() + 5
+    );
+    let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(md.contains("![F1 vs threshold](f1.svg)"));
+    assert!(md.contains("| thresholds | 0.95:0.5:0.05 |"));
+}
+
+#[test]
+fn best_rows_pick_max_f1_per_method() {
+    let rows = fixture_rows();
+    let best = best_rows(&rows);
+    assert_eq!(best.len(), 3);
+    for b in best {
+        let max = rows
+            .iter()
+            .filter(|r| r.method == b.method)
+            .map(|r| r.f1)
+            .fold(0.0, f64::max);
+        assert_eq!(b.f1, max);
+    }
+}
+
+#[test]
+fn empty_report_still_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    write_report(dir.path(), &[], &[], &MachineInfo::detect()).unwrap();
+    assert!(read_results_csv(&dir.path().join("results.csv"))
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn machine_and_memory() {
+    let m = MachineInfo::detect();
+    assert!(m.cores >= 1);
+    assert_eq!(m.fimdup_version, env!("CARGO_PKG_VERSION"));
+    if cfg!(target_os = "linux") {
+        let peak = fimdup::report::peak_rss_bytes().unwrap();
+        let v: Vec<u8> = vec![1; 64 << 20];
+        let after = fimdup::report::peak_rss_bytes().unwrap();
+        assert!(v.iter().map(|&x| x as u64).sum::<u64>() == 64 << 20);
+        assert!(after >= peak + (60 << 20), "peak {peak} -> {after}");
+        assert!(m.memory_bytes.unwrap() > 0);
+    } else {
+        assert!(fimdup::report::peak_rss_bytes().is_none());
+    }
+}
+
+/// Writes the fixture report to $FIMDUP_REPORT_OUT (for eval/report_screenshot.sh).
+#[test]
+#[ignore]
+fn fixture_report_for_screenshot() {
+    let out = std::env::var("FIMDUP_REPORT_OUT").expect("set FIMDUP_REPORT_OUT");
+    write_report(
+        std::path::Path::new(&out),
+        &fixture_rows(),
+        &params(),
+        &MachineInfo::detect(),
+    )
+    .unwrap();
+}
