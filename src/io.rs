@@ -92,6 +92,14 @@ impl AtomicFile {
         f.sync_all().map_err(|e| Error::io(&self.dest, e))?;
         drop(f);
         let tmp = self.tmp.take().expect("tmp present until commit");
+        // Temporary files are created 0600; give the output the usual 0644 (less umask
+        // is not available portably, and outputs are not secrets).
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+                .map_err(|e| Error::io(&self.dest, e))?;
+        }
         tmp.persist(&self.dest)
             .map_err(|e| Error::io(&self.dest, e.error))?;
         Ok(())
