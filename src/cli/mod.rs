@@ -9,10 +9,12 @@ mod cluster;
 mod common;
 mod compare;
 mod context;
+mod demo;
 mod eval;
 mod gen;
 mod mine;
 mod sketch;
+mod sweep;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.
@@ -28,6 +30,8 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// The main job: every method swept over the threshold on the default corpus, reported.
+    Demo(demo::Args),
     /// Generate a synthetic corpus with known near-duplicates and its exact truth.
     Gen(gen::Args),
     /// Canonicalize, shingle and sketch a corpus into an images file.
@@ -40,6 +44,8 @@ enum Command {
     Cluster(cluster::Args),
     /// Evaluate predicted pairs or clusters against labeled pairs (five values, P/R/F1).
     Eval(eval::Args),
+    /// Sweep the threshold for several methods against labeled pairs, with plots and a report.
+    Sweep(sweep::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
 }
@@ -59,12 +65,14 @@ pub fn main() -> i32 {
         return 2;
     }
     let result = match cli.command {
+        Command::Demo(a) => demo::run(a),
         Command::Gen(a) => gen::run(a),
         Command::Sketch(a) => sketch::run(a),
         Command::Context(a) => context::run(a),
         Command::Mine(a) => mine::run(a),
         Command::Cluster(a) => cluster::run(a),
         Command::Eval(a) => eval::run(a),
+        Command::Sweep(a) => sweep::run(a),
         Command::Compare(a) => compare::run(a),
     };
     match result {

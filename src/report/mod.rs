@@ -11,6 +11,7 @@
 
 mod machine;
 pub mod plot;
+pub mod sweep;
 
 use std::fmt::Write as _;
 use std::path::Path;

@@ -1,0 +1,221 @@
+//! `fimdup sweep`: every method at every threshold, evaluated, plotted and reported.
+
+use std::path::{Path, PathBuf};
+
+use fimdup::cluster::{ClusterConfig, Method};
+use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable, ROMIP_RULE};
+use fimdup::report::sweep::{sweep, SweepConfig, SweepOutput, SweepThresholds};
+use fimdup::report::{best_rows, write_report, MachineInfo};
+
+use super::common::{print_json, PipelineArgs};
+
+/// Sweep the threshold for several methods against labeled pairs; write results.csv, the
+/// plots (f1.svg, pr.svg, time.svg) and report.html / report.md.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup sweep datasets/default/docs.jsonl --truth datasets/default/truth.csv --out out/sweep
+  fimdup sweep docs.jsonl --truth truth.csv --truth-rule 'resemblance>=0.8' \\
+      --methods concept,union-find --min-common 120:100:5 --out out/paper")]
+pub struct Args {
+    /// The corpus (as for `fimdup sketch`).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub sweep: SweepArgs,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// The options shared by `sweep` and `demo`.
+#[derive(clap::Args, Debug)]
+pub struct SweepArgs {
+    /// Labeled pairs: a truth.csv (`a,b,resemblance,...`) or a plain `a,b` list.
+    #[arg(long, required = false)]
+    pub truth: Option<PathBuf>,
+    /// Which truth rows are duplicates, e.g. 'edit_similarity>0.85' (the ROMIP rule of IK09,
+    /// the default for scored truth files) or 'resemblance>=0.8'.
+    #[arg(long, value_name = "RULE")]
+    pub truth_rule: Option<String>,
+    /// Methods, comma-separated.
+    #[arg(
+        long,
+        default_value = "concept,union-find,lsh,super-shingle,exact",
+        value_delimiter = ','
+    )]
+    pub methods: Vec<Method>,
+    /// Resemblance thresholds FROM:TO:STEP (inclusive) or a comma list.
+    #[arg(long, default_value = "0.95:0.5:0.05", conflicts_with = "min_common")]
+    pub thresholds: String,
+    /// The paper's absolute k instead (e.g. 150:100:5 for 150-element images).
+    #[arg(long, value_name = "FROM:TO:STEP")]
+    pub min_common: Option<String>,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Drop image elements held by more than D documents (B97 5.1).
+    #[arg(long, value_name = "D")]
+    pub max_df: Option<u32>,
+    /// Keep only the pairs whose exact resemblance passes the threshold.
+    #[arg(long, value_name = "exact")]
+    pub verify: Option<String>,
+    /// A cluster is a false duplicate when a member pair's exact resemblance is below this.
+    #[arg(long, default_value_t = 0.5)]
+    pub floor: f64,
+    /// Print the rows as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let truth = args
+        .sweep
+        .truth
+        .clone()
+        .ok_or_else(|| anyhow::anyhow!("--truth FILE is required"))?;
+    run_sweep(&args.input, &truth, &args.sweep, &args.out, &[])
+}
+
+/// Runs a sweep and writes the report; prints the summary table.
+pub fn run_sweep(
+    input: &Path,
+    truth_path: &Path,
+    a: &SweepArgs,
+    out_dir: &Path,
+    extra_params: &[(String, String)],
+) -> anyhow::Result<()> {
+    let truth = TruthTable::read(truth_path)?;
+    let rule = match &a.truth_rule {
+        Some(r) => Some(TruthRule::parse(r)?),
+        None if truth.is_scored() => Some(TruthRule::parse(ROMIP_RULE)?),
+        None => None,
+    };
+    let labels = truth.labels(rule.as_ref())?;
+    let thresholds = match &a.min_common {
+        Some(spec) => SweepThresholds::MinCommon(
+            parse_thresholds(spec)?
+                .into_iter()
+                .map(|k| {
+                    anyhow::ensure!(
+                        k >= 1.0 && k.fract() == 0.0,
+                        "--min-common takes whole numbers >= 1, not {k}"
+                    );
+                    Ok(k as u32)
+                })
+                .collect::<anyhow::Result<_>>()?,
+        ),
+        None => SweepThresholds::Resemblance(parse_thresholds(&a.thresholds)?),
+    };
+    let verify = match a.verify.as_deref() {
+        None => false,
+        Some("exact") => true,
+        Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
+    };
+    let mut cluster = ClusterConfig::default();
+    cluster.context.max_df = a.max_df;
+    let cfg = SweepConfig {
+        methods: a.methods.clone(),
+        thresholds,
+        pipeline: a.pipeline.config()?,
+        cluster,
+        verify,
+        false_clusters: FalseClusterConfig {
+            floor: a.floor,
+            ..FalseClusterConfig::default()
+        },
+    };
+    let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
+    let mut params: Vec<(String, String)> = extra_params.to_vec();
+    let p = &cfg.pipeline;
+    params.extend([
+        ("corpus".to_string(), input.display().to_string()),
+        ("documents".into(), res.documents.to_string()),
+        ("truth".into(), truth_path.display().to_string()),
+        (
+            "truth rule".into(),
+            rule.map_or("every listed pair".into(), |r| r.to_string()),
+        ),
+        ("truth pairs".into(), res.truth_pairs.to_string()),
+        (
+            "methods".into(),
+            cfg.methods
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        (
+            "thresholds".into(),
+            a.min_common
+                .clone()
+                .map_or(a.thresholds.clone(), |m| format!("min-common {m}")),
+        ),
+        ("unit".into(), p.text.unit.name().to_string()),
+        ("html".into(), p.text.html.to_string()),
+        ("shingle length".into(), p.shingle.len.to_string()),
+        ("offset".into(), p.shingle.offset.to_string()),
+        (
+            "scheme (concept, union-find)".into(),
+            p.sketch.scheme.name().to_string(),
+        ),
+        (
+            "scheme (lsh, super-shingle)".into(),
+            fimdup::report::sweep::scheme_for(Method::Lsh, p.sketch.scheme)
+                .name()
+                .to_string(),
+        ),
+        ("image size n".into(), p.sketch.size.to_string()),
+        ("seed".into(), p.sketch.seed.to_string()),
+        (
+            "max_df".into(),
+            a.max_df.map_or("none".into(), |d| d.to_string()),
+        ),
+        (
+            "verify".into(),
+            if verify { "exact".into() } else { "no".into() },
+        ),
+        ("false-cluster floor".into(), a.floor.to_string()),
+        ("threads".into(), rayon::current_num_threads().to_string()),
+        (
+            "seconds column".into(),
+            "sketching of the method's scheme + clustering (+ verification)".into(),
+        ),
+    ]);
+    for (s, secs) in &res.sketch_seconds {
+        params.push((format!("sketch seconds ({s})"), format!("{secs:.3}")));
+    }
+    for n in &res.notes {
+        params.push(("note".into(), n.clone()));
+    }
+    write_report(out_dir, &res.rows, &params, &MachineInfo::detect())?;
+    if a.json {
+        print_json(&serde_json::to_value(&res.rows)?)?;
+    }
+    print_table(&res, out_dir);
+    Ok(())
+}
+
+fn print_table(res: &SweepOutput, out_dir: &Path) {
+    eprintln!(
+        "{} documents, {} duplicate pairs in the truth; best F1 per method:",
+        res.documents, res.truth_pairs
+    );
+    eprintln!(
+        "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>6} {:>8}",
+        "method", "threshold", "k", "found", "common", "P", "R", "F1", "false", "seconds"
+    );
+    for r in best_rows(&res.rows) {
+        eprintln!(
+            "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7.4} {:>7.4} {:>7.4} {:>6} {:>8.3}",
+            r.method,
+            r.threshold,
+            r.k.map_or("-".into(), |k| k.to_string()),
+            r.found,
+            r.common,
+            r.precision,
+            r.recall,
+            r.f1,
+            r.false_clusters.map_or("-".into(), |f| f.to_string()),
+            r.seconds
+        );
+    }
+    eprintln!("report: {}", out_dir.join("report.html").display());
+}
