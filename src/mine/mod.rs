@@ -299,6 +299,7 @@ pub fn write_itemsets<W: Write>(
             stopped: false,
             repos: Vec::new(),
             qmask: Vec::new(),
+            grepos: Vec::new(),
         };
         miner.run_top(&prep.root, &occ, 0..m);
         sink.limit.flush();
@@ -387,6 +388,7 @@ fn run_branches<'l, S: Sink + Send>(
             stopped: false,
             repos: Vec::new(),
             qmask: Vec::new(),
+            grepos: Vec::new(),
         };
         miner.run_top(db, &occ, range);
         return vec![sink];
@@ -409,6 +411,7 @@ fn run_branches<'l, S: Sink + Send>(
                     stopped: false,
                     repos: Vec::new(),
                     qmask: vec![0; db.mw],
+                    grepos: Vec::new(),
                 };
                 let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
                 miner.child(db, e as u32, rows, &suf[e * db.mw..(e + 1) * db.mw]);

@@ -112,6 +112,9 @@ pub(crate) struct Miner<'a, S: Sink> {
     pub repos: Vec<Repo>,
     /// Dense mode: bitset (global codes) of the current set.
     pub qmask: Vec<u64>,
+    /// Dense maximal mode: per node on the path, the found maximal sets containing its set,
+    /// as global-code bitsets of `qmask.len()` words.
+    pub grepos: Vec<Vec<u64>>,
 }
 
 /// Found maximal sets containing a node's set, as bitsets over the node's local items.
@@ -174,7 +177,7 @@ impl<S: Sink> Miner<'_, S> {
         // Sparse mode checks maximality exactly at each node; a repository shared by all
         // branches would only cost (long linear scans on large sparse data).
         if self.target == Target::Maximal && root.mw > 0 {
-            self.repos.push(Repo::new(&root.gid));
+            self.grepos.push(Vec::new());
         }
         self.qmask = vec![0; root.mw];
         let suf = suffix_masks(root);
@@ -186,6 +189,7 @@ impl<S: Sink> Miner<'_, S> {
             self.child(root, e as u32, rows, &suf[e * root.mw..(e + 1) * root.mw]);
         }
         self.repos.clear();
+        self.grepos.clear();
     }
 
     /// Explores every tail item of `db` (the node's set is in `self.q`).
@@ -292,11 +296,6 @@ impl<S: Sink> Miner<'_, S> {
             sc.map[x as usize] = j as u32;
         }
         let n_tail = n_kept - n_excl;
-        let report = match self.target {
-            Target::All | Target::Closed => true,
-            // Dense mode: the repository holds every maximal superset found so far.
-            Target::Maximal => n_kept == 0 && !(dense && self.leaf_covered(e, s)),
-        };
         let qmask_saved = if dense {
             let saved = self.qmask.clone();
             for &c in &self.q[q0..] {
@@ -306,8 +305,35 @@ impl<S: Sink> Miner<'_, S> {
         } else {
             None
         };
+        let report = match self.target {
+            Target::All | Target::Closed => true,
+            // Dense mode: the repository holds every maximal superset found so far.
+            Target::Maximal => n_kept == 0 && !(dense && self.gcovered(&self.qmask)),
+        };
         if report {
             self.emit(s);
+        }
+        if dense && self.target == Target::Maximal {
+            if n_tail > 0 && !self.stopped {
+                let child = self.build(db, rows, n_kept, n_excl);
+                let sc = &mut self.sc;
+                for &x in &sc.touched {
+                    sc.cnt[x as usize] = 0;
+                    sc.map[x as usize] = u32::MAX;
+                }
+                self.dense_max_node(&child);
+            } else {
+                let sc = &mut self.sc;
+                for &x in &sc.touched {
+                    sc.cnt[x as usize] = 0;
+                    sc.map[x as usize] = u32::MAX;
+                }
+            }
+            if let Some(saved) = qmask_saved {
+                self.qmask = saved;
+            }
+            self.q.truncate(q0);
+            return;
         }
         let maximal = self.target == Target::Maximal;
         let child = if n_tail > 0 && !self.stopped {
@@ -347,30 +373,73 @@ impl<S: Sink> Miner<'_, S> {
         self.q.truncate(q0);
     }
 
-    /// Dense maximal mode, leaf `Q ∪ {e} ∪ closure`: is it inside a recorded maximal set?
-    fn leaf_covered(&self, e: u32, s: u32) -> bool {
-        let Some(parent) = self.repos.last() else {
+    /// Dense maximal mode: is the set `mask` (global codes) inside a recorded maximal set?
+    fn gcovered(&self, mask: &[u64]) -> bool {
+        let Some(rep) = self.grepos.last() else {
             return false;
         };
-        let sc = &self.sc;
-        let mut need = vec![0u64; parent.words];
-        set_bit(&mut need, e as usize);
-        for &x in &sc.touched {
-            if x > e && sc.cnt[x as usize] == s {
-                set_bit(&mut need, x as usize);
+        let w = mask.len();
+        rep.chunks_exact(w)
+            .rev()
+            .any(|m| m.iter().zip(mask).all(|(a, b)| a & b == *b))
+    }
+
+    /// Dense maximal mode, a node with tail items (its set in `q`/`qmask`): head-union-tail
+    /// pruning, then the search with the repository filtered to the sets containing the
+    /// node's set (global-code bitsets, no projection).
+    fn dense_max_node(&mut self, db: &Db) {
+        let n = db.gid.len();
+        let mut sfull = 0u32;
+        for r in 0..db.n_rows() {
+            if db.row(r).len() == n {
+                sfull += db.w[r];
             }
         }
-        parent
-            .sets
-            .chunks_exact(parent.words)
-            .rev()
-            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
+        let mut full = self.qmask.clone();
+        for &g in &db.gid {
+            set_bit(&mut full, g as usize);
+        }
+        if sfull >= self.minsup {
+            // Q ∪ tail is frequent: the only candidate of the subtree.
+            if !self.gcovered(&full) {
+                let q0 = self.q.len();
+                self.q.extend_from_slice(&db.gid);
+                self.emit(sfull);
+                self.q.truncate(q0);
+            }
+            return;
+        }
+        let w = full.len();
+        let mut rep = Vec::new();
+        if let Some(parent) = self.grepos.last() {
+            for m in parent.chunks_exact(w) {
+                if m.iter().zip(&self.qmask).all(|(a, b)| a & b == *b) {
+                    if m.iter().zip(&full).all(|(a, b)| a & b == *b) {
+                        // Q ∪ tail inside a found maximal set: nothing new below.
+                        return;
+                    }
+                    rep.extend_from_slice(m);
+                }
+            }
+        }
+        self.grepos.push(rep);
+        self.expand(db);
+        self.grepos.pop();
     }
 
     /// Reports the current set; for maximal sets also records it in the repositories.
     fn emit(&mut self, s: u32) {
         if !self.sink.emit(&self.q, s) {
             self.stopped = true;
+        }
+        if !self.grepos.is_empty() {
+            let mut mask = vec![0u64; self.qmask.len()];
+            for &c in &self.q {
+                set_bit(&mut mask, c as usize);
+            }
+            for r in &mut self.grepos {
+                r.extend_from_slice(&mask);
+            }
         }
         if self.target == Target::Maximal {
             for r in &mut self.repos {
