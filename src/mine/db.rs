@@ -65,6 +65,32 @@ pub(crate) struct RowMerger {
 }
 
 impl RowMerger {
+    /// Starts filling `db` (cleared; its buffers are reused) with a reused hash table.
+    pub fn from_parts(
+        mut db: Db,
+        mut table: HashTable<u32>,
+        mut hashes: Vec<u64>,
+        mw: usize,
+    ) -> Self {
+        db.gid.clear();
+        db.sup.clear();
+        db.tail_start = 0;
+        db.tx.clear();
+        db.off.clear();
+        db.off.push(0);
+        db.w.clear();
+        db.mask.clear();
+        db.mw = mw;
+        table.clear();
+        hashes.clear();
+        RowMerger { table, hashes, db }
+    }
+
+    /// The rows and the reusable parts.
+    pub fn into_parts(self) -> (Db, HashTable<u32>, Vec<u64>) {
+        (self.db, self.table, self.hashes)
+    }
+
     pub fn new(mw: usize) -> Self {
         RowMerger {
             table: HashTable::new(),

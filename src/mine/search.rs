@@ -24,6 +24,9 @@ pub(crate) trait Sink {
     fn emit(&mut self, codes: &[u32], support: u32) -> bool;
 }
 
+/// Most words of an item mask (dense mode).
+const MAX_MW: usize = super::prep::MASK_MAX_ITEMS.div_ceil(64);
+
 /// Reusable scratch for one search thread.
 pub(crate) struct Scratch {
     cnt: Vec<u32>,
@@ -32,6 +35,11 @@ pub(crate) struct Scratch {
     kept: Vec<u32>,
     row: Vec<u32>,
     clo: Vec<u64>,
+    table: hashbrown::HashTable<u32>,
+    hashes: Vec<u64>,
+    dbs: Vec<Db>,
+    occs: Vec<Occ>,
+    sufs: Vec<Vec<u64>>,
 }
 
 impl Scratch {
@@ -43,21 +51,36 @@ impl Scratch {
             kept: Vec::new(),
             row: Vec::new(),
             clo: Vec::new(),
+            table: hashbrown::HashTable::new(),
+            hashes: Vec::new(),
+            dbs: Vec::new(),
+            occs: Vec::new(),
+            sufs: Vec::new(),
         }
     }
 }
 
 /// Occurrence lists of the tail items of a database: `occ[start[i]..start[i + 1]]` are the
 /// rows holding tail item `tail_start + i`.
+#[derive(Default)]
 pub(crate) struct Occ {
     pub start: Vec<u32>,
     pub occ: Vec<u32>,
 }
 
 pub(crate) fn occurrences(db: &Db) -> Occ {
+    let mut o = Occ::default();
+    occurrences_into(db, &mut o);
+    o
+}
+
+/// [`occurrences`] into reused buffers.
+pub(crate) fn occurrences_into(db: &Db, o: &mut Occ) {
     let m = db.gid.len();
     let ts = db.tail_start as usize;
-    let mut start = vec![0u32; m - ts + 1];
+    let start = &mut o.start;
+    start.clear();
+    start.resize(m - ts + 1, 0);
     for &x in &db.tx {
         let x = x as usize;
         if x >= ts {
@@ -67,29 +90,42 @@ pub(crate) fn occurrences(db: &Db) -> Occ {
     for i in 1..start.len() {
         start[i] += start[i - 1];
     }
-    let mut fill = start.clone();
-    let mut occ = vec![0u32; *start.last().unwrap() as usize];
+    let total = *start.last().unwrap() as usize;
+    o.occ.clear();
+    o.occ.resize(total, 0);
+    // Fill using start[i] as the cursor of item i, then shift back.
     for r in 0..db.n_rows() {
         for &x in db.row(r) {
             let x = x as usize;
             if x >= ts {
-                let f = &mut fill[x - ts];
-                occ[*f as usize] = r as u32;
+                let f = &mut start[x - ts];
+                o.occ[*f as usize] = r as u32;
                 *f += 1;
             }
         }
     }
-    Occ { start, occ }
+    for i in (1..start.len()).rev() {
+        start[i] = start[i - 1];
+    }
+    start[0] = 0;
 }
 
 /// Dense mode: `suf[i * mw..(i + 1) * mw]` is the bitset (global codes) of the items after
 /// local item `i` (empty when the database has no masks).
 pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
+    let mut suf = Vec::new();
+    suffix_masks_into(db, &mut suf);
+    suf
+}
+
+/// [`suffix_masks`] into a reused buffer.
+pub(crate) fn suffix_masks_into(db: &Db, suf: &mut Vec<u64>) {
     let mw = db.mw;
     let m = db.gid.len();
-    let mut suf = vec![0u64; m * mw];
+    suf.clear();
+    suf.resize(m * mw, 0);
     if mw == 0 {
-        return suf;
+        return;
     }
     for i in (0..m.saturating_sub(1)).rev() {
         let (lo, hi) = suf.split_at_mut((i + 1) * mw);
@@ -97,7 +133,6 @@ pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
         let g = db.gid[i + 1] as usize;
         lo[i * mw + g / 64] |= 1 << (g % 64);
     }
-    suf
 }
 
 /// The search state of one thread.
@@ -194,18 +229,22 @@ impl<S: Sink> Miner<'_, S> {
 
     /// Explores every tail item of `db` (the node's set is in `self.q`).
     pub fn expand(&mut self, db: &Db) {
-        let occ = occurrences(db);
+        let mut occ = self.sc.occs.pop().unwrap_or_default();
+        occurrences_into(db, &mut occ);
+        let mut suf = self.sc.sufs.pop().unwrap_or_default();
+        suffix_masks_into(db, &mut suf);
         let ts = db.tail_start as usize;
-        let suf = suffix_masks(db);
         let mw = db.mw;
         for e in ts..db.gid.len() {
             if self.stopped {
-                return;
+                break;
             }
             let i = e - ts;
             let rows = &occ.occ[occ.start[i] as usize..occ.start[i + 1] as usize];
             self.child(db, e as u32, rows, &suf[e * mw..(e + 1) * mw]);
         }
+        self.sc.occs.push(occ);
+        self.sc.sufs.push(suf);
     }
 
     /// Processes the extension of the current set by local item `e` of `db`, whose rows are
@@ -297,7 +336,8 @@ impl<S: Sink> Miner<'_, S> {
         }
         let n_tail = n_kept - n_excl;
         let qmask_saved = if dense {
-            let saved = self.qmask.clone();
+            let mut saved = [0u64; MAX_MW];
+            saved[..mw].copy_from_slice(&self.qmask);
             for &c in &self.q[q0..] {
                 set_bit(&mut self.qmask, c as usize);
             }
@@ -322,6 +362,7 @@ impl<S: Sink> Miner<'_, S> {
                     sc.map[x as usize] = u32::MAX;
                 }
                 self.dense_max_node(&child);
+                self.sc.dbs.push(child);
             } else {
                 let sc = &mut self.sc;
                 for &x in &sc.touched {
@@ -330,7 +371,7 @@ impl<S: Sink> Miner<'_, S> {
                 }
             }
             if let Some(saved) = qmask_saved {
-                self.qmask = saved;
+                self.qmask.copy_from_slice(&saved[..mw]);
             }
             self.q.truncate(q0);
             return;
@@ -366,9 +407,10 @@ impl<S: Sink> Miner<'_, S> {
                     }
                 }
             }
+            self.sc.dbs.push(child);
         }
         if let Some(saved) = qmask_saved {
-            self.qmask = saved;
+            self.qmask.copy_from_slice(&saved[..mw]);
         }
         self.q.truncate(q0);
     }
@@ -395,13 +437,17 @@ impl<S: Sink> Miner<'_, S> {
                 sfull += db.w[r];
             }
         }
-        let mut full = self.qmask.clone();
+        let w = self.qmask.len();
+        let mut full_buf = [0u64; MAX_MW];
+        let full = &mut full_buf[..w];
+        full.copy_from_slice(&self.qmask);
         for &g in &db.gid {
-            set_bit(&mut full, g as usize);
+            set_bit(full, g as usize);
         }
+        let full = &full_buf[..w];
         if sfull >= self.minsup {
             // Q ∪ tail is frequent: the only candidate of the subtree.
-            if !self.gcovered(&full) {
+            if !self.gcovered(full) {
                 let q0 = self.q.len();
                 self.q.extend_from_slice(&db.gid);
                 self.emit(sfull);
@@ -409,12 +455,11 @@ impl<S: Sink> Miner<'_, S> {
             }
             return;
         }
-        let w = full.len();
         let mut rep = Vec::new();
         if let Some(parent) = self.grepos.last() {
             for m in parent.chunks_exact(w) {
                 if m.iter().zip(&self.qmask).all(|(a, b)| a & b == *b) {
-                    if m.iter().zip(&full).all(|(a, b)| a & b == *b) {
+                    if m.iter().zip(full).all(|(a, b)| a & b == *b) {
                         // Q ∪ tail inside a found maximal set: nothing new below.
                         return;
                     }
@@ -433,12 +478,13 @@ impl<S: Sink> Miner<'_, S> {
             self.stopped = true;
         }
         if !self.grepos.is_empty() {
-            let mut mask = vec![0u64; self.qmask.len()];
+            let mut buf = [0u64; MAX_MW];
+            let mask = &mut buf[..self.qmask.len()];
             for &c in &self.q {
-                set_bit(&mut mask, c as usize);
+                set_bit(mask, c as usize);
             }
             for r in &mut self.grepos {
-                r.extend_from_slice(&mask);
+                r.extend_from_slice(mask);
             }
         }
         if self.target == Target::Maximal {
@@ -528,14 +574,14 @@ impl<S: Sink> Miner<'_, S> {
     /// the scratch.
     fn build(&mut self, db: &Db, rows: &[u32], n_kept: u32, n_excl: u32) -> Db {
         let sc = &mut self.sc;
-        let mut gid = Vec::with_capacity(n_kept as usize);
-        let mut sup = Vec::with_capacity(n_kept as usize);
-        for &x in &sc.kept {
-            gid.push(db.gid[x as usize]);
-            sup.push(sc.cnt[x as usize]);
-        }
         let mw = db.mw;
-        let mut merger = RowMerger::new(mw);
+        let mut merger = RowMerger::from_parts(
+            sc.dbs.pop().unwrap_or_default(),
+            std::mem::take(&mut sc.table),
+            std::mem::take(&mut sc.hashes),
+            mw,
+        );
+        debug_assert_eq!(sc.kept.len(), n_kept as usize);
         for &r in rows {
             let r = r as usize;
             sc.row.clear();
@@ -550,9 +596,13 @@ impl<S: Sink> Miner<'_, S> {
                 merger.add_masked(&sc.row, db.w[r], &db.mask[r * mw..(r + 1) * mw]);
             }
         }
-        let mut child = merger.finish();
-        child.gid = gid;
-        child.sup = sup;
+        let (mut child, table, hashes) = merger.into_parts();
+        sc.table = table;
+        sc.hashes = hashes;
+        for &x in &sc.kept {
+            child.gid.push(db.gid[x as usize]);
+            child.sup.push(sc.cnt[x as usize]);
+        }
         child.tail_start = n_excl;
         child
     }
