@@ -258,19 +258,31 @@ impl<S: Sink> Miner<'_, S> {
         sc.touched.clear();
         sc.clo.clear();
         sc.clo.resize(mw, !0);
-        for &r in rows {
-            let r = r as usize;
-            let w = db.w[r];
-            for &x in db.row(r) {
-                let c = &mut sc.cnt[x as usize];
-                if *c == 0 {
-                    sc.touched.push(x);
+        if dense {
+            // Few items: count without tracking, then collect the counted items.
+            for &r in rows {
+                let r = r as usize;
+                let w = db.w[r];
+                for &x in db.row(r) {
+                    sc.cnt[x as usize] += w;
                 }
-                *c += w;
-            }
-            if dense {
                 for (a, b) in sc.clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
                     *a &= b;
+                }
+            }
+            let m = db.gid.len() as u32;
+            sc.touched
+                .extend((0..m).filter(|&x| sc.cnt[x as usize] != 0));
+        } else {
+            for &r in rows {
+                let r = r as usize;
+                let w = db.w[r];
+                for &x in db.row(r) {
+                    let c = &mut sc.cnt[x as usize];
+                    if *c == 0 {
+                        sc.touched.push(x);
+                    }
+                    *c += w;
                 }
             }
         }
