@@ -1,8 +1,16 @@
-//! Frequent itemset mining: maximal (FPmax-style), closed and all frequent itemsets of a list
-//! of [`Transactions`](crate::context::Transactions).
+//! Frequent itemset mining: maximal, closed and all frequent itemsets of a list of
+//! [`Transactions`](crate::context::Transactions), plus a brute-force reference miner.
 //!
-//! Invariants: results do not depend on the number of threads; itemsets have ascending items
-//! and come out in a deterministic order.
+//! Items are recoded by ascending support (infrequent ones dropped, items repeated within a
+//! transaction counted once), items present in every transaction are set aside (the closure of
+//! the empty set: reported as a closed set when non-empty), identical transactions merged;
+//! then an LCM-style depth-first search with FPmax-style maximality repositories runs
+//! (`search.rs` describes it). Entry points: [`mine`] (materialized, sorted), [`count`] /
+//! [`count_stats`] (nothing materialized), [`write_itemsets`] (streamed `i1 i2 ... (s)` lines).
+//!
+//! Invariants: results do not depend on the number of threads; itemsets have ascending items;
+//! [`mine`] returns them sorted, [`write_itemsets`] in the search order (deterministic).
+//! Non-empty itemsets only.
 
 /// What to mine.
 #[derive(

@@ -1,17 +1,29 @@
 //! The depth-first search over weighted conditional databases (LCM-style occurrence delivery
-//! with database reduction, closed sets by prefix-preserving closure extension).
+//! with database reduction; closed sets by prefix-preserving closure extension; maximal sets
+//! with FPmax-style repositories).
 //!
-//! Items are visited in code order (ascending support). A node is a closed set `Q` whose
-//! conditional database holds every item that is frequent in the transactions containing `Q`
-//! and not in `Q`: the *tail* items (code above the last added item `e`, the extension
-//! candidates) and the *excluded* items (code below `e`). For the child `Q ∪ {e'}`:
+//! A node is a closed set `Q` with a conditional database over the items frequent in the
+//! transactions containing `Q` (rows = merged identical transactions with a weight). Its *tail*
+//! items (local ids `>= tail_start`, ordered by ascending support in the node: dynamic
+//! reordering) are the extension candidates; items before an extension `e` in that order, or
+//! dropped at an ancestor, are *excluded* for the child `Q ∪ {e}`:
 //!
-//! - an excluded item present in all its transactions means the closure is generated elsewhere
-//!   (prefix-preserving test, Uno et al.'s LCM): the child and its subtree are skipped;
-//! - tail items present in all its transactions join the closure;
-//! - for maximal sets, a closed set is maximal exactly when its conditional database holds no
-//!   frequent item at all, a test that is local to the node (so the top-level branches run in
-//!   parallel with no shared state and the result does not depend on the thread count).
+//! - a closure that would add an excluded item means the closed set is generated in another
+//!   branch (Uno et al.'s prefix-preserving test): the child and its subtree are skipped;
+//! - tail items present in every row of the child join the closure (perfect extensions).
+//!
+//! Two modes:
+//! - *dense* (at most 256 frequent items, closed and maximal): rows hold only tail items, and
+//!   each row carries a bitset (global codes) of the items common to all the transactions
+//!   merged into it, so the closure of a child is the AND of its rows' masks. Maximal sets are
+//!   found in one sequential search (FPmax order): a candidate is maximal exactly when no
+//!   maximal set found before contains it, checked against per-node repositories (global-code
+//!   bitsets of the found maximal sets containing the node's set), with head-union-tail
+//!   pruning before each subtree;
+//! - *sparse* (many items, e.g. DocIds): rows also keep the excluded items that are frequent,
+//!   so the prefix-preserving test and the maximality test ("no frequent item left in the
+//!   child's database") are local to a node; top-level branches run in parallel, each with
+//!   its own projected repository used only for pruning.
 //!
 //! For `Target::All` the excluded items are dropped and every extension is reported.
 
