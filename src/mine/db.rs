@@ -1,9 +1,11 @@
 //! Weighted conditional databases: rows of local item ids with a weight (the number of
 //! identical input transactions merged into the row).
 //!
-//! Invariants of [`Db`]: local ids `0..gid.len()` are ordered like the global codes
-//! (`gid` strictly ascending); every row is non-empty, strictly ascending and distinct from the
-//! other rows; `sup[i]` is the summed weight of the rows holding `i` and is at least the
+//! Invariants of [`Db`]: local ids `0..gid.len()` are the node's item order (excluded items,
+//! then the tail by ascending support); every row is non-empty, without repeats and distinct
+//! (as a set) from the other rows, and all rows list their items in one common order (the
+//! root's rows ascending, a child's rows in its parent's order mapped to the child's ids), so
+//! equal sets are equal sequences; `sup[i]` is the summed weight of the rows holding `i` and is at least the
 //! minimum support; ids `>= tail_start` are the *tail* (items after the last added item, the
 //! only candidates for extension); ids below are *excluded* items kept for the closedness and
 //! maximality checks.
@@ -65,6 +67,32 @@ pub(crate) struct RowMerger {
 }
 
 impl RowMerger {
+    /// Starts filling `db` (cleared; its buffers are reused) with a reused hash table.
+    pub fn from_parts(
+        mut db: Db,
+        mut table: HashTable<u32>,
+        mut hashes: Vec<u64>,
+        mw: usize,
+    ) -> Self {
+        db.gid.clear();
+        db.sup.clear();
+        db.tail_start = 0;
+        db.tx.clear();
+        db.off.clear();
+        db.off.push(0);
+        db.w.clear();
+        db.mask.clear();
+        db.mw = mw;
+        table.clear();
+        hashes.clear();
+        RowMerger { table, hashes, db }
+    }
+
+    /// The rows and the reusable parts.
+    pub fn into_parts(self) -> (Db, HashTable<u32>, Vec<u64>) {
+        (self.db, self.table, self.hashes)
+    }
+
     pub fn new(mw: usize) -> Self {
         RowMerger {
             table: HashTable::new(),
@@ -77,7 +105,7 @@ impl RowMerger {
         }
     }
 
-    /// Adds a row (strictly ascending, non-empty) with weight `w` and its mask
+    /// Adds a row (non-empty, in the database's common order) with weight `w` and its mask
     /// (`mask.len()` words, the same for every row, empty without masks; intersected when
     /// rows merge).
     #[inline]

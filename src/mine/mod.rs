@@ -1,8 +1,16 @@
-//! Frequent itemset mining: maximal (FPmax-style), closed and all frequent itemsets of a list
-//! of [`Transactions`](crate::context::Transactions).
+//! Frequent itemset mining: maximal, closed and all frequent itemsets of a list of
+//! [`Transactions`](crate::context::Transactions), plus a brute-force reference miner.
 //!
-//! Invariants: results do not depend on the number of threads; itemsets have ascending items
-//! and come out in a deterministic order.
+//! Items are recoded by ascending support (infrequent ones dropped, items repeated within a
+//! transaction counted once), items present in every transaction are set aside (the closure of
+//! the empty set: reported as a closed set when non-empty), identical transactions merged;
+//! then an LCM-style depth-first search with FPmax-style maximality repositories runs
+//! (`search.rs` describes it). Entry points: [`mine`] (materialized, sorted), [`count`] /
+//! [`count_stats`] (nothing materialized), [`write_itemsets`] (streamed `i1 i2 ... (s)` lines).
+//!
+//! Invariants: results do not depend on the number of threads; itemsets have ascending items;
+//! [`mine`] returns them sorted, [`write_itemsets`] in the search order (deterministic).
+//! Non-empty itemsets only.
 
 /// What to mine.
 #[derive(
@@ -299,6 +307,7 @@ pub fn write_itemsets<W: Write>(
             stopped: false,
             repos: Vec::new(),
             qmask: Vec::new(),
+            grepos: Vec::new(),
         };
         miner.run_top(&prep.root, &occ, 0..m);
         sink.limit.flush();
@@ -387,6 +396,7 @@ fn run_branches<'l, S: Sink + Send>(
             stopped: false,
             repos: Vec::new(),
             qmask: Vec::new(),
+            grepos: Vec::new(),
         };
         miner.run_top(db, &occ, range);
         return vec![sink];
@@ -409,6 +419,7 @@ fn run_branches<'l, S: Sink + Send>(
                     stopped: false,
                     repos: Vec::new(),
                     qmask: vec![0; db.mw],
+                    grepos: Vec::new(),
                 };
                 let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
                 miner.child(db, e as u32, rows, &suf[e * db.mw..(e + 1) * db.mw]);

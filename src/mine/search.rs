@@ -1,17 +1,29 @@
 //! The depth-first search over weighted conditional databases (LCM-style occurrence delivery
-//! with database reduction, closed sets by prefix-preserving closure extension).
+//! with database reduction; closed sets by prefix-preserving closure extension; maximal sets
+//! with FPmax-style repositories).
 //!
-//! Items are visited in code order (ascending support). A node is a closed set `Q` whose
-//! conditional database holds every item that is frequent in the transactions containing `Q`
-//! and not in `Q`: the *tail* items (code above the last added item `e`, the extension
-//! candidates) and the *excluded* items (code below `e`). For the child `Q ∪ {e'}`:
+//! A node is a closed set `Q` with a conditional database over the items frequent in the
+//! transactions containing `Q` (rows = merged identical transactions with a weight). Its *tail*
+//! items (local ids `>= tail_start`, ordered by ascending support in the node: dynamic
+//! reordering) are the extension candidates; items before an extension `e` in that order, or
+//! dropped at an ancestor, are *excluded* for the child `Q ∪ {e}`:
 //!
-//! - an excluded item present in all its transactions means the closure is generated elsewhere
-//!   (prefix-preserving test, Uno et al.'s LCM): the child and its subtree are skipped;
-//! - tail items present in all its transactions join the closure;
-//! - for maximal sets, a closed set is maximal exactly when its conditional database holds no
-//!   frequent item at all, a test that is local to the node (so the top-level branches run in
-//!   parallel with no shared state and the result does not depend on the thread count).
+//! - a closure that would add an excluded item means the closed set is generated in another
+//!   branch (Uno et al.'s prefix-preserving test): the child and its subtree are skipped;
+//! - tail items present in every row of the child join the closure (perfect extensions).
+//!
+//! Two modes:
+//! - *dense* (at most 256 frequent items, closed and maximal): rows hold only tail items, and
+//!   each row carries a bitset (global codes) of the items common to all the transactions
+//!   merged into it, so the closure of a child is the AND of its rows' masks. Maximal sets are
+//!   found in one sequential search (FPmax order): a candidate is maximal exactly when no
+//!   maximal set found before contains it, checked against per-node repositories (global-code
+//!   bitsets of the found maximal sets containing the node's set), with head-union-tail
+//!   pruning before each subtree;
+//! - *sparse* (many items, e.g. DocIds): rows also keep the excluded items that are frequent,
+//!   so the prefix-preserving test and the maximality test ("no frequent item left in the
+//!   child's database") are local to a node; top-level branches run in parallel, each with
+//!   its own projected repository used only for pruning.
 //!
 //! For `Target::All` the excluded items are dropped and every extension is reported.
 
@@ -24,6 +36,9 @@ pub(crate) trait Sink {
     fn emit(&mut self, codes: &[u32], support: u32) -> bool;
 }
 
+/// Most words of an item mask (dense mode).
+const MAX_MW: usize = super::prep::MASK_MAX_ITEMS.div_ceil(64);
+
 /// Reusable scratch for one search thread.
 pub(crate) struct Scratch {
     cnt: Vec<u32>,
@@ -32,6 +47,11 @@ pub(crate) struct Scratch {
     kept: Vec<u32>,
     row: Vec<u32>,
     clo: Vec<u64>,
+    table: hashbrown::HashTable<u32>,
+    hashes: Vec<u64>,
+    dbs: Vec<Db>,
+    occs: Vec<Occ>,
+    sufs: Vec<Vec<u64>>,
 }
 
 impl Scratch {
@@ -43,21 +63,36 @@ impl Scratch {
             kept: Vec::new(),
             row: Vec::new(),
             clo: Vec::new(),
+            table: hashbrown::HashTable::new(),
+            hashes: Vec::new(),
+            dbs: Vec::new(),
+            occs: Vec::new(),
+            sufs: Vec::new(),
         }
     }
 }
 
 /// Occurrence lists of the tail items of a database: `occ[start[i]..start[i + 1]]` are the
 /// rows holding tail item `tail_start + i`.
+#[derive(Default)]
 pub(crate) struct Occ {
     pub start: Vec<u32>,
     pub occ: Vec<u32>,
 }
 
 pub(crate) fn occurrences(db: &Db) -> Occ {
+    let mut o = Occ::default();
+    occurrences_into(db, &mut o);
+    o
+}
+
+/// [`occurrences`] into reused buffers.
+pub(crate) fn occurrences_into(db: &Db, o: &mut Occ) {
     let m = db.gid.len();
     let ts = db.tail_start as usize;
-    let mut start = vec![0u32; m - ts + 1];
+    let start = &mut o.start;
+    start.clear();
+    start.resize(m - ts + 1, 0);
     for &x in &db.tx {
         let x = x as usize;
         if x >= ts {
@@ -67,29 +102,42 @@ pub(crate) fn occurrences(db: &Db) -> Occ {
     for i in 1..start.len() {
         start[i] += start[i - 1];
     }
-    let mut fill = start.clone();
-    let mut occ = vec![0u32; *start.last().unwrap() as usize];
+    let total = *start.last().unwrap() as usize;
+    o.occ.clear();
+    o.occ.resize(total, 0);
+    // Fill using start[i] as the cursor of item i, then shift back.
     for r in 0..db.n_rows() {
         for &x in db.row(r) {
             let x = x as usize;
             if x >= ts {
-                let f = &mut fill[x - ts];
-                occ[*f as usize] = r as u32;
+                let f = &mut start[x - ts];
+                o.occ[*f as usize] = r as u32;
                 *f += 1;
             }
         }
     }
-    Occ { start, occ }
+    for i in (1..start.len()).rev() {
+        start[i] = start[i - 1];
+    }
+    start[0] = 0;
 }
 
 /// Dense mode: `suf[i * mw..(i + 1) * mw]` is the bitset (global codes) of the items after
 /// local item `i` (empty when the database has no masks).
 pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
+    let mut suf = Vec::new();
+    suffix_masks_into(db, &mut suf);
+    suf
+}
+
+/// [`suffix_masks`] into a reused buffer.
+pub(crate) fn suffix_masks_into(db: &Db, suf: &mut Vec<u64>) {
     let mw = db.mw;
     let m = db.gid.len();
-    let mut suf = vec![0u64; m * mw];
+    suf.clear();
+    suf.resize(m * mw, 0);
     if mw == 0 {
-        return suf;
+        return;
     }
     for i in (0..m.saturating_sub(1)).rev() {
         let (lo, hi) = suf.split_at_mut((i + 1) * mw);
@@ -97,7 +145,6 @@ pub(crate) fn suffix_masks(db: &Db) -> Vec<u64> {
         let g = db.gid[i + 1] as usize;
         lo[i * mw + g / 64] |= 1 << (g % 64);
     }
-    suf
 }
 
 /// The search state of one thread.
@@ -112,6 +159,9 @@ pub(crate) struct Miner<'a, S: Sink> {
     pub repos: Vec<Repo>,
     /// Dense mode: bitset (global codes) of the current set.
     pub qmask: Vec<u64>,
+    /// Dense maximal mode: per node on the path, the found maximal sets containing its set,
+    /// as global-code bitsets of `qmask.len()` words.
+    pub grepos: Vec<Vec<u64>>,
 }
 
 /// Found maximal sets containing a node's set, as bitsets over the node's local items.
@@ -174,7 +224,7 @@ impl<S: Sink> Miner<'_, S> {
         // Sparse mode checks maximality exactly at each node; a repository shared by all
         // branches would only cost (long linear scans on large sparse data).
         if self.target == Target::Maximal && root.mw > 0 {
-            self.repos.push(Repo::new(&root.gid));
+            self.grepos.push(Vec::new());
         }
         self.qmask = vec![0; root.mw];
         let suf = suffix_masks(root);
@@ -186,22 +236,27 @@ impl<S: Sink> Miner<'_, S> {
             self.child(root, e as u32, rows, &suf[e * root.mw..(e + 1) * root.mw]);
         }
         self.repos.clear();
+        self.grepos.clear();
     }
 
     /// Explores every tail item of `db` (the node's set is in `self.q`).
     pub fn expand(&mut self, db: &Db) {
-        let occ = occurrences(db);
+        let mut occ = self.sc.occs.pop().unwrap_or_default();
+        occurrences_into(db, &mut occ);
+        let mut suf = self.sc.sufs.pop().unwrap_or_default();
+        suffix_masks_into(db, &mut suf);
         let ts = db.tail_start as usize;
-        let suf = suffix_masks(db);
         let mw = db.mw;
         for e in ts..db.gid.len() {
             if self.stopped {
-                return;
+                break;
             }
             let i = e - ts;
             let rows = &occ.occ[occ.start[i] as usize..occ.start[i + 1] as usize];
             self.child(db, e as u32, rows, &suf[e * mw..(e + 1) * mw]);
         }
+        self.sc.occs.push(occ);
+        self.sc.sufs.push(suf);
     }
 
     /// Processes the extension of the current set by local item `e` of `db`, whose rows are
@@ -215,19 +270,31 @@ impl<S: Sink> Miner<'_, S> {
         sc.touched.clear();
         sc.clo.clear();
         sc.clo.resize(mw, !0);
-        for &r in rows {
-            let r = r as usize;
-            let w = db.w[r];
-            for &x in db.row(r) {
-                let c = &mut sc.cnt[x as usize];
-                if *c == 0 {
-                    sc.touched.push(x);
+        if dense {
+            // Few items: count without tracking, then collect the counted items.
+            for &r in rows {
+                let r = r as usize;
+                let w = db.w[r];
+                for &x in db.row(r) {
+                    sc.cnt[x as usize] += w;
                 }
-                *c += w;
-            }
-            if dense {
                 for (a, b) in sc.clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
                     *a &= b;
+                }
+            }
+            let m = db.gid.len() as u32;
+            sc.touched
+                .extend((0..m).filter(|&x| sc.cnt[x as usize] != 0));
+        } else {
+            for &r in rows {
+                let r = r as usize;
+                let w = db.w[r];
+                for &x in db.row(r) {
+                    let c = &mut sc.cnt[x as usize];
+                    if *c == 0 {
+                        sc.touched.push(x);
+                    }
+                    *c += w;
                 }
             }
         }
@@ -292,13 +359,9 @@ impl<S: Sink> Miner<'_, S> {
             sc.map[x as usize] = j as u32;
         }
         let n_tail = n_kept - n_excl;
-        let report = match self.target {
-            Target::All | Target::Closed => true,
-            // Dense mode: the repository holds every maximal superset found so far.
-            Target::Maximal => n_kept == 0 && !(dense && self.leaf_covered(e, s)),
-        };
         let qmask_saved = if dense {
-            let saved = self.qmask.clone();
+            let mut saved = [0u64; MAX_MW];
+            saved[..mw].copy_from_slice(&self.qmask);
             for &c in &self.q[q0..] {
                 set_bit(&mut self.qmask, c as usize);
             }
@@ -306,8 +369,36 @@ impl<S: Sink> Miner<'_, S> {
         } else {
             None
         };
+        let report = match self.target {
+            Target::All | Target::Closed => true,
+            // Dense mode: the repository holds every maximal superset found so far.
+            Target::Maximal => n_kept == 0 && !(dense && self.gcovered(&self.qmask)),
+        };
         if report {
             self.emit(s);
+        }
+        if dense && self.target == Target::Maximal {
+            if n_tail > 0 && !self.stopped {
+                let child = self.build(db, rows, n_kept, n_excl);
+                let sc = &mut self.sc;
+                for &x in &sc.touched {
+                    sc.cnt[x as usize] = 0;
+                    sc.map[x as usize] = u32::MAX;
+                }
+                self.dense_max_node(&child);
+                self.sc.dbs.push(child);
+            } else {
+                let sc = &mut self.sc;
+                for &x in &sc.touched {
+                    sc.cnt[x as usize] = 0;
+                    sc.map[x as usize] = u32::MAX;
+                }
+            }
+            if let Some(saved) = qmask_saved {
+                self.qmask.copy_from_slice(&saved[..mw]);
+            }
+            self.q.truncate(q0);
+            return;
         }
         let maximal = self.target == Target::Maximal;
         let child = if n_tail > 0 && !self.stopped {
@@ -340,37 +431,85 @@ impl<S: Sink> Miner<'_, S> {
                     }
                 }
             }
+            self.sc.dbs.push(child);
         }
         if let Some(saved) = qmask_saved {
-            self.qmask = saved;
+            self.qmask.copy_from_slice(&saved[..mw]);
         }
         self.q.truncate(q0);
     }
 
-    /// Dense maximal mode, leaf `Q ∪ {e} ∪ closure`: is it inside a recorded maximal set?
-    fn leaf_covered(&self, e: u32, s: u32) -> bool {
-        let Some(parent) = self.repos.last() else {
+    /// Dense maximal mode: is the set `mask` (global codes) inside a recorded maximal set?
+    fn gcovered(&self, mask: &[u64]) -> bool {
+        let Some(rep) = self.grepos.last() else {
             return false;
         };
-        let sc = &self.sc;
-        let mut need = vec![0u64; parent.words];
-        set_bit(&mut need, e as usize);
-        for &x in &sc.touched {
-            if x > e && sc.cnt[x as usize] == s {
-                set_bit(&mut need, x as usize);
+        let w = mask.len();
+        rep.chunks_exact(w)
+            .rev()
+            .any(|m| m.iter().zip(mask).all(|(a, b)| a & b == *b))
+    }
+
+    /// Dense maximal mode, a node with tail items (its set in `q`/`qmask`): head-union-tail
+    /// pruning, then the search with the repository filtered to the sets containing the
+    /// node's set (global-code bitsets, no projection).
+    fn dense_max_node(&mut self, db: &Db) {
+        let n = db.gid.len();
+        let mut sfull = 0u32;
+        for r in 0..db.n_rows() {
+            if db.row(r).len() == n {
+                sfull += db.w[r];
             }
         }
-        parent
-            .sets
-            .chunks_exact(parent.words)
-            .rev()
-            .any(|m| m.iter().zip(&need).all(|(a, b)| a & b == *b))
+        let w = self.qmask.len();
+        let mut full_buf = [0u64; MAX_MW];
+        let full = &mut full_buf[..w];
+        full.copy_from_slice(&self.qmask);
+        for &g in &db.gid {
+            set_bit(full, g as usize);
+        }
+        let full = &full_buf[..w];
+        if sfull >= self.minsup {
+            // Q ∪ tail is frequent: the only candidate of the subtree.
+            if !self.gcovered(full) {
+                let q0 = self.q.len();
+                self.q.extend_from_slice(&db.gid);
+                self.emit(sfull);
+                self.q.truncate(q0);
+            }
+            return;
+        }
+        let mut rep = Vec::new();
+        if let Some(parent) = self.grepos.last() {
+            for m in parent.chunks_exact(w) {
+                if m.iter().zip(&self.qmask).all(|(a, b)| a & b == *b) {
+                    if m.iter().zip(full).all(|(a, b)| a & b == *b) {
+                        // Q ∪ tail inside a found maximal set: nothing new below.
+                        return;
+                    }
+                    rep.extend_from_slice(m);
+                }
+            }
+        }
+        self.grepos.push(rep);
+        self.expand(db);
+        self.grepos.pop();
     }
 
     /// Reports the current set; for maximal sets also records it in the repositories.
     fn emit(&mut self, s: u32) {
         if !self.sink.emit(&self.q, s) {
             self.stopped = true;
+        }
+        if !self.grepos.is_empty() {
+            let mut buf = [0u64; MAX_MW];
+            let mask = &mut buf[..self.qmask.len()];
+            for &c in &self.q {
+                set_bit(mask, c as usize);
+            }
+            for r in &mut self.grepos {
+                r.extend_from_slice(mask);
+            }
         }
         if self.target == Target::Maximal {
             for r in &mut self.repos {
@@ -388,7 +527,7 @@ impl<S: Sink> Miner<'_, S> {
         let mut sfull = 0u32;
         for r in 0..db.n_rows() {
             let row = db.row(r);
-            let n_excl = row.partition_point(|&x| x < ts);
+            let n_excl = row.iter().filter(|&&x| x < ts).count();
             if row.len() - n_excl == n_tail {
                 sfull += db.w[r];
             }
@@ -401,9 +540,9 @@ impl<S: Sink> Miner<'_, S> {
         let mut extended = false;
         for r in 0..db.n_rows() {
             let row = db.row(r);
-            let n_excl = row.partition_point(|&x| x < ts);
+            let n_excl = row.iter().filter(|&&x| x < ts).count();
             if row.len() - n_excl == n_tail {
-                for &x in &row[..n_excl] {
+                for &x in row.iter().filter(|&&x| x < ts) {
                     let c = &mut sc.cnt[x as usize];
                     *c += db.w[r];
                     if *c >= self.minsup {
@@ -459,14 +598,14 @@ impl<S: Sink> Miner<'_, S> {
     /// the scratch.
     fn build(&mut self, db: &Db, rows: &[u32], n_kept: u32, n_excl: u32) -> Db {
         let sc = &mut self.sc;
-        let mut gid = Vec::with_capacity(n_kept as usize);
-        let mut sup = Vec::with_capacity(n_kept as usize);
-        for &x in &sc.kept {
-            gid.push(db.gid[x as usize]);
-            sup.push(sc.cnt[x as usize]);
-        }
         let mw = db.mw;
-        let mut merger = RowMerger::new(mw);
+        let mut merger = RowMerger::from_parts(
+            sc.dbs.pop().unwrap_or_default(),
+            std::mem::take(&mut sc.table),
+            std::mem::take(&mut sc.hashes),
+            mw,
+        );
+        debug_assert_eq!(sc.kept.len(), n_kept as usize);
         for &r in rows {
             let r = r as usize;
             sc.row.clear();
@@ -477,13 +616,18 @@ impl<S: Sink> Miner<'_, S> {
                 }
             }
             if !sc.row.is_empty() {
-                sc.row.sort_unstable();
+                // No sort: the rows of one database all follow one order (the parent's,
+                // mapped), which is all merging needs.
                 merger.add_masked(&sc.row, db.w[r], &db.mask[r * mw..(r + 1) * mw]);
             }
         }
-        let mut child = merger.finish();
-        child.gid = gid;
-        child.sup = sup;
+        let (mut child, table, hashes) = merger.into_parts();
+        sc.table = table;
+        sc.hashes = hashes;
+        for &x in &sc.kept {
+            child.gid.push(db.gid[x as usize]);
+            child.sup.push(sc.cnt[x as usize]);
+        }
         child.tail_start = n_excl;
         child
     }
