@@ -10,7 +10,7 @@ use super::sweep::{run_sweep, SweepArgs};
 /// parameters); when this binary runs away from its source tree, the same corpus is
 /// generated into OUT/corpus (the generator is deterministic). Duplicates are the pairs of
 /// the truth with edit similarity > 0.85 (the ROMIP rule of IK09) unless --truth-rule says
-/// otherwise.
+/// otherwise. HTML is stripped (the corpus holds copies that differ only in markup).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fimdup demo
@@ -23,7 +23,9 @@ pub struct Args {
     pub sweep: SweepArgs,
 }
 
-pub fn run(args: Args) -> anyhow::Result<()> {
+pub fn run(mut args: Args) -> anyhow::Result<()> {
+    // The default corpus holds copies that differ only in HTML markup: strip it.
+    args.sweep.pipeline.text.html = true;
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/default");
     let (docs, truth, source) = if committed.join("docs.jsonl").is_file() {
         (

@@ -162,7 +162,25 @@ impl Prepared {
             collapse: Some(&self.collapse),
             miner: Some(&FpMiner),
         };
-        run_method(&inputs, &cfg)
+        let mut out = run_method(&inputs, &cfg)?;
+        if cfg.method == Method::Exact {
+            // The exact join's answer is its pairs (every pair at or above the threshold);
+            // the transitive pairs of its connected components are not similar pairs.
+            // Member pairs are kept when their representatives are joined (or equal: the
+            // documents are equivalent); edges are between representatives.
+            let c = &self.collapse;
+            let joined: hashbrown::HashSet<(DocId, DocId)> = out
+                .edges
+                .iter()
+                .map(|e| (e.a.min(e.b), e.a.max(e.b)))
+                .collect();
+            out.pairs.retain(|p| {
+                let (ra, rb) = (c.rep(p.a), c.rep(p.b));
+                ra == rb || joined.contains(&(ra.min(rb), ra.max(rb)))
+            });
+            out.summary.pairs = out.pairs.len() as u64;
+        }
+        Ok(out)
     }
 }
 
