@@ -11,6 +11,10 @@ use fimdup::eval::{
 
 /// Evaluate predicted duplicates against labeled pairs.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup eval --truth datasets/default/truth.csv --pairs out/concept/pairs.csv
+  fimdup eval --truth datasets/default/truth.csv --truth-rule 'resemblance>=0.8' \\
+      --clusters out/concept/clusters.jsonl --corpus datasets/default/docs.jsonl --json")]
 pub struct Args {
     /// Truth CSV: `truth.csv` of `fimdup gen` (needs a rule; default the ROMIP rule
     /// edit_similarity>0.85), any CSV with header a,b[,columns..], or a headerless a,b list

@@ -7,6 +7,10 @@ use fimdup::gen::{generate, read_config, write_corpus, GenConfig};
 
 /// Generate a synthetic corpus with known near-duplicates and its truth.
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup gen --out out/gen --docs 2000 --seed 1
+  fimdup gen --out out/gen-html --docs 500 --html
+  fimdup gen --out out/custom --config my-params.json   # start from datasets/default/params.json")]
 pub struct Args {
     /// Output directory (created if missing).
     #[arg(long)]

@@ -12,6 +12,10 @@ use fimdup::mine::{self, MinSupport, MineConfig, Target};
 /// Output: one itemset per line, `i1 i2 ... (support)`, items ascending, lines in a
 /// deterministic order (independent of --threads).
 #[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup mine chess.dat --minsup 60% --count
+  fimdup mine mushroom.dat --minsup 813 --target closed --out closed.txt
+  fimdup context out/default.img --out ctx.dat && fimdup mine ctx.dat --minsup 100   # concept clusters")]
 pub struct Args {
     /// FIMI input (`-` for stdin, `*.gz` decompressed).
     pub input: PathBuf,
