@@ -62,22 +62,8 @@ pub fn passes(overlap: usize, union: usize, t: f64) -> bool {
     union > 0 && overlap as f64 / union as f64 >= t
 }
 
-/// Size of the intersection of two ascending slices.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut c) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                c += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    c
-}
+/// Size of the intersection of two ascending slices (the one in [`crate::shingle`]).
+pub use crate::shingle::intersection_size;
 
 fn check_t(t: f64) -> Result<()> {
     if !(t > 0.0 && t <= 1.0) {
