@@ -8,6 +8,8 @@ use clap::{Parser, Subcommand};
 mod common;
 mod compare;
 mod context;
+mod index;
+mod overlap;
 mod sketch;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
@@ -30,6 +32,10 @@ enum Command {
     Context(context::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
+    /// Persisted index: build, query, add sweeps (lost and found).
+    Index(index::Args),
+    /// Overlap and relative size of two collections by sampling.
+    Overlap(overlap::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -51,6 +57,8 @@ pub fn main() -> i32 {
         Command::Sketch(a) => sketch::run(a),
         Command::Context(a) => context::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Index(a) => index::run(a),
+        Command::Overlap(a) => overlap::run(a),
     };
     match result {
         Ok(()) => 0,
