@@ -109,7 +109,8 @@ fn parse_gen(name: &str) -> Option<u64> {
     n.parse().ok()
 }
 
-fn fmt_err(path: &Path, msg: impl Into<String>) -> Error {
+fn fmt_err(path: impl AsRef<Path>, msg: impl Into<String>) -> Error {
+    let path = path.as_ref();
     Error::format(path, msg)
 }
 
@@ -133,12 +134,17 @@ pub fn read_current(dir: &Path) -> Result<(u64, u64)> {
         )
     };
     let text = std::str::from_utf8(&text).map_err(|_| bad())?;
-    let mut parts = text.trim_end_matches('\n').split(' ');
+    let text = text.strip_suffix('\n').ok_or_else(bad)?;
+    let mut parts = text.split(' ');
     let (Some(g), Some(h), None) = (parts.next(), parts.next(), parts.next()) else {
         return Err(bad());
     };
     let g = parse_gen(g).ok_or_else(bad)?;
-    if h.len() != 16 {
+    if h.len() != 16
+        || !h
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
         return Err(bad());
     }
     let h = u64::from_str_radix(h, 16).map_err(|_| bad())?;
@@ -258,7 +264,20 @@ impl Index {
         let (generation, mhash) = read_current(dir)?;
         let gdir = dir.join(gen_name(generation));
         let mpath = gdir.join("manifest.json");
-        let mbytes = std::fs::read(&mpath).map_err(|e| Error::io(&mpath, e))?;
+        let mbytes = match std::fs::read(&mpath) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(fmt_err(
+                    dir.join(CURRENT),
+                    format!(
+                        "names generation {}, which has no manifest (corrupted CURRENT or a \
+                         generation deleted by hand)",
+                        gen_name(generation)
+                    ),
+                ))
+            }
+            Err(e) => return Err(Error::io(&mpath, e)),
+        };
         if xxh64(&mbytes, 0) != mhash {
             return Err(fmt_err(
                 &mpath,
