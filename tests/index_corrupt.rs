@@ -82,8 +82,10 @@ fn forge(dir: &Path, name: &str, bytes: &[u8]) {
     .unwrap();
 }
 
-fn damages(len: usize, rng: &mut ChaCha8Rng) -> Vec<(String, Box<dyn Fn(&mut Vec<u8>)>)> {
-    let mut v: Vec<(String, Box<dyn Fn(&mut Vec<u8>)>)> = Vec::new();
+type Damage = (String, Box<dyn Fn(&mut Vec<u8>)>);
+
+fn damages(len: usize, rng: &mut ChaCha8Rng) -> Vec<Damage> {
+    let mut v: Vec<Damage> = Vec::new();
     for cut in [0, 1, 7, 12, len / 3, len / 2, len.saturating_sub(1)] {
         if cut < len {
             v.push((

@@ -12,9 +12,9 @@ use super::common::{print_json, progress, PipelineArgs};
 
 /// Estimates the fraction of A with a near-duplicate in B and of B in A by sampling each
 /// and checking the other (capture-recapture), and from them the relative size |A|/|B| =
-/// frac(B in A) / frac(A in B), with confidence intervals (Wilson score intervals with the
-/// finite-population correction for the fractions; for the ratio, the Bonferroni
-/// combination of both fractions' Wilson bounds). The ratio assumes near-duplicates pair
+/// frac(B in A) / frac(A in B), with confidence intervals (exact hypergeometric intervals
+/// for the fractions, sampling without replacement; for the ratio, the Bonferroni
+/// combination of both fractions' bounds). The ratio assumes near-duplicates pair
 /// documents one to one (no near-duplicates inside a collection). A sample as large as a collection checks all of it (exact fraction).
 ///
 /// A and B are corpora (sketched with the options below) or index directories (their own
