@@ -19,6 +19,11 @@ use crate::Result;
 pub struct Postings {
     keys: Vec<u64>,
     docs: Vec<u32>,
+    /// Directory: `dir[b]` is the first incidence whose key has bucket `>= b`, bucket =
+    /// `(key - keys[0]) >> shift`; turns most lookups into one short scan instead of a
+    /// binary search over all keys (rebuilt after every change).
+    dir: Vec<u32>,
+    shift: u32,
 }
 
 impl Postings {
@@ -27,7 +32,41 @@ impl Postings {
         pairs.sort_unstable();
         pairs.dedup();
         let (keys, docs) = pairs.into_iter().unzip();
-        Postings { keys, docs }
+        let mut p = Postings {
+            keys,
+            docs,
+            dir: Vec::new(),
+            shift: 0,
+        };
+        p.reindex();
+        p
+    }
+
+    /// Rebuilds the directory (about one bucket per 2 incidences, at most 2^26 buckets).
+    fn reindex(&mut self) {
+        self.dir.clear();
+        let n = self.keys.len();
+        if n == 0 || n > u32::MAX as usize {
+            return;
+        }
+        let span = self.keys[n - 1] - self.keys[0];
+        let buckets = (n / 2).next_power_of_two().clamp(2, 1 << 26) as u64;
+        let mut shift = 0;
+        while shift < 64 && (span >> shift) >= buckets {
+            shift += 1;
+        }
+        self.shift = shift;
+        let nb = (span >> shift) as usize + 1;
+        self.dir.reserve(nb + 1);
+        let base = self.keys[0];
+        let mut i = 0usize;
+        for b in 0..nb {
+            while i < n && (((self.keys[i] - base) >> shift) as usize) < b {
+                i += 1;
+            }
+            self.dir.push(i as u32);
+        }
+        self.dir.push(n as u32);
     }
 
     /// Number of incidences.
@@ -53,9 +92,20 @@ impl Postings {
 
     /// The documents (ascending) having `key`.
     pub fn get(&self, key: u64) -> &[u32] {
-        let lo = self.keys.partition_point(|&k| k < key);
-        let hi = lo + self.keys[lo..].partition_point(|&k| k == key);
-        &self.docs[lo..hi]
+        let (from, to) = if self.dir.is_empty() {
+            (0, self.keys.len())
+        } else {
+            let base = self.keys[0];
+            if key < base || key > self.keys[self.keys.len() - 1] {
+                return &[];
+            }
+            let b = ((key - base) >> self.shift) as usize;
+            (self.dir[b] as usize, self.dir[b + 1] as usize)
+        };
+        let ks = &self.keys[from..to];
+        let lo = ks.partition_point(|&k| k < key);
+        let hi = lo + ks[lo..].partition_point(|&k| k == key);
+        &self.docs[from + lo..from + hi]
     }
 
     /// Merges another sorted set of incidences into this one (linear).
@@ -69,6 +119,7 @@ impl Postings {
         {
             self.keys.extend_from_slice(&other.keys);
             self.docs.extend_from_slice(&other.docs);
+            self.reindex();
             return;
         }
         let n = self.len() + other.len();
@@ -93,6 +144,7 @@ impl Postings {
         }
         self.keys = keys;
         self.docs = docs;
+        self.reindex();
     }
 
     /// The key groups `(key, docs)` in key order.
@@ -179,6 +231,7 @@ impl Postings {
                 }
             }
         }
+        p.reindex();
         Ok(p)
     }
 }
@@ -198,6 +251,41 @@ mod tests {
         assert_eq!(m.get(5), &[0, 1, 3]);
         assert_eq!(m.get(7), &[] as &[u32]);
         assert_eq!(m.distinct_keys(), 5);
+    }
+
+    #[test]
+    fn lookups_equal_a_linear_scan() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (n, range) in [
+            (1usize, 10u64),
+            (2, u64::MAX),
+            (3, u64::MAX),
+            (50, 20),
+            (1000, u64::MAX),
+            (3000, 1 << 40),
+        ] {
+            let pairs: Vec<(u64, u32)> = (0..n)
+                .map(|_| {
+                    (
+                        rng.gen_range(0..=range.min(u64::MAX - 1)),
+                        rng.gen_range(0..50),
+                    )
+                })
+                .collect();
+            let p = Postings::from_pairs(pairs.clone());
+            let mut probes: Vec<u64> = pairs.iter().map(|x| x.0).collect();
+            probes.extend([0, 1, u64::MAX, range / 2]);
+            for _ in 0..200 {
+                probes.push(rng.gen_range(0..=range.min(u64::MAX - 1)));
+            }
+            for k in probes {
+                let mut want: Vec<u32> = pairs.iter().filter(|x| x.0 == k).map(|x| x.1).collect();
+                want.sort_unstable();
+                want.dedup();
+                assert_eq!(p.get(k), &want[..], "n={n} key={k}");
+            }
+        }
     }
 
     #[test]
