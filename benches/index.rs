@@ -143,7 +143,7 @@ fn bench(c: &mut Criterion) {
                 r.lost.iter().filter(|l| l.found.is_some()).count()
             );
         }
-        g.bench_function(format!("rebuild_{}", n + n / 100), |b| {
+        g.bench_function(format!("rebuild_both_sweeps_{n}"), |b| {
             b.iter_batched(|| all.clone(), |a| build(a).len(), BatchSize::LargeInput)
         });
         let dir = tempfile::tempdir().unwrap();
