@@ -24,7 +24,10 @@ fn ok(o: &Output) -> serde_json::Value {
         String::from_utf8_lossy(&o.stderr)
     );
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.trim_end().lines().count() <= 1, "one summary line: {err}");
+    assert!(
+        err.trim_end().lines().count() <= 1,
+        "one summary line: {err}"
+    );
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
