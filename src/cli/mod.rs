@@ -12,7 +12,9 @@ mod context;
 mod demo;
 mod eval;
 mod gen;
+mod index;
 mod mine;
+mod overlap;
 mod sketch;
 mod sweep;
 
@@ -48,6 +50,10 @@ enum Command {
     Sweep(sweep::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
+    /// Persisted index: build, query, add sweeps (lost and found).
+    Index(index::Args),
+    /// Overlap and relative size of two collections by sampling.
+    Overlap(overlap::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -74,6 +80,8 @@ pub fn main() -> i32 {
         Command::Eval(a) => eval::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Index(a) => index::run(a),
+        Command::Overlap(a) => overlap::run(a),
     };
     match result {
         Ok(()) => 0,

@@ -1,0 +1,329 @@
+//! `fimdup index build|query|add`: the persisted index.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use fimdup::corpus::{CorpusConfig, Format};
+use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions};
+
+use super::common::{print_json, progress, CorpusArgs, PipelineArgs};
+
+/// A persisted index of images: on-the-fly resemblance and containment queries, and new
+/// sweeps added incrementally with a lost-and-found report (Broder et al. 1997, 6.1-6.2).
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Cmd {
+    /// Build an index directory from a corpus (the first sweep).
+    Build(BuildArgs),
+    /// Find the indexed documents resembling (or containing) query documents.
+    Query(QueryArgs),
+    /// Add a new sweep: new and changed documents get new DocIds, joined to the clusters.
+    Add(AddArgs),
+}
+
+/// `fimdup index build`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup index build docs.jsonl --out idx --tag 2026-11-01
+  fimdup index build pages.warc.gz --html --scheme k-mins --size 128 --threshold 0.8 --out idx
+  fimdup index build docs.jsonl --containment --keep-sources --out idx")]
+pub struct BuildArgs {
+    /// Corpus: JSONL, CSV/TSV, plain lines, a directory, or WARC (any of them .gz).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Resemblance threshold of the clusters kept in the index (and of the LSH bands).
+    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    pub threshold: f64,
+    /// Also keep a mod-m image per document (modulus --containment-modulus) so that
+    /// containment can be estimated whatever --scheme is.
+    #[arg(long)]
+    pub containment: bool,
+    /// Modulus of the containment images.
+    #[arg(long, default_value_t = 25, value_name = "M")]
+    pub containment_modulus: u64,
+    /// Record the corpus path and position of every document, for `query --exact`.
+    #[arg(long)]
+    pub keep_sources: bool,
+    /// Tag of this sweep (e.g. the crawl date) [default: sweep-1].
+    #[arg(long, value_name = "T")]
+    pub tag: Option<String>,
+    /// Index directory (created; an existing index there gets a new generation).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `fimdup index query`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup index query idx page.html --threshold 0.8 --top 5
+  cat page.txt | fimdup index query idx - --json
+  fimdup index query idx --jsonl queries.jsonl --measure containment --threshold 0.9")]
+pub struct QueryArgs {
+    /// Index directory.
+    pub index: PathBuf,
+    /// Query documents: files (each one document), `-` for standard input.
+    pub docs: Vec<PathBuf>,
+    /// Many queries in a JSONL file (fields --text-field, --id-field).
+    #[arg(long, value_name = "FILE")]
+    pub jsonl: Option<PathBuf>,
+    /// JSONL field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// JSONL field holding the id.
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// Report documents whose estimated measure is at least T.
+    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    pub threshold: f64,
+    /// resemblance, or containment of the query in the document (needs mod-m images).
+    #[arg(
+        long,
+        default_value = "resemblance",
+        value_name = "resemblance|containment"
+    )]
+    pub measure: Measure,
+    /// Keep the best N documents per query.
+    #[arg(long, value_name = "N")]
+    pub top: Option<usize>,
+    /// Candidates from the LSH band table (positional schemes) instead of the context.
+    #[arg(long)]
+    pub lsh: bool,
+    /// Also compute the exact measure from the sources (index built with --keep-sources).
+    #[arg(long)]
+    pub exact: bool,
+    /// Print the results as JSON on stdout (default: TSV query, doc_id, ext_id, estimate).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `fimdup index add`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup index add idx crawl-2026-12.jsonl --tag 2026-12-01
+  fimdup index add idx crawl.jsonl --json > lost-and-found.json
+
+INPUT is the full new sweep: indexed external ids absent from it are reported as lost, each
+with the most similar document of the new sweep (its probable new location). Lost documents
+stay in the index, tagged with the sweep they were last seen in. The text and sketch options
+are the index's own.")]
+pub struct AddArgs {
+    /// Index directory.
+    pub index: PathBuf,
+    /// The new sweep (a corpus).
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
+    /// Tag of this sweep [default: sweep-<number>].
+    #[arg(long, value_name = "T")]
+    pub tag: Option<String>,
+    /// Print the summary and the lost-and-found report as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    match args.cmd {
+        Cmd::Build(a) => build(a),
+        Cmd::Query(a) => query(a),
+        Cmd::Add(a) => add(a),
+    }
+}
+
+fn build(a: BuildArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let cfg = a.pipeline.config()?;
+    let icfg = IndexConfig {
+        threshold: a.threshold,
+        containment: a.containment,
+        containment_modulus: a.containment_modulus,
+        keep_sources: a.keep_sources,
+    };
+    let pb = progress(None, "indexing");
+    let (idx, rep) = Index::build(&a.input, &cfg, icfg, a.tag.as_deref(), &|n| {
+        pb.set_position(n)
+    })?;
+    pb.finish_and_clear();
+    let generation = idx.save(&a.out)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if a.json {
+        print_json(&serde_json::json!({
+            "input": a.input,
+            "index": a.out,
+            "generation": generation,
+            "documents": rep.documents,
+            "stored": rep.added,
+            "duplicate_ids_unchanged": rep.unchanged,
+            "clusters": rep.clusters,
+            "threshold": a.threshold,
+            "bands": idx.bands(),
+            "params": idx.params(),
+            "seconds": secs,
+        }))?;
+    }
+    eprintln!(
+        "indexed {} documents ({} stored, {} clusters at t={}) in {:.2}s -> {} (generation {})",
+        rep.documents,
+        rep.added,
+        rep.clusters,
+        a.threshold,
+        secs,
+        a.out.display(),
+        generation
+    );
+    Ok(())
+}
+
+fn add(a: AddArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let mut idx = Index::open(&a.index)?;
+    let pb = progress(None, "adding");
+    let rep = idx.add_corpus(&a.input, &a.corpus.config(), a.tag.as_deref(), &|n| {
+        pb.set_position(n)
+    })?;
+    pb.finish_and_clear();
+    let generation = idx.save(&a.index)?;
+    let secs = t0.elapsed().as_secs_f64();
+    let found = rep.lost.iter().filter(|l| l.found.is_some()).count();
+    if a.json {
+        let lost: Vec<_> = rep
+            .lost
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "doc": l.doc,
+                    "ext_id": l.ext_id,
+                    "found": l.found.as_ref().map(|(d, e, s)| serde_json::json!({
+                        "doc": d, "ext_id": e, "resemblance": s
+                    })),
+                })
+            })
+            .collect();
+        print_json(&serde_json::json!({
+            "index": a.index,
+            "generation": generation,
+            "tag": rep.tag,
+            "documents": rep.documents,
+            "added": rep.added,
+            "unchanged": rep.unchanged,
+            "merges": rep.merges,
+            "clusters": rep.clusters,
+            "total_documents": idx.len(),
+            "lost": lost,
+            "seconds": secs,
+        }))?;
+    }
+    eprintln!(
+        "sweep {}: {} documents, {} added, {} unchanged, {} cluster merges, {} lost ({} found elsewhere) in {:.2}s -> {} (generation {})",
+        rep.tag,
+        rep.documents,
+        rep.added,
+        rep.unchanged,
+        rep.merges,
+        rep.lost.len(),
+        found,
+        secs,
+        a.index.display(),
+        generation
+    );
+    Ok(())
+}
+
+fn query(a: QueryArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        !a.docs.is_empty() || a.jsonl.is_some(),
+        "give query documents (files or -) or --jsonl FILE"
+    );
+    let t0 = Instant::now();
+    let idx = Index::open(&a.index)?;
+    let t_open = t0.elapsed().as_secs_f64();
+    let qs = idx.query_sketcher()?;
+    let opts = QueryOptions {
+        threshold: a.threshold,
+        measure: a.measure,
+        top: a.top,
+        candidates: if a.lsh {
+            Candidates::Lsh
+        } else {
+            Candidates::Context
+        },
+    };
+    let mut queries: Vec<(String, String)> = Vec::new();
+    for p in &a.docs {
+        let bytes = fimdup::io::read_all(p)?;
+        queries.push((
+            p.display().to_string(),
+            String::from_utf8_lossy(&bytes).into_owned(),
+        ));
+    }
+    if let Some(j) = &a.jsonl {
+        let cfg = CorpusConfig {
+            format: Some(Format::Jsonl),
+            text_field: a.text_field.clone(),
+            id_field: a.id_field.clone(),
+            ..CorpusConfig::default()
+        };
+        for d in fimdup::corpus::open(j, &cfg)?.read_all()? {
+            queries.push((d.ext_id, d.text));
+        }
+    }
+    let t1 = Instant::now();
+    let mut results = Vec::new();
+    let mut total_hits = 0usize;
+    for (name, text) in &queries {
+        let (c, img, cimg) = qs.sketch_text(text);
+        let mut hits = idx.query_image(&img, cimg.as_ref(), &opts)?;
+        if a.exact {
+            idx.exact_measures(&qs.shingle_set(&c), a.measure, &mut hits)?;
+        }
+        total_hits += hits.len();
+        results.push((name.clone(), img.is_empty(), hits));
+    }
+    let q_secs = t1.elapsed().as_secs_f64();
+    if a.json {
+        let arr: Vec<_> = results
+            .iter()
+            .map(|(n, empty, h)| serde_json::json!({"query": n, "empty_image": empty, "hits": h}))
+            .collect();
+        print_json(&serde_json::json!({
+            "index": a.index,
+            "measure": a.measure,
+            "threshold": a.threshold,
+            "queries": arr,
+        }))?;
+    } else {
+        println!(
+            "query\tdoc_id\text_id\testimate{}",
+            if a.exact { "\texact" } else { "" }
+        );
+        for (n, _, hits) in &results {
+            for h in hits {
+                match h.exact {
+                    Some(x) => {
+                        println!("{n}\t{}\t{}\t{:.6}\t{:.6}", h.doc, h.ext_id, h.estimate, x)
+                    }
+                    None => println!("{n}\t{}\t{}\t{:.6}", h.doc, h.ext_id, h.estimate),
+                }
+            }
+        }
+    }
+    let empty = results.iter().filter(|r| r.1).count();
+    eprintln!(
+        "{} queries ({} too short to sketch), {} hits, index of {} documents opened in {:.3}s, queries answered in {:.3} ms each",
+        queries.len(),
+        empty,
+        total_hits,
+        idx.len(),
+        t_open,
+        1000.0 * q_secs / queries.len().max(1) as f64
+    );
+    Ok(())
+}

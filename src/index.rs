@@ -1,1 +1,0 @@
-//! The persisted index: on-the-fly resemblance queries and incremental sweeps.

@@ -1,0 +1,453 @@
+//! The index directory: generations, the manifest, checksums and the atomic switch.
+//!
+//! ```text
+//! INDEX/
+//!   CURRENT                      "gen-000002 <xxh64 of its manifest.json, 16 hex>\n"
+//!   gen-000001/                  the previous generation (kept for readers still on it)
+//!   gen-000002/
+//!     manifest.json              format, version, generation, every parameter (SketchParams),
+//!                                stop-word list, threshold, LSH (bands, rows), doc count,
+//!                                sweeps (tag, input, corpus options), files (bytes + xxh64)
+//!     images.bin                 the images file of `fimdup sketch` (external ids + images)
+//!     containment.bin            mod-m images (only with --containment)
+//!     context.bin                inverted context: key -> documents (roaring bitmaps)
+//!     containment-context.bin    the same over the mod-m images (only with --containment)
+//!     bands.bin                  LSH band table: band key -> documents (positional schemes)
+//!     docs.bin                   per document: first sweep, last sweep, cluster label,
+//!                                [source ordinal]
+//! ```
+//!
+//! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
+//! version; all integers are LEB128 varints (see [`super::Postings::encode`]).
+//!
+//! # Atomicity and concurrency
+//! A save writes a complete new generation directory (each file fsynced), then its
+//! manifest, and only then replaces `CURRENT` by an atomic rename. A reader reads `CURRENT`
+//! once and opens the generation it names, so it sees either the old or the new index,
+//! never a mix; a crash at any point leaves `CURRENT` naming the old, intact generation (an
+//! unfinished generation directory is ignored and removed by the next save). After the
+//! switch, generations older than the previous one are deleted, so a reader that read
+//! `CURRENT` just before the switch still finds its files. One writer at a time: a second
+//! writer racing for the same generation number fails when creating its directory.
+//!
+//! # Integrity
+//! `CURRENT` holds the manifest's checksum, the manifest holds each file's size and xxh64
+//! (seed 0), and every file is checked before it is parsed; then every field is checked
+//! (bounds, ascending keys, document ids, sweep numbers, labels). Truncated, bit-flipped or
+//! foreign files give an [`Error::Format`] naming the file, never a panic.
+
+use std::path::{Path, PathBuf};
+
+use hashbrown::HashMap;
+use xxhash_rust::xxh64::xxh64;
+
+use super::codec::{put_header, put_varint, Reader};
+use super::{Index, IndexConfig, Postings, Sweep};
+use crate::sketch::{ImageSet, SketchParams};
+use crate::{Error, Result};
+
+/// `format` field of the manifest.
+pub const FORMAT: &str = "fimdup-index";
+/// Current index format version.
+pub const VERSION: u32 = 1;
+/// The pointer file naming the current generation.
+pub const CURRENT: &str = "CURRENT";
+
+const MAGIC_CONTEXT: &[u8; 8] = b"FIMDUPCX";
+const MAGIC_BANDS: &[u8; 8] = b"FIMDUPBT";
+const MAGIC_DOCS: &[u8; 8] = b"FIMDUPDC";
+
+/// One file of a generation, as listed in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FileEntry {
+    /// File name inside the generation directory.
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// xxh64 (seed 0) of the content, 16 hex digits.
+    pub xxh64: String,
+}
+
+/// The manifest of a generation.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Format version ([`VERSION`]).
+    pub version: u32,
+    /// Generation number.
+    pub generation: u64,
+    /// Every parameter of the images.
+    pub params: SketchParams,
+    /// The stop-word list itself (so queries canonicalize exactly like the index).
+    pub stopword_list: Option<Vec<String>>,
+    /// Cluster threshold.
+    pub threshold: f64,
+    /// Parameters of the mod-m containment images, if kept.
+    pub containment_params: Option<SketchParams>,
+    /// Whether sources are referenced (exact queries).
+    pub keep_sources: bool,
+    /// LSH `(bands, rows)` for positional schemes.
+    pub bands: Option<(u32, u32)>,
+    /// Number of documents.
+    pub doc_count: u64,
+    /// The sweeps, oldest first.
+    pub sweeps: Vec<Sweep>,
+    /// The files of this generation.
+    pub files: Vec<FileEntry>,
+}
+
+fn gen_name(g: u64) -> String {
+    format!("gen-{g:06}")
+}
+
+fn parse_gen(name: &str) -> Option<u64> {
+    let n = name.strip_prefix("gen-")?;
+    if n.len() < 6 || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    n.parse().ok()
+}
+
+fn fmt_err(path: impl AsRef<Path>, msg: impl Into<String>) -> Error {
+    let path = path.as_ref();
+    Error::format(path, msg)
+}
+
+/// Reads `CURRENT`: the generation number and the manifest checksum.
+pub fn read_current(dir: &Path) -> Result<(u64, u64)> {
+    let p = dir.join(CURRENT);
+    let text = match std::fs::read(&p) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(fmt_err(
+                &p,
+                "not a fimdup index (no CURRENT file); build one with `fimdup index build`",
+            ))
+        }
+        Err(e) => return Err(Error::io(&p, e)),
+    };
+    let bad = || {
+        fmt_err(
+            &p,
+            "malformed CURRENT file: expected \"gen-NNNNNN <16 hex digits>\"",
+        )
+    };
+    let text = std::str::from_utf8(&text).map_err(|_| bad())?;
+    let text = text.strip_suffix('\n').ok_or_else(bad)?;
+    let mut parts = text.split(' ');
+    let (Some(g), Some(h), None) = (parts.next(), parts.next(), parts.next()) else {
+        return Err(bad());
+    };
+    let g = parse_gen(g).ok_or_else(bad)?;
+    if h.len() != 16
+        || !h
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(bad());
+    }
+    let h = u64::from_str_radix(h, 16).map_err(|_| bad())?;
+    Ok((g, h))
+}
+
+impl Index {
+    /// Writes the index as a new generation of the directory `dir` (created if needed) and
+    /// switches `CURRENT` to it atomically; returns the generation number.
+    pub fn save(&self, dir: &Path) -> Result<u64> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let previous = match read_current(dir) {
+            Ok((g, _)) => Some(g),
+            Err(_) if !dir.join(CURRENT).exists() => None,
+            Err(e) => return Err(e),
+        };
+        let mut existing = Vec::new();
+        for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+            let e = e.map_err(|e| Error::io(dir, e))?;
+            if let Some(g) = e.file_name().to_str().and_then(parse_gen) {
+                existing.push(g);
+            }
+        }
+        let generation = existing
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(previous.unwrap_or(0))
+            + 1;
+        let gdir = dir.join(gen_name(generation));
+        std::fs::create_dir(&gdir).map_err(|e| Error::io(&gdir, e))?;
+
+        let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
+        let set = ImageSet {
+            params: self.params.clone(),
+            ext_ids: self.ext_ids.clone(),
+            images: self.images.clone(),
+        };
+        files.push(("images.bin", set.to_bytes()?));
+        if let Some(cp) = &self.cont_params {
+            let set = ImageSet {
+                params: cp.clone(),
+                ext_ids: self.ext_ids.clone(),
+                images: self.cont_images.clone(),
+            };
+            files.push(("containment.bin", set.to_bytes()?));
+        }
+        let postings_file = |p: &Postings, magic: &[u8; 8]| {
+            let mut out = Vec::new();
+            put_header(&mut out, magic, VERSION);
+            p.encode(&mut out);
+            out
+        };
+        files.push(("context.bin", postings_file(&self.context, MAGIC_CONTEXT)));
+        if self.cont_params.is_some() {
+            files.push((
+                "containment-context.bin",
+                postings_file(&self.cont_context, MAGIC_CONTEXT),
+            ));
+        }
+        if self.bands.is_some() {
+            files.push(("bands.bin", postings_file(&self.band_table, MAGIC_BANDS)));
+        }
+        let mut docs = Vec::new();
+        put_header(&mut docs, MAGIC_DOCS, VERSION);
+        put_varint(&mut docs, self.len() as u64);
+        for d in 0..self.len() {
+            put_varint(&mut docs, self.first_sweep[d] as u64);
+            put_varint(&mut docs, self.last_seen[d] as u64);
+            put_varint(&mut docs, self.labels[d] as u64);
+            if self.cfg.keep_sources {
+                put_varint(&mut docs, self.source[d]);
+            }
+        }
+        files.push(("docs.bin", docs));
+
+        let mut entries = Vec::new();
+        for (name, bytes) in &files {
+            crate::io::write_atomic(gdir.join(name), bytes)?;
+            entries.push(FileEntry {
+                name: name.to_string(),
+                bytes: bytes.len() as u64,
+                xxh64: format!("{:016x}", xxh64(bytes, 0)),
+            });
+        }
+        let manifest = Manifest {
+            format: FORMAT.into(),
+            version: VERSION,
+            generation,
+            params: self.params.clone(),
+            stopword_list: self.stopword_list.clone(),
+            threshold: self.cfg.threshold,
+            containment_params: self.cont_params.clone(),
+            keep_sources: self.cfg.keep_sources,
+            bands: self.bands,
+            doc_count: self.len() as u64,
+            sweeps: self.sweeps.clone(),
+            files: entries,
+        };
+        let mbytes = serde_json::to_vec_pretty(&manifest)
+            .map_err(|e| Error::config(format!("cannot encode the manifest: {e}")))?;
+        crate::io::write_atomic(gdir.join("manifest.json"), &mbytes)?;
+        let current = format!("{} {:016x}\n", gen_name(generation), xxh64(&mbytes, 0));
+        crate::io::write_atomic(dir.join(CURRENT), current.as_bytes())?;
+        // Old generations: keep the previous one for readers that opened it.
+        for g in existing {
+            if g != generation && Some(g) != previous {
+                let _ = std::fs::remove_dir_all(dir.join(gen_name(g)));
+            }
+        }
+        Ok(generation)
+    }
+
+    /// Opens the generation `CURRENT` names, checking every checksum and field.
+    pub fn open(dir: &Path) -> Result<Index> {
+        let (generation, mhash) = read_current(dir)?;
+        let gdir = dir.join(gen_name(generation));
+        let mpath = gdir.join("manifest.json");
+        let mbytes = match std::fs::read(&mpath) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(fmt_err(
+                    dir.join(CURRENT),
+                    format!(
+                        "names generation {}, which has no manifest (corrupted CURRENT or a \
+                         generation deleted by hand)",
+                        gen_name(generation)
+                    ),
+                ))
+            }
+            Err(e) => return Err(Error::io(&mpath, e)),
+        };
+        if xxh64(&mbytes, 0) != mhash {
+            return Err(fmt_err(
+                &mpath,
+                "checksum does not match the one in CURRENT (corrupted or modified manifest)",
+            ));
+        }
+        let m: Manifest = serde_json::from_slice(&mbytes)
+            .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
+        if m.format != FORMAT {
+            return Err(fmt_err(
+                &mpath,
+                format!("not a fimdup index (format {:?})", m.format),
+            ));
+        }
+        if m.version != VERSION {
+            return Err(fmt_err(
+                &mpath,
+                format!(
+                    "index format version {}, this fimdup reads {VERSION}",
+                    m.version
+                ),
+            ));
+        }
+        if m.generation != generation {
+            return Err(fmt_err(&mpath, "manifest of another generation"));
+        }
+        let mut bytes: HashMap<String, (PathBuf, Vec<u8>)> = HashMap::new();
+        for f in &m.files {
+            if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
+                return Err(fmt_err(&mpath, format!("bad file name {:?}", f.name)));
+            }
+            let p = gdir.join(&f.name);
+            let b = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
+            if b.len() as u64 != f.bytes {
+                return Err(fmt_err(
+                    &p,
+                    format!(
+                        "{} bytes, the manifest says {} (truncated or modified)",
+                        b.len(),
+                        f.bytes
+                    ),
+                ));
+            }
+            if format!("{:016x}", xxh64(&b, 0)) != f.xxh64 {
+                return Err(fmt_err(
+                    &p,
+                    "checksum mismatch (corrupted or modified file)",
+                ));
+            }
+            bytes.insert(f.name.clone(), (p, b));
+        }
+        let mut take = |name: &str, needed: bool| -> Result<Option<(PathBuf, Vec<u8>)>> {
+            match bytes.remove(name) {
+                Some(x) => Ok(Some(x)),
+                None if needed => Err(fmt_err(&mpath, format!("lists no {name}"))),
+                None => Ok(None),
+            }
+        };
+        let n = u32::try_from(m.doc_count)
+            .map_err(|_| fmt_err(&mpath, "document count exceeds 2^32 - 1"))?;
+        let nsweeps = m.sweeps.len() as u64;
+
+        let (ip, ib) = take("images.bin", true)?.expect("needed");
+        let set = ImageSet::from_bytes(&ib, &ip)?;
+        m.params.ensure_compatible(&set.params, &ip)?;
+        if set.images.len() != n as usize {
+            return Err(fmt_err(
+                &ip,
+                format!("{} images, the manifest says {n}", set.images.len()),
+            ));
+        }
+        let (cont_images, cont_context) = match &m.containment_params {
+            Some(cp) => {
+                let (p, b) = take("containment.bin", true)?.expect("needed");
+                let cs = ImageSet::from_bytes(&b, &p)?;
+                cp.ensure_compatible(&cs.params, &p)?;
+                if cs.ext_ids != set.ext_ids {
+                    return Err(fmt_err(&p, "documents differ from images.bin"));
+                }
+                let (p, b) = take("containment-context.bin", true)?.expect("needed");
+                (cs.images, read_postings(&p, &b, MAGIC_CONTEXT, n)?)
+            }
+            None => (Vec::new(), Postings::default()),
+        };
+        let (p, b) = take("context.bin", true)?.expect("needed");
+        let context = read_postings(&p, &b, MAGIC_CONTEXT, n)?;
+        let band_table = match m.bands {
+            Some(_) => {
+                let (p, b) = take("bands.bin", true)?.expect("needed");
+                read_postings(&p, &b, MAGIC_BANDS, n)?
+            }
+            None => Postings::default(),
+        };
+        let (p, b) = take("docs.bin", true)?.expect("needed");
+        let mut r = Reader::new(&b, &p);
+        r.header(MAGIC_DOCS, VERSION)?;
+        if r.varint("document count")? != n as u64 {
+            return Err(r.err("document count differs from the manifest"));
+        }
+        let (mut first_sweep, mut last_seen, mut labels, mut source) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for d in 0..n as u64 {
+            let f = r.varint_below(nsweeps, "first sweep")?;
+            let l = r.varint_below(nsweeps, "last sweep")?;
+            if l < f {
+                return Err(r.err("last sweep before first sweep"));
+            }
+            let lab = r.varint_below(d + 1, "cluster label")?;
+            if labels
+                .get(lab as usize)
+                .is_some_and(|&x: &u32| x as u64 != lab)
+            {
+                return Err(r.err("cluster label is not its cluster's smallest document"));
+            }
+            first_sweep.push(f as u32);
+            last_seen.push(l as u32);
+            labels.push(lab as u32);
+            if m.keep_sources {
+                source.push(r.varint("source ordinal")?);
+            }
+        }
+        r.finish()?;
+        let mut latest = HashMap::with_capacity(n as usize);
+        for (d, e) in set.ext_ids.iter().enumerate() {
+            latest.insert(e.clone(), d as u32);
+        }
+        let cfg = IndexConfig {
+            threshold: m.threshold,
+            containment: m.containment_params.is_some(),
+            containment_modulus: m
+                .containment_params
+                .as_ref()
+                .map_or(IndexConfig::default().containment_modulus, |p| {
+                    p.sketch.modulus
+                }),
+            keep_sources: m.keep_sources,
+        };
+        cfg.validate().map_err(|e| fmt_err(&mpath, e.to_string()))?;
+        if m.params.sketch.scheme.is_positional() != m.bands.is_some() {
+            return Err(fmt_err(
+                &mpath,
+                "LSH bands present iff the scheme is positional",
+            ));
+        }
+        Ok(Index {
+            params: m.params,
+            stopword_list: m.stopword_list,
+            cfg,
+            bands: m.bands,
+            cont_params: m.containment_params,
+            ext_ids: set.ext_ids,
+            images: set.images,
+            cont_images,
+            first_sweep,
+            last_seen,
+            source,
+            labels,
+            context,
+            cont_context,
+            band_table,
+            sweeps: m.sweeps,
+            latest,
+        })
+    }
+}
+
+fn read_postings(path: &Path, bytes: &[u8], magic: &[u8; 8], n: u32) -> Result<Postings> {
+    let mut r = Reader::new(bytes, path);
+    r.header(magic, VERSION)?;
+    let p = Postings::decode(&mut r, n)?;
+    r.finish()?;
+    Ok(p)
+}

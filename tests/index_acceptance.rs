@@ -1,0 +1,352 @@
+//! Acceptance of the index (issue 6): queries equal a brute-force scan of the same images,
+//! two sweeps give the clusters of one build (and of an independent brute-force union-find),
+//! the lost-and-found report equals a brute-force search, and a save/open round trip
+//! changes nothing.
+
+use fimdup::index::{Candidates, CorpusSpec, Index, IndexConfig, Measure, NewDoc, QueryOptions};
+use fimdup::shingle::ShingleConfig;
+use fimdup::sketch::pipeline::PipelineConfig;
+use fimdup::sketch::{estimate_resemblance, Image, Scheme, SketchConfig};
+use fimdup::DocId;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn words(rng: &mut ChaCha8Rng, n: usize, vocab: usize) -> Vec<String> {
+    (0..n)
+        .map(|_| format!("w{}", rng.gen_range(0..vocab)))
+        .collect()
+}
+
+/// Replaces `k` random words (lightly or heavily edited copy).
+fn edit(rng: &mut ChaCha8Rng, doc: &[String], k: usize) -> Vec<String> {
+    let mut d = doc.to_vec();
+    for _ in 0..k {
+        let i = rng.gen_range(0..d.len());
+        d[i] = format!("x{}", rng.gen::<u32>());
+    }
+    d
+}
+
+/// Families of near-duplicates with a spread of edit levels (so resemblances cover 0..1).
+fn corpus(seed: u64, families: usize, prefix: &str) -> Vec<(String, String)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    for f in 0..families {
+        let len = 60 + rng.gen_range(0..40);
+        let base = words(&mut rng, len, 3000);
+        out.push((format!("{prefix}{f}"), base.join(" ")));
+        for v in 0..rng.gen_range(0..4) {
+            let k = rng.gen_range(0..12);
+            out.push((
+                format!("{prefix}{f}v{v}"),
+                edit(&mut rng, &base, k).join(" "),
+            ));
+        }
+    }
+    // a few short documents (empty images)
+    out.push((format!("{prefix}short"), "two words".into()));
+    out
+}
+
+fn pipeline(scheme: Scheme, size: usize) -> PipelineConfig {
+    PipelineConfig {
+        shingle: ShingleConfig::new(4, 1, 7).unwrap(),
+        sketch: SketchConfig {
+            scheme,
+            size,
+            modulus: 8,
+            seed: 11,
+            weighting: None,
+        },
+        ..PipelineConfig::default()
+    }
+}
+
+fn sketch(idx: &Index, docs: &[(String, String)]) -> Vec<NewDoc> {
+    let qs = idx.query_sketcher().unwrap();
+    docs.iter()
+        .map(|(id, text)| {
+            let (_, image, containment) = qs.sketch_text(text);
+            NewDoc {
+                ext_id: id.clone(),
+                image,
+                containment,
+            }
+        })
+        .collect()
+}
+
+fn brute(
+    q: &Image,
+    images: &[Image],
+    cfg: &SketchConfig,
+    t: f64,
+    measure: Measure,
+) -> Vec<(u32, f64)> {
+    let mut v: Vec<(u32, f64)> = images
+        .iter()
+        .enumerate()
+        .filter(|_| !q.is_empty())
+        .map(|(d, im)| {
+            let e = match measure {
+                Measure::Resemblance => estimate_resemblance(q, im, cfg),
+                Measure::Containment => {
+                    if q.is_empty() {
+                        0.0
+                    } else {
+                        fimdup::shingle::containment(q.values(), im.values())
+                    }
+                }
+            };
+            (d as u32, e)
+        })
+        .filter(|&(_, e)| e >= t)
+        .collect();
+    v.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    v
+}
+
+fn got(hits: &[fimdup::index::Hit]) -> Vec<(u32, f64)> {
+    hits.iter().map(|h| (h.doc.0, h.estimate)).collect()
+}
+
+#[test]
+fn queries_equal_brute_force_for_every_scheme_and_survive_a_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    for (si, scheme) in Scheme::ALL.into_iter().enumerate() {
+        let cfg = IndexConfig {
+            containment: true,
+            ..IndexConfig::default()
+        };
+        let mut idx = Index::new(&pipeline(scheme, 64), cfg).unwrap();
+        let docs = sketch(&idx, &corpus(si as u64, 120, "d"));
+        let n = docs.len();
+        idx.add_documents(docs, None, "mem", CorpusSpec::default())
+            .unwrap();
+        assert_eq!(idx.len(), n);
+        let path = dir.path().join(scheme.name());
+        idx.save(&path).unwrap();
+        let reopened = Index::open(&path).unwrap();
+        // queries: indexed texts and fresh edits of them
+        let mut rng = ChaCha8Rng::seed_from_u64(99);
+        let texts = corpus(si as u64, 120, "d");
+        let mut queries: Vec<String> = texts.iter().step_by(7).map(|d| d.1.clone()).collect();
+        for d in texts.iter().step_by(11) {
+            let w: Vec<String> = d.1.split(' ').map(String::from).collect();
+            let k = rng.gen_range(0..10);
+            queries.push(edit(&mut rng, &w, k).join(" "));
+        }
+        let qs = idx.query_sketcher().unwrap();
+        let main_cfg = idx.params().sketch;
+        let cont_cfg = SketchConfig {
+            scheme: Scheme::ModM,
+            modulus: 25,
+            ..main_cfg
+        };
+        let cont_images: Vec<Image> = if scheme == Scheme::ModM {
+            idx.images().to_vec()
+        } else {
+            sketch(&idx, &texts)
+                .into_iter()
+                .map(|d| d.containment.unwrap())
+                .collect()
+        };
+        let mut nonempty = 0;
+        for q in &queries {
+            let (_, qi, qc) = qs.sketch_text(q);
+            for t in [0.1, 0.3, 0.5, 0.8, 1.0] {
+                let opts = QueryOptions {
+                    threshold: t,
+                    ..QueryOptions::default()
+                };
+                let h = idx.query_image(&qi, qc.as_ref(), &opts).unwrap();
+                let want = brute(&qi, idx.images(), &main_cfg, t, Measure::Resemblance);
+                assert_eq!(got(&h), want, "{scheme} t={t}");
+                nonempty += !want.is_empty() as usize;
+                let h2 = reopened.query_image(&qi, qc.as_ref(), &opts).unwrap();
+                assert_eq!(h, h2);
+                // containment (query in document)
+                let copts = QueryOptions {
+                    measure: Measure::Containment,
+                    ..opts
+                };
+                let h = idx.query_image(&qi, qc.as_ref(), &copts).unwrap();
+                let (cq, ccfg) = if scheme == Scheme::ModM {
+                    (&qi, &main_cfg)
+                } else {
+                    (qc.as_ref().unwrap(), &cont_cfg)
+                };
+                let want = brute(cq, &cont_images, ccfg, t, Measure::Containment);
+                assert_eq!(got(&h), want, "{scheme} containment t={t}");
+                // top-N is the prefix
+                let top = QueryOptions {
+                    top: Some(2),
+                    ..opts
+                };
+                let ht = idx.query_image(&qi, qc.as_ref(), &top).unwrap();
+                let full = idx.query_image(&qi, qc.as_ref(), &opts).unwrap();
+                assert_eq!(ht, full[..full.len().min(2)].to_vec());
+                // LSH: a subset of the exact answer, with the same scores
+                let lopts = QueryOptions {
+                    candidates: Candidates::Lsh,
+                    ..opts
+                };
+                match idx.query_image(&qi, qc.as_ref(), &lopts) {
+                    Ok(hl) => {
+                        assert!(scheme.is_positional());
+                        for x in &hl {
+                            assert!(full.contains(x), "{scheme}: LSH hit not in exact answer");
+                        }
+                    }
+                    Err(e) => {
+                        assert!(!scheme.is_positional());
+                        assert!(matches!(e, fimdup::Error::Config(_)));
+                    }
+                }
+            }
+        }
+        assert!(nonempty > 50, "{scheme}: queries must find something");
+    }
+}
+
+#[test]
+fn containment_needs_mod_m_images() {
+    let idx = Index::new(&pipeline(Scheme::BottomK, 32), IndexConfig::default()).unwrap();
+    let opts = QueryOptions {
+        measure: Measure::Containment,
+        ..QueryOptions::default()
+    };
+    let err = idx
+        .query_image(&Image::from_values(vec![1, 2]), None, &opts)
+        .unwrap_err();
+    assert!(err.to_string().contains("--containment"), "{err}");
+}
+
+/// Connected components of "estimated resemblance >= t" by an O(n^2) scan, as labels
+/// (smallest member).
+fn brute_labels(images: &[Image], cfg: &SketchConfig, t: f64) -> Vec<u32> {
+    let n = images.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            x = p[x];
+        }
+        x
+    }
+    for i in 0..n {
+        for j in 0..i {
+            if estimate_resemblance(&images[i], &images[j], cfg) >= t {
+                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..n).map(|i| find(&mut parent, i) as u32).collect()
+}
+
+#[test]
+fn two_sweeps_give_the_clusters_of_one_build() {
+    let dir = tempfile::tempdir().unwrap();
+    for scheme in [Scheme::BottomK, Scheme::KMins] {
+        let a = corpus(5, 80, "p");
+        // sweep 2: 2/3 of sweep 1 unchanged, some changed, some moved, new pages
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let mut b = Vec::new();
+        for (i, (id, text)) in a.iter().enumerate() {
+            let w: Vec<String> = text.split(' ').map(String::from).collect();
+            match i % 6 {
+                0 => b.push((id.clone(), edit(&mut rng, &w, 3).join(" "))), // changed
+                1 => b.push((format!("moved-{id}"), edit(&mut rng, &w, 1).join(" "))),
+                2 => {}                                  // gone
+                _ => b.push((id.clone(), text.clone())), // unchanged
+            }
+        }
+        b.extend(corpus(7, 30, "n"));
+        let cfg = IndexConfig {
+            threshold: 0.4,
+            ..IndexConfig::default()
+        };
+        let p = pipeline(scheme, 64);
+        // two sweeps, with a save/open in between
+        let mut two = Index::new(&p, cfg.clone()).unwrap();
+        let da = sketch(&two, &a);
+        two.add_documents(da, Some("s1"), "a", CorpusSpec::default())
+            .unwrap();
+        let path = dir.path().join(scheme.name());
+        two.save(&path).unwrap();
+        let mut two = Index::open(&path).unwrap();
+        let db = sketch(&two, &b);
+        let rep = two
+            .add_documents(db, Some("s2"), "b", CorpusSpec::default())
+            .unwrap();
+        two.save(&path).unwrap();
+        let two = Index::open(&path).unwrap();
+        // one build over both
+        let mut one = Index::new(&p, cfg).unwrap();
+        let all: Vec<(String, String)> = a.iter().chain(&b).cloned().collect();
+        let dall = sketch(&one, &all);
+        one.add_documents(dall, Some("all"), "ab", CorpusSpec::default())
+            .unwrap();
+        assert_eq!(two.len(), one.len());
+        assert_eq!(two.images(), one.images());
+        assert_eq!(two.labels(), one.labels(), "{scheme}");
+        assert_eq!(two.clusters(), one.clusters());
+        let want = brute_labels(one.images(), &one.params().sketch, 0.4);
+        assert_eq!(
+            one.labels(),
+            &want[..],
+            "{scheme}: union-find vs brute force"
+        );
+        assert!(one.clusters().len() > 20);
+        // unchanged pages are not stored again
+        let unchanged = a.len() / 2;
+        assert!(rep.unchanged as usize >= unchanged - 2, "{}", rep.unchanged);
+        assert_eq!(rep.added + rep.unchanged, b.len() as u64);
+
+        // lost and found == brute force over the documents of sweep 2
+        let s2: std::collections::HashSet<&str> = b.iter().map(|d| d.0.as_str()).collect();
+        let lost_ids: Vec<&str> = a
+            .iter()
+            .map(|d| d.0.as_str())
+            .filter(|id| !s2.contains(id))
+            .collect();
+        let mut reported: Vec<&str> = rep.lost.iter().map(|l| l.ext_id.as_str()).collect();
+        reported.sort_unstable();
+        let mut lost_sorted = lost_ids.clone();
+        lost_sorted.sort_unstable();
+        assert_eq!(reported, lost_sorted);
+        let cfgs = two.params().sketch;
+        let mut found = 0;
+        for l in &rep.lost {
+            let q = &two.images()[l.doc.index()];
+            let mut best: Option<(u32, f64)> = None;
+            for d in 0..two.len() {
+                let id = DocId(d as u32);
+                if two.last_seen(id) != "s2" || two.ext_id(id) == l.ext_id {
+                    continue;
+                }
+                let e = estimate_resemblance(q, &two.images()[d], &cfgs);
+                if e >= 0.4 && best.map_or(true, |(_, be)| e > be) {
+                    best = Some((d as u32, e));
+                }
+            }
+            assert_eq!(
+                l.found.as_ref().map(|f| (f.0 .0, f.2)),
+                best,
+                "{scheme}: {}",
+                l.ext_id
+            );
+            if let Some(f) = &l.found {
+                found += 1;
+                if l.ext_id.starts_with('p') && !l.ext_id.contains('v') && l.ext_id != "pshort" {
+                    // a moved page is found at its new address (or a near-duplicate of it)
+                    assert!(f.1.contains(&l.ext_id) || f.2 >= 0.4);
+                }
+            }
+        }
+        assert!(found >= 10, "{scheme}: {found} moved pages found");
+        // lost documents stay, tagged with their last sweep
+        let l0 = &rep.lost[0];
+        assert_eq!(two.last_seen(l0.doc), "s1");
+    }
+}

@@ -1,0 +1,340 @@
+//! The `index` and `overlap` subcommands end to end: build / query / add / overlap on a
+//! small generated corpus; JSON on stdout, one summary line on stderr, exit 2 on errors;
+//! the index files are byte-identical for 1 and 2 threads; `--exact` equals the exact
+//! resemblance of `fimdup compare --exact`.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn fimdup(args: &[&str], threads: Option<usize>) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fimdup"));
+    if let Some(t) = threads {
+        c.arg("--threads").arg(t.to_string());
+    }
+    c.args(args).output().unwrap()
+}
+
+fn ok(o: &Output) -> serde_json::Value {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.trim_end().lines().count() <= 1,
+        "one summary line: {err}"
+    );
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Writes two sweeps: `a.jsonl` (base pages + near-duplicates) and `b.jsonl` (a's pages
+/// with every 5th moved to a new id and every 7th gone, plus new ones). Returns the text
+/// of page 3.
+fn corpora(dir: &Path) -> String {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let page = |rng: &mut ChaCha8Rng| -> Vec<String> {
+        (0..60)
+            .map(|_| format!("w{}", rng.gen_range(0..4000)))
+            .collect()
+    };
+    let pages: Vec<Vec<String>> = (0..60).map(|_| page(&mut rng)).collect();
+    let line = |id: &str, w: &[String]| {
+        serde_json::json!({"id": id, "text": w.join(" ")}).to_string() + "\n"
+    };
+    let mut a = String::new();
+    for (i, p) in pages.iter().enumerate() {
+        a += &line(&format!("u{i}"), p);
+        if i % 4 == 0 {
+            let mut e = p.clone();
+            e[10] = "edited".into();
+            a += &line(&format!("u{i}-copy"), &e);
+        }
+    }
+    let mut b = String::new();
+    for (i, p) in pages.iter().enumerate() {
+        if i % 7 == 0 {
+            continue;
+        }
+        if i % 5 == 0 {
+            let mut e = p.clone();
+            e[30] = "moved".into();
+            b += &line(&format!("new-u{i}"), &e);
+        } else {
+            b += &line(&format!("u{i}"), p);
+        }
+    }
+    for _ in 0..10 {
+        b += &line(&format!("n{}", rng.gen::<u32>()), &page(&mut rng));
+    }
+    std::fs::write(dir.join("a.jsonl"), a).unwrap();
+    std::fs::write(dir.join("b.jsonl"), b).unwrap();
+    pages[3].join(" ")
+}
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let cur = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+    let g = dir.join(cur.split(' ').next().unwrap());
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&g)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().into_string().unwrap(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .filter(|(n, _)| n != "manifest.json") // holds the input path
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn build_query_add_overlap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let p3 = corpora(d);
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    let (a, b, idx) = (s("a.jsonl"), s("b.jsonl"), s("idx"));
+    let mut built = Vec::new();
+    for t in [1, 2] {
+        let out = s(&format!("idx{t}"));
+        let args = [
+            "index",
+            "build",
+            &a,
+            "--out",
+            &out,
+            "--scheme",
+            "k-mins",
+            "--size",
+            "64",
+            "--shingle-len",
+            "3",
+            "--threshold",
+            "0.6",
+            "--tag",
+            "d1",
+            "--keep-sources",
+            "--containment",
+            "--json",
+        ];
+        let o = fimdup(&args, Some(t));
+        assert_eq!(String::from_utf8_lossy(&o.stderr).lines().count(), 1);
+        let j = ok(&o);
+        assert_eq!(j["documents"], 75);
+        assert_eq!(j["clusters"], 15, "{j}");
+        built.push(files_of(Path::new(&out)));
+    }
+    assert_eq!(
+        built[0], built[1],
+        "index files differ between 1 and 2 threads"
+    );
+    std::fs::rename(s("idx1"), &idx).unwrap();
+
+    // query with a file and stdin-free path; --exact vs compare --exact
+    std::fs::write(d.join("q.txt"), &p3).unwrap();
+    let q = s("q.txt");
+    let j = ok(&fimdup(
+        &[
+            "index",
+            "query",
+            &idx,
+            &q,
+            "--threshold",
+            "0.3",
+            "--exact",
+            "--json",
+        ],
+        None,
+    ));
+    let hits = j["queries"][0]["hits"].as_array().unwrap().clone();
+    assert_eq!(hits.len(), 1, "{j}");
+    assert_eq!(hits[0]["ext_id"], "u3");
+    assert_eq!(hits[0]["exact"], 1.0);
+    // containment of the query in u3 (mod-m images kept by --containment)
+    let j = ok(&fimdup(
+        &[
+            "index",
+            "query",
+            &idx,
+            &q,
+            "--measure",
+            "containment",
+            "--threshold",
+            "0.9",
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(j["queries"][0]["hits"][0]["ext_id"], "u3");
+    // u4 and its copy: exact resemblance equals `fimdup compare --exact`
+    let jl = s("queries.jsonl");
+    let a_lines: Vec<String> = std::fs::read_to_string(&a)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let u4: serde_json::Value = serde_json::from_str(&a_lines[5]).unwrap();
+    assert_eq!(u4["id"], "u4");
+    std::fs::write(&jl, format!("{}\n", a_lines[5])).unwrap();
+    let j = ok(&fimdup(
+        &[
+            "index",
+            "query",
+            &idx,
+            "--jsonl",
+            &jl,
+            "--threshold",
+            "0.2",
+            "--exact",
+            "--json",
+        ],
+        None,
+    ));
+    let hits = j["queries"][0]["hits"].as_array().unwrap().clone();
+    let copy = hits
+        .iter()
+        .find(|h| h["ext_id"] == "u4-copy")
+        .expect("copy found");
+    let copy_text: serde_json::Value = serde_json::from_str(&a_lines[6]).unwrap();
+    assert_eq!(copy_text["id"], "u4-copy");
+    std::fs::write(d.join("x.txt"), u4["text"].as_str().unwrap()).unwrap();
+    std::fs::write(d.join("y.txt"), copy_text["text"].as_str().unwrap()).unwrap();
+    let c = ok(&fimdup(
+        &[
+            "compare",
+            &s("x.txt"),
+            &s("y.txt"),
+            "--exact",
+            "--shingle-len",
+            "3",
+            "--json",
+        ],
+        None,
+    ));
+    let want = c["resemblance"].as_f64().unwrap();
+    assert!(
+        (copy["exact"].as_f64().unwrap() - want).abs() < 1e-12,
+        "{copy} vs {c}"
+    );
+
+    // add the second sweep: lost and found
+    let j = ok(&fimdup(
+        &["index", "add", &idx, &b, "--tag", "d2", "--json"],
+        None,
+    ));
+    let lost = j["lost"].as_array().unwrap();
+    // gone: the 9 pages i % 7 == 0, the 15 copies, the 10 moved pages (i % 5 == 0, i % 7 != 0)
+    assert_eq!(lost.len(), 9 + 15 + 10, "{j}");
+    for l in lost {
+        let id = l["ext_id"].as_str().unwrap();
+        let i: usize = id
+            .trim_start_matches('u')
+            .split('-')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        if i % 5 == 0 && i % 7 != 0 && !id.ends_with("-copy") {
+            assert_eq!(l["found"]["ext_id"], format!("new-u{i}"), "{l}");
+        }
+        if i % 7 == 0 && !id.ends_with("-copy") {
+            assert!(l["found"].is_null(), "{l}");
+        }
+    }
+    assert_eq!(j["unchanged"], 60 - 9 - 10);
+
+    // overlap of the two sweeps, whole collections: exact
+    let j = ok(&fimdup(
+        &[
+            "overlap",
+            &a,
+            &b,
+            "--sample",
+            "1000",
+            "--threshold",
+            "0.5",
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(j["a_in_b"]["exact"], true);
+    assert_eq!(j["a_in_b"]["low"], j["a_in_b"]["high"]);
+    // pages of A with a near-duplicate in B: the 60 - 9 kept or moved, and the copies of them
+    let kept_copies = (0..60).filter(|i| i % 4 == 0 && i % 7 != 0).count();
+    assert_eq!(j["a_in_b"]["hits"], 51 + kept_copies);
+    assert_eq!(j["b_in_a"]["hits"], 51);
+}
+
+#[test]
+fn errors_exit_2() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    corpora(d);
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    let idx = s("idx");
+    let o = fimdup(&["index", "query", &s("nope"), &s("a.jsonl")], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not a fimdup index"));
+    ok(&fimdup(
+        &["index", "build", &s("a.jsonl"), "--out", &idx, "--json"],
+        None,
+    ));
+    // containment on a bottom-k index without --containment
+    let o = fimdup(
+        &[
+            "index",
+            "query",
+            &idx,
+            &s("a.jsonl"),
+            "--measure",
+            "containment",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--containment"));
+    // --exact without sources
+    let o = fimdup(&["index", "query", &idx, &s("a.jsonl"), "--exact"], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--keep-sources"));
+    // the same tag twice
+    let o = fimdup(
+        &["index", "add", &idx, &s("b.jsonl"), "--tag", "sweep-1"],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    // tf-idf refused
+    let o = fimdup(
+        &[
+            "index",
+            "build",
+            &s("a.jsonl"),
+            "--out",
+            &s("i2"),
+            "--weighting",
+            "tfidf",
+        ],
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!d.join("i2").exists());
+    // a damaged file
+    let cur = std::fs::read_to_string(d.join("idx/CURRENT")).unwrap();
+    let ctx = d
+        .join("idx")
+        .join(cur.split(' ').next().unwrap())
+        .join("context.bin");
+    let mut bytes = std::fs::read(&ctx).unwrap();
+    let n = bytes.len();
+    bytes[n / 2] ^= 4;
+    std::fs::write(&ctx, bytes).unwrap();
+    let o = fimdup(&["index", "query", &idx, &s("a.jsonl")], None);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("context.bin"));
+}
