@@ -87,6 +87,29 @@ pub fn evaluate(labels: &Labels, pred: &Prediction) -> Counts {
     Counts::new(labels.len() as u64, pred.len() as u64, common)
 }
 
+/// [`evaluate`] with `--labeled-only`: when `listed` (every pair the truth file lists,
+/// positive or negative: [`TruthTable::listed`]) is given, predicted pairs it does not list
+/// are ignored -- counted neither as found nor as false positives -- because the truth says
+/// nothing about them (e.g. a truth that labels answers against their source only). With
+/// `None` this is [`evaluate`].
+pub fn evaluate_labeled(labels: &Labels, pred: &Prediction, listed: Option<&Labels>) -> Counts {
+    let Some(listed) = listed else {
+        return evaluate(labels, pred);
+    };
+    let (mut found, mut common) = (0u64, 0u64);
+    for &(x, y) in &pred.pairs {
+        let (a, b) = (pred.ids.name(x), pred.ids.name(y));
+        if !listed.contains(a, b) && !labels.contains(a, b) {
+            continue;
+        }
+        found += 1;
+        if labels.contains(a, b) {
+            common += 1;
+        }
+    }
+    Counts::new(labels.len() as u64, found, common)
+}
+
 /// Settings of the false-duplicate-cluster check.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FalseClusterConfig {
