@@ -191,6 +191,14 @@ pub fn run_sweep(
                 .to_string(),
         ),
         ("image size n".into(), p.sketch.size.to_string()),
+        (
+            "modulus m (mod-m)".into(),
+            if p.sketch.scheme == fimdup::sketch::Scheme::ModM {
+                p.sketch.modulus.to_string()
+            } else {
+                "-".into()
+            },
+        ),
         ("seed".into(), p.sketch.seed.to_string()),
         (
             "max_df".into(),

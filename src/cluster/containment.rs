@@ -376,3 +376,114 @@ mod tests {
         assert!(mod_m_containment_pairs(ctx.rows(), &sizes[..2], 0.3).is_err());
     }
 }
+
+#[cfg(test)]
+mod run_tests {
+    use super::*;
+    use crate::cluster::{run_method, ClusterConfig, ClusterInputs, Method, Threshold};
+
+    fn cfg(method: Method, t: f64) -> ClusterConfig {
+        ClusterConfig {
+            method,
+            threshold: Threshold::Resemblance(t),
+            measure: Measure::Containment,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn union_find_on_mod_m_samples() {
+        // Mod-m samples by hand: a short answer V0 inside a long source V1 (estimate
+        // 3/3 = 1, resemblance only 3/8); V2 shares 2 of its 4 with V1 (0.5); V3 shares 1 of
+        // 2 with V4 (0.5); V5 shares 1 of 5 with V1 (0.2).
+        let samples: Vec<Vec<u64>> = vec![
+            vec![1, 2, 3],
+            vec![1, 2, 3, 4, 5, 6, 7, 8],
+            vec![4, 5, 40, 41],
+            vec![50, 51],
+            vec![51, 52],
+            vec![8, 60, 61, 62, 63],
+        ];
+        let inputs = ClusterInputs {
+            n_docs: samples.len(),
+            keys: Some(&samples),
+            ..Default::default()
+        };
+        let out = run_method(&inputs, &cfg(Method::UnionFind, 0.5)).unwrap();
+        let edges: Vec<_> = out
+            .edges
+            .iter()
+            .map(|p| (p.a.0, p.b.0, p.shared, p.estimate))
+            .collect();
+        assert_eq!(
+            edges,
+            vec![
+                (0, 1, Some(3), Some(1.0)),
+                (1, 2, Some(2), Some(0.5)),
+                (3, 4, Some(1), Some(0.5)),
+            ]
+        );
+        let clusters: Vec<Vec<u32>> = out
+            .clusters
+            .iter()
+            .map(|c| c.docs.iter().map(|d| d.0).collect())
+            .collect();
+        assert_eq!(clusters, vec![vec![0, 1, 2], vec![3, 4]]);
+        // Member pairs: (0,2) is in the cluster without an edge of its own.
+        assert_eq!(out.pairs.len(), 4);
+        // At 0.2 doc 5 joins the first cluster.
+        let out = run_method(&inputs, &cfg(Method::UnionFind, 0.2)).unwrap();
+        assert_eq!(out.clusters[0].docs.len(), 4);
+        // The same images under resemblance at 0.5 (absolute k needed for mod-m elsewhere;
+        // here k = 1 shared element would link everything): containment differs from it.
+        let res = ClusterConfig {
+            measure: Measure::Resemblance,
+            threshold: Threshold::MinCommon(3),
+            method: Method::UnionFind,
+            ..Default::default()
+        };
+        let out = run_method(&inputs, &res).unwrap();
+        assert_eq!(out.edges.len(), 1);
+    }
+
+    #[test]
+    fn exact_containment_through_run_method() {
+        let sets: Vec<Vec<u64>> = vec![vec![1, 2, 3, 4], (1..=10).collect(), vec![30, 31]];
+        let inputs = ClusterInputs {
+            n_docs: 3,
+            sets: Some(&sets),
+            ..Default::default()
+        };
+        let out = run_method(&inputs, &cfg(Method::Exact, 0.9)).unwrap();
+        assert_eq!(out.pairs.len(), 1);
+        assert_eq!(out.pairs[0].exact, Some(1.0));
+        assert_eq!(out.pairs[0].shared, Some(4));
+        // Resemblance of the same pair is 0.4: not found at 0.9.
+        let res = ClusterConfig {
+            measure: Measure::Resemblance,
+            ..cfg(Method::Exact, 0.9)
+        };
+        assert!(run_method(&inputs, &res).unwrap().pairs.is_empty());
+    }
+
+    #[test]
+    fn other_methods_refuse_containment() {
+        for m in [Method::Concept, Method::Lsh, Method::SuperShingle] {
+            let e = cfg(m, 0.5).validate().unwrap_err().to_string();
+            assert!(
+                e.contains("exact and union-find") && e.contains(m.name()),
+                "{e}"
+            );
+        }
+        let e = ClusterConfig {
+            threshold: Threshold::MinCommon(3),
+            ..cfg(Method::UnionFind, 0.5)
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("min-common"), "{e}");
+        assert!(cfg(Method::Exact, 0.0).validate().is_err());
+        assert!(cfg(Method::UnionFind, 0.0).validate().is_ok());
+    }
+}

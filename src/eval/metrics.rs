@@ -242,3 +242,41 @@ pub fn false_clusters(
     rep.examples = found;
     Ok(Some(rep))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labeled_only_ignores_unlisted_pairs() {
+        // The truth lists (a1,s), (a2,s), (a3,s); positives (a1,s), (a2,s). The prediction
+        // holds (a1,s) TP, (a3,s) FP (listed, negative), and (a1,a2), (a2,a3) that the truth
+        // does not list: ignored with --labeled-only, false positives without.
+        let listed = Labels::from_pairs([("a1", "s"), ("a2", "s"), ("a3", "s")]).unwrap();
+        let labels = Labels::from_pairs([("s", "a1"), ("a2", "s")]).unwrap();
+        let pred =
+            Prediction::from_pairs([("a1", "s"), ("s", "a3"), ("a1", "a2"), ("a3", "a2")]).unwrap();
+        let all = evaluate(&labels, &pred);
+        assert_eq!(all, Counts::new(2, 4, 1));
+        assert_eq!(evaluate_labeled(&labels, &pred, None), all);
+        let only = evaluate_labeled(&labels, &pred, Some(&listed));
+        assert_eq!(
+            only,
+            Counts {
+                truth_pairs: 2,
+                found: 2,
+                unique_truth: 1,
+                unique_ours: 1,
+                common: 1
+            }
+        );
+        assert_eq!(only.precision(), 0.5);
+        assert_eq!(only.recall(), 0.5);
+        // A positive is never ignored, even when `listed` lacks it.
+        let short = Labels::from_pairs([("a3", "s")]).unwrap();
+        assert_eq!(
+            evaluate_labeled(&labels, &pred, Some(&short)),
+            Counts::new(2, 2, 1)
+        );
+    }
+}
