@@ -39,6 +39,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         cluster: Default::default(),
         verify: false,
         false_clusters: FalseClusterConfig::default(),
+        labeled_only: false,
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()

@@ -5,7 +5,8 @@ use std::time::Instant;
 
 use fimdup::cluster::job::{load_sets, verify_with_corpus, Prepared};
 use fimdup::cluster::{
-    write_clusters, write_pairs, write_summary, ClusterConfig, Grouping, Method, Phase, Threshold,
+    write_clusters, write_pairs, write_summary, ClusterConfig, Grouping, Measure, Method, Phase,
+    Threshold,
 };
 use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageSet, Scheme};
@@ -28,7 +29,10 @@ use super::common::{is_images_file, peak_rss_bytes, print_json, progress, Pipeli
 #[command(after_help = "Examples:
   fimdup cluster datasets/default/docs.jsonl --method concept --threshold 0.8 --out out/concept
   fimdup cluster datasets/default/docs.jsonl --method lsh --threshold 0.8 --verify exact --out out/lsh
-  fimdup cluster out/default.img --method union-find --min-common 100 --max-df 1000 --out out/uf")]
+  fimdup cluster out/default.img --method union-find --min-common 100 --max-df 1000 --out out/uf
+  fimdup cluster docs.jsonl --method exact --measure containment --threshold 0.5 --out out/cont
+  fimdup cluster docs.jsonl --method union-find --measure containment --scheme mod-m --modulus 4 \\
+      --threshold 0.5 --out out/cont-uf")]
 pub struct Args {
     /// A corpus (as for `fimdup sketch`) or an images file made by `fimdup sketch`.
     pub input: PathBuf,
@@ -46,6 +50,14 @@ pub struct Args {
     /// positions (lsh), shared super shingles (super-shingle).
     #[arg(long, value_name = "k")]
     pub min_common: Option<u32>,
+    /// What --threshold measures: resemblance (every method) or max-containment
+    /// |A n B| / min(|A|, |B|) (exact; union-find on mod-m images, --scheme mod-m).
+    #[arg(
+        long,
+        default_value = "resemblance",
+        value_name = "resemblance|containment"
+    )]
+    pub measure: Measure,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
     /// Drop image elements held by more than D documents first (B97 5.1).
@@ -104,6 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let mut cfg = ClusterConfig {
         method: args.method,
         threshold,
+        measure: args.measure,
         ..ClusterConfig::default()
     };
     cfg.context.max_df = args.max_df;
@@ -173,6 +186,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             Threshold::Resemblance(t) => t,
             Threshold::MinCommon(_) => anyhow::bail!("--verify exact needs --threshold t"),
         };
+        anyhow::ensure!(
+            args.measure == Measure::Resemblance,
+            "--verify exact checks resemblance; it cannot be combined with --measure containment"
+        );
         let tv = Instant::now();
         verify_with_corpus(&mut out, &args.input, &pcfg.corpus, &pcfg.text, &shingle, t)?;
         out.summary.phases.push(Phase {

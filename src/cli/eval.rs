@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use fimdup::eval::{
-    evaluate, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthRule, TruthTable,
-    ROMIP_RULE,
+    evaluate_labeled, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthRule,
+    TruthTable, ROMIP_RULE,
 };
 
 /// Evaluate predicted duplicates against labeled pairs.
@@ -44,6 +44,11 @@ pub struct Args {
     /// How many of the worst false-duplicate clusters to list.
     #[arg(long, default_value_t = 5)]
     examples: usize,
+    /// Evaluate only the pairs the truth file lists (positive or negative): a predicted pair
+    /// absent from the truth file is ignored, counted neither as found nor as a false
+    /// positive. For truths that label only some pairs (e.g. answers against their source).
+    #[arg(long)]
+    labeled_only: bool,
     /// Print a JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -72,7 +77,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
         None => None,
     };
-    let counts = evaluate(&labels, &pred);
+    let listed = args.labeled_only.then(|| table.listed());
+    let counts = evaluate_labeled(&labels, &pred, listed.as_ref());
     let fc = false_clusters(
         &pred,
         table.has_column("resemblance").then_some(&table),
@@ -87,6 +93,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let v = serde_json::json!({
             "truth": args.truth.display().to_string(),
             "rule": rule_s,
+            "labeled_only": args.labeled_only,
             "truth_pairs": counts.truth_pairs,
             "found": counts.found,
             "unique_truth": counts.unique_truth,

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fimdup::cluster::{ClusterConfig, Method};
+use fimdup::cluster::{ClusterConfig, Measure, Method};
 use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable, ROMIP_RULE};
 use fimdup::report::sweep::{sweep, SweepConfig, SweepOutput, SweepThresholds};
 use fimdup::report::{best_rows, write_report, MachineInfo};
@@ -15,7 +15,10 @@ use super::common::{print_json, PipelineArgs};
 #[command(after_help = "Examples:
   fimdup sweep datasets/default/docs.jsonl --truth datasets/default/truth.csv --out out/sweep
   fimdup sweep docs.jsonl --truth truth.csv --truth-rule 'resemblance>=0.8' \\
-      --methods concept,union-find --min-common 120:100:5 --out out/paper")]
+      --methods concept,union-find --min-common 120:100:5 --out out/paper
+  fimdup sweep docs.jsonl --truth pairs.csv --truth-rule 'plagiarised=1' --labeled-only \\
+      --measure containment --methods exact,union-find --scheme mod-m --modulus 4 \\
+      --thresholds 0.9:0.1:0.1 --out out/containment")]
 pub struct Args {
     /// The corpus (as for `fimdup sketch`).
     pub input: PathBuf,
@@ -60,6 +63,20 @@ pub struct SweepArgs {
     /// A cluster is a false duplicate when a member pair's exact resemblance is below this.
     #[arg(long, default_value_t = 0.5)]
     pub floor: f64,
+    /// What the thresholds measure: resemblance |A n B| / |A u B| (every method) or
+    /// max-containment |A n B| / min(|A|, |B|) (exact, and union-find on mod-m images:
+    /// give --scheme mod-m; other methods are refused).
+    #[arg(
+        long,
+        default_value = "resemblance",
+        value_name = "resemblance|containment"
+    )]
+    pub measure: Measure,
+    /// Evaluate only the pairs the truth file lists (positive or negative): a predicted pair
+    /// absent from the truth file is ignored, counted neither as found nor as a false
+    /// positive. For truths that label only some pairs (e.g. answers against their source).
+    #[arg(long)]
+    pub labeled_only: bool,
     /// Print the rows as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -111,6 +128,7 @@ pub fn run_sweep(
     };
     let mut cluster = ClusterConfig::default();
     cluster.context.max_df = a.max_df;
+    cluster.measure = a.measure;
     let cfg = SweepConfig {
         methods: a.methods.clone(),
         thresholds,
@@ -121,6 +139,7 @@ pub fn run_sweep(
             floor: a.floor,
             ..FalseClusterConfig::default()
         },
+        labeled_only: a.labeled_only,
     };
     let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
     let mut params: Vec<(String, String)> = extra_params.to_vec();
@@ -148,6 +167,15 @@ pub fn run_sweep(
                 .clone()
                 .map_or(a.thresholds.clone(), |m| format!("min-common {m}")),
         ),
+        ("measure".into(), a.measure.name().to_string()),
+        (
+            "labeled only".into(),
+            if a.labeled_only {
+                "yes: predicted pairs absent from the truth file are ignored".into()
+            } else {
+                "no".into()
+            },
+        ),
         ("unit".into(), p.text.unit.name().to_string()),
         ("html".into(), p.text.html.to_string()),
         ("shingle length".into(), p.shingle.len.to_string()),
@@ -163,6 +191,14 @@ pub fn run_sweep(
                 .to_string(),
         ),
         ("image size n".into(), p.sketch.size.to_string()),
+        (
+            "modulus m (mod-m)".into(),
+            if p.sketch.scheme == fimdup::sketch::Scheme::ModM {
+                p.sketch.modulus.to_string()
+            } else {
+                "-".into()
+            },
+        ),
         ("seed".into(), p.sketch.seed.to_string()),
         (
             "max_df".into(),

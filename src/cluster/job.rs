@@ -131,9 +131,22 @@ impl Prepared {
     /// Runs `cfg.method` (its `image_kind` is set from the scheme here).
     pub fn run(&self, cfg: &ClusterConfig) -> Result<ClusterOutput> {
         let mut cfg = *cfg;
+        if cfg.measure == super::Measure::Containment
+            && cfg.method == Method::UnionFind
+            && self.scheme() != Scheme::ModM
+        {
+            return Err(Error::config(format!(
+                "union-find estimates containment from mod-m images only: use --scheme mod-m, not {}",
+                self.scheme().name()
+            )));
+        }
+        let containment_on_mod_m =
+            cfg.measure == super::Measure::Containment && self.scheme() == Scheme::ModM;
         match (image_kind(self.scheme()), cfg.threshold) {
             (Some(kind), _) => cfg.image_kind = kind,
-            (None, super::Threshold::Resemblance(_)) if cfg.method != Method::Exact => {
+            (None, super::Threshold::Resemblance(_))
+                if cfg.method != Method::Exact && !containment_on_mod_m =>
+            {
                 return Err(Error::config(
                     "mod-m images have no fixed size: give --min-common k instead of --threshold",
                 ))

@@ -22,6 +22,7 @@
 
 pub mod collapse;
 pub mod concept;
+pub mod containment;
 pub mod exact;
 pub mod job;
 pub mod lsh;
@@ -39,6 +40,7 @@ use roaring::RoaringBitmap;
 
 pub use collapse::{collapse, Collapse, CollapseSummary};
 pub use concept::{concept_clusters, ConceptConfig, ConceptResult, MaximalMiner};
+pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair, Measure};
 pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};
 pub use lsh::{center_clusters, choose_bands, Grouping, LshConfig};
 pub use output::{write_clusters, write_pairs, write_summary, Cluster, Phase, ScoredPair};
@@ -144,6 +146,10 @@ pub struct ClusterConfig {
     pub exact: ExactConfig,
     /// Stop with [`Error::Limit`] when the clusters have more member pairs than this.
     pub max_pairs: Option<u64>,
+    /// What a [`Threshold::Resemblance`] value measures: resemblance (every method) or
+    /// max-containment (`exact`, and `union-find` on mod-m images; see [`containment`]).
+    #[serde(default)]
+    pub measure: Measure,
 }
 
 impl Default for ClusterConfig {
@@ -158,6 +164,7 @@ impl Default for ClusterConfig {
             super_shingle: SuperShingleConfig::default(),
             exact: ExactConfig::default(),
             max_pairs: Some(50_000_000),
+            measure: Measure::Resemblance,
         }
     }
 }
@@ -181,6 +188,25 @@ impl ClusterConfig {
                 ))
             }
             _ => {}
+        }
+        if self.measure == Measure::Containment {
+            if !matches!(self.method, Method::Exact | Method::UnionFind) {
+                return Err(Error::config(format!(
+                    "--measure containment is supported by exact and union-find (on mod-m images) only, not {}",
+                    self.method
+                )));
+            }
+            match self.threshold {
+                Threshold::MinCommon(_) => {
+                    return Err(Error::config(
+                        "--measure containment takes --threshold (a containment), not --min-common",
+                    ))
+                }
+                Threshold::Resemblance(t) if t == 0.0 && self.method == Method::Exact => {
+                    return Err(Error::config("the exact join needs a threshold above 0"))
+                }
+                _ => {}
+            }
         }
         if self.max_pairs == Some(0) {
             return Err(Error::config("max_pairs must be at least 1"));
@@ -482,8 +508,14 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
     let sets: Vec<(Vec<DocId>, u32)>;
     match method {
         Method::Concept | Method::UnionFind => {
-            let k = translate(&mut s)?;
-            s.k = Some(k);
+            let containment = cfg.measure == Measure::Containment;
+            let k = if containment {
+                1
+            } else {
+                let k = translate(&mut s)?;
+                s.k = Some(k);
+                k
+            };
             let built;
             let ctx: &Context = match inputs.context {
                 Some(c) => c,
@@ -532,7 +564,31 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             s.dropped_rare = st.dropped_rare;
             s.context_rows = Some(rows.len() as u64);
             timer.lap("context");
-            let raw_edges = if method == Method::Concept {
+            // Containment (union-find on mod-m samples): B97's estimate per sharing pair.
+            let mut estimates: Option<Vec<f64>> = None;
+            let raw_edges = if containment {
+                let Threshold::Resemblance(t) = cfg.threshold else {
+                    unreachable!("validated: containment takes a threshold")
+                };
+                s.k_rule = format!(
+                    "mod-m containment estimate |V(a) n V(b)| / min(|V(a)|, |V(b)|) >= {t}"
+                );
+                let keys = need(
+                    inputs.keys,
+                    "mod-m image keys (for the sample sizes)",
+                    method,
+                )?;
+                let sizes: Vec<usize> = mask(keys, collapse).iter().map(|k| k.len()).collect();
+                let p = containment::mod_m_containment_pairs(rows, &sizes, t)?;
+                timer.lap("pairs");
+                let e: Vec<(DocId, DocId, u32)> = p.iter().map(|x| (x.0, x.1, x.2)).collect();
+                estimates = Some(p.iter().map(|x| x.3).collect());
+                sets = components_with_support(n_docs, &e);
+                s.components = sets.len() as u64;
+                s.largest_component = sets.iter().map(|c| c.0.len() as u64).max().unwrap_or(0);
+                timer.lap("union-find");
+                e
+            } else if method == Method::Concept {
                 let miner = need(inputs.miner, "a miner", method)?;
                 let r = concept_clusters(rows, n_docs as u32, k, miner, &cfg.concept)?;
                 s.components = r.components;
@@ -551,11 +607,15 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             };
             edges = raw_edges
                 .iter()
-                .map(|&(a, b, c)| ScoredPair {
+                .enumerate()
+                .map(|(i, &(a, b, c))| ScoredPair {
                     a,
                     b,
                     shared: Some(c),
-                    estimate: estimate(c, n, cfg.image_kind),
+                    estimate: match &estimates {
+                        Some(e) => Some(e[i]),
+                        None => estimate(c, n, cfg.image_kind),
+                    },
                     exact: None,
                 })
                 .collect();
@@ -679,9 +739,24 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             let Threshold::Resemblance(t) = cfg.threshold else {
                 unreachable!("validated: exact takes a resemblance")
             };
-            s.k_rule = format!("exact resemblance >= {t}");
             let sets_in = mask(need(inputs.sets, "full shingle sets", method)?, collapse);
-            let pairs = exact_join(&sets_in, t, &cfg.exact)?;
+            let pairs: Vec<ExactPair> = if cfg.measure == Measure::Containment {
+                s.k_rule = format!("exact max-containment >= {t}");
+                // The containment goes in the `jaccard` slot: it becomes the pair's `exact`
+                // score (the run's measure).
+                containment_join(&sets_in, t)?
+                    .into_iter()
+                    .map(|p| ExactPair {
+                        a: p.a,
+                        b: p.b,
+                        overlap: p.overlap,
+                        jaccard: p.containment,
+                    })
+                    .collect()
+            } else {
+                s.k_rule = format!("exact resemblance >= {t}");
+                exact_join(&sets_in, t, &cfg.exact)?
+            };
             timer.lap("join");
             let e: Vec<(DocId, DocId, u32)> = pairs.iter().map(|p| (p.a, p.b, p.overlap)).collect();
             sets = components_with_support(n_docs, &e);

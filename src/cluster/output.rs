@@ -35,9 +35,11 @@ pub struct ScoredPair {
     /// Shared image elements / agreeing positions / shared super shingles / exact overlap,
     /// when the pair was an edge of the method (not only a co-member of a cluster).
     pub shared: Option<u32>,
-    /// The method's resemblance estimate for the pair, when known.
+    /// The method's resemblance estimate for the pair, when known (with `--measure
+    /// containment`: the containment estimate).
     pub estimate: Option<f64>,
-    /// Exact resemblance of the full shingle sets, when computed.
+    /// Exact resemblance of the full shingle sets, when computed (with `--measure
+    /// containment`: the exact max-containment).
     pub exact: Option<f64>,
 }
 

@@ -87,6 +87,29 @@ pub fn evaluate(labels: &Labels, pred: &Prediction) -> Counts {
     Counts::new(labels.len() as u64, pred.len() as u64, common)
 }
 
+/// [`evaluate`] with `--labeled-only`: when `listed` (every pair the truth file lists,
+/// positive or negative: [`TruthTable::listed`]) is given, predicted pairs it does not list
+/// are ignored -- counted neither as found nor as false positives -- because the truth says
+/// nothing about them (e.g. a truth that labels answers against their source only). With
+/// `None` this is [`evaluate`].
+pub fn evaluate_labeled(labels: &Labels, pred: &Prediction, listed: Option<&Labels>) -> Counts {
+    let Some(listed) = listed else {
+        return evaluate(labels, pred);
+    };
+    let (mut found, mut common) = (0u64, 0u64);
+    for &(x, y) in &pred.pairs {
+        let (a, b) = (pred.ids.name(x), pred.ids.name(y));
+        if !listed.contains(a, b) && !labels.contains(a, b) {
+            continue;
+        }
+        found += 1;
+        if labels.contains(a, b) {
+            common += 1;
+        }
+    }
+    Counts::new(labels.len() as u64, found, common)
+}
+
 /// Settings of the false-duplicate-cluster check.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FalseClusterConfig {
@@ -218,4 +241,42 @@ pub fn false_clusters(
     found.truncate(cfg.max_examples);
     rep.examples = found;
     Ok(Some(rep))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labeled_only_ignores_unlisted_pairs() {
+        // The truth lists (a1,s), (a2,s), (a3,s); positives (a1,s), (a2,s). The prediction
+        // holds (a1,s) TP, (a3,s) FP (listed, negative), and (a1,a2), (a2,a3) that the truth
+        // does not list: ignored with --labeled-only, false positives without.
+        let listed = Labels::from_pairs([("a1", "s"), ("a2", "s"), ("a3", "s")]).unwrap();
+        let labels = Labels::from_pairs([("s", "a1"), ("a2", "s")]).unwrap();
+        let pred =
+            Prediction::from_pairs([("a1", "s"), ("s", "a3"), ("a1", "a2"), ("a3", "a2")]).unwrap();
+        let all = evaluate(&labels, &pred);
+        assert_eq!(all, Counts::new(2, 4, 1));
+        assert_eq!(evaluate_labeled(&labels, &pred, None), all);
+        let only = evaluate_labeled(&labels, &pred, Some(&listed));
+        assert_eq!(
+            only,
+            Counts {
+                truth_pairs: 2,
+                found: 2,
+                unique_truth: 1,
+                unique_ours: 1,
+                common: 1
+            }
+        );
+        assert_eq!(only.precision(), 0.5);
+        assert_eq!(only.recall(), 0.5);
+        // A positive is never ignored, even when `listed` lacks it.
+        let short = Labels::from_pairs([("a3", "s")]).unwrap();
+        assert_eq!(
+            evaluate_labeled(&labels, &pred, Some(&short)),
+            Counts::new(2, 2, 1)
+        );
+    }
 }

@@ -18,7 +18,8 @@ pub mod thresholds;
 pub mod truth;
 
 pub use metrics::{
-    evaluate, false_clusters, Counts, FalseCluster, FalseClusterConfig, FalseClusterReport,
+    evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,
+    FalseClusterReport,
 };
 pub use predict::{PredCluster, Prediction};
 pub use rule::{Op, TruthRule, ROMIP_RULE};

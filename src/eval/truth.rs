@@ -259,6 +259,16 @@ impl TruthTable {
         Ok(l)
     }
 
+    /// Every pair the table lists, positive or negative (for `--labeled-only`:
+    /// [`evaluate_labeled`](super::evaluate_labeled)).
+    pub fn listed(&self) -> Labels {
+        let mut l = Labels::default();
+        for row in &self.rows {
+            l.insert(self.ids.name(row.a), self.ids.name(row.b));
+        }
+        l
+    }
+
     /// The value of column `name` for the pair `{a, b}`: `Ok(None)` when the pair or the
     /// column is absent, an error naming file and line when the value is not a number.
     pub fn get(&self, a: &str, b: &str, name: &str) -> Result<Option<f64>> {

@@ -16,10 +16,11 @@ use std::time::Instant;
 use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
 use crate::cluster::job::{load_sets, verify_with_corpus, Prepared};
 use crate::cluster::lsh::choose_bands;
-use crate::cluster::{ClusterConfig, Method, Threshold};
+use crate::cluster::{ClusterConfig, Measure, Method, Threshold};
 use crate::corpus;
 use crate::eval::{
-    evaluate, false_clusters, FalseClusterConfig, Labels, Prediction, ShingleSets, TruthTable,
+    evaluate_labeled, false_clusters, FalseClusterConfig, Labels, Prediction, ShingleSets,
+    TruthTable,
 };
 use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
 use crate::sketch::Scheme;
@@ -52,6 +53,10 @@ pub struct SweepConfig {
     pub verify: bool,
     /// False-duplicate cluster floor.
     pub false_clusters: FalseClusterConfig,
+    /// `--labeled-only`: predicted pairs the truth file does not list at all are ignored
+    /// (neither found nor false positives; see [`evaluate_labeled`]). For truths that label
+    /// only some pairs (answers against their source, say).
+    pub labeled_only: bool,
 }
 
 impl SweepConfig {
@@ -73,6 +78,27 @@ impl SweepConfig {
                 return Err(Error::config("min-common values must be at least 1"))
             }
             SweepThresholds::MinCommon(_) => {}
+        }
+        if self.verify && self.cluster.measure == Measure::Containment {
+            return Err(Error::config(
+                "--verify exact checks resemblance; it cannot be combined with --measure containment",
+            ));
+        }
+        if self.cluster.measure == Measure::Containment {
+            if let Some(m) = self
+                .methods
+                .iter()
+                .find(|m| !matches!(m, Method::Exact | Method::UnionFind))
+            {
+                return Err(Error::config(format!(
+                    "--measure containment is supported by exact and union-find (on mod-m images) only, not {m}"
+                )));
+            }
+            if let SweepThresholds::MinCommon(_) = self.thresholds {
+                return Err(Error::config(
+                    "--measure containment takes containment thresholds, not --min-common",
+                ));
+            }
         }
         self.pipeline.validate()?;
         self.false_clusters.validate()
@@ -113,6 +139,7 @@ pub fn sweep(
     progress: &dyn Fn(&str),
 ) -> Result<SweepOutput> {
     cfg.validate()?;
+    let listed = cfg.labeled_only.then(|| truth.listed());
     let mut out = SweepOutput {
         truth_pairs: labels.len() as u64,
         ..Default::default()
@@ -214,7 +241,7 @@ pub fn sweep(
                     .iter()
                     .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
             )?;
-            let counts = evaluate(labels, &pred);
+            let counts = evaluate_labeled(labels, &pred, listed.as_ref());
             let clusters = Prediction::from_clusters(
                 res.clusters
                     .iter()
