@@ -284,31 +284,11 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::testutil::{brute_pairs, norm};
     use proptest::prelude::*;
 
     fn brute(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, u32)> {
-        let mut out = Vec::new();
-        for a in 0..sets.len() {
-            for b in a + 1..sets.len() {
-                let sa: std::collections::BTreeSet<_> = sets[a].iter().collect();
-                let ov = sets[b].iter().filter(|x| sa.contains(x)).count();
-                let un = sets[a].len() + sets[b].len() - ov;
-                if passes(ov, un, t) {
-                    out.push((a as u32, b as u32, ov as u32));
-                }
-            }
-        }
-        out
-    }
-
-    fn norm(v: Vec<Vec<u64>>) -> Vec<Vec<u64>> {
-        v.into_iter()
-            .map(|mut s| {
-                s.sort_unstable();
-                s.dedup();
-                s
-            })
-            .collect()
+        brute_pairs(sets, |ov, la, lb| passes(ov, la + lb - ov, t))
     }
 
     #[test]

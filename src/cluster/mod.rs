@@ -28,6 +28,8 @@ pub mod job;
 pub mod lsh;
 pub mod output;
 pub mod supershingle;
+#[cfg(test)]
+mod testutil;
 pub mod threshold;
 pub mod uf;
 
