@@ -163,29 +163,11 @@ impl CorpusSpec {
     }
 }
 
-/// What a query measures.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Measure {
-    /// Estimated resemblance of the query and the document.
-    #[default]
-    Resemblance,
-    /// Estimated containment of the query IN the document, `|Q n D| / |Q|` (mod-m images).
-    Containment,
-}
-
-impl std::str::FromStr for Measure {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self> {
-        match s {
-            "resemblance" => Ok(Measure::Resemblance),
-            "containment" => Ok(Measure::Containment),
-            _ => Err(Error::config(format!(
-                "measure must be resemblance or containment, not {s:?}"
-            ))),
-        }
-    }
-}
+/// What a query measures: the one [`Measure`](crate::cluster::Measure) of the crate. For a
+/// query, `Resemblance` is the estimated resemblance of the query and the document and
+/// `Containment` the estimated containment of the query IN the document, `|Q n D| / |Q|`
+/// (mod-m images).
+pub use crate::cluster::Measure;
 
 /// How query candidates are found.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
