@@ -11,7 +11,9 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::{DocFreq, Image, ImageSet, Scratch, SketchConfig, Sketcher, TextParams, Weighting};
+use super::{
+    DocFreq, Image, ImageSet, Scratch, SketchConfig, SketchParams, Sketcher, TextParams, Weighting,
+};
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
 use crate::shingle::ShingleConfig;
 use crate::text::{self, Canonical, Canonicalizer, StopWords, TextConfig};
@@ -134,12 +136,38 @@ pub fn for_each_canonical_batch(
     Ok(reader.stats())
 }
 
-/// Reads, canonicalizes and sketches the corpus at `path`.
-pub fn sketch_corpus(
+/// One batch of sketched documents, in input order, as [`sketch_stream`] delivers it.
+#[derive(Clone, Debug, Default)]
+pub struct SketchBatch {
+    /// DocId of the first document of the batch (the others follow densely).
+    pub first: u32,
+    /// External ids.
+    pub ext_ids: Vec<String>,
+    /// Images.
+    pub images: Vec<Image>,
+    /// Fingerprints of the raw text.
+    pub raw_fingerprints: Vec<u64>,
+    /// Fingerprints of the canonical token sequence.
+    pub canonical_fingerprints: Vec<u64>,
+}
+
+/// Where [`sketch_stream`] delivers its output: first the parameters (known before any
+/// document is sketched, so a file header can be written), then the batches in input order.
+pub trait SketchSink {
+    /// Called once, before any batch.
+    fn begin(&mut self, params: &SketchParams) -> Result<()>;
+    /// Called once per batch, in input order.
+    fn batch(&mut self, batch: SketchBatch) -> Result<()>;
+}
+
+/// Reads, canonicalizes and sketches the corpus at `path`, handing the images to `sink`
+/// batch by batch without holding them all (the streaming form of [`sketch_corpus`]).
+pub fn sketch_stream(
     path: &Path,
     cfg: &PipelineConfig,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<SketchOutput> {
+    sink: &mut dyn SketchSink,
+) -> Result<SketchStats> {
     cfg.validate()?;
     let canon = Canonicalizer::new(cfg.text.clone())?;
     let sketcher = if matches!(cfg.sketch.weighting, Some(Weighting::TfIdf { .. })) {
@@ -152,10 +180,9 @@ pub fn sketch_corpus(
     } else {
         Sketcher::new(cfg.shingle, cfg.sketch)?
     };
-    let mut ext_ids = Vec::new();
-    let mut images: Vec<Image> = Vec::new();
-    let mut fps = Fingerprints::default();
+    sink.begin(&sketcher.params(cfg.text_params()))?;
     let mut stats = SketchStats::default();
+    let mut next = 0u32;
     let w = cfg.shingle.len;
     stats.corpus =
         for_each_canonical_batch(path, &cfg.corpus, &canon, progress, |docs, canon_docs| {
@@ -170,6 +197,10 @@ pub fn sketch_corpus(
                     )
                 })
                 .collect();
+            let mut b = SketchBatch {
+                first: next,
+                ..SketchBatch::default()
+            };
             for ((d, c), (img, fr, fc)) in docs.iter().zip(&canon_docs).zip(imgs) {
                 stats.tokens += c.len() as u64;
                 if !c.is_empty() && c.len() < w {
@@ -178,21 +209,58 @@ pub fn sketch_corpus(
                 if img.is_empty() {
                     stats.empty_images += 1;
                 }
-                ext_ids.push(d.ext_id.clone());
-                images.push(img);
-                fps.raw.push(fr);
-                fps.canonical.push(fc);
+                b.ext_ids.push(d.ext_id.clone());
+                b.images.push(img);
+                b.raw_fingerprints.push(fr);
+                b.canonical_fingerprints.push(fc);
             }
-            Ok(())
+            next += docs.len() as u32;
+            sink.batch(b)
         })?;
-    let params = sketcher.params(cfg.text_params());
+    Ok(stats)
+}
+
+/// Collects a stream into one in-memory [`ImageSet`] plus fingerprints.
+#[derive(Default)]
+struct Collect {
+    params: Option<SketchParams>,
+    ext_ids: Vec<String>,
+    images: Vec<Image>,
+    fps: Fingerprints,
+}
+
+impl SketchSink for Collect {
+    fn begin(&mut self, params: &SketchParams) -> Result<()> {
+        self.params = Some(params.clone());
+        Ok(())
+    }
+
+    fn batch(&mut self, b: SketchBatch) -> Result<()> {
+        self.ext_ids.extend(b.ext_ids);
+        self.images.extend(b.images);
+        self.fps.raw.extend(b.raw_fingerprints);
+        self.fps.canonical.extend(b.canonical_fingerprints);
+        Ok(())
+    }
+}
+
+/// Reads, canonicalizes and sketches the corpus at `path`, keeping every image in memory.
+pub fn sketch_corpus(
+    path: &Path,
+    cfg: &PipelineConfig,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<SketchOutput> {
+    let mut c = Collect::default();
+    let stats = sketch_stream(path, cfg, progress, &mut c)?;
     Ok(SketchOutput {
         images: ImageSet {
-            params,
-            ext_ids,
-            images,
+            params: c
+                .params
+                .expect("sketch_stream calls begin before returning Ok"),
+            ext_ids: c.ext_ids,
+            images: c.images,
         },
-        fingerprints: fps,
+        fingerprints: c.fps,
         stats,
     })
 }
