@@ -5,8 +5,8 @@ use std::time::Instant;
 
 use fimdup::cluster::job::{load_sets, verify_with_corpus, Prepared};
 use fimdup::cluster::{
-    write_clusters, write_pairs, write_summary, ClusterConfig, Grouping, Measure, Method, Phase,
-    Threshold,
+    candidate_threshold, write_clusters, write_pairs, write_summary, ClusterConfig, Grouping,
+    Measure, Method, Phase, Regroup, Threshold, VERIFY_SIGMAS,
 };
 use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageSet, Scheme};
@@ -89,6 +89,11 @@ pub struct Args {
     /// documents; needs a corpus as INPUT).
     #[arg(long, value_name = "exact")]
     pub verify: Option<String>,
+    /// With --verify exact: the threshold the method finds candidates at [default: the
+    /// threshold minus 2 standard errors of the estimate, sqrt(t(1-t)/n), so that pairs just
+    /// above the threshold whose estimate falls short are still verified].
+    #[arg(long, value_name = "t")]
+    pub candidate_threshold: Option<f64>,
     /// Output directory (clusters.jsonl, pairs.csv, summary.json).
     #[arg(long)]
     pub out: PathBuf,
@@ -152,6 +157,29 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some("exact") => true,
         Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
     };
+    anyhow::ensure!(
+        args.candidate_threshold.is_none() || verify,
+        "--candidate-threshold only applies with --verify exact"
+    );
+    let verify_t = match (verify, threshold) {
+        (true, Threshold::Resemblance(t)) => {
+            let n = match pcfg.sketch.scheme {
+                fimdup::sketch::Scheme::ModM => 0,
+                _ => pcfg.sketch.size,
+            };
+            let tc = args
+                .candidate_threshold
+                .unwrap_or_else(|| candidate_threshold(t, n, VERIFY_SIGMAS));
+            anyhow::ensure!(
+                (0.0..=t).contains(&tc),
+                "--candidate-threshold must be in [0, {t}] (the threshold), not {tc}"
+            );
+            cfg.threshold = Threshold::Resemblance(tc);
+            Some(t)
+        }
+        (true, Threshold::MinCommon(_)) => anyhow::bail!("--verify exact needs --threshold t"),
+        (false, _) => None,
+    };
     cfg.validate()?;
 
     let images_input = is_images_file(&args.input);
@@ -181,17 +209,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let sketch_secs = t0.elapsed().as_secs_f64();
     let mut out = prep.run(&cfg)?;
-    if verify {
-        let t = match threshold {
-            Threshold::Resemblance(t) => t,
-            Threshold::MinCommon(_) => anyhow::bail!("--verify exact needs --threshold t"),
-        };
+    if let Some(t) = verify_t {
         anyhow::ensure!(
             args.measure == Measure::Resemblance,
             "--verify exact checks resemblance; it cannot be combined with --measure containment"
         );
         let tv = Instant::now();
-        verify_with_corpus(&mut out, &args.input, &pcfg.corpus, &pcfg.text, &shingle, t)?;
+        let regroup = Regroup::for_method(args.method, cfg.lsh.grouping == Grouping::UnionFind);
+        verify_with_corpus(
+            &mut out,
+            &args.input,
+            &pcfg.corpus,
+            &pcfg.text,
+            &shingle,
+            t,
+            regroup,
+        )?;
+        if let Threshold::Resemblance(tc) = cfg.threshold {
+            out.summary.candidate_threshold = Some(tc);
+        }
+        out.summary.threshold = Some(t);
         out.summary.phases.push(Phase {
             name: "verify".into(),
             seconds: tv.elapsed().as_secs_f64(),

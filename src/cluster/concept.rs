@@ -173,6 +173,22 @@ pub fn concept_clusters(
         vec![(0..n_docs).map(DocId).collect()]
     };
     let largest_component = comps.iter().map(|c| c.len() as u64).max().unwrap_or(0);
+    // A component of two documents is one edge: its only maximal set of size >= 2 is the
+    // pair itself, with the shared count as support. Only larger components are mined.
+    let n_comps = comps.len() as u64;
+    let (pairs, comps): (Vec<Vec<DocId>>, Vec<Vec<DocId>>) = comps
+        .into_iter()
+        .partition(|c| c.len() == 2 && cfg.split_components);
+    let pair_sets: Vec<(Vec<DocId>, u32)> = pairs
+        .into_iter()
+        .map(|mut c| {
+            c.sort_unstable();
+            let i = edges
+                .binary_search_by_key(&(c[0], c[1]), |e| (e.0, e.1))
+                .expect("a two-document component is one edge");
+            (c, edges[i].2)
+        })
+        .collect();
     let subs = sub_transactions(rows, n_docs, &comps);
     // Largest first for load balance; results are re-sorted afterwards.
     let mut by_size: Vec<(&Vec<DocId>, &Transactions)> = comps.iter().zip(&subs).collect();
@@ -192,7 +208,8 @@ pub fn concept_clusters(
                 .collect())
         })
         .collect::<Result<_>>()?;
-    let mut sets: Vec<(Vec<DocId>, u32)> = per_comp.into_iter().flatten().collect();
+    let mut sets: Vec<(Vec<DocId>, u32)> =
+        per_comp.into_iter().flatten().chain(pair_sets).collect();
     limit_check(sets.len(), cfg, "mining")?;
     for s in &mut sets {
         s.0.sort_unstable();
@@ -201,7 +218,7 @@ pub fn concept_clusters(
     Ok(ConceptResult {
         sets,
         edges,
-        components: comps.len() as u64,
+        components: n_comps,
         largest_component,
     })
 }

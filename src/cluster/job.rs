@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use super::{
     collapse, run_method, verify_output, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
-    ImageKind, MaximalMiner, Method,
+    ImageKind, MaximalMiner, Method, Regroup,
 };
 use crate::context::Transactions;
 use crate::corpus::CorpusConfig;
@@ -228,7 +228,7 @@ pub fn load_sets(
 }
 
 /// `--verify exact`: keeps the pairs whose exact resemblance (from the re-read corpus)
-/// is at least `t`; fills their `exact` scores.
+/// is at least `t`; fills their `exact` scores and rebuilds the clusters as `regroup` says.
 pub fn verify_with_corpus(
     out: &mut ClusterOutput,
     path: &Path,
@@ -236,6 +236,7 @@ pub fn verify_with_corpus(
     text: &TextConfig,
     shingle: &ShingleConfig,
     t: f64,
+    regroup: Regroup,
 ) -> Result<()> {
     let mut wanted: Vec<DocId> = out
         .pairs
@@ -251,5 +252,5 @@ pub fn verify_with_corpus(
             .map(|i| sets[i].1.clone())
             .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
     };
-    verify_output(out, fetch, t)
+    verify_output(out, fetch, t, regroup)
 }

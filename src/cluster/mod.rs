@@ -262,6 +262,10 @@ pub struct ClusterSummary {
     pub collapsed: CollapseSummary,
     /// The resemblance threshold, when one was given.
     pub threshold: Option<f64>,
+    /// With exact verification: the threshold the candidates were found at (`k` belongs to
+    /// it); `threshold` is then the verified one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_threshold: Option<f64>,
     /// The method's own absolute k (none for exact).
     pub k: Option<u32>,
     /// How k was obtained.
@@ -890,14 +894,61 @@ fn member_pairs(
         .collect()
 }
 
+/// How clusters are rebuilt from the verified pairs after `--verify exact`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regroup {
+    /// Connected components of the verified pairs inside each cluster (transitive-closure
+    /// methods: union-find, LSH with union-find grouping).
+    Components,
+    /// Maximal cliques of the verified pairs inside each cluster: every pair of a cluster
+    /// passed verification (concept clusters, LSH center clusters, super shingles, exact).
+    Cliques,
+}
+
+impl Regroup {
+    /// The regrouping that keeps a method's cluster semantics (`grouping_components`: the
+    /// LSH grouping is union-find).
+    pub fn for_method(method: Method, grouping_components: bool) -> Regroup {
+        match method {
+            Method::UnionFind => Regroup::Components,
+            Method::Lsh if grouping_components => Regroup::Components,
+            _ => Regroup::Cliques,
+        }
+    }
+}
+
+/// Clusters of more members than this are regrouped into components even under
+/// [`Regroup::Cliques`] (maximal cliques can be exponentially many).
+pub const MAX_CLIQUE_CLUSTER: usize = 128;
+
+/// Standard errors below the threshold that candidates are found at by default when exact
+/// verification follows (see [`candidate_threshold`]).
+pub const VERIFY_SIGMAS: f64 = 2.0;
+
+/// The threshold a method finds candidates at when exact verification at `t` follows:
+/// `t` lowered by `sigmas` standard errors of the resemblance estimate of an image of size
+/// `n` at `t` (`sqrt(t (1 - t) / n)`), so that pairs just above `t` whose estimate falls
+/// short are still verified. Rounded down to 4 decimals and clamped to `[0, t]`.
+pub fn candidate_threshold(t: f64, n: usize, sigmas: f64) -> f64 {
+    if n == 0 || !(0.0..=1.0).contains(&t) {
+        return t;
+    }
+    let se = (t * (1.0 - t) / n as f64).sqrt();
+    // Rounded down to 4 decimals, so that it prints as the number a user would type.
+    ((t - sigmas * se) * 1e4).floor().clamp(0.0, t * 1e4) / 1e4
+}
+
 /// `--verify exact`: keeps the pairs (and edges) of `out` whose exact resemblance is `>= t`,
-/// filling their `exact` score; documents are fetched once each through `fetch`. Clusters
-/// are left as they are; `summary.pairs`, `summary.edges` and `summary.verify_removed` are
-/// updated.
-pub fn verify_output<F>(out: &mut ClusterOutput, fetch: F, t: f64) -> Result<()>
+/// filling their `exact` score; documents are fetched once each through `fetch`. Each
+/// cluster is then rebuilt from its verified pairs as `regroup` says (a cluster none of whose
+/// pairs passed disappears); `summary.pairs`, `summary.edges`, `summary.clusters`,
+/// `summary.clustered_documents`, `summary.largest_cluster` and `summary.verify_removed`
+/// are updated.
+pub fn verify_output<F>(out: &mut ClusterOutput, fetch: F, t: f64, regroup: Regroup) -> Result<()>
 where
     F: Fn(DocId) -> Result<Vec<u64>> + Sync,
 {
+    use rayon::prelude::*;
     let all: Vec<(DocId, DocId)> = out
         .pairs
         .iter()
@@ -923,8 +974,110 @@ where
             .collect();
         *v = kept;
     }
+    let verified: Vec<(DocId, DocId)> = ok.iter().map(|e| (e.a, e.b)).collect();
+    let sets: Vec<(Vec<DocId>, u32)> = out
+        .clusters
+        .par_iter()
+        .flat_map_iter(|c| {
+            regroup_cluster(&c.docs, &verified, regroup)
+                .into_iter()
+                .map(move |d| (d, c.support))
+        })
+        .collect();
+    out.clusters = finish_clusters(sets);
+    let mut members: Vec<DocId> = out.clusters.iter().flat_map(|c| c.docs.clone()).collect();
+    members.sort_unstable();
+    members.dedup();
+    out.summary.clusters = out.clusters.len() as u64;
+    out.summary.clustered_documents = members.len() as u64;
+    out.summary.largest_cluster = out
+        .clusters
+        .iter()
+        .map(|c| c.docs.len() as u64)
+        .max()
+        .unwrap_or(0);
     out.summary.pairs = out.pairs.len() as u64;
     out.summary.edges = out.edges.len() as u64;
     out.summary.verify_removed = Some(before - out.summary.pairs);
     Ok(())
+}
+
+/// The sub-clusters (at least two members each) of the cluster `docs` (ascending) under the
+/// verified pairs (`(a, b)` with `a < b`, sorted).
+fn regroup_cluster(
+    docs: &[DocId],
+    verified: &[(DocId, DocId)],
+    regroup: Regroup,
+) -> Vec<Vec<DocId>> {
+    let m = docs.len();
+    let mut adj = vec![Vec::new(); m];
+    let mut edges = Vec::new();
+    for i in 0..m {
+        let lo = verified.partition_point(|&(a, _)| a < docs[i]);
+        for &(a, b) in verified[lo..].iter().take_while(|&&(a, _)| a == docs[i]) {
+            debug_assert_eq!(a, docs[i]);
+            if let Ok(j) = docs.binary_search(&b) {
+                adj[i].push(j);
+                adj[j].push(i);
+                edges.push((DocId(i as u32), DocId(j as u32)));
+            }
+        }
+    }
+    let local: Vec<Vec<usize>> = if regroup == Regroup::Components || m > MAX_CLIQUE_CLUSTER {
+        uf::components(m, edges.iter().copied())
+            .into_iter()
+            .map(|c| c.into_iter().map(|d| d.index()).collect())
+            .collect()
+    } else {
+        let mut out = Vec::new();
+        let mut r = Vec::new();
+        bron_kerbosch(&adj, &mut r, (0..m).collect(), Vec::new(), &mut out);
+        out
+    };
+    local
+        .into_iter()
+        .filter(|c| c.len() >= 2)
+        .map(|c| {
+            let mut d: Vec<DocId> = c.into_iter().map(|i| docs[i]).collect();
+            d.sort_unstable();
+            d
+        })
+        .collect()
+}
+
+/// Maximal cliques of the graph `adj` (Bron-Kerbosch with a pivot); `p` and `x` ascending.
+fn bron_kerbosch(
+    adj: &[Vec<usize>],
+    r: &mut Vec<usize>,
+    p: Vec<usize>,
+    x: Vec<usize>,
+    out: &mut Vec<Vec<usize>>,
+) {
+    if p.is_empty() {
+        if x.is_empty() {
+            out.push(r.clone());
+        }
+        return;
+    }
+    let pivot = *p
+        .iter()
+        .chain(&x)
+        .max_by_key(|&&u| p.iter().filter(|v| adj[u].contains(v)).count())
+        .expect("p is not empty");
+    let mut p = p;
+    let mut x = x;
+    let candidates: Vec<usize> = p
+        .iter()
+        .copied()
+        .filter(|v| !adj[pivot].contains(v))
+        .collect();
+    for v in candidates {
+        r.push(v);
+        let np: Vec<usize> = p.iter().copied().filter(|u| adj[v].contains(u)).collect();
+        let nx: Vec<usize> = x.iter().copied().filter(|u| adj[v].contains(u)).collect();
+        bron_kerbosch(adj, r, np, nx, out);
+        r.pop();
+        p.retain(|&u| u != v);
+        x.push(v);
+    }
 }

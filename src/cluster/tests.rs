@@ -311,7 +311,13 @@ fn collapse_and_verify_in_run() {
     );
     // Verification: J(0,1) = 4/6 < 0.7 drops (0,1) and (1,2).
     let mut out = out;
-    verify_output(&mut out, |d| Ok(sets[d.index()].clone()), 0.7).unwrap();
+    verify_output(
+        &mut out,
+        |d| Ok(sets[d.index()].clone()),
+        0.7,
+        Regroup::Components,
+    )
+    .unwrap();
     let v: Vec<_> = out
         .pairs
         .iter()
@@ -319,6 +325,90 @@ fn collapse_and_verify_in_run() {
         .collect();
     assert_eq!(v, vec![(0, 2, 1.0), (3, 4, 1.0)]);
     assert_eq!(out.summary.verify_removed, Some(2));
+    // The cluster {0, 1, 2} loses 1: only (0, 2) passed.
+    assert_eq!(docs_of(&out), vec![(ids(&[0, 2]), 4), (ids(&[3, 4]), 2)]);
+    assert_eq!(out.summary.clusters, 2);
+    assert_eq!(out.summary.clustered_documents, 4);
+    assert_eq!(out.summary.largest_cluster, 2);
+}
+
+/// Every subset of `0..m` that is a clique of `edges` and maximal, by enumeration.
+fn brute_maximal_cliques(m: usize, edges: &[(usize, usize)]) -> Vec<Vec<usize>> {
+    let adj = |a: usize, b: usize| edges.contains(&(a.min(b), a.max(b)));
+    let is_clique = |s: u32| {
+        (0..m).all(|i| (i + 1..m).all(|j| s & (1 << i) == 0 || s & (1 << j) == 0 || adj(i, j)))
+    };
+    let cliques: Vec<u32> = (1u32..1 << m).filter(|&s| is_clique(s)).collect();
+    let mut out: Vec<Vec<usize>> = cliques
+        .iter()
+        .filter(|&&s| !cliques.iter().any(|&t| t != s && t & s == s))
+        .filter(|&&s| s.count_ones() >= 2)
+        .map(|&s| (0..m).filter(|i| s & (1 << i) != 0).collect())
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn regroup_into_cliques_and_components_matches_brute_force() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    for round in 0..300 {
+        let m = rng.gen_range(2..9usize);
+        // Cluster members are spread-out DocIds; verified pairs may also leave the cluster.
+        let docs: Vec<DocId> = (0..m).map(|i| DocId(3 * i as u32 + 1)).collect();
+        let p = rng.gen_range(0.1..0.9);
+        let mut local = Vec::new();
+        let mut verified = Vec::new();
+        for i in 0..m {
+            for j in i + 1..m {
+                if rng.gen_bool(p) {
+                    local.push((i, j));
+                    verified.push((docs[i], docs[j]));
+                }
+            }
+            verified.push((docs[i], DocId(3 * i as u32 + 2)));
+        }
+        verified.sort_unstable();
+        let to_docs = |v: Vec<Vec<usize>>| -> Vec<Vec<DocId>> {
+            let mut v: Vec<Vec<DocId>> = v
+                .into_iter()
+                .map(|c| c.into_iter().map(|i| docs[i]).collect())
+                .collect();
+            v.sort();
+            v
+        };
+        let mut got = regroup_cluster(&docs, &verified, Regroup::Cliques);
+        got.sort();
+        assert_eq!(
+            got,
+            to_docs(brute_maximal_cliques(m, &local)),
+            "round {round}"
+        );
+        let mut got = regroup_cluster(&docs, &verified, Regroup::Components);
+        got.sort();
+        let comps = uf::components(
+            m,
+            local
+                .iter()
+                .map(|&(a, b)| (DocId(a as u32), DocId(b as u32))),
+        );
+        let want = to_docs(
+            comps
+                .into_iter()
+                .map(|c| c.into_iter().map(|d| d.index()).collect())
+                .collect(),
+        );
+        assert_eq!(got, want, "round {round}");
+    }
+}
+
+#[test]
+fn candidate_threshold_is_two_standard_errors_below() {
+    // t = 0.8, n = 128: se = sqrt(0.16 / 128) = 0.035355; 0.8 - 2 se = 0.729289 -> 0.7292.
+    assert_eq!(candidate_threshold(0.8, 128, 2.0), 0.7292);
+    assert_eq!(candidate_threshold(0.8, 0, 2.0), 0.8);
+    assert_eq!(candidate_threshold(1.0, 128, 2.0), 1.0);
+    assert_eq!(candidate_threshold(0.01, 4, 2.0), 0.0);
 }
 
 #[test]

@@ -16,7 +16,10 @@ use std::time::Instant;
 use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
 use crate::cluster::job::{load_sets, verify_with_corpus, Prepared};
 use crate::cluster::lsh::choose_bands;
-use crate::cluster::{ClusterConfig, Measure, Method, Threshold};
+use crate::cluster::{
+    candidate_threshold, ClusterConfig, Grouping, Measure, Method, Regroup, Threshold,
+    VERIFY_SIGMAS,
+};
 use crate::corpus;
 use crate::eval::{
     evaluate_labeled, false_clusters, FalseClusterConfig, Labels, Prediction, ShingleSets,
@@ -212,6 +215,15 @@ pub fn sweep(
                 threshold,
                 ..cfg.cluster
             };
+            if let (true, Threshold::Resemblance(t)) = (cfg.verify && m != Method::Exact, threshold)
+            {
+                // Candidates below t, so that pairs whose estimate falls short are verified.
+                let n = match cfg.pipeline.sketch.scheme {
+                    crate::sketch::Scheme::ModM => 0,
+                    _ => cfg.pipeline.sketch.size,
+                };
+                ccfg.threshold = Threshold::Resemblance(candidate_threshold(t, n, VERIFY_SIGMAS));
+            }
             if let (Method::SuperShingle, Threshold::Resemblance(t)) = (m, threshold) {
                 // Super shingles of `per` positions of a k-mins image link two documents of
                 // resemblance s with probability 1 - (1 - s^per)^(n/per): LSH banding without
@@ -231,6 +243,7 @@ pub fn sweep(
                         &cfg.pipeline.text,
                         &cfg.pipeline.shingle,
                         t,
+                        Regroup::for_method(m, ccfg.lsh.grouping == Grouping::UnionFind),
                     )?;
                 }
             }
