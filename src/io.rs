@@ -8,8 +8,27 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::{Error, Result};
+
+/// Temporary files of the [`AtomicFile`]s being written, for [`remove_live_temp_files`].
+static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+fn live_temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE_TEMPS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes the temporary files of every [`AtomicFile`] not yet committed (for a Ctrl-C
+/// handler, before exiting: destructors do not run on `process::exit`); returns how many.
+pub fn remove_live_temp_files() -> usize {
+    let temps = std::mem::take(&mut *live_temps());
+    let n = temps.len();
+    for t in temps {
+        let _ = std::fs::remove_file(t);
+    }
+    n
+}
 
 /// Buffer size used for file readers and writers.
 pub const BUF_SIZE: usize = 1 << 16;
@@ -70,6 +89,7 @@ impl AtomicFile {
             .tempfile_in(&dir)
             .map_err(|e| Error::io(&dest, e))?;
         let file = tmp.reopen().map_err(|e| Error::io(&dest, e))?;
+        live_temps().push(tmp.path().to_path_buf());
         Ok(AtomicFile {
             dest,
             tmp: Some(tmp),
@@ -92,6 +112,8 @@ impl AtomicFile {
         f.sync_all().map_err(|e| Error::io(&self.dest, e))?;
         drop(f);
         let tmp = self.tmp.take().expect("tmp present until commit");
+        let tmp_path = tmp.path().to_path_buf();
+        live_temps().retain(|p| p != &tmp_path);
         // Temporary files are created 0600; give the output the usual 0644 (less umask
         // is not available portably, and outputs are not secrets).
         #[cfg(unix)]
@@ -103,6 +125,15 @@ impl AtomicFile {
         tmp.persist(&self.dest)
             .map_err(|e| Error::io(&self.dest, e.error))?;
         Ok(())
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(t) = &self.tmp {
+            let p = t.path();
+            live_temps().retain(|q| q != p);
+        }
     }
 }
 

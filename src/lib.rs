@@ -30,6 +30,7 @@ pub mod mine;
 pub mod report;
 pub mod shingle;
 pub mod sketch;
+pub mod spill;
 pub mod text;
 
 pub use error::{Error, Result};

@@ -9,9 +9,11 @@ use fimdup::cluster::{
     Measure, Method, Phase, Regroup, Threshold, VERIFY_SIGMAS,
 };
 use fimdup::sketch::pipeline::sketch_corpus;
-use fimdup::sketch::{ImageSet, Scheme};
+use fimdup::sketch::{ImageInputs, Scheme};
 
-use super::common::{is_images_file, peak_rss_bytes, print_json, progress, PipelineArgs};
+use super::common::{
+    is_images_file, peak_rss_bytes, print_json, progress, PipelineArgs, SpillArgs,
+};
 
 /// Cluster near-duplicate documents with one method.
 ///
@@ -30,12 +32,15 @@ use super::common::{is_images_file, peak_rss_bytes, print_json, progress, Pipeli
   fimdup cluster datasets/default/docs.jsonl --method concept --threshold 0.8 --out out/concept
   fimdup cluster datasets/default/docs.jsonl --method lsh --threshold 0.8 --verify exact --out out/lsh
   fimdup cluster out/default.img --method union-find --min-common 100 --max-df 1000 --out out/uf
+  fimdup cluster out/big.0.img out/big.1.img --memory-budget 2GiB --tmp-dir /scratch --out out/big
   fimdup cluster docs.jsonl --method exact --measure containment --threshold 0.5 --out out/cont
   fimdup cluster docs.jsonl --method union-find --measure containment --scheme mod-m --modulus 4 \\
       --threshold 0.5 --out out/cont-uf")]
 pub struct Args {
-    /// A corpus (as for `fimdup sketch`) or an images file made by `fimdup sketch`.
-    pub input: PathBuf,
+    /// A corpus (as for `fimdup sketch`), or images files made by `fimdup sketch` (one file,
+    /// the N shards of one `--shard i/N` run, or whole files concatenated in order).
+    #[arg(required = true, num_args = 1.., value_name = "INPUT")]
+    pub input: Vec<PathBuf>,
     /// The method.
     #[arg(
         long,
@@ -100,6 +105,8 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub spill: SpillArgs,
 }
 
 /// The default scheme of a method.
@@ -182,11 +189,21 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     cfg.validate()?;
 
-    let images_input = is_images_file(&args.input);
+    args.spill.install()?;
+    let input = args.input[0].clone();
+    let images_input = is_images_file(&input);
+    if args.input.len() > 1 {
+        if let Some(p) = args.input.iter().find(|p| !is_images_file(p)) {
+            anyhow::bail!(
+                "{}: several inputs must all be images files made by `fimdup sketch`",
+                p.display()
+            );
+        }
+    }
     anyhow::ensure!(
         !(images_input && (verify || args.method == Method::Exact)),
         "{}: {} needs the documents, not an images file",
-        args.input.display(),
+        input.display(),
         if verify {
             "--verify exact"
         } else {
@@ -195,16 +212,16 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     let pb = progress(None, "sketching");
     let mut prep = if images_input {
-        let set = ImageSet::read(&args.input)?;
+        let set = ImageInputs::open(&args.input)?.read_all()?;
         Prepared::new(set, None)?
     } else {
-        let out = sketch_corpus(&args.input, &pcfg, &|n| pb.set_position(n))?;
+        let out = sketch_corpus(&input, &pcfg, &|n| pb.set_position(n))?;
         Prepared::new(out.images, Some(&out.fingerprints))?
     };
     pb.finish_and_clear();
-    let shingle = prep.images.params.shingle;
+    let shingle = prep.params.shingle;
     if args.method == Method::Exact {
-        let sets = load_sets(&args.input, &pcfg.corpus, &pcfg.text, &shingle, None)?;
+        let sets = load_sets(&input, &pcfg.corpus, &pcfg.text, &shingle, None)?;
         prep.sets = Some(sets.into_iter().map(|(_, s)| s).collect());
     }
     let sketch_secs = t0.elapsed().as_secs_f64();
@@ -218,7 +235,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let regroup = Regroup::for_method(args.method, cfg.lsh.grouping == Grouping::UnionFind);
         verify_with_corpus(
             &mut out,
-            &args.input,
+            &input,
             &pcfg.corpus,
             &pcfg.text,
             &shingle,

@@ -225,3 +225,38 @@ pub fn is_images_file(path: &std::path::Path) -> bool {
         .is_ok()
         && &magic == b"FIMDUPIM"
 }
+
+/// Memory budget and temporary directory for the stages that can spill to disk.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SpillArgs {
+    /// Memory for the inverted context and the pair counts before they are built by sorted
+    /// runs spilled to disk and merged (B97's divide, compute, merge), e.g. 4GiB, 512MiB
+    /// [default: no limit, everything in memory]. The output is the same either way.
+    #[arg(long, value_name = "SIZE")]
+    pub memory_budget: Option<fimdup::spill::MemoryBudget>,
+    /// Directory for the spilled runs (removed on success, on error and on Ctrl-C)
+    /// [default: the system temporary directory].
+    #[arg(long, value_name = "DIR")]
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl SpillArgs {
+    /// Validates the flags and makes them the process-global spill configuration.
+    pub fn install(&self) -> anyhow::Result<fimdup::spill::SpillConfig> {
+        let cfg = fimdup::spill::SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?;
+        fimdup::spill::set_global(cfg.clone());
+        Ok(cfg)
+    }
+}
+
+/// On SIGINT / SIGTERM: removes the spill directories and the temporary files of outputs
+/// being written, then exits with code 130.
+pub fn install_interrupt_handler() {
+    // A second installation (never done) or an unsupported platform only loses the cleanup.
+    let _ = ctrlc::set_handler(|| {
+        fimdup::spill::remove_live_dirs();
+        fimdup::io::remove_live_temp_files();
+        eprintln!("fimdup: interrupted; temporary files removed");
+        std::process::exit(130);
+    });
+}

@@ -2,25 +2,31 @@
 
 use std::path::PathBuf;
 
-use fimdup::context::{Context, ContextConfig, Orientation};
+use fimdup::context::{ContextBuilder, ContextConfig, Orientation};
 use fimdup::corpus::IdTableWriter;
-use fimdup::sketch::ImageSet;
+use fimdup::sketch::ImageInputs;
 use fimdup::DocId;
 
-use super::common::{id_table_for, print_json};
+use super::common::{id_table_for, print_json, SpillArgs};
 
 /// Transpose images into the inverted shingle-by-document context (FIMI format).
 ///
 /// With the default orientation each line is one image element listing the DocIds that hold
 /// it (IK09); mining it with `fimdup mine --minsup k` gives the sets of documents sharing at
 /// least k elements. Elements held by one document are dropped (they cannot join a cluster).
+///
+/// Several images files are read as one corpus: the N shards of `fimdup sketch --shard i/N`,
+/// or whole files concatenated in the order given. The images are streamed; with
+/// --memory-budget the context is built by sorted runs spilled to --tmp-dir and merged.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fimdup context out/default.img --out out/default.dat
-  fimdup context out/default.img --max-df 1000 --orientation doc-rows --out out/docs.dat")]
+  fimdup context out/default.img --max-df 1000 --orientation doc-rows --out out/docs.dat
+  fimdup context out/big.0.img out/big.1.img --memory-budget 512MiB --out out/big.dat")]
 pub struct Args {
-    /// Images file made by `fimdup sketch`.
-    pub images: PathBuf,
+    /// Images files made by `fimdup sketch` (the shards of one run, or whole files).
+    #[arg(required = true, num_args = 1..)]
+    pub images: Vec<PathBuf>,
     /// Drop elements held by more than D documents (B97 5.1: very common shingles).
     #[arg(long, value_name = "D")]
     pub max_df: Option<u32>,
@@ -40,34 +46,38 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub spill: SpillArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let set = ImageSet::read(&args.images)?;
     let cfg = ContextConfig {
         min_df: args.min_df,
         max_df: args.max_df,
     };
     cfg.validate()?;
-    let scheme = set.params.sketch.scheme;
-    let keys: Vec<Vec<u64>> = {
-        use rayon::prelude::*;
-        set.images
-            .par_iter()
-            .map(|img| {
-                let mut k = Vec::new();
-                img.keys(scheme, &mut k);
-                k
-            })
-            .collect()
-    };
-    let ctx = Context::from_doc_keys(&keys, &cfg)?;
+    let spill = args.spill.install()?;
+    let inputs = ImageInputs::open(&args.images)?;
+    let scheme = inputs.params().sketch.scheme;
+    let mut b = ContextBuilder::new(&cfg, &spill)?;
+    let mut ids: Vec<(DocId, String)> = Vec::new();
+    let mut keys = Vec::new();
+    let n = inputs.for_each(|d, id, img| {
+        keys.clear();
+        img.keys(scheme, &mut keys);
+        b.push_doc(d, &keys)?;
+        ids.push((d, id));
+        Ok(())
+    })?;
+    b.ensure_docs(n);
+    let ctx = b.finish()?;
     ctx.write_fimi(&args.out, args.orientation)?;
-    let mut ids = IdTableWriter::create(&id_table_for(&args.out))?;
-    for (i, e) in set.ext_ids.iter().enumerate() {
-        ids.push(DocId(i as u32), e)?;
+    ids.sort_unstable_by_key(|x| x.0);
+    let mut w = IdTableWriter::create(&id_table_for(&args.out))?;
+    for (d, e) in &ids {
+        w.push(*d, e)?;
     }
-    ids.commit()?;
+    w.commit()?;
     let s = ctx.stats();
     if args.json {
         print_json(&serde_json::to_value(s)?)?;

@@ -1,7 +1,8 @@
 //! Command-line front end: one file per subcommand (args -> library config -> run).
 //!
 //! Exit codes: 0 success, 2 any error (bad input, bad arguments, failed write); the error is
-//! printed on stderr as `fimdup: <message>` naming the file and line at fault.
+//! printed on stderr as `fimdup: <message>` naming the file and line at fault; 130 on
+//! SIGINT / SIGTERM, after removing temporary files (spill directories, unfinished outputs).
 
 use clap::{Parser, Subcommand};
 
@@ -66,6 +67,7 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    common::install_interrupt_handler();
     if let Err(e) = common::init_threads(cli.threads) {
         eprintln!("fimdup: {e:#}");
         return 2;

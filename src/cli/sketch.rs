@@ -3,21 +3,22 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use fimdup::corpus::IdTableWriter;
-use fimdup::sketch::pipeline::sketch_corpus;
-use fimdup::DocId;
+use fimdup::sketch::{sketch_to_file, Shard};
 
-use super::common::{id_table_for, print_json, progress, PipelineArgs};
+use super::common::{print_json, progress, PipelineArgs, SpillArgs};
 
 /// Canonicalize, shingle and sketch every document of a corpus into an images file.
 ///
-/// Writes IMAGES (a binary file with every parameter in its header) and IMAGES.ids.tsv
-/// (DocId -> external id).
+/// Writes IMAGES (a binary file with every parameter in its header, written as the
+/// documents come) and IMAGES.ids.tsv (DocId -> external id). With --shard i/N only the
+/// documents at positions i, i + N, i + 2N, ... of the corpus are written, under the DocIds
+/// they have in the whole corpus; `context` and `cluster` take the N shard files together.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fimdup sketch datasets/default/docs.jsonl --out out/default.img
   fimdup sketch pages.warc.gz --html --scheme k-mins --size 200 --out out/pages.img
-  fimdup sketch corpus.csv --text-column body --id-column url --unit char --shingle-len 10 --out out/c.img")]
+  fimdup sketch corpus.csv --text-column body --id-column url --unit char --shingle-len 10 --out out/c.img
+  fimdup sketch big.jsonl --shard 0/2 --out out/big.0.img && fimdup sketch big.jsonl --shard 1/2 --out out/big.1.img")]
 pub struct Args {
     /// Corpus: JSONL, CSV/TSV, plain lines, a directory, or WARC (any of them .gz).
     pub input: PathBuf,
@@ -26,6 +27,12 @@ pub struct Args {
     /// Output images file.
     #[arg(long)]
     pub out: PathBuf,
+    /// Sketch only part i of N of the corpus (the documents at positions i, i + N, ...; their
+    /// DocIds are their positions, so shards never collide).
+    #[arg(long, value_name = "i/N", default_value = "0/1")]
+    pub shard: Shard,
+    #[command(flatten)]
+    pub spill: SpillArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -33,23 +40,22 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = args.pipeline.config()?;
+    args.spill.install()?;
     let t0 = Instant::now();
     let pb = progress(None, "sketching");
-    let out = sketch_corpus(&args.input, &cfg, &|n| pb.set_position(n))?;
+    let (stats, written) = sketch_to_file(&args.input, &cfg, &args.out, args.shard, &|n| {
+        pb.set_position(n)
+    })?;
     pb.finish_and_clear();
-    out.images.write(&args.out)?;
-    let mut ids = IdTableWriter::create(&id_table_for(&args.out))?;
-    for (i, e) in out.images.ext_ids.iter().enumerate() {
-        ids.push(DocId(i as u32), e)?;
-    }
-    ids.commit()?;
     let secs = t0.elapsed().as_secs_f64();
-    let s = &out.stats;
+    let s = &stats;
     if args.json {
         print_json(&serde_json::json!({
             "input": args.input,
             "out": args.out,
             "documents": s.corpus.documents,
+            "shard": args.shard.to_string(),
+            "written": written,
             "empty_documents": s.corpus.empty,
             "short_documents": s.short,
             "empty_images": s.empty_images,
@@ -64,8 +70,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }))?;
     }
     eprintln!(
-        "sketched {} documents ({} empty, {} shorter than {} {}s, {} lossy UTF-8) with {} n={} in {:.2}s -> {}",
+        "sketched {} documents (shard {}: {} written; {} empty, {} shorter than {} {}s, {} lossy UTF-8) with {} n={} in {:.2}s -> {}",
         s.corpus.documents,
+        args.shard,
+        written,
         s.corpus.empty,
         s.short,
         cfg.shingle.len,

@@ -15,10 +15,9 @@
 //! Invariant: the result is sorted (see [`super::finish_clusters`]) whatever the thread count.
 
 use rayon::prelude::*;
-use roaring::RoaringBitmap;
 
 use super::uf;
-use crate::context::{pair_counts_of_rows, Transactions};
+use crate::context::{pair_counts, Transactions};
 use crate::mine::Itemset;
 use crate::{DocId, Error, Result};
 
@@ -110,11 +109,7 @@ fn limit_check(count: usize, cfg: &ConceptConfig, what: &str) -> Result<()> {
 /// The shingle-rows transactions of each component (documents ascending), renumbered
 /// `0..|component|`, keeping rows with at least two documents of the component. One pass
 /// over the rows: each row is cut into its per-component runs.
-fn sub_transactions(
-    rows: &[RoaringBitmap],
-    n_docs: u32,
-    comps: &[Vec<DocId>],
-) -> Vec<Transactions> {
+fn sub_transactions(rows: &Transactions, n_docs: u32, comps: &[Vec<DocId>]) -> Vec<Transactions> {
     const NONE: u32 = u32::MAX;
     let mut comp_of = vec![(NONE, 0u32); n_docs as usize];
     for (c, comp) in comps.iter().enumerate() {
@@ -125,11 +120,11 @@ fn sub_transactions(
     let mut out: Vec<Transactions> = vec![Transactions::new(); comps.len()];
     let mut buf: Vec<(u32, u32)> = Vec::new();
     let mut local = Vec::new();
-    for r in rows {
+    for r in rows.iter() {
         buf.clear();
         buf.extend(
             r.iter()
-                .map(|d| comp_of[d as usize])
+                .map(|&d| comp_of[d as usize])
                 .filter(|p| p.0 != NONE),
         );
         // Docs ascending and components' docs ascending => locals ascending within a comp.
@@ -154,7 +149,7 @@ fn sub_transactions(
 /// Concept clusters of the context given by its rows (each the DocIds holding one element)
 /// over `n_docs` documents, at minimum support `k >= 1`.
 pub fn concept_clusters(
-    rows: &[RoaringBitmap],
+    rows: &Transactions,
     n_docs: u32,
     k: u32,
     miner: &dyn MaximalMiner,
@@ -164,7 +159,7 @@ pub fn concept_clusters(
     if k == 0 {
         return Err(Error::config("concept clusters need k >= 1"));
     }
-    let edges = pair_counts_of_rows(rows, n_docs, k);
+    let edges = pair_counts(rows, n_docs, k, &crate::spill::global())?;
     let comps: Vec<Vec<DocId>> = if cfg.split_components {
         uf::components(n_docs as usize, edges.iter().map(|&(a, b, _)| (a, b)))
     } else if edges.is_empty() {

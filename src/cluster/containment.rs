@@ -34,10 +34,9 @@
 //! resemblance join (toward longer prefixes, never shorter).
 
 use rayon::prelude::*;
-use roaring::RoaringBitmap;
 
 use super::exact::intersection_size;
-use crate::context::pair_counts_of_rows;
+use crate::context::{pair_counts_of_rows, Transactions};
 use crate::{DocId, Error, Result};
 
 /// The similarity measure a threshold applies to.
@@ -239,7 +238,7 @@ pub fn containment_join<S: AsRef<[u64]> + Sync>(
 /// `shared / min(sizes[a], sizes[b])` is `>= t` (`sizes[d] = |V(d)|`, the full sample size).
 /// Returns `(a, b, shared, estimate)` with `a < b`, sorted.
 pub fn mod_m_containment_pairs(
-    rows: &[RoaringBitmap],
+    rows: &Transactions,
     sizes: &[usize],
     t: f64,
 ) -> Result<Vec<(DocId, DocId, u32, f64)>> {
@@ -249,7 +248,11 @@ pub fn mod_m_containment_pairs(
         )));
     }
     let n = sizes.len() as u32;
-    if let Some(d) = rows.iter().filter_map(|r| r.max()).find(|&d| d >= n) {
+    if let Some(d) = rows
+        .iter()
+        .filter_map(|r| r.last().copied())
+        .find(|&d| d >= n)
+    {
         return Err(Error::config(format!(
             "context row holds document {d}, but sizes are given for {n}"
         )));

@@ -24,7 +24,7 @@ use crate::corpus::CorpusConfig;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
 use crate::shingle::ShingleConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, Fingerprints};
-use crate::sketch::{image_fingerprint, ImageSet, Scheme};
+use crate::sketch::{image_fingerprint, Image, ImageSet, Scheme, SketchParams};
 use crate::text::{Canonicalizer, TextConfig};
 use crate::{DocId, Error, Result};
 
@@ -60,11 +60,15 @@ pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
     }
 }
 
-/// A sketched corpus, ready for any method.
+/// A sketched corpus, ready for any method. The images themselves are not kept: their
+/// values become the keys (sorted schemes) or the positional values (k-mins,
+/// one-permutation), so one copy of them is held.
 #[derive(Clone, Debug)]
 pub struct Prepared {
-    /// The images with ids and parameters.
-    pub images: ImageSet,
+    /// The parameters the images were made with.
+    pub params: SketchParams,
+    /// The external ids, in DocId order.
+    pub ext_ids: Vec<String>,
     /// Element keys per document (`Image::keys`).
     pub keys: Vec<Vec<u64>>,
     /// Positional values per document (k-mins / one-permutation images only).
@@ -76,25 +80,34 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    /// Prepares images; `fingerprints` (raw and canonical, from the sketch pipeline) enable
-    /// collapsing identical and lexically-equivalent documents; without them only
-    /// shingle-equivalent documents (equal images) are collapsed.
+    /// Prepares images (consumed: their values are moved, not copied); `fingerprints` (raw
+    /// and canonical, from the sketch pipeline) enable collapsing identical and
+    /// lexically-equivalent documents; without them only shingle-equivalent documents
+    /// (equal images) are collapsed.
     pub fn new(images: ImageSet, fingerprints: Option<&Fingerprints>) -> Result<Self> {
-        let scheme = images.params.sketch.scheme;
-        let keys: Vec<Vec<u64>> = images
-            .images
-            .par_iter()
-            .map(|img| {
-                let mut k = Vec::new();
-                img.keys(scheme, &mut k);
-                k
-            })
-            .collect();
-        let positional = scheme
-            .is_positional()
-            .then(|| images.images.iter().map(|i| i.values().to_vec()).collect());
-        let img_fp: Vec<Option<u64>> = images.images.par_iter().map(image_fingerprint).collect();
-        let n = images.images.len();
+        let ImageSet {
+            params,
+            ext_ids,
+            images,
+        } = images;
+        let scheme = params.sketch.scheme;
+        let img_fp: Vec<Option<u64>> = images.par_iter().map(image_fingerprint).collect();
+        let n = images.len();
+        let (keys, positional): (Vec<Vec<u64>>, Option<Vec<Vec<u64>>>) = if scheme.is_positional() {
+            let keys = images
+                .par_iter()
+                .map(|img| {
+                    let mut k = Vec::new();
+                    img.keys(scheme, &mut k);
+                    k
+                })
+                .collect();
+            let pos = images.into_iter().map(Image::into_values).collect();
+            (keys, Some(pos))
+        } else {
+            // Sorted schemes: the keys are the values themselves.
+            (images.into_iter().map(Image::into_values).collect(), None)
+        };
         let collapse = match fingerprints {
             Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
             None => {
@@ -105,7 +118,8 @@ impl Prepared {
             }
         };
         Ok(Prepared {
-            images,
+            params,
+            ext_ids,
             keys,
             positional,
             sets: None,
@@ -120,12 +134,12 @@ impl Prepared {
 
     /// The external ids.
     pub fn ext_ids(&self) -> &[String] {
-        &self.images.ext_ids
+        &self.ext_ids
     }
 
     /// The image scheme.
     pub fn scheme(&self) -> Scheme {
-        self.images.params.sketch.scheme
+        self.params.sketch.scheme
     }
 
     /// Runs `cfg.method` (its `image_kind` is set from the scheme here).
@@ -171,7 +185,7 @@ impl Prepared {
             sets: self.sets.as_deref(),
             super_shingles: None,
             context: None,
-            image_size: (self.scheme() != Scheme::ModM).then_some(self.images.params.sketch.size),
+            image_size: (self.scheme() != Scheme::ModM).then_some(self.params.sketch.size),
             collapse: Some(&self.collapse),
             miner: Some(&FpMiner),
         };

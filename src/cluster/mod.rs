@@ -38,8 +38,6 @@ mod tests;
 
 use std::time::Instant;
 
-use roaring::RoaringBitmap;
-
 pub use collapse::{collapse, Collapse, CollapseSummary};
 pub use concept::{concept_clusters, ConceptConfig, ConceptResult, MaximalMiner};
 pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair, Measure};
@@ -49,7 +47,7 @@ pub use output::{write_clusters, write_pairs, write_summary, Cluster, Phase, Sco
 pub use supershingle::SuperShingleConfig;
 pub use threshold::{k_for_threshold, ImageKind};
 
-use crate::context::{pair_counts_of_rows, Context, ContextConfig};
+use crate::context::{pair_counts, Context, ContextConfig};
 use crate::{DocId, Error, Result};
 
 /// The clustering method.
@@ -406,10 +404,10 @@ pub fn components_with_support(
 pub fn union_find_clusters(
     ctx: &Context,
     k: u32,
-) -> (Vec<(DocId, DocId, u32)>, Vec<(Vec<DocId>, u32)>) {
-    let edges = ctx.pair_counts(k);
+) -> Result<(Vec<(DocId, DocId, u32)>, Vec<(Vec<DocId>, u32)>)> {
+    let edges = pair_counts(ctx.rows(), ctx.n_docs(), k, &crate::spill::global())?;
     let comps = components_with_support(ctx.n_docs() as usize, &edges);
-    (edges, comps)
+    Ok((edges, comps))
 }
 
 fn mask<'a>(v: &'a [Vec<u64>], collapse: Option<&Collapse>) -> Vec<&'a [u64]> {
@@ -543,19 +541,11 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
                     &built
                 }
             };
-            let masked_rows: Vec<RoaringBitmap>;
-            let rows: &[RoaringBitmap] = match (inputs.context, collapse) {
+            let masked: Context;
+            let rows: &crate::context::Transactions = match (inputs.context, collapse) {
                 (Some(c), Some(col)) => {
-                    let reps: RoaringBitmap = (0..n_docs as u32)
-                        .filter(|&d| col.is_rep(DocId(d)))
-                        .collect();
-                    masked_rows = c
-                        .rows()
-                        .iter()
-                        .map(|r| r & &reps)
-                        .filter(|r| r.len() >= 2)
-                        .collect();
-                    &masked_rows
+                    masked = c.restrict(&|d| col.is_rep(d));
+                    masked.rows()
                 }
                 _ => ctx.rows(),
             };
@@ -603,7 +593,7 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
                 timer.lap("mine");
                 r.edges
             } else {
-                let e = pair_counts_of_rows(rows, n_docs as u32, k);
+                let e = pair_counts(rows, n_docs as u32, k, &crate::spill::global())?;
                 timer.lap("pairs");
                 sets = components_with_support(n_docs, &e);
                 s.components = sets.len() as u64;

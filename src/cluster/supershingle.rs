@@ -14,7 +14,6 @@
 //! independent of the thread count.
 
 use rayon::prelude::*;
-use roaring::RoaringBitmap;
 
 use crate::{DocId, Error, Result};
 
@@ -107,7 +106,7 @@ pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
         .collect();
     entries.par_sort_unstable();
     entries.dedup();
-    let mut rows = Vec::new();
+    let mut rows = crate::context::Transactions::new();
     let mut i = 0;
     while i < entries.len() {
         let mut j = i;
@@ -115,10 +114,8 @@ pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
             j += 1;
         }
         if j - i >= 2 {
-            rows.push(
-                RoaringBitmap::from_sorted_iter(entries[i..j].iter().map(|e| e.1))
-                    .expect("ascending doc ids"),
-            );
+            let docs: Vec<u32> = entries[i..j].iter().map(|e| e.1).collect();
+            rows.push(&docs);
         }
         i = j;
     }

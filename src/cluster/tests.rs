@@ -866,7 +866,7 @@ fn union_find_clusters_on_context() {
         },
     )
     .unwrap();
-    let (edges, comps) = union_find_clusters(&ctx, 3);
+    let (edges, comps) = union_find_clusters(&ctx, 3).unwrap();
     assert_eq!(
         edges,
         vec![

@@ -1,7 +1,12 @@
 //! The inverted shingle-by-document context (IK09 section 2.2) and the FIMI transaction format.
 //!
 //! A [`Context`] maps each image element (a `u64` key, see `sketch`) to the set of documents
-//! whose image holds it, as a [`RoaringBitmap`] of DocIds. [`Transactions`] is a compact (CSR)
+//! whose image holds it, as an ascending list of DocIds; all rows are held in one compact
+//! [`Transactions`] (CSR: 4 bytes per incidence plus one offset per row). A
+//! [`ContextBuilder`] builds it from `(key, DocId)` incidences streamed in, by sorted runs
+//! spilled to disk under a memory budget ([`crate::spill`]); the `<id,id,count>` pair
+//! counts have an in-memory ([`pair_counts_of_rows`]) and a spilled
+//! ([`pair_counts_spilled`]) form with the same result. [`Transactions`] is a compact (CSR)
 //! list of `u32` transactions, the in-memory form of a FIMI file; [`fimi`] reads and writes
 //! that format. A context is written as FIMI in one of two [`Orientation`]s:
 //! `shingle-rows` (IK09: one line per image element listing the DocIds that hold it; mining
@@ -23,8 +28,8 @@ use std::io::Write;
 use std::path::Path;
 
 use rayon::prelude::*;
-use roaring::RoaringBitmap;
 
+use crate::spill::{ExternalSorter, SpillConfig};
 use crate::{DocId, Error, Result};
 
 /// A list of transactions stored contiguously: transaction `i` is
@@ -182,72 +187,166 @@ pub struct ContextStats {
     pub max_row: u64,
 }
 
-/// The inverted context: image element -> documents holding it.
+/// The inverted context: image element -> documents holding it. Rows are stored as one
+/// compact [`Transactions`] list (CSR: one `Vec<u32>` of DocIds plus offsets), row `i`
+/// ascending.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Context {
     n_docs: u32,
     keys: Vec<u64>,
-    rows: Vec<RoaringBitmap>,
+    rows: Transactions,
     stats: ContextStats,
 }
 
-impl Context {
-    /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
-    /// `DocId(d)`; duplicates within one document are ignored). Parallel and deterministic.
-    pub fn from_doc_keys<K: AsRef<[u64]> + Sync>(
-        doc_keys: &[K],
-        cfg: &ContextConfig,
-    ) -> Result<Self> {
+/// Builds a [`Context`] from `(key, DocId)` incidences streamed in, in any order: they are
+/// sorted under a memory budget (spilled as sorted runs when over it, see [`crate::spill`])
+/// and grouped by key. The result does not depend on the order of the incidences nor on
+/// whether they spilled.
+pub struct ContextBuilder {
+    cfg: ContextConfig,
+    sorter: ExternalSorter<[u32; 3]>,
+    n_docs: u64,
+}
+
+fn rec(key: u64, doc: u32) -> [u32; 3] {
+    [(key >> 32) as u32, key as u32, doc]
+}
+
+impl ContextBuilder {
+    /// A builder keeping rows as `cfg` says, spilling under `spill`.
+    pub fn new(cfg: &ContextConfig, spill: &SpillConfig) -> Result<Self> {
         cfg.validate()?;
-        let n_docs = u32::try_from(doc_keys.len())
+        spill.validate()?;
+        Ok(ContextBuilder {
+            cfg: *cfg,
+            sorter: ExternalSorter::new(spill, "context"),
+            n_docs: 0,
+        })
+    }
+
+    /// Records that documents `0..n` exist (documents with no element still count).
+    pub fn ensure_docs(&mut self, n: u64) {
+        self.n_docs = self.n_docs.max(n);
+    }
+
+    /// Adds one incidence: document `doc` holds element `key`.
+    pub fn push(&mut self, key: u64, doc: DocId) -> Result<()> {
+        self.ensure_docs(u64::from(doc.0) + 1);
+        self.sorter.push(rec(key, doc.0))
+    }
+
+    /// Adds every key of document `doc` (duplicates are ignored).
+    pub fn push_doc(&mut self, doc: DocId, keys: &[u64]) -> Result<()> {
+        self.ensure_docs(u64::from(doc.0) + 1);
+        for &k in keys {
+            self.sorter.push(rec(k, doc.0))?;
+        }
+        Ok(())
+    }
+
+    /// Sorted runs spilled so far.
+    pub fn runs(&self) -> usize {
+        self.sorter.runs()
+    }
+
+    /// Groups the incidences into rows.
+    pub fn finish(self) -> Result<Context> {
+        self.finish_filtered(&|_| true)
+    }
+
+    /// Groups the incidences into rows, keeping only the documents for which `keep` is true
+    /// (as if the others had no element); `min_df` / `max_df` count kept documents only.
+    pub fn finish_filtered(self, keep: &dyn Fn(DocId) -> bool) -> Result<Context> {
+        let n_docs = u32::try_from(self.n_docs)
             .map_err(|_| Error::config("more than u32::MAX documents"))?;
-        let mut pairs: Vec<(u64, u32)> = doc_keys
-            .par_iter()
-            .enumerate()
-            .flat_map_iter(|(d, ks)| ks.as_ref().iter().map(move |&k| (k, d as u32)))
-            .collect();
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        // Group runs of equal keys.
-        let mut starts = Vec::new();
-        for i in 0..pairs.len() {
-            if i == 0 || pairs[i].0 != pairs[i - 1].0 {
-                starts.push(i);
+        let min_df = self.cfg.min_df as usize;
+        let max_df = self.cfg.max_df.unwrap_or(u32::MAX) as usize;
+        let mut keys = Vec::new();
+        let mut rows = Transactions::new();
+        let mut stats = ContextStats {
+            documents: u64::from(n_docs),
+            ..ContextStats::default()
+        };
+        let mut cur_key: Option<u64> = None;
+        let mut run: Vec<u32> = Vec::new();
+        let mut close = |key: u64, run: &mut Vec<u32>| {
+            if run.is_empty() {
+                return;
+            }
+            stats.elements += 1;
+            if run.len() < min_df {
+                stats.dropped_rare += 1;
+            } else if run.len() > max_df {
+                stats.dropped_common += 1;
+            } else {
+                keys.push(key);
+                rows.push(run);
+                stats.max_row = stats.max_row.max(run.len() as u64);
+                stats.incidences += run.len() as u64;
+            }
+            run.clear();
+        };
+        for r in self.sorter.finish()? {
+            let [hi, lo, doc] = r?;
+            let key = (u64::from(hi) << 32) | u64::from(lo);
+            if cur_key != Some(key) {
+                if let Some(k) = cur_key {
+                    close(k, &mut run);
+                }
+                cur_key = Some(key);
+            }
+            if run.last() != Some(&doc) && keep(DocId(doc)) {
+                run.push(doc);
             }
         }
-        starts.push(pairs.len());
-        let elements = (starts.len() - 1) as u64;
-        let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
-        let min_df = cfg.min_df as usize;
-        let kept: Vec<(u64, RoaringBitmap)> = starts
-            .par_windows(2)
-            .filter_map(|w| {
-                let run = &pairs[w[0]..w[1]];
-                (run.len() >= min_df && run.len() <= max_df).then(|| {
-                    let bm = RoaringBitmap::from_sorted_iter(run.iter().map(|p| p.1))
-                        .expect("doc ids within a key run are ascending");
-                    (run[0].0, bm)
-                })
-            })
-            .collect();
-        let dropped_rare = starts.windows(2).filter(|w| w[1] - w[0] < min_df).count() as u64;
-        let dropped_common = starts.windows(2).filter(|w| w[1] - w[0] > max_df).count() as u64;
-        let (keys, rows): (Vec<u64>, Vec<RoaringBitmap>) = kept.into_iter().unzip();
-        let stats = ContextStats {
-            documents: u64::from(n_docs),
-            elements,
-            dropped_rare,
-            dropped_common,
-            rows: rows.len() as u64,
-            incidences: rows.iter().map(|r| r.len()).sum(),
-            max_row: rows.iter().map(|r| r.len()).max().unwrap_or(0),
-        };
+        if let Some(k) = cur_key {
+            close(k, &mut run);
+        }
+        stats.rows = keys.len() as u64;
         Ok(Context {
             n_docs,
             keys,
             rows,
             stats,
         })
+    }
+}
+
+impl Context {
+    /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
+    /// `DocId(d)`; duplicates within one document are ignored), spilling under the
+    /// process-global [`crate::spill::global`] configuration. Deterministic.
+    pub fn from_doc_keys<K: AsRef<[u64]> + Sync>(
+        doc_keys: &[K],
+        cfg: &ContextConfig,
+    ) -> Result<Self> {
+        Self::from_doc_keys_with(doc_keys, cfg, &crate::spill::global())
+    }
+
+    /// [`Context::from_doc_keys`] under an explicit spill configuration.
+    pub fn from_doc_keys_with<K: AsRef<[u64]> + Sync>(
+        doc_keys: &[K],
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+    ) -> Result<Self> {
+        let n_docs = u32::try_from(doc_keys.len())
+            .map_err(|_| Error::config("more than u32::MAX documents"))?;
+        let mut b = ContextBuilder::new(cfg, spill)?;
+        b.ensure_docs(u64::from(n_docs));
+        let total: u64 = doc_keys.iter().map(|k| k.as_ref().len() as u64).sum();
+        if total.saturating_mul(12) <= spill.budget_bytes() {
+            // Fits: one exact allocation (a parallel collect would hold twice the records).
+            let mut v: Vec<[u32; 3]> = Vec::with_capacity(total as usize);
+            for (d, ks) in doc_keys.iter().enumerate() {
+                v.extend(ks.as_ref().iter().map(|&k| rec(k, d as u32)));
+            }
+            b.sorter.append(v)?;
+        } else {
+            for (d, ks) in doc_keys.iter().enumerate() {
+                b.push_doc(DocId(d as u32), ks.as_ref())?;
+            }
+        }
+        b.finish()
     }
 
     /// Number of documents (columns).
@@ -275,13 +374,13 @@ impl Context {
         &self.keys
     }
 
-    /// The documents holding the element of row `i`.
-    pub fn row(&self, i: usize) -> &RoaringBitmap {
-        &self.rows[i]
+    /// The documents holding the element of row `i`, ascending.
+    pub fn row(&self, i: usize) -> &[u32] {
+        self.rows.get(i)
     }
 
     /// All rows, in key order.
-    pub fn rows(&self) -> &[RoaringBitmap] {
+    pub fn rows(&self) -> &Transactions {
         &self.rows
     }
 
@@ -294,7 +393,7 @@ impl Context {
     pub fn doc_rows(&self) -> Vec<Vec<u32>> {
         let mut out = vec![Vec::new(); self.n_docs as usize];
         for (i, row) in self.rows.iter().enumerate() {
-            for d in row {
+            for &d in row {
                 out[d as usize].push(i as u32);
             }
         }
@@ -302,23 +401,14 @@ impl Context {
     }
 
     /// The documents holding element `key`, if kept.
-    pub fn docs_of(&self, key: u64) -> Option<&RoaringBitmap> {
-        self.keys.binary_search(&key).ok().map(|i| &self.rows[i])
+    pub fn docs_of(&self, key: u64) -> Option<&[u32]> {
+        self.keys.binary_search(&key).ok().map(|i| self.rows.get(i))
     }
 
     /// The context as transactions in the given orientation.
     pub fn to_transactions(&self, orientation: Orientation) -> Transactions {
         match orientation {
-            Orientation::ShingleRows => {
-                let mut t = Transactions::new();
-                let mut buf = Vec::new();
-                for r in &self.rows {
-                    buf.clear();
-                    buf.extend(r.iter());
-                    t.push(&buf);
-                }
-                t
-            }
+            Orientation::ShingleRows => self.rows.clone(),
             Orientation::DocRows => Transactions::from_rows(self.doc_rows()),
         }
     }
@@ -327,14 +417,7 @@ impl Context {
     pub fn write_fimi(&self, path: &Path, orientation: Orientation) -> Result<()> {
         let mut f = crate::io::AtomicFile::create(path)?;
         let res = match orientation {
-            Orientation::ShingleRows => {
-                let mut buf = Vec::new();
-                self.rows.iter().try_for_each(|r| {
-                    buf.clear();
-                    buf.extend(r.iter());
-                    fimi::write_rows(&mut f, std::iter::once(&buf))
-                })
-            }
+            Orientation::ShingleRows => fimi::write_rows(&mut f, self.rows.iter()),
             Orientation::DocRows => fimi::write_rows(&mut f, self.doc_rows()),
         };
         res.and_then(|()| f.flush())
@@ -353,24 +436,20 @@ impl Context {
                 strictly_ascending: true,
             },
         )?;
-        let (keys, rows, seen_docs) = match orientation {
+        let (rows, seen_docs) = match orientation {
             Orientation::ShingleRows => {
-                let rows: Vec<RoaringBitmap> = t
-                    .iter()
-                    .map(|r| RoaringBitmap::from_sorted_iter(r.iter().copied()).expect("ascending"))
-                    .collect();
                 let seen = t.item_bound();
-                ((0..rows.len() as u64).collect::<Vec<_>>(), rows, seen)
+                (t, seen)
             }
             Orientation::DocRows => {
                 let n_rows = t.item_bound() as usize;
-                let mut rows = vec![RoaringBitmap::new(); n_rows];
+                let mut rows = vec![Vec::new(); n_rows];
                 for (d, r) in t.iter().enumerate() {
                     for &e in r {
-                        rows[e as usize].insert(d as u32);
+                        rows[e as usize].push(d as u32);
                     }
                 }
-                ((0..n_rows as u64).collect(), rows, t.len() as u64)
+                (Transactions::from_rows(rows), t.len() as u64)
             }
         };
         let n = match n_docs {
@@ -393,53 +472,170 @@ impl Context {
             dropped_rare: 0,
             dropped_common: 0,
             rows: rows.len() as u64,
-            incidences: rows.iter().map(|r| r.len()).sum(),
-            max_row: rows.iter().map(|r| r.len()).max().unwrap_or(0),
+            incidences: rows.total_items() as u64,
+            max_row: rows.iter().map(|r| r.len() as u64).max().unwrap_or(0),
         };
         Ok(Context {
             n_docs: n,
-            keys,
+            keys: (0..rows.len() as u64).collect(),
             rows,
             stats,
         })
     }
 
     /// Documents that share at least `k` elements, as `(a, b, shared)` with `a < b`, sorted:
-    /// the `<id,id,count>` phase of B97 4.1, computed from the rows (see [`pair_counts_of_rows`]).
+    /// the `<id,id,count>` phase of B97 4.1, computed in memory from the rows (see
+    /// [`pair_counts_of_rows`]).
     pub fn pair_counts(&self, k: u32) -> Vec<(DocId, DocId, u32)> {
         pair_counts_of_rows(&self.rows, self.n_docs, k)
     }
+
+    /// [`Context::pair_counts`] by sorted `<id,id>` runs spilled under `spill` and merged
+    /// ([`pair_counts_spilled`]); the same result.
+    pub fn pair_counts_spilled(
+        &self,
+        k: u32,
+        spill: &SpillConfig,
+    ) -> Result<Vec<(DocId, DocId, u32)>> {
+        pair_counts_spilled(&self.rows, k, spill)
+    }
+
+    /// Keeps only the documents for which `keep` is true in every row, dropping rows left
+    /// with fewer than two documents (keys and stats other than `rows`, `incidences` and
+    /// `max_row` are kept).
+    pub fn restrict(&self, keep: &dyn Fn(DocId) -> bool) -> Context {
+        let mut keys = Vec::new();
+        let mut rows = Transactions::new();
+        let mut buf = Vec::new();
+        for (i, r) in self.rows.iter().enumerate() {
+            buf.clear();
+            buf.extend(r.iter().copied().filter(|&d| keep(DocId(d))));
+            if buf.len() >= 2 {
+                keys.push(self.keys[i]);
+                rows.push(&buf);
+            }
+        }
+        let stats = ContextStats {
+            rows: rows.len() as u64,
+            incidences: rows.total_items() as u64,
+            max_row: rows.iter().map(|r| r.len() as u64).max().unwrap_or(0),
+            ..self.stats
+        };
+        Context {
+            n_docs: self.n_docs,
+            keys,
+            rows,
+            stats,
+        }
+    }
 }
 
-/// The `<id,id,count>` phase over any rows (each a set of DocIds below `n_docs`): every pair
-/// `(a, b, shared)` with `a < b` whose documents appear together in at least `max(k, 1)` rows,
-/// sorted. Parallel over documents with one dense counter array per worker (no hashing), and
-/// deterministic: each document's pairs are produced in ascending `b` and concatenated in `a`
-/// order.
-pub fn pair_counts_of_rows(
-    rows: &[RoaringBitmap],
+/// Number of `(a, b)` pair incidences over the rows (`sum C(|row|, 2)`): what the spilled
+/// pair counting writes, at 8 bytes each.
+pub fn pair_incidences(rows: &Transactions) -> u64 {
+    rows.iter()
+        .map(|r| {
+            let l = r.len() as u64;
+            l * l.saturating_sub(1) / 2
+        })
+        .sum()
+}
+
+/// The `<id,id,count>` phase under a spill configuration: in memory
+/// ([`pair_counts_of_rows`]) when there is no budget or the pair incidences fit in it,
+/// else by sorted runs on disk ([`pair_counts_spilled`]). Both give the same result.
+pub fn pair_counts(
+    rows: &Transactions,
     n_docs: u32,
     k: u32,
-) -> Vec<(DocId, DocId, u32)> {
+    spill: &SpillConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    if spill.budget.is_none() || pair_incidences(rows).saturating_mul(8) <= spill.budget_bytes() {
+        Ok(pair_counts_of_rows(rows, n_docs, k))
+    } else {
+        pair_counts_spilled(rows, k, spill)
+    }
+}
+
+/// The `<id,id,count>` phase by divide, compute, merge (B97 4.1): every pair `(a, b)`, `a < b`,
+/// of every row is written to an [`ExternalSorter`] (sorted runs spilled under `spill`), and
+/// the merged stream is counted; pairs seen in at least `max(k, 1)` rows are returned,
+/// sorted. Equal to [`pair_counts_of_rows`].
+pub fn pair_counts_spilled(
+    rows: &Transactions,
+    k: u32,
+    spill: &SpillConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
     let k = k.max(1);
-    let n = n_docs as usize;
-    // Rows as plain sorted vectors (slicing by partition_point beats bitmap iteration here).
-    let flat: Vec<Vec<u32>> = rows.par_iter().map(|r| r.iter().collect()).collect();
-    let mut doc_rows = vec![Vec::new(); n];
-    for (i, r) in flat.iter().enumerate() {
-        if r.len() >= 2 {
-            for &d in r {
-                doc_rows[d as usize].push(i as u32);
+    let mut s = ExternalSorter::<u64>::new(spill, "pairs");
+    for r in rows.iter() {
+        for (i, &a) in r.iter().enumerate() {
+            for &b in &r[i + 1..] {
+                s.push((u64::from(a) << 32) | u64::from(b))?;
             }
         }
     }
+    let mut out = Vec::new();
+    let mut cur: Option<(u64, u32)> = None;
+    let emit = |out: &mut Vec<(DocId, DocId, u32)>, p: u64, c: u32| {
+        if c >= k {
+            out.push((DocId((p >> 32) as u32), DocId(p as u32), c));
+        }
+    };
+    for p in s.finish()? {
+        let p = p?;
+        match &mut cur {
+            Some((q, c)) if *q == p => *c += 1,
+            _ => {
+                if let Some((q, c)) = cur {
+                    emit(&mut out, q, c);
+                }
+                cur = Some((p, 1));
+            }
+        }
+    }
+    if let Some((q, c)) = cur {
+        emit(&mut out, q, c);
+    }
+    Ok(out)
+}
+
+/// The `<id,id,count>` phase over any rows (each a strictly ascending set of DocIds below
+/// `n_docs`), in memory: every pair `(a, b, shared)` with `a < b` whose documents appear
+/// together in at least `max(k, 1)` rows, sorted. Parallel over documents with one dense
+/// counter array per worker (no hashing), and deterministic: each document's pairs are
+/// produced in ascending `b` and concatenated in `a` order.
+pub fn pair_counts_of_rows(rows: &Transactions, n_docs: u32, k: u32) -> Vec<(DocId, DocId, u32)> {
+    let k = k.max(1);
+    let n = n_docs as usize;
+    // Rows of each document (CSR), rows of one document only left out.
+    let mut start = vec![0usize; n + 1];
+    for r in rows.iter().filter(|r| r.len() >= 2) {
+        for &d in r {
+            start[d as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut doc_rows = vec![0u32; start[n]];
+    for (i, r) in rows.iter().enumerate() {
+        if r.len() >= 2 {
+            for &d in r {
+                doc_rows[fill[d as usize]] = i as u32;
+                fill[d as usize] += 1;
+            }
+        }
+    }
+    drop(fill);
     let per_doc: Vec<Vec<(DocId, DocId, u32)>> = (0..n)
         .into_par_iter()
         .map_init(
             || (vec![0u32; n], Vec::<u32>::new()),
             |(counts, touched), a| {
-                for &r in &doc_rows[a] {
-                    let row = &flat[r as usize];
+                for &r in &doc_rows[start[a]..start[a + 1]] {
+                    let row = rows.get(r as usize);
                     let from = row.partition_point(|&b| b as usize <= a);
                     for &b in &row[from..] {
                         let c = &mut counts[b as usize];
@@ -485,8 +681,8 @@ mod tests {
         );
         // 1 and 7 are held by one doc; 9 by four (> 3).
         assert_eq!(c.keys(), &[2, 3]);
-        assert_eq!(c.row(0).iter().collect::<Vec<_>>(), vec![0, 1]);
-        assert_eq!(c.row(1).iter().collect::<Vec<_>>(), vec![0, 1, 2]);
+        assert_eq!(c.row(0), &[0, 1]);
+        assert_eq!(c.row(1), &[0, 1, 2]);
         let s = c.stats();
         assert_eq!(
             (s.elements, s.dropped_rare, s.dropped_common, s.rows),
@@ -542,5 +738,77 @@ mod tests {
 
     fn ctx_owned(docs: &[Vec<u64>]) -> Context {
         Context::from_doc_keys(docs, &ContextConfig::default()).unwrap()
+    }
+
+    fn tiny(dir: &Path) -> SpillConfig {
+        SpillConfig {
+            budget: Some(crate::spill::MemoryBudget(1)),
+            tmp_dir: Some(dir.to_path_buf()),
+        }
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn spilled_context_and_pair_counts_equal_in_memory(
+            docs in proptest::collection::vec(proptest::collection::vec(0u64..60, 0..40), 0..120),
+            k in 1u32..4,
+            max_df in proptest::option::of(2u32..30),
+        ) {
+            let tmp = tempfile::tempdir().unwrap();
+            let cfg = ContextConfig { min_df: 2, max_df };
+            let mem = Context::from_doc_keys_with(&docs, &cfg, &SpillConfig::default()).unwrap();
+            let sp = Context::from_doc_keys_with(&docs, &cfg, &tiny(tmp.path())).unwrap();
+            prop_assert_eq!(&mem, &sp);
+            // Streamed in reverse order through the builder: the same context.
+            let mut b = ContextBuilder::new(&cfg, &tiny(tmp.path())).unwrap();
+            b.ensure_docs(docs.len() as u64);
+            for (d, ks) in docs.iter().enumerate().rev() {
+                for &key in ks.iter().rev() {
+                    b.push(key, DocId(d as u32)).unwrap();
+                }
+            }
+            prop_assert_eq!(&b.finish().unwrap(), &mem);
+            let want = mem.pair_counts(k);
+            prop_assert_eq!(&mem.pair_counts_spilled(k, &tiny(tmp.path())).unwrap(), &want);
+            prop_assert_eq!(
+                &pair_counts(mem.rows(), mem.n_docs(), k, &tiny(tmp.path())).unwrap(),
+                &want
+            );
+            prop_assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        }
+    }
+
+    #[test]
+    fn builder_filter_equals_masked_keys() {
+        let docs: Vec<Vec<u64>> = (0..300u64)
+            .map(|d| (0..30).map(|j| (d * 7 + j * 13) % 211).collect())
+            .collect();
+        let keep = |d: DocId| d.0 % 3 != 0;
+        let masked: Vec<Vec<u64>> = docs
+            .iter()
+            .enumerate()
+            .map(|(d, k)| {
+                if keep(DocId(d as u32)) {
+                    k.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        let cfg = ContextConfig {
+            min_df: 2,
+            max_df: Some(40),
+        };
+        let want = Context::from_doc_keys_with(&masked, &cfg, &SpillConfig::default()).unwrap();
+        let tmp = tempfile::tempdir().unwrap();
+        let mut b = ContextBuilder::new(&cfg, &tiny(tmp.path())).unwrap();
+        for (d, k) in docs.iter().enumerate() {
+            b.push_doc(DocId(d as u32), k).unwrap();
+        }
+        assert!(b.runs() > 0);
+        assert_eq!(b.finish_filtered(&keep).unwrap(), want);
     }
 }

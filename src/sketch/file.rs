@@ -20,25 +20,44 @@
 //! trailer  u64      xxh64 (seed 0) of every byte before it
 //! ```
 //!
+//! Version 3 is the streamed form ([`ImageWriter`], [`ImageReader`]): written as the
+//! documents come, read one record at a time:
+//!
+//! ```text
+//! magic    8 bytes  b"FIMDUPIM"
+//! version  u32      3
+//! header   text, shingle, sketch as in version 1 (no doc_count), then
+//!          varint shard index i, varint shard count N (see [`Shard`]; 0, 1 = whole corpus)
+//! docs     per document: u8 tag 1, then the document as in version 1
+//! end      u8 tag 0, varint doc_count
+//! trailer  u64      xxh64 (seed 0) of every byte before it
+//! ```
+//!
+//! The `j`-th record of shard `i/N` has DocId `i + N j`. A version-3 reader checks each
+//! record as it comes and the count and checksum at the end, so a truncated or corrupted
+//! file fails (naming the file) before a stage commits its output.
+//!
 //! Reading checks, in order: magic, version, checksum (so truncation and bit flips are
 //! caught before parsing), then every field (bounds, UTF-8, scheme codes, image layout:
 //! positional images have 0 or `size` values, sorted ones are strictly ascending, bottom-k
 //! ones have at most `size`, mod-m values are multiples of `m`). Every failure is an
 //! [`Error::Format`] naming the file; nothing panics.
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
 
 use super::{Image, Scheme, SketchConfig, Weighting};
 use crate::io::AtomicFile;
 use crate::shingle::ShingleConfig;
 use crate::text::Unit;
-use crate::{Error, Result};
+use crate::{DocId, Error, Result};
 
 /// Magic bytes at the start of an images file.
 pub const MAGIC: &[u8; 8] = b"FIMDUPIM";
-/// Current format version.
+/// Version of the whole-file format ([`ImageSet::to_bytes`], [`ImageSet::write`]).
 pub const VERSION: u32 = 1;
+/// Version of the streamed format ([`ImageWriter`], [`ImageReader`]).
+pub const STREAM_VERSION: u32 = 3;
 
 /// Text options that produced the canonical tokens (the lead maps the text module's
 /// configuration onto this).
@@ -159,6 +178,11 @@ fn put_varint(out: &mut Vec<u8>, mut v: u64) {
 fn write_header(out: &mut Vec<u8>, p: &SketchParams, docs: usize) {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&VERSION.to_le_bytes());
+    write_params(out, p);
+    put_varint(out, docs as u64);
+}
+
+fn write_params(out: &mut Vec<u8>, p: &SketchParams) {
     out.push(match p.text.unit {
         Unit::Word => 0,
         Unit::Char => 1,
@@ -194,7 +218,6 @@ fn write_header(out: &mut Vec<u8>, p: &SketchParams, docs: usize) {
             out.extend_from_slice(&f.to_le_bytes());
         }
     }
-    put_varint(out, docs as u64);
 }
 
 fn write_doc(out: &mut Vec<u8>, id: &str, img: &Image, scheme: Scheme) {
@@ -288,31 +311,26 @@ struct Cursor<'a> {
 
 type R<T> = std::result::Result<T, String>;
 
-impl Cursor<'_> {
-    fn left(&self) -> usize {
-        self.b.len() - self.pos
-    }
-    fn bytes(&mut self, n: usize, what: &str) -> R<&[u8]> {
-        if n > self.left() {
-            return Err(format!(
-                "truncated at byte {} reading {what} ({n} bytes expected)",
-                self.pos
-            ));
-        }
-        let s = &self.b[self.pos..self.pos + n];
-        self.pos += n;
-        Ok(s)
-    }
+/// A byte source the header and record parsers read from: a slice ([`Cursor`]) or a
+/// stream ([`Stream`]).
+trait Src {
+    /// The next `n` bytes.
+    fn take(&mut self, n: usize, what: &str) -> R<&[u8]>;
+    /// Bytes read so far.
+    fn at(&self) -> u64;
+    /// The largest length a field can plausibly have (bytes left, when known).
+    fn left(&self) -> u64;
+
     fn u8(&mut self, what: &str) -> R<u8> {
-        Ok(self.bytes(1, what)?[0])
+        Ok(self.take(1, what)?[0])
     }
     fn u64(&mut self, what: &str) -> R<u64> {
-        Ok(u64::from_le_bytes(self.bytes(8, what)?.try_into().unwrap()))
+        Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
     }
     fn varint(&mut self, what: &str) -> R<u64> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
-            let at = self.pos;
+            let at = self.at();
             let byte = self.u8(what)?;
             if shift == 63 && byte > 1 {
                 return Err(format!("varint overflow at byte {at} reading {what}"));
@@ -332,35 +350,103 @@ impl Cursor<'_> {
         Ok(v as usize)
     }
     fn string(&mut self, what: &str) -> R<String> {
-        let n = self.usize_max(what, self.left() as u64)?;
-        let at = self.pos;
-        let s = self.bytes(n, what)?;
+        let n = self.usize_max(what, self.left())?;
+        let at = self.at();
+        let s = self.take(n, what)?;
         String::from_utf8(s.to_vec()).map_err(|_| format!("{what} at byte {at} is not UTF-8"))
     }
 }
 
-fn parse(bytes: &[u8]) -> R<ImageSet> {
-    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-        return Err("not a fimdup images file (bad magic; expected FIMDUPIM)".into());
+impl Src for Cursor<'_> {
+    fn take(&mut self, n: usize, what: &str) -> R<&[u8]> {
+        if n > self.b.len() - self.pos {
+            return Err(format!(
+                "truncated at byte {} reading {what} ({n} bytes expected)",
+                self.pos
+            ));
+        }
+        let s = &self.b[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
     }
-    if bytes.len() < 12 + 8 {
-        return Err(format!(
-            "truncated: {} bytes, too short for a header",
-            bytes.len()
-        ));
+    fn at(&self) -> u64 {
+        self.pos as u64
     }
-    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
-    if version != VERSION {
-        return Err(format!(
-            "unsupported images file version {version} (this build reads version {VERSION})"
-        ));
+    fn left(&self) -> u64 {
+        (self.b.len() - self.pos) as u64
     }
-    let body = &bytes[..bytes.len() - 8];
-    let stored = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
-    if xxhash_rust::xxh64::xxh64(body, 0) != stored {
-        return Err("checksum mismatch: the file is truncated or corrupted".into());
+}
+
+/// A streamed byte source that hashes what it reads (xxh64, seed 0).
+struct Stream {
+    r: Box<dyn std::io::BufRead + Send>,
+    hasher: xxhash_rust::xxh64::Xxh64,
+    pos: u64,
+    buf: Vec<u8>,
+}
+
+impl Stream {
+    fn new(r: Box<dyn std::io::BufRead + Send>) -> Self {
+        Stream {
+            r,
+            hasher: xxhash_rust::xxh64::Xxh64::new(0),
+            pos: 0,
+            buf: Vec::new(),
+        }
     }
-    let mut c = Cursor { b: body, pos: 12 };
+
+    /// Reads `n` bytes without hashing them (the trailer).
+    fn raw(&mut self, n: usize, what: &str) -> R<Vec<u8>> {
+        let mut b = vec![0u8; n];
+        self.fill(&mut b, what)?;
+        self.pos += n as u64;
+        Ok(b)
+    }
+
+    fn fill(&mut self, b: &mut [u8], what: &str) -> R<()> {
+        self.r.read_exact(b).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                format!(
+                    "truncated at byte {} reading {what} ({} bytes expected)",
+                    self.pos,
+                    b.len()
+                )
+            } else {
+                format!("read error at byte {} reading {what}: {e}", self.pos)
+            }
+        })
+    }
+
+    /// True when no byte is left.
+    fn at_eof(&mut self) -> R<bool> {
+        self.r
+            .fill_buf()
+            .map(|b| b.is_empty())
+            .map_err(|e| format!("read error at byte {}: {e}", self.pos))
+    }
+}
+
+impl Src for Stream {
+    fn take(&mut self, n: usize, what: &str) -> R<&[u8]> {
+        let mut b = std::mem::take(&mut self.buf);
+        b.resize(n, 0);
+        let r = self.fill(&mut b, what);
+        self.buf = b;
+        r?;
+        self.hasher.update(&self.buf);
+        self.pos += n as u64;
+        Ok(&self.buf)
+    }
+    fn at(&self) -> u64 {
+        self.pos
+    }
+    fn left(&self) -> u64 {
+        u64::from(u32::MAX)
+    }
+}
+
+/// Parses the parameters part of a header (after magic and version).
+fn parse_params<S: Src>(c: &mut S) -> R<SketchParams> {
     let unit = match c.u8("unit")? {
         0 => Unit::Word,
         1 => Unit::Char,
@@ -414,56 +500,97 @@ fn parse(bytes: &[u8]) -> R<ImageSet> {
         weighting,
     };
     sketch.validate().map_err(|e| e.to_string())?;
+    Ok(SketchParams {
+        text,
+        shingle,
+        sketch,
+        weight_table,
+    })
+}
+
+/// Parses one document record (external id and image), checking the image layout; `d` is
+/// the record's position in the file (for messages).
+fn parse_doc<S: Src>(c: &mut S, d: u64, p: &SketchParams) -> R<(String, Image)> {
+    let (scheme, size, modulus) = (p.sketch.scheme, p.sketch.size, p.sketch.modulus);
+    let id = c.string("external id")?;
+    let at = c.at();
+    let nv = c.usize_max("value count", c.left())?;
+    let mut v = Vec::with_capacity(nv.min(1 << 16));
+    if scheme.is_positional() {
+        if nv != 0 && nv != size {
+            return Err(format!(
+                "document {d} ({id:?}): {nv} values in a {scheme} image of size {size}"
+            ));
+        }
+        for _ in 0..nv {
+            v.push(c.varint("image value")?);
+        }
+    } else {
+        if scheme == Scheme::BottomK && nv > size {
+            return Err(format!(
+                "document {d} ({id:?}): {nv} values in a bottom-k image of size {size}"
+            ));
+        }
+        let mut prev = 0u64;
+        for i in 0..nv {
+            let g = c.varint("image value")?;
+            let x = if i == 0 {
+                g
+            } else {
+                if g == 0 {
+                    return Err(format!(
+                        "document {d} ({id:?}) at byte {at}: values not strictly ascending"
+                    ));
+                }
+                prev.checked_add(g)
+                    .ok_or_else(|| format!("document {d} ({id:?}) at byte {at}: value overflow"))?
+            };
+            if scheme == Scheme::ModM && x % modulus != 0 {
+                return Err(format!(
+                    "document {d} ({id:?}): value {x} is not a multiple of the modulus {modulus}"
+                ));
+            }
+            v.push(x);
+            prev = x;
+        }
+    }
+    Ok((id, Image::from_values(v)))
+}
+
+fn parse(bytes: &[u8]) -> R<ImageSet> {
+    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
+        return Err("not a fimdup images file (bad magic; expected FIMDUPIM)".into());
+    }
+    if bytes.len() < 12 + 8 {
+        return Err(format!(
+            "truncated: {} bytes, too short for a header",
+            bytes.len()
+        ));
+    }
+    let version = u32::from_le_bytes(bytes[8..12].try_into().unwrap());
+    if version == STREAM_VERSION {
+        return parse_stream(bytes);
+    }
+    if version != VERSION {
+        return Err(format!(
+            "unsupported images file version {version} (this build reads versions {VERSION} and {STREAM_VERSION})"
+        ));
+    }
+    let body = &bytes[..bytes.len() - 8];
+    let stored = u64::from_le_bytes(bytes[bytes.len() - 8..].try_into().unwrap());
+    if xxhash_rust::xxh64::xxh64(body, 0) != stored {
+        return Err("checksum mismatch: the file is truncated or corrupted".into());
+    }
+    let mut c = Cursor { b: body, pos: 12 };
+    let params = parse_params(&mut c)?;
     // Each document takes at least two bytes.
-    let docs = c.usize_max("document count", (c.left() / 2) as u64)?;
+    let docs = c.usize_max("document count", c.left() / 2)?;
     let mut ext_ids = Vec::with_capacity(docs);
     let mut images = Vec::with_capacity(docs);
     for d in 0..docs {
-        let id = c.string("external id")?;
-        let at = c.pos;
-        let nv = c.usize_max("value count", c.left() as u64)?;
-        let mut v = Vec::with_capacity(nv);
-        if scheme.is_positional() {
-            if nv != 0 && nv != size {
-                return Err(format!(
-                    "document {d} ({id:?}): {nv} values in a {scheme} image of size {size}"
-                ));
-            }
-            for _ in 0..nv {
-                v.push(c.varint("image value")?);
-            }
-        } else {
-            if scheme == Scheme::BottomK && nv > size {
-                return Err(format!(
-                    "document {d} ({id:?}): {nv} values in a bottom-k image of size {size}"
-                ));
-            }
-            let mut prev = 0u64;
-            for i in 0..nv {
-                let g = c.varint("image value")?;
-                let x = if i == 0 {
-                    g
-                } else {
-                    if g == 0 {
-                        return Err(format!(
-                            "document {d} ({id:?}) at byte {at}: values not strictly ascending"
-                        ));
-                    }
-                    prev.checked_add(g).ok_or_else(|| {
-                        format!("document {d} ({id:?}) at byte {at}: value overflow")
-                    })?
-                };
-                if scheme == Scheme::ModM && x % modulus != 0 {
-                    return Err(format!(
-                        "document {d} ({id:?}): value {x} is not a multiple of the modulus {modulus}"
-                    ));
-                }
-                v.push(x);
-                prev = x;
-            }
-        }
+        let (id, img) = parse_doc(&mut c, d as u64, &params)?;
         ext_ids.push(id);
-        images.push(Image::from_values(v));
+        images.push(img);
     }
     if c.left() != 0 {
         return Err(format!(
@@ -472,13 +599,340 @@ fn parse(bytes: &[u8]) -> R<ImageSet> {
         ));
     }
     Ok(ImageSet {
-        params: SketchParams {
-            text,
-            shingle,
-            sketch,
-            weight_table,
-        },
+        params,
         ext_ids,
         images,
     })
+}
+
+/// A version-3 file held in memory, read through the streaming reader.
+fn parse_stream(bytes: &[u8]) -> R<ImageSet> {
+    let mut r = StreamParser::new(Box::new(std::io::Cursor::new(bytes.to_vec())))?;
+    if r.shard.count != 1 {
+        return Err(format!(
+            "is shard {} of a sharded images file; read it with the other shards (ImageInputs)",
+            r.shard
+        ));
+    }
+    let mut ext_ids = Vec::new();
+    let mut images = Vec::new();
+    while let Some((id, img)) = r.next()? {
+        ext_ids.push(id);
+        images.push(img);
+    }
+    Ok(ImageSet {
+        params: r.params,
+        ext_ids,
+        images,
+    })
+}
+
+/// Which part of a corpus an images file holds: shard `index` of `count` holds the
+/// documents whose position `g` in the corpus has `g % count == index`; its `j`-th record
+/// has DocId `index + count * j` (so the shards of a corpus together give each document the
+/// DocId it has in one unsharded file). `0/1` is the whole corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+pub struct Shard {
+    /// This part, `0..count`.
+    pub index: u32,
+    /// Number of parts, at least 1.
+    pub count: u32,
+}
+
+impl Default for Shard {
+    fn default() -> Self {
+        Shard { index: 0, count: 1 }
+    }
+}
+
+impl Shard {
+    /// Shard `index` of `count` (checked: `index < count`).
+    pub fn new(index: u32, count: u32) -> Result<Self> {
+        if count == 0 || index >= count {
+            return Err(Error::config(format!(
+                "shard must be i/N with 0 <= i < N, not {index}/{count}"
+            )));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The DocId of the `j`-th record of this shard.
+    pub fn doc_id(&self, j: u64) -> Result<DocId> {
+        let g = u64::from(self.index) + u64::from(self.count) * j;
+        u32::try_from(g)
+            .map(DocId)
+            .map_err(|_| Error::config("more than u32::MAX documents"))
+    }
+
+    /// True when the document at position `g` of the corpus belongs to this shard.
+    pub fn holds(&self, g: u64) -> bool {
+        g % u64::from(self.count) == u64::from(self.index)
+    }
+
+    /// Number of documents this shard holds of a corpus of `total`.
+    pub fn len_of(&self, total: u64) -> u64 {
+        let (i, n) = (u64::from(self.index), u64::from(self.count));
+        if total <= i {
+            0
+        } else {
+            (total - i).div_ceil(n)
+        }
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        let bad = || Error::config(format!("shard must be i/N (e.g. 0/4), not {s:?}"));
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let i: u32 = i.trim().parse().map_err(|_| bad())?;
+        let n: u32 = n.trim().parse().map_err(|_| bad())?;
+        Shard::new(i, n)
+    }
+}
+
+/// Record tags of a version-3 file.
+const TAG_DOC: u8 = 1;
+const TAG_END: u8 = 0;
+
+/// Streams a version-3 file (after the magic).
+struct StreamParser {
+    s: Stream,
+    params: SketchParams,
+    shard: Shard,
+    count: u64,
+    done: bool,
+}
+
+impl StreamParser {
+    /// Reads magic, version and header.
+    fn new(r: Box<dyn std::io::BufRead + Send>) -> R<Self> {
+        let mut s = Stream::new(r);
+        let magic = s
+            .take(8, "magic")
+            .map_err(|_| "not a fimdup images file (bad magic; expected FIMDUPIM)".to_string())?;
+        if magic != MAGIC {
+            return Err("not a fimdup images file (bad magic; expected FIMDUPIM)".into());
+        }
+        let version = u32::from_le_bytes(s.take(4, "version")?.try_into().unwrap());
+        if version != STREAM_VERSION {
+            return Err(format!(
+                "unsupported images file version {version} (expected {STREAM_VERSION})"
+            ));
+        }
+        let params = parse_params(&mut s)?;
+        let index = s.usize_max("shard index", u32::MAX as u64)? as u32;
+        let count = s.usize_max("shard count", u32::MAX as u64)? as u32;
+        let shard = Shard::new(index, count).map_err(|e| e.to_string())?;
+        Ok(StreamParser {
+            s,
+            params,
+            shard,
+            count: 0,
+            done: false,
+        })
+    }
+
+    /// The next record, or `None` after the trailer was checked.
+    fn next(&mut self) -> R<Option<(String, Image)>> {
+        if self.done {
+            return Ok(None);
+        }
+        match self.s.u8("record tag")? {
+            TAG_DOC => {
+                let d = parse_doc(&mut self.s, self.count, &self.params)?;
+                self.count += 1;
+                Ok(Some(d))
+            }
+            TAG_END => {
+                let n = self.s.varint("document count")?;
+                if n != self.count {
+                    return Err(format!(
+                        "trailer counts {n} documents but {} were read",
+                        self.count
+                    ));
+                }
+                let want = self.s.hasher.digest();
+                let stored = u64::from_le_bytes(self.s.raw(8, "checksum")?.try_into().unwrap());
+                if stored != want {
+                    return Err("checksum mismatch: the file is corrupted".into());
+                }
+                if !self.s.at_eof()? {
+                    return Err(format!(
+                        "unexpected bytes after the trailer at byte {}",
+                        self.s.pos
+                    ));
+                }
+                self.done = true;
+                Ok(None)
+            }
+            t => Err(format!(
+                "bad record tag {t} at byte {} (corrupted file)",
+                self.s.pos - 1
+            )),
+        }
+    }
+}
+
+/// Reads an images file record by record (version 3 streamed; version 1 read whole, then
+/// handed out), checking every record and, at the end, the count and checksum. Errors name
+/// the file.
+pub struct ImageReader {
+    path: PathBuf,
+    params: SketchParams,
+    shard: Shard,
+    inner: ReaderInner,
+    next: u64,
+}
+
+enum ReaderInner {
+    Stream(Box<StreamParser>),
+    Whole(std::vec::IntoIter<(String, Image)>),
+}
+
+impl ImageReader {
+    /// Opens `path` (`*.gz` decompressed) and reads its header.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let mut r = crate::io::open_read(&path)?;
+        let head = r.fill_buf().map_err(|e| Error::io(&path, e))?;
+        let v1 = head.len() >= 12
+            && &head[..8] == MAGIC
+            && u32::from_le_bytes(head[8..12].try_into().unwrap()) == VERSION;
+        if v1 {
+            drop(r);
+            let set = ImageSet::read(&path)?;
+            let docs: Vec<(String, Image)> = set.ext_ids.into_iter().zip(set.images).collect();
+            return Ok(ImageReader {
+                path,
+                params: set.params,
+                shard: Shard::default(),
+                inner: ReaderInner::Whole(docs.into_iter()),
+                next: 0,
+            });
+        }
+        let p = StreamParser::new(r).map_err(|m| Error::format(&path, m))?;
+        Ok(ImageReader {
+            params: p.params.clone(),
+            shard: p.shard,
+            path,
+            inner: ReaderInner::Stream(Box::new(p)),
+            next: 0,
+        })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The parameters of every image.
+    pub fn params(&self) -> &SketchParams {
+        &self.params
+    }
+
+    /// Which part of the corpus the file holds.
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// Records read so far.
+    pub fn count(&self) -> u64 {
+        self.next
+    }
+
+    /// The next document as (DocId, external id, image); `None` at the end, once the
+    /// trailer (count and checksum) was checked.
+    pub fn next_doc(&mut self) -> Result<Option<(DocId, String, Image)>> {
+        let got = match &mut self.inner {
+            ReaderInner::Whole(it) => it.next(),
+            ReaderInner::Stream(p) => p.next().map_err(|m| Error::format(&self.path, m))?,
+        };
+        match got {
+            None => Ok(None),
+            Some((id, img)) => {
+                let d = self.shard.doc_id(self.next)?;
+                self.next += 1;
+                Ok(Some((d, id, img)))
+            }
+        }
+    }
+}
+
+/// Writes a version-3 images file as the documents come (header first, then one record per
+/// document, then the count and checksum); the file appears complete on
+/// [`ImageWriter::finish`] or not at all.
+pub struct ImageWriter {
+    f: AtomicFile,
+    path: PathBuf,
+    hasher: xxhash_rust::xxh64::Xxh64,
+    buf: Vec<u8>,
+    scheme: Scheme,
+    count: u64,
+}
+
+impl ImageWriter {
+    /// Starts writing `path` with `params`, holding `shard` of the corpus.
+    pub fn create(path: impl AsRef<Path>, params: &SketchParams, shard: Shard) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let f = AtomicFile::create(&path)?;
+        let mut buf = Vec::with_capacity(1 << 16);
+        buf.extend_from_slice(MAGIC);
+        buf.extend_from_slice(&STREAM_VERSION.to_le_bytes());
+        write_params(&mut buf, params);
+        put_varint(&mut buf, u64::from(shard.index));
+        put_varint(&mut buf, u64::from(shard.count));
+        Ok(ImageWriter {
+            f,
+            path,
+            hasher: xxhash_rust::xxh64::Xxh64::new(0),
+            buf,
+            scheme: params.sketch.scheme,
+            count: 0,
+        })
+    }
+
+    fn flush_buf(&mut self) -> Result<()> {
+        self.hasher.update(&self.buf);
+        self.f
+            .write_all(&self.buf)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Appends one document.
+    pub fn push(&mut self, ext_id: &str, image: &Image) -> Result<()> {
+        self.buf.push(TAG_DOC);
+        write_doc(&mut self.buf, ext_id, image, self.scheme);
+        self.count += 1;
+        if self.buf.len() >= 1 << 16 {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    /// Documents written so far.
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Writes the trailer and renames the file into place; returns the document count.
+    pub fn finish(mut self) -> Result<u64> {
+        self.buf.push(TAG_END);
+        put_varint(&mut self.buf, self.count);
+        self.flush_buf()?;
+        let sum = self.hasher.digest();
+        self.f
+            .write_all(&sum.to_le_bytes())
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.f.commit()?;
+        Ok(self.count)
+    }
 }

@@ -44,6 +44,7 @@
 
 pub mod file;
 pub mod hash;
+pub mod inputs;
 mod kmins;
 pub mod pipeline;
 pub mod weight;
@@ -56,7 +57,8 @@ use crate::text::Canonical;
 use crate::{Error, Result};
 use hash::{fmix64, position_salt, reduce, splitmix64, Permutation};
 
-pub use file::{ImageSet, SketchParams, TextParams};
+pub use file::{ImageReader, ImageSet, ImageWriter, Shard, SketchParams, TextParams};
+pub use inputs::{sketch_to_file, ImageFileSink, ImageInputs};
 pub use weight::{DocFreq, Weighting};
 
 /// Largest accepted image size `n`.
@@ -215,6 +217,11 @@ impl Image {
     /// The values (sorted for bottom-k / mod-m, positional for k-mins / one-permutation).
     pub fn values(&self) -> &[u64] {
         &self.values
+    }
+
+    /// The values, moved out.
+    pub fn into_values(self) -> Vec<u64> {
+        self.values
     }
 
     /// Number of values.

@@ -1,0 +1,237 @@
+//! Images files as stage inputs and outputs at scale: [`ImageFileSink`] writes the images of
+//! [`sketch_stream`](super::pipeline::sketch_stream) to a version-3 file as they come
+//! (optionally only one [`Shard`] of the corpus), [`sketch_to_file`] runs the two together,
+//! and [`ImageInputs`] reads several images files (shards of one corpus, or whole files
+//! concatenated) as one DocId space.
+//!
+//! Invariants of [`ImageInputs`]: every file was made with the same parameters
+//! ([`SketchParams::ensure_compatible`]); DocIds never collide: unsharded files (`0/1`,
+//! including version-1 files) are concatenated in the order given (the documents of the
+//! second file follow those of the first), and sharded files must be exactly the shards
+//! `0/N .. N-1/N` of one run, each holding as many documents as its part of the corpus, so
+//! that together they give every document the DocId it has in one unsharded file.
+
+use std::path::{Path, PathBuf};
+
+use super::file::{ImageReader, ImageWriter, Shard};
+use super::pipeline::{sketch_stream, PipelineConfig, SketchBatch, SketchSink, SketchStats};
+use super::{Image, ImageSet, SketchParams};
+use crate::corpus::IdTableWriter;
+use crate::{DocId, Error, Result};
+
+/// A [`SketchSink`] that writes the documents of one shard (default: all) to a version-3
+/// images file and, optionally, the `(DocId, external id)` table beside it. Both appear
+/// on [`ImageFileSink::finish`] or not at all.
+pub struct ImageFileSink {
+    path: PathBuf,
+    shard: Shard,
+    ids_path: Option<PathBuf>,
+    writer: Option<ImageWriter>,
+    ids: Option<IdTableWriter>,
+}
+
+impl ImageFileSink {
+    /// Writes `shard` of the corpus to `path`.
+    pub fn new(path: impl AsRef<Path>, shard: Shard) -> Self {
+        ImageFileSink {
+            path: path.as_ref().to_path_buf(),
+            shard,
+            ids_path: None,
+            writer: None,
+            ids: None,
+        }
+    }
+
+    /// Also writes the id table to `path`.
+    pub fn with_id_table(mut self, path: impl AsRef<Path>) -> Self {
+        self.ids_path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Completes the files; returns the number of documents written.
+    pub fn finish(self) -> Result<u64> {
+        let w = self.writer.ok_or_else(|| {
+            Error::config(format!(
+                "{}: no images were produced (the sketch did not start)",
+                self.path.display()
+            ))
+        })?;
+        let n = w.finish()?;
+        if let Some(ids) = self.ids {
+            ids.commit()?;
+        }
+        Ok(n)
+    }
+}
+
+impl SketchSink for ImageFileSink {
+    fn begin(&mut self, params: &SketchParams) -> Result<()> {
+        self.writer = Some(ImageWriter::create(&self.path, params, self.shard)?);
+        if let Some(p) = &self.ids_path {
+            self.ids = Some(IdTableWriter::create(p)?);
+        }
+        Ok(())
+    }
+
+    fn batch(&mut self, b: SketchBatch) -> Result<()> {
+        let w = self
+            .writer
+            .as_mut()
+            .ok_or_else(|| Error::config("SketchSink::batch called before begin"))?;
+        for (i, (id, img)) in b.ext_ids.iter().zip(&b.images).enumerate() {
+            let g = u64::from(b.first) + i as u64;
+            if self.shard.holds(g) {
+                w.push(id, img)?;
+                if let Some(ids) = &mut self.ids {
+                    ids.push(DocId(g as u32), id)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Sketches the corpus at `input` into the images file `out` (version 3, streamed: the
+/// images are never all in memory) with its id table `out.ids.tsv`, keeping only `shard`
+/// of the corpus. Returns the pipeline's counts (over the whole corpus) and the number of
+/// documents written.
+pub fn sketch_to_file(
+    input: &Path,
+    cfg: &PipelineConfig,
+    out: &Path,
+    shard: Shard,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(SketchStats, u64)> {
+    let mut sink = ImageFileSink::new(out, shard).with_id_table(crate::corpus::id_table_path(out));
+    let stats = sketch_stream(input, cfg, progress, &mut sink)?;
+    let n = sink.finish()?;
+    Ok((stats, n))
+}
+
+/// Several images files read as one DocId space (see the module invariants).
+pub struct ImageInputs {
+    readers: Vec<ImageReader>,
+    params: SketchParams,
+    sharded: Option<u32>,
+}
+
+impl ImageInputs {
+    /// Opens every file and checks parameters and shard layout.
+    pub fn open<P: AsRef<Path>>(paths: &[P]) -> Result<Self> {
+        let Some(first) = paths.first() else {
+            return Err(Error::config("no images file given"));
+        };
+        let first = ImageReader::open(first)?;
+        let params = first.params().clone();
+        let mut readers = vec![first];
+        for p in &paths[1..] {
+            let r = ImageReader::open(p)?;
+            params.ensure_compatible(r.params(), r.path())?;
+            readers.push(r);
+        }
+        let counts: Vec<u32> = readers.iter().map(|r| r.shard().count).collect();
+        let sharded = if counts.iter().all(|&c| c == 1) {
+            None
+        } else {
+            let n = counts.iter().copied().max().unwrap_or(1);
+            if let Some(r) = readers.iter().find(|r| r.shard().count != n) {
+                return Err(Error::format(
+                    r.path(),
+                    format!(
+                        "is shard {} but another input is a shard of {n}: give the {n} shards of one run",
+                        r.shard()
+                    ),
+                ));
+            }
+            let mut seen: Vec<Option<&Path>> = vec![None; n as usize];
+            for r in &readers {
+                let i = r.shard().index as usize;
+                if let Some(other) = seen[i] {
+                    return Err(Error::format(
+                        r.path(),
+                        format!(
+                            "is shard {} like {}: their DocIds would collide",
+                            r.shard(),
+                            other.display()
+                        ),
+                    ));
+                }
+                seen[i] = Some(r.path());
+            }
+            if let Some(i) = seen.iter().position(Option::is_none) {
+                return Err(Error::format(
+                    readers[0].path(),
+                    format!("shard {i}/{n} is missing: give every shard of the run"),
+                ));
+            }
+            Some(n)
+        };
+        Ok(ImageInputs {
+            readers,
+            params,
+            sharded,
+        })
+    }
+
+    /// The parameters of every image.
+    pub fn params(&self) -> &SketchParams {
+        &self.params
+    }
+
+    /// Hands every document to `f` as (DocId, external id, image), file by file; returns
+    /// the number of documents. Fails (naming the file) on a damaged file or on shards whose
+    /// sizes do not fit one corpus; `f` may then have seen part of the documents.
+    pub fn for_each(self, mut f: impl FnMut(DocId, String, Image) -> Result<()>) -> Result<u64> {
+        let mut offset = 0u64;
+        let mut counts = Vec::with_capacity(self.readers.len());
+        let mut readers = self.readers;
+        for r in &mut readers {
+            while let Some((d, id, img)) = r.next_doc()? {
+                let d = if self.sharded.is_some() {
+                    d
+                } else {
+                    let g = offset + u64::from(d.0);
+                    DocId(u32::try_from(g).map_err(|_| {
+                        Error::format(r.path(), "more than u32::MAX documents in all inputs")
+                    })?)
+                };
+                f(d, id, img)?;
+            }
+            offset += r.count();
+            counts.push(r.count());
+        }
+        if self.sharded.is_some() {
+            for (r, &c) in readers.iter().zip(&counts) {
+                let want = r.shard().len_of(offset);
+                if c != want {
+                    return Err(Error::format(
+                        r.path(),
+                        format!(
+                            "shard {} holds {c} documents, but shard {} of a corpus of {offset} holds {want}: the shards are not from one run",
+                            r.shard(),
+                            r.shard()
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(offset)
+    }
+
+    /// Reads every document into one [`ImageSet`] in DocId order.
+    pub fn read_all(self) -> Result<ImageSet> {
+        let params = self.params.clone();
+        let mut docs: Vec<(DocId, String, Image)> = Vec::new();
+        self.for_each(|d, id, img| {
+            docs.push((d, id, img));
+            Ok(())
+        })?;
+        docs.sort_unstable_by_key(|x| x.0);
+        let (ext_ids, images) = docs.into_iter().map(|(_, id, img)| (id, img)).unzip();
+        Ok(ImageSet {
+            params,
+            ext_ids,
+            images,
+        })
+    }
+}

@@ -1,0 +1,164 @@
+//! The streamed images file (version 3) through the library: written record by record and
+//! read back equal to the in-memory set; shards read together equal one file; every
+//! truncation and a bit flip are rejected naming the file; version-1 files still read.
+
+use std::path::Path;
+
+use fimdup::shingle::ShingleConfig;
+use fimdup::sketch::{
+    ImageInputs, ImageReader, ImageSet, ImageWriter, Scheme, Shard, SketchConfig, Sketcher,
+    TextParams,
+};
+use fimdup::text::{Canonicalizer, TextConfig};
+
+fn image_set(n: usize, scheme: Scheme) -> ImageSet {
+    let canon = Canonicalizer::new(TextConfig::default()).unwrap();
+    let sh = ShingleConfig::new(3, 1, 7).unwrap();
+    let cfg = SketchConfig {
+        scheme,
+        size: 16,
+        modulus: 4,
+        ..SketchConfig::default()
+    };
+    let sk = Sketcher::new(sh, cfg).unwrap();
+    let mut ext_ids = Vec::new();
+    let mut images = Vec::new();
+    for d in 0..n {
+        let text: String = (0..40)
+            .map(|j| format!("w{} ", (d * 13 + j * 7) % 97))
+            .collect();
+        let c = canon.canonicalize(&text);
+        ext_ids.push(format!("doc-{d}"));
+        images.push(sk.sketch(&c));
+    }
+    ImageSet {
+        params: sk.params(TextParams::default()),
+        ext_ids,
+        images,
+    }
+}
+
+fn write_v3(set: &ImageSet, path: &Path, shard: Shard) {
+    let mut w = ImageWriter::create(path, &set.params, shard).unwrap();
+    for (g, (id, img)) in set.ext_ids.iter().zip(&set.images).enumerate() {
+        if shard.holds(g as u64) {
+            w.push(id, img).unwrap();
+        }
+    }
+    w.finish().unwrap();
+}
+
+#[test]
+fn streamed_file_round_trips_for_every_scheme() {
+    let dir = tempfile::tempdir().unwrap();
+    for scheme in [
+        Scheme::BottomK,
+        Scheme::KMins,
+        Scheme::OnePermutation,
+        Scheme::ModM,
+    ] {
+        let set = image_set(57, scheme);
+        let p = dir.path().join(format!("{scheme}.img"));
+        write_v3(&set, &p, Shard::default());
+        assert_eq!(ImageSet::read(&p).unwrap(), set, "{scheme}");
+        let mut r = ImageReader::open(&p).unwrap();
+        assert_eq!(r.params(), &set.params);
+        let mut i = 0u32;
+        while let Some((d, id, img)) = r.next_doc().unwrap() {
+            assert_eq!(d.0, i);
+            assert_eq!(id, set.ext_ids[i as usize]);
+            assert_eq!(img, set.images[i as usize]);
+            i += 1;
+        }
+        assert_eq!(i as usize, set.images.len());
+    }
+}
+
+#[test]
+fn shards_together_equal_one_file_and_bad_sets_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = image_set(50, Scheme::BottomK);
+    let paths: Vec<_> = (0..3)
+        .map(|i| {
+            let p = dir.path().join(format!("s{i}.img"));
+            write_v3(&set, &p, Shard::new(i, 3).unwrap());
+            p
+        })
+        .collect();
+    // Any order of the shards gives the same set.
+    for order in [[0, 1, 2], [2, 0, 1]] {
+        let ps: Vec<_> = order.iter().map(|&i| paths[i].clone()).collect();
+        assert_eq!(ImageInputs::open(&ps).unwrap().read_all().unwrap(), set);
+    }
+    // A shard on its own is not a corpus.
+    let e = ImageSet::read(&paths[1]).unwrap_err().to_string();
+    assert!(e.contains("s1.img") && e.contains("shard 1/3"), "{e}");
+    // Missing and doubled shards.
+    let e = ImageInputs::open(&paths[..2]).err().unwrap().to_string();
+    assert!(e.contains("shard 2/3 is missing"), "{e}");
+    let doubled = vec![paths[0].clone(), paths[1].clone(), paths[1].clone()];
+    let e = ImageInputs::open(&doubled).err().unwrap().to_string();
+    assert!(e.contains("collide"), "{e}");
+    // A shard of another corpus size.
+    let other = image_set(20, Scheme::BottomK);
+    let p = dir.path().join("o2.img");
+    write_v3(&other, &p, Shard::new(2, 3).unwrap());
+    let e = ImageInputs::open(&[paths[0].clone(), paths[1].clone(), p])
+        .unwrap()
+        .read_all()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not from one run"), "{e}");
+    // Whole files are concatenated: DocIds of the second follow the first.
+    let a = dir.path().join("a.img");
+    let b = dir.path().join("b.img");
+    write_v3(&set, &a, Shard::default());
+    other.write(&b).unwrap(); // version 1
+    let both = ImageInputs::open(&[a, b]).unwrap().read_all().unwrap();
+    assert_eq!(both.images.len(), 70);
+    assert_eq!(both.ext_ids[50], other.ext_ids[0]);
+    // Different parameters are refused naming the file and the parameter.
+    let km = dir.path().join("km.img");
+    write_v3(&image_set(5, Scheme::KMins), &km, Shard::default());
+    let e = ImageInputs::open(&[paths[0].clone(), km])
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("km.img") && e.contains("scheme"), "{e}");
+}
+
+#[test]
+fn truncated_and_flipped_files_are_rejected_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let set = image_set(12, Scheme::BottomK);
+    let p = dir.path().join("full.img");
+    write_v3(&set, &p, Shard::default());
+    let bytes = std::fs::read(&p).unwrap();
+    let q = dir.path().join("bad.img");
+    let read_all = |q: &Path| -> fimdup::Result<u64> {
+        let mut r = ImageReader::open(q)?;
+        let mut n = 0;
+        while r.next_doc()?.is_some() {
+            n += 1;
+        }
+        Ok(n)
+    };
+    for cut in 0..bytes.len() {
+        std::fs::write(&q, &bytes[..cut]).unwrap();
+        let e = read_all(&q).unwrap_err().to_string();
+        assert!(e.contains("bad.img"), "cut {cut}: {e}");
+        assert!(ImageSet::read(&q).is_err(), "cut {cut}");
+    }
+    for at in (12..bytes.len()).step_by(7) {
+        let mut b = bytes.clone();
+        b[at] ^= 0x10;
+        std::fs::write(&q, &b).unwrap();
+        let e = read_all(&q).unwrap_err().to_string();
+        assert!(e.contains("bad.img"), "flip at {at}: {e}");
+    }
+    let mut b = bytes.clone();
+    b.push(0);
+    std::fs::write(&q, &b).unwrap();
+    assert!(read_all(&q).is_err());
+    assert_eq!(read_all(&p).unwrap(), 12);
+}
