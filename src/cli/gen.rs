@@ -3,14 +3,15 @@
 
 use std::path::PathBuf;
 
-use fimdup::gen::{generate, read_config, write_corpus, GenConfig};
+use fimdup::gen::{generate_to_dir, read_config, GenConfig};
 
 /// Generate a synthetic corpus with known near-duplicates and its truth.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fimdup gen --out out/gen --docs 2000 --seed 1
   fimdup gen --out out/gen-html --docs 500 --html
-  fimdup gen --out out/custom --config my-params.json   # start from datasets/default/params.json")]
+  fimdup gen --out out/custom --config my-params.json   # start from datasets/default/params.json
+  fimdup gen --out out/big --config eval/peers/corpus.json --docs 1000000 --stream")]
 pub struct Args {
     /// Output directory (created if missing).
     #[arg(long)]
@@ -24,6 +25,11 @@ pub struct Args {
     /// Render documents as HTML pages.
     #[arg(long)]
     html: bool,
+    /// Write documents as they are generated, in bounded memory (needed beyond 1,000,000
+    /// documents): group kinds interleaved, file order a windowed shuffle, truth only within
+    /// groups (no corpus-wide join). Same as `"stream": true` in the config.
+    #[arg(long)]
+    stream: bool,
     /// Generator parameters (JSON, e.g. datasets/default/params.json); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -47,18 +53,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.html {
         cfg.html = true;
     }
-    cfg.validate()?;
-    let corpus = generate(&cfg)?;
-    write_corpus(&args.out, &corpus)?;
-    let mut kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
-    for r in &corpus.truth {
-        *kinds.entry(r.kind.as_str()).or_default() += 1;
+    if args.stream {
+        cfg.stream = true;
     }
+    cfg.validate()?;
+    let summary = generate_to_dir(&cfg, &args.out)?;
+    let kinds = &summary.pairs_by_kind;
     if args.json {
         let v = serde_json::json!({
             "out": args.out.display().to_string(),
-            "docs": corpus.docs.len(),
-            "truth_pairs": corpus.truth.len(),
+            "docs": summary.docs,
+            "truth_pairs": summary.truth_pairs,
             "pairs_by_kind": kinds,
             "seed": cfg.seed,
         });
@@ -66,8 +71,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     eprintln!(
         "fimdup gen: {} docs, {} truth pairs ({}) -> {}",
-        corpus.docs.len(),
-        corpus.truth.len(),
+        summary.docs,
+        summary.truth_pairs,
         kinds
             .iter()
             .map(|(k, v)| format!("{k} {v}"))

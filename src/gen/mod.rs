@@ -15,7 +15,9 @@
 //! strings, no hashing), and edit similarity `1 - levenshtein / max(len)` on words.
 
 pub mod lang;
+pub mod levenshtein;
 pub mod render;
+pub mod stream;
 
 use std::io::Write;
 use std::path::Path;
@@ -114,6 +116,15 @@ pub struct GenConfig {
     /// Pairs outside the groups enter the truth when their resemblance or either containment
     /// is at least this.
     pub truth_floor: f64,
+    /// Stream the documents to disk as they are generated (bounded memory, up to 1e9
+    /// documents; see [`stream`]): group kinds interleaved, file order a windowed shuffle,
+    /// truth only within groups. Off by default (and then not written to `params.json`).
+    #[serde(skip_serializing_if = "is_false")]
+    pub stream: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 impl Default for GenConfig {
@@ -141,6 +152,7 @@ impl Default for GenConfig {
             containers: [1, 2],
             copy_variants: [2, 4],
             truth_floor: 0.1,
+            stream: false,
         }
     }
 }
@@ -163,8 +175,18 @@ impl GenConfig {
     /// Checks every value; the error names the field.
     pub fn validate(&self) -> Result<()> {
         let fail = |m: String| Err(Error::config(format!("gen: {m}")));
-        if self.docs == 0 || self.docs > 1_000_000 {
-            return fail(format!("docs {} must be in 1..=1000000", self.docs));
+        if self.stream {
+            if self.docs == 0 || self.docs > 1_000_000_000 {
+                return fail(format!(
+                    "docs {} must be in 1..=1000000000 (stream)",
+                    self.docs
+                ));
+            }
+        } else if self.docs == 0 || self.docs > 1_000_000 {
+            return fail(format!(
+                "docs {} must be in 1..=1000000 (set stream for more)",
+                self.docs
+            ));
         }
         if self.vocab < 100 || self.vocab > 10_000_000 {
             return fail(format!("vocab {} must be in 100..=10000000", self.vocab));
@@ -494,9 +516,46 @@ impl Gen<'_> {
     }
 }
 
-/// Generates the corpus and its truth. Deterministic for a config.
+/// What [`generate_to_dir`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenSummary {
+    /// Documents written.
+    pub docs: usize,
+    /// Rows of `truth.csv`.
+    pub truth_pairs: usize,
+    /// Truth rows by kind.
+    pub pairs_by_kind: std::collections::BTreeMap<String, usize>,
+}
+
+/// Generates the corpus of `cfg` into `dir` (`docs.jsonl`, `truth.csv`, `params.json`): in
+/// memory by [`generate`] + [`write_corpus`], or, for a `stream` config, document by
+/// document ([`stream`]) in bounded memory.
+pub fn generate_to_dir(cfg: &GenConfig, dir: &Path) -> Result<GenSummary> {
+    if cfg.stream {
+        return stream::generate_stream(cfg, dir);
+    }
+    let corpus = generate(cfg)?;
+    write_corpus(dir, &corpus)?;
+    let mut pairs_by_kind = std::collections::BTreeMap::new();
+    for r in &corpus.truth {
+        *pairs_by_kind.entry(r.kind.clone()).or_default() += 1;
+    }
+    Ok(GenSummary {
+        docs: corpus.docs.len(),
+        truth_pairs: corpus.truth.len(),
+        pairs_by_kind,
+    })
+}
+
+/// Generates the corpus and its truth in memory. Deterministic for a config. A `stream`
+/// config is refused: use [`generate_to_dir`].
 pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
     cfg.validate()?;
+    if cfg.stream {
+        return Err(Error::config(
+            "gen: a stream config is generated to a directory (generate_to_dir)".to_string(),
+        ));
+    }
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let lex = Lexicon::new(cfg.vocab, cfg.zipf_exponent, &mut rng);
     let w = Writer::new(lex, cfg.phrases, cfg.phrase_prob, &mut rng);
@@ -697,9 +756,13 @@ pub fn write_corpus(dir: &Path, corpus: &GeneratedCorpus) -> Result<()> {
     }
     f.write_all(buf.as_bytes()).map_err(|e| Error::io(&p, e))?;
     f.commit()?;
+    write_params(dir, &corpus.config)
+}
+
+/// Writes `dir/params.json` (the config, pretty-printed) atomically.
+fn write_params(dir: &Path, cfg: &GenConfig) -> Result<()> {
     let p = dir.join("params.json");
-    let mut s =
-        serde_json::to_string_pretty(&corpus.config).map_err(|e| Error::io(&p, e.into()))?;
+    let mut s = serde_json::to_string_pretty(cfg).map_err(|e| Error::io(&p, e.into()))?;
     s.push('\n');
     crate::io::write_atomic(&p, s.as_bytes())
 }

@@ -1,0 +1,415 @@
+//! The streaming form of the generator ([`GenConfig::stream`]): documents are written to
+//! `docs.jsonl` as they are generated, so memory stays bounded by a shuffle window of
+//! [`WINDOW`] documents plus the groups not yet complete, and grows only by the truth rows
+//! (64 bytes each, kept to be sorted at the end; some 14 MB per million documents of
+//! `eval/peers/corpus.json`).
+//!
+//! It differs from [`super::generate`] in three stated ways: group kinds are interleaved (each
+//! next group's kind is drawn in proportion to the documents its kind still has to make,
+//! unrelated documents included) instead of made kind by kind; file order is a windowed
+//! shuffle (each new document replaces a random one of the window, which is written; drawn
+//! from a second ChaCha8 stream of the seed, so the window changes the order only) instead
+//! of a full one; and the truth holds only the pairs within groups (no exact join across the
+//! corpus), with edit similarity by the bit-parallel [`super::levenshtein`]. Invariants as for
+//! [`super::generate`]: a pure function of the config (one ChaCha8 stream; truth rows sorted
+//! by `(a, b)`, computed in parallel but in a fixed order), ids `d` + zero-padded file
+//! position, and each document's canonical tokens are the ones its truth is computed on.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+use super::lang::{Lexicon, Writer};
+use super::levenshtein::edit_similarity_u32;
+use super::render::Style;
+use super::{Draft, Gen, GenConfig, GenSummary, TRUTH_HEADER};
+use crate::eval::similarity::{containment, intersection_len, jaccard, shingle_set, SHINGLE_LEN};
+use crate::io::AtomicFile;
+use crate::{Error, Result};
+
+/// Documents held back in the shuffle window.
+pub const WINDOW: usize = 1 << 16;
+
+/// Completed groups whose truth is computed in one parallel batch.
+const BATCH: usize = 4096;
+
+/// A written document awaiting the rest of its group.
+struct Member {
+    idx: u64,
+    seq: Vec<u32>,
+}
+
+/// One truth row by file positions.
+struct Row {
+    a: u64,
+    b: u64,
+    resemblance: f64,
+    containment_ab: f64,
+    containment_ba: f64,
+    edit_similarity: f64,
+    kind: &'static str,
+}
+
+struct Sink {
+    out: AtomicFile,
+    path: std::path::PathBuf,
+    width: usize,
+    written: u64,
+    /// group number -> (kind, size, members written so far)
+    pending: hashbrown::HashMap<usize, (&'static str, usize, Vec<Member>)>,
+    ready: Vec<(&'static str, Vec<Member>)>,
+    rows: Vec<Row>,
+    pairs_by_kind: BTreeMap<String, usize>,
+}
+
+impl Sink {
+    fn emit(&mut self, d: Draft, size_of: &mut hashbrown::HashMap<usize, usize>) -> Result<()> {
+        let idx = self.written;
+        self.written += 1;
+        let id = format!("d{idx:0w$}", w = self.width);
+        let doc = super::GenDoc {
+            id,
+            family: d.family,
+            kind: d.role,
+            text: d.text,
+            canonical: Vec::new(),
+        };
+        let p = &self.path;
+        serde_json::to_writer(&mut self.out, &doc).map_err(|e| Error::io(p, e.into()))?;
+        self.out.write_all(b"\n").map_err(|e| Error::io(p, e))?;
+        if let Some((g, kind)) = d.group {
+            let size = *size_of.get(&g).expect("every group's size is recorded");
+            let seq: Vec<u32> = d.toks.iter().map(|t| t.w).collect();
+            let e = self
+                .pending
+                .entry(g)
+                .or_insert_with(|| (kind, size, Vec::with_capacity(size)));
+            e.2.push(Member { idx, seq });
+            if e.2.len() == e.1 {
+                let (kind, _, members) = self.pending.remove(&g).expect("present");
+                size_of.remove(&g);
+                self.ready.push((kind, members));
+                if self.ready.len() >= BATCH {
+                    self.flush_truth();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn flush_truth(&mut self) {
+        let ready = std::mem::take(&mut self.ready);
+        let rows: Vec<Vec<Row>> = ready.par_iter().map(|(k, m)| group_rows(k, m)).collect();
+        for r in rows {
+            for row in &r {
+                *self.pairs_by_kind.entry(row.kind.to_string()).or_default() += 1;
+            }
+            self.rows.extend(r);
+        }
+    }
+}
+
+fn group_rows(kind: &'static str, members: &[Member]) -> Vec<Row> {
+    let mut table: hashbrown::HashMap<Vec<u32>, u32> = hashbrown::HashMap::new();
+    let sets: Vec<Vec<u32>> = members
+        .iter()
+        .map(|m| shingle_set(&m.seq, SHINGLE_LEN, &mut table))
+        .collect();
+    let mut rows = Vec::new();
+    for i in 0..members.len() {
+        for j in i + 1..members.len() {
+            let (x, y) = if members[i].idx < members[j].idx {
+                (i, j)
+            } else {
+                (j, i)
+            };
+            let (sa, sb) = (&sets[x], &sets[y]);
+            let inter = intersection_len(sa, sb);
+            rows.push(Row {
+                a: members[x].idx,
+                b: members[y].idx,
+                resemblance: jaccard(sa.len(), sb.len(), inter),
+                containment_ab: containment(sa.len(), inter),
+                containment_ba: containment(sb.len(), inter),
+                edit_similarity: edit_similarity_u32(&members[x].seq, &members[y].seq),
+                kind,
+            });
+        }
+    }
+    rows
+}
+
+/// Generates the corpus of a `stream` config into `dir` (`docs.jsonl`, `truth.csv`,
+/// `params.json`, each atomically).
+pub(super) fn generate_stream(cfg: &GenConfig, dir: &Path) -> Result<GenSummary> {
+    generate_stream_window(cfg, dir, WINDOW)
+}
+
+fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Result<GenSummary> {
+    cfg.validate()?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let lex = Lexicon::new(cfg.vocab, cfg.zipf_exponent, &mut rng);
+    let w = Writer::new(lex, cfg.phrases, cfg.phrase_prob, &mut rng);
+    let mut g = Gen {
+        cfg,
+        w,
+        rng,
+        style: if cfg.html { Style::HtmlA } else { Style::Plain },
+        drafts: Vec::new(),
+        groups: 0,
+    };
+    let n = cfg.docs;
+    let m = &cfg.mix;
+    let budget = |share: f64| (share * n as f64).round() as usize;
+    // remaining documents per kind: edit, chain, template, containment, copy, unrelated
+    let mut left = [0usize; 6];
+    let mut used = 0usize;
+    for (k, share) in [
+        m.edit_families,
+        m.version_chains,
+        m.templates,
+        m.containment,
+        m.copies,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        left[k] = budget(share).min(n - used);
+        used += left[k];
+    }
+    left[5] = n - used;
+    let path = dir.join("docs.jsonl");
+    let mut sink = Sink {
+        out: AtomicFile::create(&path)?,
+        path,
+        width: (n.saturating_sub(1)).to_string().len().max(4),
+        written: 0,
+        pending: hashbrown::HashMap::new(),
+        ready: Vec::new(),
+        rows: Vec::new(),
+        pairs_by_kind: BTreeMap::new(),
+    };
+    let mut size_of: hashbrown::HashMap<usize, usize> = hashbrown::HashMap::new();
+    let mut window: Vec<Draft> = Vec::with_capacity(window_len.min(n));
+    // the shuffle draws from its own stream, so the window size changes the order only
+    let mut order_rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    order_rng.set_stream(1);
+    loop {
+        let total: usize = left.iter().sum();
+        if total == 0 {
+            break;
+        }
+        let mut r = g.rng.gen_range(0..total);
+        let mut kind = 0;
+        while r >= left[kind] {
+            r -= left[kind];
+            kind += 1;
+        }
+        if kind == 5 {
+            g.unrelated();
+            left[5] -= 1;
+        } else {
+            let want = match kind {
+                0 => g.len_in(cfg.family_size),
+                1 => cfg.chain_length,
+                2 => g.len_in(cfg.template_group),
+                3 => 1 + g.len_in(cfg.containers),
+                _ => 1 + g.len_in(cfg.copy_variants),
+            };
+            let size = want.min(left[kind]);
+            if size < 2 {
+                // too few left for a group: they become unrelated documents
+                left[5] += left[kind];
+                left[kind] = 0;
+                continue;
+            }
+            match kind {
+                0 => g.edit_family(size),
+                1 => g.chain(size),
+                2 => g.template_group(size),
+                3 => g.containment(size),
+                _ => g.copies(size),
+            }
+            left[kind] -= size;
+            size_of.insert(g.groups, size);
+        }
+        for d in std::mem::take(&mut g.drafts) {
+            if window.len() < window_len {
+                window.push(d);
+            } else {
+                let i = order_rng.gen_range(0..window_len);
+                let out = std::mem::replace(&mut window[i], d);
+                sink.emit(out, &mut size_of)?;
+            }
+        }
+    }
+    window.shuffle(&mut order_rng);
+    for d in window {
+        sink.emit(d, &mut size_of)?;
+    }
+    sink.flush_truth();
+    debug_assert!(sink.pending.is_empty());
+    sink.out.commit()?;
+    let docs = sink.written as usize;
+    let mut rows = sink.rows;
+    rows.par_sort_unstable_by_key(|r| (r.a, r.b));
+    let p = dir.join("truth.csv");
+    let mut f = AtomicFile::create(&p)?;
+    writeln!(f, "{TRUTH_HEADER}").map_err(|e| Error::io(&p, e))?;
+    let w = sink.width;
+    for r in &rows {
+        writeln!(
+            f,
+            "d{:0w$},d{:0w$},{:.6},{:.6},{:.6},{:.6},{}",
+            r.a, r.b, r.resemblance, r.containment_ab, r.containment_ba, r.edit_similarity, r.kind
+        )
+        .map_err(|e| Error::io(&p, e))?;
+    }
+    f.commit()?;
+    super::write_params(dir, cfg)?;
+    Ok(GenSummary {
+        docs,
+        truth_pairs: rows.len(),
+        pairs_by_kind: sink.pairs_by_kind,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::similarity::{edit_similarity, words_lower};
+    use crate::eval::ShingleSets;
+
+    fn cfg(docs: usize) -> GenConfig {
+        GenConfig {
+            seed: 11,
+            docs,
+            stream: true,
+            ..GenConfig::default()
+        }
+    }
+
+    fn run(c: &GenConfig, window: usize, threads: usize) -> (GenSummary, [Vec<u8>; 3]) {
+        let dir = tempfile::tempdir().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let s = pool
+            .install(|| generate_stream_window(c, dir.path(), window))
+            .unwrap();
+        let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap();
+        (
+            s,
+            [read("docs.jsonl"), read("truth.csv"), read("params.json")],
+        )
+    }
+
+    /// Same config: byte-identical files on 1 and 2 threads; another seed differs; the window
+    /// size (a shuffle detail) changes the order only.
+    #[test]
+    fn deterministic_across_threads() {
+        let c = cfg(1200);
+        let (s1, a) = run(&c, 50, 1);
+        let (s2, b) = run(&c, 50, 2);
+        assert_eq!(s1, s2);
+        assert!(a == b, "1 and 2 threads differ");
+        let (_, d) = run(
+            &GenConfig {
+                seed: 12,
+                ..c.clone()
+            },
+            50,
+            1,
+        );
+        assert_ne!(a[0], d[0]);
+        let (s3, e) = run(&c, 5000, 1);
+        assert_ne!(a[0], e[0]);
+        assert_eq!(s1.pairs_by_kind, s3.pairs_by_kind);
+        // params.json round-trips to the config, stream flag included
+        let back: GenConfig = serde_json::from_slice(&a[2]).unwrap();
+        assert_eq!(back, c);
+    }
+
+    /// Every within-group pair is in the truth, with the values recomputed from the written
+    /// text (eval's shingle sets, the quadratic edit distance on lowercased words); nothing
+    /// else is; ids follow file order; every kind is made.
+    #[test]
+    fn truth_is_exact_within_groups() {
+        let c = cfg(900);
+        let (s, [docs, truth, _]) = run(&c, 64, 2);
+        let docs: Vec<serde_json::Value> = std::str::from_utf8(&docs)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(docs.len(), 900);
+        assert_eq!(s.docs, 900);
+        let mut fams: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(d["id"].as_str().unwrap(), format!("d{i:04}"));
+            if let Some(f) = d["family"].as_str() {
+                fams.entry(f.to_string()).or_default().push(i);
+            }
+        }
+        let text = |i: usize| docs[i]["text"].as_str().unwrap().to_string();
+        let sets = ShingleSets::from_texts((0..docs.len()).map(|i| (format!("d{i:04}"), text(i))));
+        let mut want: BTreeMap<(String, String), (f64, f64, String)> = BTreeMap::new();
+        for (f, m) in &fams {
+            let kind = f.split('-').next().unwrap().to_string();
+            for x in 0..m.len() {
+                for y in x + 1..m.len() {
+                    let (a, b) = (format!("d{:04}", m[x]), format!("d{:04}", m[y]));
+                    let es = edit_similarity(&words_lower(&text(m[x])), &words_lower(&text(m[y])));
+                    let r = sets.resemblance(&a, &b).unwrap();
+                    want.insert((a, b), (r, es, kind.clone()));
+                }
+            }
+        }
+        let truth = std::str::from_utf8(&truth).unwrap();
+        let mut lines = truth.lines();
+        assert_eq!(lines.next().unwrap(), TRUTH_HEADER);
+        let mut got = 0;
+        let mut prev = (String::new(), String::new());
+        for l in lines {
+            let f: Vec<&str> = l.split(',').collect();
+            let key = (f[0].to_string(), f[1].to_string());
+            assert!(key > prev, "truth not sorted at {l}");
+            prev = key.clone();
+            let (r, es, kind) = want.get(&key).unwrap_or_else(|| panic!("extra row {l}"));
+            assert!(
+                (f[2].parse::<f64>().unwrap() - r).abs() < 1e-6,
+                "{l}: resemblance {r}"
+            );
+            assert!(
+                (f[5].parse::<f64>().unwrap() - es).abs() < 1e-6,
+                "{l}: edit {es}"
+            );
+            assert_eq!(f[6], kind);
+            got += 1;
+        }
+        assert_eq!(got, want.len());
+        assert_eq!(s.truth_pairs, got);
+        for k in ["chain", "copy", "template", "containment", "edit"] {
+            assert!(
+                s.pairs_by_kind.get(k).copied().unwrap_or(0) > 0,
+                "no {k} pairs"
+            );
+        }
+    }
+
+    #[test]
+    fn docs_limit_depends_on_stream() {
+        let mut c = cfg(2_000_000);
+        assert!(c.validate().is_ok());
+        c.stream = false;
+        assert!(c.validate().unwrap_err().to_string().contains("stream"));
+        assert!(super::super::generate(&cfg(10)).is_err());
+    }
+}
