@@ -249,11 +249,22 @@ impl SpillArgs {
     }
 }
 
+/// Set by the interrupt handler before it removes anything: an error that the main thread
+/// meets afterwards (a spill file vanishing under it) is the interrupt's, not the input's.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Whether SIGINT / SIGTERM has arrived. The caller that sees an error while this holds
+/// leaves the exit to the handler (which exits 130 once the cleanup is done).
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+}
+
 /// On SIGINT / SIGTERM: removes the spill directories and the temporary files of outputs
 /// being written, then exits with code 130.
 pub fn install_interrupt_handler() {
     // A second installation (never done) or an unsupported platform only loses the cleanup.
     let _ = ctrlc::set_handler(|| {
+        INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         fimdup::spill::remove_live_dirs();
         fimdup::io::remove_live_temp_files();
         eprintln!("fimdup: interrupted; temporary files removed");

@@ -88,6 +88,13 @@ pub fn main() -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
+            if common::interrupted() {
+                // The handler is removing the temporary files and will exit with 130; an
+                // error caused by that removal must not race it to exit 2.
+                loop {
+                    std::thread::park();
+                }
+            }
             eprintln!("fimdup: {e:#}");
             2
         }
