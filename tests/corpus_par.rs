@@ -85,7 +85,7 @@ fn jsonl_cfg(skip: bool) -> CorpusConfig {
 fn same_documents_as_the_sequential_reader() {
     let dir = tempfile::tempdir().unwrap();
     let jsonl = "\u{feff}{\"id\":\"a\",\"text\":\"one two\"}\r\n\n  \n{\"id\":7,\"text\":\"x\\ny\"}\n{\"text\":\"\",\"id\":1.5}\n{\"id\":\"z\",\"text\":\"last, no newline\"}";
-    let lines = "first\n\nthird line\r\n\u{feff}x\nno newline";
+    let lines = "\u{feff}first\n\nthird line\r\n\u{feff}x\nno newline";
     let mut bad_utf8 = b"{\"id\":1,\"text\":\"caf\xe9\"}\n".to_vec();
     bad_utf8.extend_from_slice(b"{\"id\":2,\"text\":\"ok\"}\n");
     let files: Vec<(&str, Vec<u8>)> = vec![
@@ -141,6 +141,31 @@ fn first_error_in_document_order_wins() {
             }
         }
         cases.push(("e.jsonl", s, CorpusConfig::default()));
+    }
+    // The error names the file and the line of the first bad document, whatever the
+    // threads and blocks.
+    for bad_at in [0usize, 17, 39] {
+        let p = dir.path().join(format!("line{bad_at}.jsonl"));
+        let body: String = (0..40)
+            .map(|i| {
+                if i == bad_at {
+                    "{\"id\":1,\"text\":}\n".to_string()
+                } else {
+                    good(i)
+                }
+            })
+            .collect();
+        std::fs::write(&p, body).unwrap();
+        let at = format!("{}:{}", p.display(), bad_at + 1);
+        for threads in [1, 2] {
+            for opts in OPTS {
+                let e = pool(threads)
+                    .install(|| read_all_par_opts(&p, &CorpusConfig::default(), &opts))
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains(&at), "{e:?} does not name {at}");
+            }
+        }
     }
     cases.push((
         "f.jsonl",

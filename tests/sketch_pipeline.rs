@@ -224,3 +224,70 @@ proptest! {
         }
     }
 }
+
+/// Runs the binary; panics with its stderr when it fails.
+fn fimdup(args: &[&str]) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fimdup"))
+        .args(args)
+        .output()
+        .expect("run fimdup");
+    assert!(
+        out.status.success(),
+        "fimdup {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// `fimdup sketch --threads 1` and `--threads 2` write byte-identical images and id tables
+/// on a corpus of several reader blocks (about 4 MB; blocks are 1 MiB), mixing ASCII
+/// documents (fast path) with non-ASCII and HTML ones (general path).
+#[test]
+fn cli_sketch_identical_for_one_and_two_threads_across_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = dir.path().join("gen");
+    let (gen_s, n) = (gen.to_str().unwrap(), "2500");
+    fimdup(&["gen", "--out", gen_s, "--docs", n, "--threads", "2"]);
+    let src = std::fs::read_to_string(gen.join("docs.jsonl")).unwrap();
+    let mut body = String::new();
+    for (i, line) in src.lines().enumerate() {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let t = v["text"].as_str().unwrap().to_string();
+        let t = match i % 13 {
+            0 => t.replacen('e', "é", 3),
+            5 => format!("<p>{t}</p> caf&eacute; <b>Über</b>"),
+            9 => t.replace(' ', "\u{a0}"),
+            _ => t,
+        };
+        v["text"] = t.into();
+        body.push_str(&v.to_string());
+        body.push('\n');
+    }
+    assert!(body.len() > 3 << 20, "{} bytes: too few blocks", body.len());
+    let p = dir.path().join("mixed.jsonl");
+    std::fs::write(&p, body).unwrap();
+    let ps = p.to_str().unwrap();
+    let variants: [&[&str]; 3] = [
+        &["--size", "128", "--shingle-len", "5"],
+        &["--html", "--stem", "--stopwords", "english", "--keep-case"],
+        &["--scheme", "k-mins", "--size", "32", "--weighting", "tfidf"],
+    ];
+    for (k, extra) in variants.iter().enumerate() {
+        let mut outs = Vec::new();
+        for t in ["1", "2"] {
+            let img = dir.path().join(format!("v{k}-{t}.img"));
+            let mut args = vec!["sketch", ps, "--threads", t, "--out", img.to_str().unwrap()];
+            args.extend_from_slice(extra);
+            fimdup(&args);
+            let mut ids = img.clone().into_os_string();
+            ids.push(".ids.tsv");
+            outs.push((std::fs::read(&img).unwrap(), std::fs::read(ids).unwrap()));
+        }
+        assert!(outs[0].0.len() > 2500 * 8, "variant {k}: images too small");
+        let rows = outs[0].1.iter().filter(|&&c| c == b'\n').count();
+        assert!(rows >= 2500, "variant {k}: {rows} id rows");
+        assert!(
+            outs[0] == outs[1],
+            "variant {k} {extra:?}: 1 and 2 threads differ"
+        );
+    }
+}
