@@ -1,105 +1,136 @@
-//! Sketching throughput for each scheme at n = 128 with word 5-shingles on deterministic
-//! synthetic 300-word documents. The text module is not used: documents are tokenized by
-//! splitting on spaces straight into a `Canonical`, so the figures are shingling + sketching
-//! only (no canonicalization). Run: `cargo bench --bench sketch`.
+//! Sketching throughput (documents/s) of the streaming parallel pipeline
+//! (`sketch_stream`: parallel reader, ASCII fast-path canonicalization, token-hash
+//! shingling, sketching), at n = 128 with word 5-shingles, on a deterministic synthetic JSONL
+//! corpus of 300-word documents written to a temporary file; plus the sequential reference
+//! pipeline (`sketch_stream_reference`) for the ratio, and the per-document sketch of each
+//! scheme from token hashes. Threads: the global rayon pool (`RAYON_NUM_THREADS`).
+//! Run: `cargo bench --bench sketch`.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
-use fimdup::shingle::{shingle_hashes_scratch, ShingleConfig};
-use fimdup::sketch::{Scheme, Scratch, SketchConfig, Sketcher};
-use fimdup::text::Canonical;
+use std::io::Write;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use fimdup::shingle::{token_hash, ShingleConfig};
+use fimdup::sketch::pipeline::{
+    sketch_stream, sketch_stream_reference, PipelineConfig, SketchBatch, SketchSink,
+};
+use fimdup::sketch::{Scheme, Scratch, SketchConfig, SketchParams, Sketcher};
 use rand::{Rng, SeedableRng};
 
-const DOCS: usize = 1000;
+const DOCS: usize = 5000;
 const WORDS: usize = 300;
 
-fn corpus() -> Vec<Canonical> {
+/// Deterministic 300-word documents over a Zipf-like vocabulary, with capitals and
+/// punctuation so that canonicalization has work to do.
+fn texts() -> Vec<String> {
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(42);
     let vocab: Vec<String> = (0..20_000)
-        .map(|i| {
+        .map(|_| {
             let len = rng.gen_range(2..10);
-            let mut w: String = (0..len)
+            (0..len)
                 .map(|_| rng.gen_range(b'a'..=b'z') as char)
-                .collect();
-            w.push_str(&(i % 7).to_string());
-            w
+                .collect()
         })
         .collect();
     (0..DOCS)
         .map(|_| {
             let mut text = String::new();
-            let mut tokens = Vec::with_capacity(WORDS);
             for k in 0..WORDS {
-                if k > 0 {
-                    text.push(' ');
-                }
-                // Zipf-like: squares favour frequent words.
                 let r: f64 = rng.gen();
                 let w = &vocab[(r * r * vocab.len() as f64) as usize];
-                let start = text.len() as u32;
-                text.push_str(w);
-                tokens.push(start..text.len() as u32);
+                if k > 0 {
+                    text.push_str(if rng.gen_ratio(1, 12) { ". " } else { " " });
+                }
+                if k == 0 || rng.gen_ratio(1, 20) {
+                    let mut c = w.chars();
+                    let first = c.next().unwrap().to_ascii_uppercase();
+                    text.push(first);
+                    text.push_str(c.as_str());
+                } else {
+                    text.push_str(w);
+                }
             }
-            Canonical { text, tokens }
+            text
         })
         .collect()
 }
 
+/// Counts the images and drops them.
+struct Null(usize);
+
+impl SketchSink for Null {
+    fn begin(&mut self, _: &SketchParams) -> fimdup::Result<()> {
+        Ok(())
+    }
+    fn batch(&mut self, b: SketchBatch) -> fimdup::Result<()> {
+        self.0 += std::hint::black_box(b.images).len();
+        Ok(())
+    }
+}
+
 fn bench(c: &mut Criterion) {
-    let docs = corpus();
-    let bytes: u64 = docs.iter().map(|d| d.text.len() as u64).sum();
-    let shingle = ShingleConfig::default();
+    let docs = texts();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.jsonl");
     {
-        // Baseline: token hashing + rolling shingle hashes only.
-        let mut g = c.benchmark_group("shingle-hashes");
-        g.sample_size(20);
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for (i, t) in docs.iter().enumerate() {
+            let line = serde_json::json!({"id": i, "text": t}).to_string();
+            writeln!(f, "{line}").unwrap();
+        }
+    }
+    let cfg = PipelineConfig::default();
+    {
+        let mut g = c.benchmark_group("pipeline");
+        g.sample_size(10);
         g.throughput(Throughput::Elements(DOCS as u64));
-        g.bench_function("docs", |b| {
-            let (mut out, mut toks) = (Vec::new(), Vec::new());
+        g.bench_function("sketch_stream", |b| {
             b.iter(|| {
-                for d in &docs {
-                    out.clear();
-                    shingle_hashes_scratch(d, &shingle, &mut out, &mut toks);
-                    std::hint::black_box(&out);
-                }
+                let mut s = Null(0);
+                sketch_stream(&path, &cfg, &|_| {}, &mut s).unwrap();
+                assert_eq!(s.0, DOCS);
+            })
+        });
+        g.bench_function("sketch_stream_reference", |b| {
+            b.iter(|| {
+                let mut s = Null(0);
+                sketch_stream_reference(&path, &cfg, &mut s).unwrap();
+                assert_eq!(s.0, DOCS);
             })
         });
         g.finish();
     }
+    // Sketching alone, from token hashes (no reading or canonicalization).
+    let shingle = ShingleConfig::default();
+    let toks: Vec<Vec<u64>> = docs
+        .iter()
+        .take(1000)
+        .map(|t| t.split(' ').map(|w| token_hash(w, shingle.seed)).collect())
+        .collect();
+    let mut g = c.benchmark_group("sketch_token_hashes");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(toks.len() as u64));
     for scheme in Scheme::ALL {
-        let cfg = SketchConfig {
-            scheme,
-            size: 128,
-            modulus: 25,
-            seed: 1,
-            weighting: None,
-        };
-        let sk = Sketcher::new(shingle, cfg).unwrap();
-        let mut g = c.benchmark_group(format!("sketch/{scheme}"));
-        g.sample_size(20);
-        g.throughput(Throughput::Elements(DOCS as u64));
-        g.bench_function("docs", |b| {
-            let mut s = Scratch::default();
-            b.iter_batched_ref(
-                || (),
-                |_| {
-                    for d in &docs {
-                        std::hint::black_box(sk.sketch_with(d, &mut s));
-                    }
-                },
-                BatchSize::SmallInput,
-            )
-        });
-        g.throughput(Throughput::Bytes(bytes));
-        g.bench_function("bytes", |b| {
+        let sk = Sketcher::new(
+            shingle,
+            SketchConfig {
+                scheme,
+                size: 128,
+                modulus: 25,
+                seed: 1,
+                weighting: None,
+            },
+        )
+        .unwrap();
+        g.bench_function(scheme.name(), |b| {
             let mut s = Scratch::default();
             b.iter(|| {
-                for d in &docs {
-                    std::hint::black_box(sk.sketch_with(d, &mut s));
+                for t in &toks {
+                    std::hint::black_box(sk.sketch_token_hashes(t, &mut s));
                 }
             })
         });
-        g.finish();
     }
+    g.finish();
 }
 
 criterion_group!(benches, bench);

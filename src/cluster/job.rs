@@ -23,9 +23,9 @@ use crate::context::Transactions;
 use crate::corpus::CorpusConfig;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
 use crate::shingle::ShingleConfig;
-use crate::sketch::pipeline::{for_each_canonical_batch, Fingerprints};
+use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::{image_fingerprint, Image, ImageSet, Scheme, SketchParams};
-use crate::text::{Canonicalizer, TextConfig};
+use crate::text::TextConfig;
 use crate::{DocId, Error, Result};
 
 /// The project's maximal itemset miner ([`mine::mine`]) as a [`MaximalMiner`].
@@ -212,7 +212,8 @@ impl Prepared {
 }
 
 /// Full shingle sets of the documents of a corpus whose DocIds are in `wanted` (ascending;
-/// `None` = all), re-reading the corpus: only the wanted sets are kept in memory.
+/// `None` = all), re-reading the corpus: only the wanted documents are shingled and only
+/// their sets are kept in memory ([`crate::sketch::pipeline::shingle_sets_filtered`]).
 pub fn load_sets(
     path: &Path,
     corpus: &CorpusConfig,
@@ -220,25 +221,7 @@ pub fn load_sets(
     shingle: &ShingleConfig,
     wanted: Option<&[DocId]>,
 ) -> Result<Vec<(DocId, Vec<u64>)>> {
-    let canon = Canonicalizer::new(text.clone())?;
-    let mut out = Vec::new();
-    let mut next = 0u32;
-    for_each_canonical_batch(path, corpus, &canon, &|_| {}, |_, docs| {
-        let base = next;
-        next += docs.len() as u32;
-        let keep: Vec<(DocId, Vec<u64>)> = docs
-            .par_iter()
-            .enumerate()
-            .filter_map(|(i, c)| {
-                let d = DocId(base + i as u32);
-                let want = wanted.map_or(true, |w| w.binary_search(&d).is_ok());
-                want.then(|| (d, crate::shingle::shingle_set(c, shingle)))
-            })
-            .collect();
-        out.extend(keep);
-        Ok(())
-    })?;
-    Ok(out)
+    crate::sketch::pipeline::shingle_sets_filtered(path, corpus, text, shingle, wanted, &|_| {})
 }
 
 /// `--verify exact`: keeps the pairs whose exact resemblance (from the re-read corpus)

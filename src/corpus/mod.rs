@@ -36,6 +36,7 @@ use std::str::FromStr;
 use crate::io::AtomicFile;
 use crate::{DocId, Error, Result};
 
+pub mod par;
 pub mod warc;
 
 /// One input document.
@@ -509,53 +510,211 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 impl Jsonl {
     /// Parses one line into (ext id, text), or says what is wrong.
     fn parse(&self, line: &str) -> std::result::Result<(Option<String>, String), String> {
-        let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| format!("invalid JSON ({e}); expected one JSON object per line"))?;
-        let serde_json::Value::Object(mut m) = v else {
-            return Err(format!(
-                "found {}; expected a JSON object with a string field {:?}",
-                json_kind(&v),
-                self.text_field
-            ));
-        };
-        let text = match m.remove(&self.text_field) {
-            Some(serde_json::Value::String(s)) => s,
-            Some(other) => {
-                return Err(format!(
-                    "field {:?} is {}; expected a string",
-                    self.text_field,
-                    json_kind(&other)
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "no field {:?}; expected a string field {:?} holding the text (--text-field)",
-                    self.text_field, self.text_field
-                ))
-            }
-        };
-        if self.id_field.is_empty() {
-            return Ok((None, text));
-        }
-        let id = match m.get(&self.id_field) {
-            Some(serde_json::Value::String(s)) => s.clone(),
-            Some(serde_json::Value::Number(n)) => n.to_string(),
-            Some(other) => {
-                return Err(format!(
-                    "field {:?} is {}; expected a string or a number",
-                    self.id_field,
-                    json_kind(other)
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "no field {:?}; expected a string or number id (--id-field; an empty id field numbers the lines)",
-                    self.id_field
-                ))
-            }
-        };
-        Ok((Some(id), text))
+        parse_jsonl_line_fast(line, &self.text_field, &self.id_field)
+            .map(|(i, t)| (i, t.into_owned()))
     }
+}
+
+/// [`parse_jsonl_line`] without building a JSON value for the whole line: the text is
+/// borrowed from `line` when it has no escapes, other fields are validated and dropped.
+/// It accepts exactly the lines [`parse_jsonl_line`] accepts, with the same result: every
+/// field value is still parsed as a [`serde_json::Value`] (same validation, same recursion
+/// limit), duplicate keys keep their last value, and anything unusual (an error, a
+/// non-string text, a missing or odd id) is handed to [`parse_jsonl_line`] for its answer
+/// and message.
+fn parse_jsonl_line_fast<'a>(
+    line: &'a str,
+    text_field: &str,
+    id_field: &str,
+) -> std::result::Result<(Option<String>, std::borrow::Cow<'a, str>), String> {
+    let fallback = || parse_jsonl_line(line, text_field, id_field).map(|(i, t)| (i, t.into()));
+    let mut de = serde_json::Deserializer::from_str(line);
+    let seed = fastjson::LineSeed {
+        text_field,
+        id_field,
+    };
+    let parsed = match serde::de::DeserializeSeed::deserialize(seed, &mut de) {
+        Ok(p) if de.end().is_ok() => p,
+        _ => return fallback(),
+    };
+    let Some(text) = parsed.text else {
+        return fallback();
+    };
+    if id_field.is_empty() {
+        return Ok((None, text));
+    }
+    match parsed.id {
+        Some(serde_json::Value::String(s)) => Ok((Some(s), text)),
+        Some(serde_json::Value::Number(n)) => Ok((Some(n.to_string()), text)),
+        _ => fallback(),
+    }
+}
+
+/// The serde visitors of [`parse_jsonl_line_fast`].
+mod fastjson {
+    use std::borrow::Cow;
+    use std::fmt;
+
+    use serde::de::{DeserializeSeed, Deserializer, MapAccess, Visitor};
+
+    pub(super) struct LineSeed<'f> {
+        pub text_field: &'f str,
+        pub id_field: &'f str,
+    }
+
+    pub(super) struct Parsed<'de> {
+        pub text: Option<Cow<'de, str>>,
+        pub id: Option<serde_json::Value>,
+    }
+
+    impl<'de> DeserializeSeed<'de> for LineSeed<'_> {
+        type Value = Parsed<'de>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Parsed<'de>, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for LineSeed<'_> {
+        type Value = Parsed<'de>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Parsed<'de>, A::Error> {
+            let mut out = Parsed {
+                text: None,
+                id: None,
+            };
+            let key = KeySeed {
+                text_field: self.text_field,
+                id_field: self.id_field,
+            };
+            while let Some(k) = m.next_key_seed(key)? {
+                match k {
+                    Key::Text => out.text = Some(m.next_value_seed(StrSeed)?),
+                    Key::Id => out.id = Some(m.next_value::<serde_json::Value>()?),
+                    Key::Other => {
+                        m.next_value::<serde_json::Value>()?;
+                    }
+                }
+            }
+            Ok(out)
+        }
+    }
+
+    enum Key {
+        Text,
+        Id,
+        Other,
+    }
+
+    #[derive(Clone, Copy)]
+    struct KeySeed<'f> {
+        text_field: &'f str,
+        id_field: &'f str,
+    }
+
+    impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+        type Value = Key;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for KeySeed<'_> {
+        type Value = Key;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string key")
+        }
+        fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<Key, E> {
+            Ok(if k == self.text_field {
+                Key::Text
+            } else if k == self.id_field {
+                Key::Id
+            } else {
+                Key::Other
+            })
+        }
+    }
+
+    struct StrSeed;
+
+    impl<'de> DeserializeSeed<'de> for StrSeed {
+        type Value = Cow<'de, str>;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Cow<'de, str>, D::Error> {
+            d.deserialize_str(self)
+        }
+    }
+
+    impl<'de> Visitor<'de> for StrSeed {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_borrowed_str<E: serde::de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(s))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(s.to_owned()))
+        }
+        fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(s))
+        }
+    }
+}
+
+/// Parses one JSONL line into (ext id, text), or says what is wrong (shared by the
+/// sequential and the parallel reader, so both give the same documents and messages).
+fn parse_jsonl_line(
+    line: &str,
+    text_field: &str,
+    id_field: &str,
+) -> std::result::Result<(Option<String>, String), String> {
+    let v: serde_json::Value = serde_json::from_str(line)
+        .map_err(|e| format!("invalid JSON ({e}); expected one JSON object per line"))?;
+    let serde_json::Value::Object(mut m) = v else {
+        return Err(format!(
+            "found {}; expected a JSON object with a string field {:?}",
+            json_kind(&v),
+            text_field
+        ));
+    };
+    let text = match m.remove(text_field) {
+        Some(serde_json::Value::String(s)) => s,
+        Some(other) => {
+            return Err(format!(
+                "field {:?} is {}; expected a string",
+                text_field,
+                json_kind(&other)
+            ))
+        }
+        None => {
+            return Err(format!(
+                "no field {:?}; expected a string field {:?} holding the text (--text-field)",
+                text_field, text_field
+            ))
+        }
+    };
+    if id_field.is_empty() {
+        return Ok((None, text));
+    }
+    let id = match m.get(id_field) {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        Some(other) => {
+            return Err(format!(
+                "field {:?} is {}; expected a string or a number",
+                id_field,
+                json_kind(other)
+            ))
+        }
+        None => {
+            return Err(format!(
+                "no field {:?}; expected a string or number id (--id-field; an empty id field numbers the lines)",
+                id_field
+            ))
+        }
+    };
+    Ok((Some(id), text))
 }
 
 impl Source for Jsonl {

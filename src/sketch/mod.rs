@@ -52,7 +52,9 @@ pub mod weight;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::shingle::{intersection_size, shingle_hashes_scratch, ShingleConfig};
+use crate::shingle::{
+    intersection_size, shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig,
+};
 use crate::text::Canonical;
 use crate::{Error, Result};
 use hash::{fmix64, position_salt, reduce, splitmix64, Permutation};
@@ -275,6 +277,7 @@ pub struct Scratch {
     hashes: Vec<u64>,
     elems: Vec<u64>,
     filled: Vec<bool>,
+    perm: Vec<u64>,
 }
 
 /// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
@@ -376,6 +379,19 @@ impl Sketcher {
         img
     }
 
+    /// The image of a document given the hashes of its canonical tokens, in order
+    /// ([`crate::shingle::token_hash`] of each token with the shingle seed): the same image
+    /// as [`Sketcher::sketch_with`] on that document, without the canonical text or the
+    /// shingle strings (the shingle hashes are rolled from the token hashes).
+    pub fn sketch_token_hashes(&self, token_hashes: &[u64], scratch: &mut Scratch) -> Image {
+        let mut hashes = std::mem::take(&mut scratch.hashes);
+        hashes.clear();
+        shingle_hashes_from_tokens(token_hashes, &self.shingle, &mut hashes);
+        let img = self.sketch_hashes_with(&mut hashes, scratch);
+        scratch.hashes = hashes;
+        img
+    }
+
     /// The image of a multiset of shingle hashes (any order, duplicates allowed; only the
     /// weighted modes look at multiplicities). `hashes` may be reordered.
     pub fn sketch_hashes(&self, hashes: &mut [u64]) -> Image {
@@ -395,7 +411,7 @@ impl Sketcher {
             Image::empty()
         } else {
             match self.cfg.scheme {
-                Scheme::BottomK => self.bottom_k(xs),
+                Scheme::BottomK => self.bottom_k(xs, &mut scratch.perm),
                 Scheme::KMins => self.k_mins(xs),
                 Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
                 Scheme::ModM => self.mod_m(xs),
@@ -405,8 +421,9 @@ impl Sketcher {
         img
     }
 
-    fn bottom_k(&self, xs: &[u64]) -> Image {
-        let mut v: Vec<u64> = xs.iter().map(|&x| self.pi.apply(x)).collect();
+    fn bottom_k(&self, xs: &[u64], v: &mut Vec<u64>) -> Image {
+        v.clear();
+        v.extend(xs.iter().map(|&x| self.pi.apply(x)));
         let n = self.cfg.size;
         let k = n + n / 4;
         if v.len() > k {
@@ -414,7 +431,8 @@ impl Sketcher {
             // the pivot; if that is at least n distinct values, they are the answer.
             let (lo, nth, _) = v.select_nth_unstable(k);
             let pivot = *nth;
-            let mut keep: Vec<u64> = lo.iter().copied().filter(|&x| x <= pivot).collect();
+            let mut keep: Vec<u64> = Vec::with_capacity(k + 1);
+            keep.extend(lo.iter().copied().filter(|&x| x <= pivot));
             keep.push(pivot);
             keep.sort_unstable();
             keep.dedup();
@@ -427,7 +445,7 @@ impl Sketcher {
         v.sort_unstable();
         v.dedup();
         v.truncate(n);
-        Image { values: v }
+        Image { values: v.clone() }
     }
 
     fn k_mins(&self, xs: &[u64]) -> Image {

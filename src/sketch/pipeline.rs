@@ -2,10 +2,11 @@
 //! sketch every document, streaming in parallel batches.
 //!
 //! Invariants: documents keep their input order (DocId `i` is the `i`-th document read);
-//! results are identical for any number of threads (each batch is processed with rayon and
-//! collected in order); the raw corpus is never held whole (only one batch of raw text at a
-//! time), except that a tf-idf weighting reads the corpus twice (a first pass for document
-//! frequencies).
+//! results are identical for any number of threads (blocks are mapped in parallel by
+//! [`crate::corpus::par`] and delivered in order); the raw corpus is never held whole (only
+//! the blocks in flight), except that a tf-idf weighting reads the corpus twice (a first
+//! pass for document frequencies). [`sketch_stream_reference`] keeps the earlier sequential
+//! pipeline as the reference the fused one is tested against.
 
 use std::path::Path;
 
@@ -14,10 +15,11 @@ use rayon::prelude::*;
 use super::{
     DocFreq, Image, ImageSet, Scratch, SketchConfig, SketchParams, Sketcher, TextParams, Weighting,
 };
+use crate::corpus::par::par_map_corpus_with;
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
-use crate::shingle::ShingleConfig;
+use crate::shingle::{shingle_hashes_from_tokens, token_hash, ShingleConfig};
 use crate::text::{self, Canonical, Canonicalizer, StopWords, TextConfig};
-use crate::Result;
+use crate::{DocId, Result};
 
 /// Everything that turns a corpus into images.
 #[derive(Clone, Debug, Default)]
@@ -160,8 +162,55 @@ pub trait SketchSink {
     fn batch(&mut self, batch: SketchBatch) -> Result<()>;
 }
 
+/// Per-worker buffers of the fused pipeline.
+#[derive(Default)]
+struct Worker {
+    text: text::Scratch,
+    sketch: Scratch,
+    tokens: Vec<u64>,
+    fingerprint: Vec<u8>,
+}
+
+impl Worker {
+    /// Canonicalizes `raw` token by token: the token hashes (shingle seed `seed`) into
+    /// `self.tokens`, and, if `fp`, the fingerprint encoding into `self.fingerprint`.
+    fn tokens(&mut self, canon: &Canonicalizer, seed: u64, raw: &str, fp: bool) {
+        let Worker {
+            text: ts,
+            tokens,
+            fingerprint,
+            ..
+        } = self;
+        tokens.clear();
+        fingerprint.clear();
+        if fp {
+            canon.for_each_token(raw, ts, |t| {
+                tokens.push(token_hash(t, seed));
+                text::push_fingerprint_token(fingerprint, t);
+            });
+        } else {
+            canon.for_each_token(raw, ts, |t| tokens.push(token_hash(t, seed)));
+        }
+    }
+}
+
+/// What a worker makes of one document.
+struct DocOut {
+    ext_id: String,
+    image: Image,
+    raw_fingerprint: u64,
+    canonical_fingerprint: u64,
+    tokens: u64,
+}
+
 /// Reads, canonicalizes and sketches the corpus at `path`, handing the images to `sink`
 /// batch by batch without holding them all (the streaming form of [`sketch_corpus`]).
+///
+/// Reading, parsing, canonicalization, shingling and sketching overlap: the corpus is read
+/// by the parallel reader ([`crate::corpus::par`]), each worker turns the documents of a
+/// block into images (tokens hashed as they are found, no canonical text or shingle string
+/// built on the ASCII fast path), and the batches reach `sink` in input order on the calling
+/// thread, so the output is the same for any number of threads.
 pub fn sketch_stream(
     path: &Path,
     cfg: &PipelineConfig,
@@ -170,12 +219,116 @@ pub fn sketch_stream(
 ) -> Result<SketchStats> {
     cfg.validate()?;
     let canon = Canonicalizer::new(cfg.text.clone())?;
+    let seed = cfg.shingle.seed;
     let sketcher = if matches!(cfg.sketch.weighting, Some(Weighting::TfIdf { .. })) {
         let mut df = DocFreq::new();
-        for_each_canonical_batch(path, &cfg.corpus, &canon, &|_| {}, |_, docs| {
-            df.merge(&DocFreq::from_docs(&docs, &cfg.shingle));
+        par_map_corpus_with(
+            path,
+            &cfg.corpus,
+            Worker::default,
+            |w, d| {
+                w.tokens(&canon, seed, &d.text, false);
+                let mut h = Vec::new();
+                shingle_hashes_from_tokens(&w.tokens, &cfg.shingle, &mut h);
+                h.sort_unstable();
+                h.dedup();
+                Ok(h)
+            },
+            |b| {
+                for set in &b.items {
+                    df.add_set(set);
+                }
+                Ok(())
+            },
+        )?;
+        Sketcher::with_doc_freq(cfg.shingle, cfg.sketch, df)?
+    } else {
+        Sketcher::new(cfg.shingle, cfg.sketch)?
+    };
+    sink.begin(&sketcher.params(cfg.text_params()))?;
+    let w = cfg.shingle.len as u64;
+    let (mut tokens, mut short, mut empty_images, mut done) = (0u64, 0u64, 0u64, 0u64);
+    let corpus = par_map_corpus_with(
+        path,
+        &cfg.corpus,
+        Worker::default,
+        |wk, d| {
+            wk.tokens(&canon, seed, &d.text, true);
+            let image = sketcher.sketch_token_hashes(&wk.tokens, &mut wk.sketch);
+            Ok(DocOut {
+                ext_id: d.ext_id,
+                image,
+                raw_fingerprint: text::fingerprint_raw(d.text.as_bytes()),
+                canonical_fingerprint: text::fingerprint_canonical_encoded(&wk.fingerprint),
+                tokens: wk.tokens.len() as u64,
+            })
+        },
+        |b| {
+            let n = b.items.len();
+            let mut batch = SketchBatch {
+                first: b.first.0,
+                ext_ids: Vec::with_capacity(n),
+                images: Vec::with_capacity(n),
+                raw_fingerprints: Vec::with_capacity(n),
+                canonical_fingerprints: Vec::with_capacity(n),
+            };
+            for o in b.items {
+                tokens += o.tokens;
+                short += u64::from(o.tokens > 0 && o.tokens < w);
+                empty_images += u64::from(o.image.is_empty());
+                batch.ext_ids.push(o.ext_id);
+                batch.images.push(o.image);
+                batch.raw_fingerprints.push(o.raw_fingerprint);
+                batch.canonical_fingerprints.push(o.canonical_fingerprint);
+            }
+            done += n as u64;
+            sink.batch(batch)?;
+            progress(done);
             Ok(())
-        })?;
+        },
+    )?;
+    Ok(SketchStats {
+        corpus,
+        tokens,
+        short,
+        empty_images,
+    })
+}
+
+/// The sequential form of [`sketch_stream`] as it was before the parallel reader: the
+/// sequential reader in batches of [`BATCH`] documents, [`Canonicalizer::canonicalize_reference_into`]
+/// and [`Sketcher::sketch_with`]. The reference the fused pipeline is tested against
+/// (same images, fingerprints and counts); slower, not used by the binary.
+pub fn sketch_stream_reference(
+    path: &Path,
+    cfg: &PipelineConfig,
+    sink: &mut dyn SketchSink,
+) -> Result<SketchStats> {
+    cfg.validate()?;
+    let canon = Canonicalizer::new(cfg.text.clone())?;
+    let canon_batch =
+        |reader: &mut corpus::CorpusReader, batch: &mut Vec<Document>| -> Result<Vec<Canonical>> {
+            reader.fill_batch(batch, BATCH)?;
+            Ok(batch
+                .par_iter()
+                .map_init(text::Scratch::default, |s, d| {
+                    let mut c = Canonical::default();
+                    canon.canonicalize_reference_into(&d.text, s, &mut c);
+                    c
+                })
+                .collect())
+        };
+    let sketcher = if matches!(cfg.sketch.weighting, Some(Weighting::TfIdf { .. })) {
+        let mut df = DocFreq::new();
+        let mut reader = corpus::open(path, &cfg.corpus)?;
+        let mut batch = Vec::new();
+        loop {
+            let docs = canon_batch(&mut reader, &mut batch)?;
+            if docs.is_empty() {
+                break;
+            }
+            df.merge(&DocFreq::from_docs(&docs, &cfg.shingle));
+        }
         Sketcher::with_doc_freq(cfg.shingle, cfg.sketch, df)?
     } else {
         Sketcher::new(cfg.shingle, cfg.sketch)?
@@ -184,39 +337,45 @@ pub fn sketch_stream(
     let mut stats = SketchStats::default();
     let mut next = 0u32;
     let w = cfg.shingle.len;
-    stats.corpus =
-        for_each_canonical_batch(path, &cfg.corpus, &canon, progress, |docs, canon_docs| {
-            let imgs: Vec<(Image, u64, u64)> = docs
-                .par_iter()
-                .zip(canon_docs.par_iter())
-                .map_init(Scratch::default, |s, (d, c)| {
-                    (
-                        sketcher.sketch_with(c, s),
-                        text::fingerprint_raw(d.text.as_bytes()),
-                        text::fingerprint_canonical(c),
-                    )
-                })
-                .collect();
-            let mut b = SketchBatch {
-                first: next,
-                ..SketchBatch::default()
-            };
-            for ((d, c), (img, fr, fc)) in docs.iter().zip(&canon_docs).zip(imgs) {
-                stats.tokens += c.len() as u64;
-                if !c.is_empty() && c.len() < w {
-                    stats.short += 1;
-                }
-                if img.is_empty() {
-                    stats.empty_images += 1;
-                }
-                b.ext_ids.push(d.ext_id.clone());
-                b.images.push(img);
-                b.raw_fingerprints.push(fr);
-                b.canonical_fingerprints.push(fc);
+    let mut reader = corpus::open(path, &cfg.corpus)?;
+    let mut batch = Vec::new();
+    loop {
+        let canon_docs = canon_batch(&mut reader, &mut batch)?;
+        if canon_docs.is_empty() {
+            break;
+        }
+        let imgs: Vec<(Image, u64, u64)> = batch
+            .par_iter()
+            .zip(canon_docs.par_iter())
+            .map_init(Scratch::default, |s, (d, c)| {
+                (
+                    sketcher.sketch_with(c, s),
+                    text::fingerprint_raw(d.text.as_bytes()),
+                    text::fingerprint_canonical_streaming(c),
+                )
+            })
+            .collect();
+        let mut b = SketchBatch {
+            first: next,
+            ..SketchBatch::default()
+        };
+        for ((d, c), (img, fr, fc)) in batch.iter().zip(&canon_docs).zip(imgs) {
+            stats.tokens += c.len() as u64;
+            if !c.is_empty() && c.len() < w {
+                stats.short += 1;
             }
-            next += docs.len() as u32;
-            sink.batch(b)
-        })?;
+            if img.is_empty() {
+                stats.empty_images += 1;
+            }
+            b.ext_ids.push(d.ext_id.clone());
+            b.images.push(img);
+            b.raw_fingerprints.push(fr);
+            b.canonical_fingerprints.push(fc);
+        }
+        next += batch.len() as u32;
+        sink.batch(b)?;
+    }
+    stats.corpus = reader.stats();
     Ok(stats)
 }
 
@@ -274,15 +433,62 @@ pub fn shingle_sets(
     shingle: &ShingleConfig,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Vec<Vec<u64>>> {
+    Ok(
+        shingle_sets_filtered(path, corpus_cfg, text_cfg, shingle, None, progress)?
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect(),
+    )
+}
+
+/// The full shingle sets F(D) (sorted distinct hashes) of the documents whose DocIds are
+/// in `wanted` (`None` = all), in DocId order, read with the parallel reader: only the
+/// wanted documents are canonicalized and shingled, and only their sets are kept (the
+/// others are parsed, so that malformed input is reported as by the other readers).
+/// `progress` gets the number of documents read so far.
+pub fn shingle_sets_filtered(
+    path: &Path,
+    corpus_cfg: &CorpusConfig,
+    text_cfg: &TextConfig,
+    shingle: &ShingleConfig,
+    wanted: Option<&[DocId]>,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Vec<(DocId, Vec<u64>)>> {
     shingle.validate()?;
     let canon = Canonicalizer::new(text_cfg.clone())?;
-    let mut sets = Vec::new();
-    for_each_canonical_batch(path, corpus_cfg, &canon, progress, |_, docs| {
-        sets.par_extend(
-            docs.par_iter()
-                .map(|c| crate::shingle::shingle_set(c, shingle)),
-        );
-        Ok(())
-    })?;
-    Ok(sets)
+    let sorted;
+    let wanted = match wanted {
+        Some(w) if !w.windows(2).all(|p| p[0] <= p[1]) => {
+            let mut v = w.to_vec();
+            v.sort_unstable();
+            sorted = v;
+            Some(&sorted[..])
+        }
+        other => other,
+    };
+    let mut out = Vec::new();
+    let mut done = 0u64;
+    par_map_corpus_with(
+        path,
+        corpus_cfg,
+        Worker::default,
+        |w, d| {
+            if !wanted.map_or(true, |ws| ws.binary_search(&d.id).is_ok()) {
+                return Ok(None);
+            }
+            w.tokens(&canon, shingle.seed, &d.text, false);
+            let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
+            shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
+            v.sort_unstable();
+            v.dedup();
+            Ok(Some((d.id, v)))
+        },
+        |b| {
+            done += b.items.len() as u64;
+            out.extend(b.items.into_iter().flatten());
+            progress(done);
+            Ok(())
+        },
+    )?;
+    Ok(out)
 }

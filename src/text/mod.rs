@@ -446,6 +446,8 @@ impl TextConfig {
 pub struct Scratch {
     html: String,
     lower: String,
+    tmp: String,
+    canon: Canonical,
 }
 
 /// Turns raw text into [`Canonical`] form according to a [`TextConfig`].
@@ -491,17 +493,121 @@ impl Canonicalizer {
     }
 
     /// The canonical form of `raw` written into `out` (cleared first), reusing the
-    /// allocations of `out` and `scratch`. Same result as [`Canonicalizer::canonicalize`].
+    /// allocations of `out` and `scratch`. Same result as [`Canonicalizer::canonicalize`]
+    /// and [`Canonicalizer::canonicalize_reference_into`] (it takes the ASCII fast path of
+    /// [`Canonicalizer::for_each_token`] when it can).
     pub fn canonicalize_into(&self, raw: &str, scratch: &mut Scratch, out: &mut Canonical) {
+        if self.cfg.unit != Unit::Word {
+            return self.canonicalize_reference_into(raw, scratch, out);
+        }
         out.text.clear();
         out.tokens.clear();
-        let Scratch { html: hbuf, lower } = scratch;
+        self.for_each_token(raw, scratch, |t| {
+            push_token(out, t, true);
+        });
+    }
+
+    /// Calls `f` on every canonical token of `raw`, in order: the tokens of
+    /// [`Canonicalizer::canonicalize`]`(raw)`, without building the canonical text when the
+    /// (HTML-stripped) text is ASCII and the unit is words. That fast path splits words with
+    /// a byte-class scanner that implements the UAX #29 word-boundary rules restricted to
+    /// ASCII (letters, digits, `_` joining; `.` and `'` between two letters or two digits,
+    /// `:` between two letters, `,` and `;` between two digits) and keeps the segments
+    /// holding a letter or digit, as `unicode_words` does; any other input goes through
+    /// [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical text does,
+    /// before the text would pass `u32::MAX` bytes.
+    pub fn for_each_token<F: FnMut(&str)>(&self, raw: &str, scratch: &mut Scratch, mut f: F) {
+        let Scratch {
+            html: hbuf,
+            lower,
+            tmp,
+            canon,
+        } = scratch;
         let mut s: &str = raw;
         if self.cfg.html {
             hbuf.clear();
             html::strip_html_into(s, hbuf);
             s = hbuf;
         }
+        if self.cfg.unit != Unit::Word || !s.is_ascii() {
+            self.reference_stripped(s, lower, canon);
+            for t in canon.iter() {
+                f(t);
+            }
+            return;
+        }
+        if self.cfg.lowercase {
+            lower.clear();
+            lower.push_str(s);
+            lower.make_ascii_lowercase();
+            s = lower;
+        }
+        let mut text_len = 0usize;
+        let sw = self.cfg.stopwords.as_ref();
+        let lowercase = self.cfg.lowercase;
+        let stemmer = self.stemmer.as_ref();
+        ascii_words(s, |w| {
+            if let Some(sw) = sw {
+                let stop = if lowercase {
+                    sw.contains(w)
+                } else {
+                    tmp.clear();
+                    tmp.push_str(w);
+                    tmp.make_ascii_lowercase();
+                    sw.contains(tmp)
+                };
+                if stop {
+                    return true;
+                }
+            }
+            let stemmed;
+            let tok: &str = match stemmer {
+                Some(st) => {
+                    stemmed = st.stem(w);
+                    &stemmed
+                }
+                None => w,
+            };
+            if tok.is_empty() {
+                return true;
+            }
+            let sep = usize::from(text_len != 0);
+            if text_len + sep + tok.len() > u32::MAX as usize {
+                return false;
+            }
+            text_len += sep + tok.len();
+            f(tok);
+            true
+        });
+    }
+
+    /// The general canonicalization (any Unicode input, both units): HTML stripping,
+    /// Unicode lowercase, `unicode_words`, stop words, stemming. The reference that the fast
+    /// path of [`Canonicalizer::for_each_token`] is tested against.
+    pub fn canonicalize_reference_into(
+        &self,
+        raw: &str,
+        scratch: &mut Scratch,
+        out: &mut Canonical,
+    ) {
+        out.text.clear();
+        out.tokens.clear();
+        let Scratch {
+            html: hbuf, lower, ..
+        } = scratch;
+        let mut s: &str = raw;
+        if self.cfg.html {
+            hbuf.clear();
+            html::strip_html_into(s, hbuf);
+            s = hbuf;
+        }
+        self.reference_stripped(s, lower, out);
+    }
+
+    /// The general path after HTML stripping: lowercase, then words or characters.
+    fn reference_stripped<'a>(&self, mut s: &'a str, lower: &'a mut String, out: &mut Canonical) {
+        out.text.clear();
+        out.tokens.clear();
         if self.cfg.lowercase {
             lower.clear();
             push_lowercase(s, lower);
@@ -541,6 +647,103 @@ impl Canonicalizer {
                     }
                 }
             }
+        }
+    }
+}
+
+/// Word-break classes of ASCII bytes (UAX #29 restricted to ASCII).
+const C_OTHER: u8 = 0;
+/// ALetter.
+const C_LETTER: u8 = 1;
+/// Numeric.
+const C_DIGIT: u8 = 2;
+/// ExtendNumLet (`_`).
+const C_EXTEND: u8 = 3;
+/// MidLetter (`:`).
+const C_MIDLETTER: u8 = 4;
+/// MidNumLet and Single_Quote (`.`, `'`).
+const C_MIDNUMLET: u8 = 5;
+/// MidNum (`,`, `;`).
+const C_MIDNUM: u8 = 6;
+
+/// Class of every byte (non-ASCII bytes are [`C_OTHER`]; the scanner only sees ASCII).
+const BYTE_CLASS: [u8; 256] = {
+    let mut t = [C_OTHER; 256];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        t[i] = if c.is_ascii_alphabetic() {
+            C_LETTER
+        } else if c.is_ascii_digit() {
+            C_DIGIT
+        } else {
+            match c {
+                b'_' => C_EXTEND,
+                b':' => C_MIDLETTER,
+                b'.' | b'\'' => C_MIDNUMLET,
+                b',' | b';' => C_MIDNUM,
+                _ => C_OTHER,
+            }
+        };
+        i += 1;
+    }
+    t
+};
+
+/// True for the bytes words are made of (letters, digits, `_`).
+const IS_WORD: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = BYTE_CLASS[i];
+        t[i] = c == C_LETTER || c == C_DIGIT || c == C_EXTEND;
+        i += 1;
+    }
+    t
+};
+
+/// Calls `f` on the words of ASCII text `s` as `unicode_words` finds them; stops when `f`
+/// returns false.
+fn ascii_words(s: &str, mut f: impl FnMut(&str) -> bool) {
+    let b = s.as_bytes();
+    let n = b.len();
+    let mut i = 0;
+    loop {
+        while i < n && !IS_WORD[usize::from(b[i])] {
+            i += 1;
+        }
+        if i >= n {
+            return;
+        }
+        let start = i;
+        loop {
+            // A run of letters, digits and `_`.
+            while i < n && IS_WORD[usize::from(b[i])] {
+                i += 1;
+            }
+            if i + 1 >= n {
+                break;
+            }
+            // b[i] ends the run; it joins two letters or two digits (WB6/7, WB11/12).
+            let prev = BYTE_CLASS[usize::from(b[i - 1])];
+            let mid = BYTE_CLASS[usize::from(b[i])];
+            let next = BYTE_CLASS[usize::from(b[i + 1])];
+            let join = match (prev, mid) {
+                (C_LETTER, C_MIDLETTER | C_MIDNUMLET) => next == C_LETTER,
+                (C_DIGIT, C_MIDNUM | C_MIDNUMLET) => next == C_DIGIT,
+                _ => false,
+            };
+            if !join {
+                break;
+            }
+            i += 2;
+        }
+        let w = &b[start..i];
+        // A segment of `_` alone holds no letter or digit: not a word.
+        let alnum = w[0] != b'_' || w.iter().any(|&c| c != b'_');
+        // Both ends are ASCII bytes, so these are char boundaries.
+        if alnum && !f(&s[start..i]) {
+            return;
         }
     }
 }
@@ -611,6 +814,30 @@ pub fn fingerprint_raw(bytes: &[u8]) -> u64 {
 /// each token, its byte length as a little-endian `u32` followed by its bytes, so that the
 /// token boundaries count (`["ab"]` and `["a", "b"]` differ).
 pub fn fingerprint_canonical(c: &Canonical) -> u64 {
+    let mut buf = Vec::with_capacity(c.text.len() + 4 * c.len());
+    for t in c.iter() {
+        push_fingerprint_token(&mut buf, t);
+    }
+    fingerprint_canonical_encoded(&buf)
+}
+
+/// Appends one token to the encoding hashed by [`fingerprint_canonical_encoded`]: its byte
+/// length as a little-endian `u32`, then its bytes.
+#[inline]
+pub fn push_fingerprint_token(buf: &mut Vec<u8>, token: &str) {
+    buf.extend_from_slice(&(token.len() as u32).to_le_bytes());
+    buf.extend_from_slice(token.as_bytes());
+}
+
+/// [`fingerprint_canonical`] from the tokens encoded with [`push_fingerprint_token`]
+/// (one-shot xxh3 of the encoding, equal to the streaming form over the same bytes).
+pub fn fingerprint_canonical_encoded(encoded: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(encoded, FINGERPRINT_SEED_CANONICAL)
+}
+
+/// The streaming form of [`fingerprint_canonical`] (the reference the one-shot form is
+/// tested against).
+pub fn fingerprint_canonical_streaming(c: &Canonical) -> u64 {
     let mut h = xxhash_rust::xxh3::Xxh3::with_seed(FINGERPRINT_SEED_CANONICAL);
     for t in c.iter() {
         h.update(&(t.len() as u32).to_le_bytes());

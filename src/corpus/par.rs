@@ -1,0 +1,655 @@
+//! A parallel corpus reader: reading, parsing and a per-document map overlap, and the
+//! results come back in input order.
+//!
+//! [`par_map_corpus_with`] runs three kinds of work at once:
+//! * a **reader thread** (one, sequential) reads the input. For JSONL and plain lines
+//!   (gzip-compressed or not, standard input included) it cuts the byte stream into blocks
+//!   of about [`DEFAULT_BLOCK_BYTES`] at line boundaries with the same `read_until` calls as
+//!   the sequential reader (so read errors name the same line), counting the documents of
+//!   each block so that every block knows its first [`DocId`]. Formats that cannot be cut
+//!   cheaply (CSV/TSV with quoting, directories, WARC) and JSONL with
+//!   [`CorpusConfig::skip_bad_lines`] (whose document count is only known after parsing)
+//!   fall back to the sequential [`super::CorpusReader`], whose documents are handed over
+//!   in batches;
+//! * **workers** (rayon tasks on the current pool, so `--threads` applies) parse each
+//!   block and call the map function on each of its documents, with a per-worker state;
+//! * the **calling thread** reorders the finished blocks and hands them to the consumer in
+//!   input order.
+//!
+//! Invariants: documents get exactly the DocIds, external ids, texts and counts that the
+//! sequential reader gives them; blocks reach the consumer in input order, so the result
+//! does not depend on the number of threads; the first error in document order wins (a
+//! later block may fail first in time, it is reported only if nothing before it failed), and
+//! it is the sequential reader's error (same file, line and message). At most
+//! [`ParOptions::in_flight`] blocks exist at once (read, being mapped, or waiting to be
+//! consumed), so memory is bounded by about `in_flight * block_bytes` of raw text plus
+//! their results: the raw corpus is never held whole.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::sync::mpsc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use super::{
+    decode_ref, open_read, parse_jsonl_line_fast, read_err, CorpusConfig, CorpusStats, Format,
+};
+use crate::{DocId, Error, Result};
+
+/// Default size of a block of input bytes handed to one worker.
+pub const DEFAULT_BLOCK_BYTES: usize = 1 << 20;
+
+/// Documents per batch when the sequential reader feeds the workers (fallback formats).
+const FALLBACK_DOCS: usize = 1024;
+
+/// One document as the map function sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RawDoc<'a> {
+    /// Dense id in input order (as the sequential reader assigns it).
+    pub id: DocId,
+    /// The id the input gave it.
+    pub ext_id: String,
+    /// The text (borrowed from the block when possible).
+    pub text: Cow<'a, str>,
+    /// True when invalid UTF-8 was replaced while decoding.
+    pub lossy: bool,
+}
+
+/// The mapped documents of one block, in input order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Block<T> {
+    /// DocId of the first item (the others follow densely).
+    pub first: DocId,
+    /// One result per document.
+    pub items: Vec<T>,
+}
+
+/// Tuning of the parallel reader (the output never depends on it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParOptions {
+    /// Bytes per block (at least one line per block whatever the size).
+    pub block_bytes: usize,
+    /// Blocks in flight at most; 0 = twice the number of rayon threads, plus 2.
+    pub in_flight: usize,
+}
+
+impl Default for ParOptions {
+    fn default() -> Self {
+        ParOptions {
+            block_bytes: DEFAULT_BLOCK_BYTES,
+            in_flight: 0,
+        }
+    }
+}
+
+impl ParOptions {
+    fn max_in_flight(&self) -> usize {
+        if self.in_flight == 0 {
+            2 * rayon::current_num_threads() + 2
+        } else {
+            self.in_flight
+        }
+    }
+}
+
+/// [`par_map_corpus_with`] without per-worker state.
+pub fn par_map_corpus<T, F, C>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    f: F,
+    consume: C,
+) -> Result<CorpusStats>
+where
+    T: Send,
+    F: Fn(RawDoc<'_>) -> Result<T> + Sync,
+    C: FnMut(Block<T>) -> Result<()>,
+{
+    par_map_corpus_with(path, cfg, || (), |_, d| f(d), consume)
+}
+
+/// Reads the corpus at `path` in parallel, maps every document with `f` (given a per-worker
+/// state made by `init`; `f` must not let the state change its result) and hands the
+/// results to `consume` block by block in input order, on the calling thread. Returns the
+/// reader's counts. Stops at the first error in document order (of the reader, of `f` or of
+/// `consume`).
+pub fn par_map_corpus_with<S, T, I, F, C>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    init: I,
+    f: F,
+    consume: C,
+) -> Result<CorpusStats>
+where
+    S: Send,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
+    C: FnMut(Block<T>) -> Result<()>,
+{
+    par_map_corpus_opts(path, cfg, &ParOptions::default(), init, f, consume)
+}
+
+/// What the reader hands to a worker.
+enum Job {
+    /// Whole lines (each with its `\n`, except maybe the last line of the input) of a
+    /// line-based format.
+    Lines {
+        bytes: Vec<u8>,
+        /// 1-based line number of the first line.
+        first_line: u64,
+        /// DocId of the first document.
+        first_doc: u64,
+    },
+    /// Documents already read by the sequential reader.
+    Docs(Vec<super::Document>),
+}
+
+/// How the lines of a block become documents.
+#[derive(Clone, Copy)]
+enum LineKind<'a> {
+    Jsonl {
+        text_field: &'a str,
+        id_field: &'a str,
+    },
+    Lines,
+}
+
+/// A finished piece of the output, or the end (with the sequential reader's counts when
+/// it was used).
+enum Piece<T> {
+    Block(Block<T>, CorpusStats),
+    End(Option<CorpusStats>),
+}
+
+type Msg<T> = (u64, std::thread::Result<Result<Piece<T>>>);
+
+/// As [`par_map_corpus_with`] with explicit [`ParOptions`].
+pub fn par_map_corpus_opts<S, T, I, F, C>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+    init: I,
+    f: F,
+    mut consume: C,
+) -> Result<CorpusStats>
+where
+    S: Send,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
+    C: FnMut(Block<T>) -> Result<()>,
+{
+    cfg.validate()?;
+    let format = match cfg.format {
+        Some(f) => f,
+        None => Format::guess(path)?,
+    };
+    let line_kind = match format {
+        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::Jsonl {
+            text_field: &cfg.text_field,
+            id_field: &cfg.id_field,
+        }),
+        Format::Lines => Some(LineKind::Lines),
+        _ => None,
+    };
+    // Open in the calling thread, so that a missing file fails before any thread starts.
+    enum Src {
+        Lines(Box<dyn BufRead + Send>),
+        Seq(Box<super::CorpusReader>),
+    }
+    let src = match line_kind {
+        Some(_) => Src::Lines(open_read(path)?),
+        None => Src::Seq(Box::new(super::open(path, cfg)?)),
+    };
+    let max = opts.max_in_flight().max(1);
+    let block_bytes = opts.block_bytes.max(1);
+    let states: Mutex<Vec<S>> = Mutex::new(Vec::new());
+    let (res_tx, res_rx) = mpsc::channel::<Msg<T>>();
+    let (permit_tx, permit_rx) = mpsc::sync_channel::<()>(max);
+    for _ in 0..max {
+        permit_tx
+            .send(())
+            .expect("the channel has room for every permit");
+    }
+    let (init, f) = (&init, &f);
+    let states = &states;
+    rayon::in_place_scope(|scope| {
+        std::thread::scope(|ts| {
+            let res_tx_reader = res_tx.clone();
+            let path_r = path;
+            ts.spawn(move || {
+                let run = |seq: u64, job: Job| {
+                    let tx = res_tx_reader.clone();
+                    scope.spawn(move |_| {
+                        let r = catch_unwind(AssertUnwindSafe(|| {
+                            let mut st = states
+                                .lock()
+                                .map(|mut v| v.pop())
+                                .unwrap_or(None)
+                                .unwrap_or_else(init);
+                            let r = run_job(job, line_kind, path_r, &mut st, f);
+                            if let Ok(mut v) = states.lock() {
+                                v.push(st);
+                            }
+                            r
+                        }));
+                        let _ = tx.send((seq, r));
+                    });
+                };
+                let r = catch_unwind(AssertUnwindSafe(|| match src {
+                    Src::Lines(r) => read_lines(r, path_r, line_kind, block_bytes, &permit_rx, run),
+                    Src::Seq(r) => read_seq(*r, block_bytes, &permit_rx, run),
+                }));
+                let (seq, r) = match r {
+                    Ok((seq, r)) => (seq, Ok(r.map(Piece::End))),
+                    Err(p) => (u64::MAX, Err(p)),
+                };
+                let _ = res_tx_reader.send((seq, r));
+            });
+            drop(res_tx);
+            consume_in_order(res_rx, permit_tx, &mut consume)
+        })
+    })
+}
+
+/// Reorders the pieces and feeds `consume`; returns the counts at the end.
+fn consume_in_order<T, C>(
+    res_rx: mpsc::Receiver<Msg<T>>,
+    permit_tx: mpsc::SyncSender<()>,
+    consume: &mut C,
+) -> Result<CorpusStats>
+where
+    C: FnMut(Block<T>) -> Result<()>,
+{
+    let mut pending: BTreeMap<u64, Result<Piece<T>>> = BTreeMap::new();
+    let mut next = 0u64;
+    let mut stats = CorpusStats {
+        files: 1,
+        ..CorpusStats::default()
+    };
+    loop {
+        while let Some(r) = pending.remove(&next) {
+            next += 1;
+            match r? {
+                Piece::Block(b, s) => {
+                    add_stats(&mut stats, &s);
+                    // The reader may already be gone (it ended): a lost permit is fine.
+                    let _ = permit_tx.try_send(());
+                    if !b.items.is_empty() {
+                        consume(b)?;
+                    }
+                }
+                Piece::End(seq_stats) => return Ok(seq_stats.unwrap_or(stats)),
+            }
+        }
+        let (seq, r) = match wait(&res_rx) {
+            Some(m) => m,
+            None => {
+                return Err(Error::Limit(
+                    "parallel reader: a worker stopped without a result".into(),
+                ))
+            }
+        };
+        match r {
+            Ok(r) => {
+                pending.insert(seq, r);
+            }
+            Err(payload) => std::panic::resume_unwind(payload),
+        }
+    }
+}
+
+/// The next message; inside a rayon pool, helps with pending work while waiting (so that a
+/// one-thread pool whose only thread is the caller cannot deadlock).
+fn wait<M>(rx: &mpsc::Receiver<M>) -> Option<M> {
+    if rayon::current_thread_index().is_none() {
+        return rx.recv().ok();
+    }
+    loop {
+        match rx.try_recv() {
+            Ok(m) => return Some(m),
+            Err(mpsc::TryRecvError::Disconnected) => return None,
+            Err(mpsc::TryRecvError::Empty) => {}
+        }
+        if let Some(rayon::Yield::Executed) = rayon::yield_now() {
+            continue;
+        }
+        match rx.recv_timeout(Duration::from_micros(200)) {
+            Ok(m) => return Some(m),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+    }
+}
+
+fn add_stats(a: &mut CorpusStats, b: &CorpusStats) {
+    a.documents += b.documents;
+    a.lossy_utf8 += b.lossy_utf8;
+    a.empty += b.empty;
+    a.text_bytes += b.text_bytes;
+    a.skipped_bad_lines += b.skipped_bad_lines;
+    a.skipped_records += b.skipped_records;
+}
+
+fn limit_error(path: &Path) -> Error {
+    Error::Limit(format!(
+        "{}: more than {} documents; DocIds are 32-bit",
+        path.display(),
+        u64::from(u32::MAX) + 1
+    ))
+}
+
+/// The reader of line-based formats: cuts blocks and dispatches them with `run(seq, job)`.
+/// Returns the sequence number of the end and how the reading ended.
+fn read_lines(
+    mut r: Box<dyn BufRead + Send>,
+    path: &Path,
+    kind: Option<LineKind<'_>>,
+    block_bytes: usize,
+    permits: &mpsc::Receiver<()>,
+    mut run: impl FnMut(u64, Job),
+) -> (u64, Result<Option<CorpusStats>>) {
+    let jsonl = matches!(kind, Some(LineKind::Jsonl { .. }));
+    let mut seq = 0u64;
+    let mut line = 0u64;
+    let mut docs = 0u64;
+    let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + (block_bytes >> 2));
+    let mut first_line = 1u64;
+    let mut first_doc = 0u64;
+    let mut ship = |buf: &mut Vec<u8>, first_line: u64, first_doc: u64, seq: &mut u64| -> bool {
+        if permits.recv().is_err() {
+            return false; // the consumer has stopped
+        }
+        let bytes = std::mem::replace(buf, Vec::with_capacity(block_bytes + (block_bytes >> 2)));
+        run(
+            *seq,
+            Job::Lines {
+                bytes,
+                first_line,
+                first_doc,
+            },
+        );
+        *seq += 1;
+        true
+    };
+    loop {
+        let start = buf.len();
+        let n = match r.read_until(b'\n', &mut buf) {
+            Ok(n) => n,
+            Err(e) => {
+                buf.truncate(start);
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+                    return (seq, Ok(None));
+                }
+                return (seq, Err(read_err(path, line + 1, e)));
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        line += 1;
+        if line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+            buf.drain(..3);
+        }
+        let is_doc = !jsonl || !buf[start..].iter().all(|c| c.is_ascii_whitespace());
+        if is_doc {
+            if docs > u64::from(u32::MAX) {
+                buf.truncate(start);
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+                    return (seq, Ok(None));
+                }
+                return (seq, Err(limit_error(path)));
+            }
+            docs += 1;
+        }
+        if buf.len() >= block_bytes {
+            if !ship(&mut buf, first_line, first_doc, &mut seq) {
+                return (seq, Ok(None));
+            }
+            first_line = line + 1;
+            first_doc = docs;
+        }
+    }
+    if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+        return (seq, Ok(None));
+    }
+    (seq, Ok(None))
+}
+
+/// The reader of the other formats: the sequential reader in batches.
+fn read_seq(
+    mut r: super::CorpusReader,
+    block_bytes: usize,
+    permits: &mpsc::Receiver<()>,
+    mut run: impl FnMut(u64, Job),
+) -> (u64, Result<Option<CorpusStats>>) {
+    let mut seq = 0u64;
+    loop {
+        let mut docs = Vec::new();
+        let mut bytes = 0usize;
+        let mut end = None;
+        while docs.len() < FALLBACK_DOCS && bytes < block_bytes {
+            match r.next() {
+                Some(Ok(d)) => {
+                    bytes += d.text.len() + d.ext_id.len();
+                    docs.push(d);
+                }
+                Some(Err(e)) => {
+                    end = Some(Err(e));
+                    break;
+                }
+                None => {
+                    end = Some(Ok(Some(r.stats())));
+                    break;
+                }
+            }
+        }
+        if !docs.is_empty() {
+            if permits.recv().is_err() {
+                return (seq, Ok(None));
+            }
+            run(seq, Job::Docs(docs));
+            seq += 1;
+        }
+        if let Some(e) = end {
+            return (seq, e);
+        }
+    }
+}
+
+/// Parses and maps one block.
+fn run_job<S, T, F>(
+    job: Job,
+    kind: Option<LineKind<'_>>,
+    path: &Path,
+    st: &mut S,
+    f: &F,
+) -> Result<Piece<T>>
+where
+    F: Fn(&mut S, RawDoc<'_>) -> Result<T>,
+{
+    let mut stats = CorpusStats::default();
+    match job {
+        Job::Docs(docs) => {
+            let first = docs.first().map_or(DocId(0), |d| d.id);
+            let mut items = Vec::with_capacity(docs.len());
+            for d in docs {
+                items.push(f(
+                    st,
+                    RawDoc {
+                        id: d.id,
+                        ext_id: d.ext_id,
+                        text: Cow::Owned(d.text),
+                        lossy: d.lossy,
+                    },
+                )?);
+            }
+            Ok(Piece::Block(Block { first, items }, stats))
+        }
+        Job::Lines {
+            bytes,
+            first_line,
+            first_doc,
+        } => {
+            let kind = kind.unwrap_or(LineKind::Lines);
+            let mut items = Vec::new();
+            let mut line_no = first_line - 1;
+            let mut id = first_doc;
+            for raw in bytes.split_inclusive(|&b| b == b'\n') {
+                line_no += 1;
+                let mut l = raw;
+                if let Some(x) = l.strip_suffix(b"\n") {
+                    l = x.strip_suffix(b"\r").unwrap_or(x);
+                }
+                let (ext_id, text, lossy) = match kind {
+                    LineKind::Lines => {
+                        let (text, lossy) = decode_ref(l);
+                        (line_no.to_string(), text, lossy)
+                    }
+                    LineKind::Jsonl {
+                        text_field,
+                        id_field,
+                    } => {
+                        if l.iter().all(|c| c.is_ascii_whitespace()) {
+                            continue;
+                        }
+                        let parsed = match decode_ref(l) {
+                            (Cow::Borrowed(line), lossy) => {
+                                parse_jsonl_line_fast(line, text_field, id_field)
+                                    .map(|(i, t)| (i, t, lossy))
+                            }
+                            (Cow::Owned(line), lossy) => {
+                                parse_jsonl_line_fast(&line, text_field, id_field)
+                                    .map(|(i, t)| (i, Cow::Owned(t.into_owned()), lossy))
+                            }
+                        };
+                        match parsed {
+                            Ok((ext, text, lossy)) => {
+                                (ext.unwrap_or_else(|| line_no.to_string()), text, lossy)
+                            }
+                            Err(msg) => return Err(Error::parse(path, line_no, msg)),
+                        }
+                    }
+                };
+                stats.documents += 1;
+                stats.lossy_utf8 += u64::from(lossy);
+                stats.empty += u64::from(text.trim().is_empty());
+                stats.text_bytes += text.len() as u64;
+                items.push(f(
+                    st,
+                    RawDoc {
+                        id: DocId(id as u32),
+                        ext_id,
+                        text,
+                        lossy,
+                    },
+                )?);
+                id += 1;
+            }
+            Ok(Piece::Block(
+                Block {
+                    first: DocId(first_doc as u32),
+                    items,
+                },
+                stats,
+            ))
+        }
+    }
+}
+
+/// Reads the whole corpus with the parallel reader into documents (for tests and small
+/// inputs; holds the corpus).
+pub fn read_all_par(
+    path: &Path,
+    cfg: &CorpusConfig,
+) -> Result<(Vec<super::Document>, CorpusStats)> {
+    read_all_par_opts(path, cfg, &ParOptions::default())
+}
+
+/// As [`read_all_par`] with explicit options (small blocks exercise the block boundaries).
+pub fn read_all_par_opts(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+) -> Result<(Vec<super::Document>, CorpusStats)> {
+    let mut out = Vec::new();
+    let stats = par_map_corpus_opts(
+        path,
+        cfg,
+        opts,
+        || (),
+        |_, d| {
+            Ok(super::Document {
+                id: d.id,
+                ext_id: d.ext_id,
+                text: d.text.into_owned(),
+                lossy: d.lossy,
+            })
+        },
+        |b| {
+            out.extend(b.items);
+            Ok(())
+        },
+    )?;
+    Ok((out, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_jsonl_line, parse_jsonl_line_fast};
+    use proptest::prelude::*;
+
+    fn same(line: &str) {
+        for (t, i) in [("text", "id"), ("text", ""), ("body", "url")] {
+            let want = parse_jsonl_line(line, t, i);
+            let got = parse_jsonl_line_fast(line, t, i).map(|(i, t)| (i, t.into_owned()));
+            assert_eq!(got, want, "{line:?} text {t:?} id {i:?}");
+        }
+    }
+
+    #[test]
+    fn fast_json_parse_equals_reference() {
+        let deep = format!(
+            "{{\"id\":1,\"text\":\"t\",\"x\":{}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        for line in [
+            r#"{"id":1,"text":"plain"}"#,
+            r#"{"id":"a","text":"esc\n\u00e9\"q"}"#,
+            r#" {"text":"x","id":1.5e3} "#,
+            r#"{"id":18446744073709551616,"text":"big"}"#,
+            r#"{"id":-3,"text":"t","id":"second"}"#,
+            r#"{"text":5,"text":"last wins","id":1}"#,
+            r#"{"text":"first","text":5,"id":1}"#,
+            r#"{"id":1,"text":"t","other":"\ud800"}"#,
+            r#"{"id":1,"text":"t","other":1e999}"#,
+            r#"{"id":1,"text":"t","":"empty key"}"#,
+            r#"{"id":null,"text":"t"}"#,
+            r#"{"id":[1],"text":"t"}"#,
+            r#"{"id":1}"#,
+            r#"{"id":1,"text":"t"} trailing"#,
+            r#"{"id":1,"text":"t",}"#,
+            r#"[1,2]"#,
+            r#""str""#,
+            r#"{"id":1,"text":"t","body":"b","url":"u"}"#,
+            r#"{"id":1,"text":"tab	inside"}"#,
+            "",
+            &deep,
+        ] {
+            same(line);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn fast_json_parse_equals_reference_on_noise(s in r#"[{}\[\]":,a-z0-9.\\ -]{0,40}"#) {
+            same(&s);
+            same(&format!("{{\"text\":\"x\",{s}"));
+            same(&format!("{{\"id\":{s},\"text\":\"x\"}}"));
+        }
+    }
+}
