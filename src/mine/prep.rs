@@ -114,9 +114,10 @@ pub(crate) fn prepare(
     };
     let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
-    let mut trie = (mw > 0).then(|| Trie::new(n_codes, mw));
+    // Dense mode: distinct transactions with codes descending, for the prefix tree.
+    let mut desc = (mw > 0).then(|| super::db::RowMerger::new(mw));
     for r in t.iter() {
-        if let Some(trie) = &mut trie {
+        if let Some(desc) = &mut desc {
             // Dense mode: the mask gives the codes deduplicated, in descending order.
             mask.fill(0);
             for &x in r {
@@ -135,7 +136,7 @@ pub(crate) fn prepare(
                 }
             }
             if !row.is_empty() {
-                trie.insert(&row, &mask);
+                desc.add_masked(&row, 1, &mask);
             }
             continue;
         }
@@ -153,9 +154,7 @@ pub(crate) fn prepare(
         row.dedup();
         rows.add_masked(&row, 1, &mask);
     }
-    if let Some(trie) = &mut trie {
-        trie.finish();
-    }
+    let trie = desc.map(|d| Trie::from_rows(&d.finish(), n_codes));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();

@@ -1,8 +1,9 @@
 //! Dense mode, top level: a prefix tree (FP-tree) of the root rows, from which the rows of
 //! each top-level branch are read as prefix paths instead of being projected row by row.
 //!
-//! Built by [`prepare`](super::prep::prepare) in place of merged root rows. Transactions are
-//! inserted with their codes in descending order (most frequent first), so the
+//! Built by [`prepare`](super::prep::prepare) in place of merged root rows: the distinct
+//! transactions, codes in descending order (most frequent first), are sorted and inserted
+//! each along its longest common prefix with the previous one (no lookups), so the
 //! rows holding code `e` pass through the nodes of `e`, and the part of such a row above `e`
 //! (its codes `> e`) is the path from the node up to the root. A node carries the number of
 //! transactions through it and the AND of their masks (items common to all their
@@ -27,14 +28,15 @@ pub(crate) struct Trie {
     /// Nodes of code `c`: `by_code[start[c]..start[c + 1]]`.
     start: Vec<u32>,
     by_code: Vec<u32>,
-    /// (parent << 32 | code) -> child, while inserting.
-    children: hashbrown::HashMap<u64, u32>,
 }
 
 impl Trie {
-    /// An empty tree over `n_codes` codes with masks of `mw` words.
-    pub fn new(n_codes: usize, mw: usize) -> Self {
-        Trie {
+    /// The tree of `rows` (distinct, non-empty rows of codes strictly descending, with
+    /// weights and masks of `rows.mw` words) over `n_codes` codes. The rows are sorted, so
+    /// that each one shares its longest common prefix with the previous one: no lookups.
+    pub fn from_rows(rows: &Db, n_codes: usize) -> Self {
+        let mw = rows.mw;
+        let mut t = Trie {
             code: vec![u32::MAX],
             parent: vec![u32::MAX],
             weight: vec![0],
@@ -42,37 +44,42 @@ impl Trie {
             mw,
             start: vec![0; n_codes + 1],
             by_code: Vec::new(),
-            children: hashbrown::HashMap::new(),
-        }
-    }
-
-    /// Adds a transaction: its codes strictly descending, and its mask (its codes' bits).
-    /// Weights and masks are summed / intersected up the tree by [`Trie::finish`].
-    pub fn insert(&mut self, desc: &[u32], mask: &[u64]) {
-        let mw = self.mw;
-        let mut node = 0u32;
-        for &c in desc {
-            let key = (u64::from(node) << 32) | u64::from(c);
-            let next = self.code.len() as u32;
-            node = *self.children.entry(key).or_insert(next);
-            if node == next {
-                self.code.push(c);
-                self.parent.push((key >> 32) as u32);
-                self.weight.push(0);
-                self.mask.extend(std::iter::repeat(!0u64).take(mw));
+        };
+        let mut order: Vec<u32> = (0..rows.n_rows() as u32).collect();
+        order.sort_unstable_by(|&a, &b| rows.row(a as usize).cmp(rows.row(b as usize)));
+        // path[d]: the node at depth d of the previous row's path (path[0]: the root).
+        let mut path: Vec<u32> = vec![0];
+        let mut prev: &[u32] = &[];
+        for &r in &order {
+            let r = r as usize;
+            let row = rows.row(r);
+            let lcp = prev.iter().zip(row).take_while(|(a, b)| a == b).count();
+            path.truncate(lcp + 1);
+            for &c in &row[lcp..] {
+                let id = t.code.len() as u32;
+                t.code.push(c);
+                t.parent.push(path[path.len() - 1]);
+                t.weight.push(0);
+                t.mask.extend(std::iter::repeat(!0u64).take(mw));
+                path.push(id);
             }
+            let n = path[path.len() - 1] as usize;
+            t.weight[n] += rows.w[r];
+            for (a, b) in t.mask[n * mw..(n + 1) * mw]
+                .iter_mut()
+                .zip(&rows.mask[r * mw..(r + 1) * mw])
+            {
+                *a &= b;
+            }
+            prev = row;
         }
-        let n = node as usize;
-        self.weight[n] += 1;
-        for (a, b) in self.mask[n * mw..(n + 1) * mw].iter_mut().zip(mask) {
-            *a &= b;
-        }
+        t.finish();
+        t
     }
 
-    /// Ends the insertions: propagates weights (sums) and masks (intersections) from the
+    /// Ends the construction: propagates weights (sums) and masks (intersections) from the
     /// nodes where transactions end up to the root, and indexes the nodes by code.
-    pub fn finish(&mut self) {
-        self.children = hashbrown::HashMap::new();
+    fn finish(&mut self) {
         let mw = self.mw;
         // Children are created after their parents: reverse id order is bottom-up.
         for id in (1..self.code.len()).rev() {
