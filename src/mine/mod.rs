@@ -5,7 +5,8 @@
 //! transaction counted once), items present in every transaction are set aside (the closure of
 //! the empty set: reported as a closed set when non-empty), identical transactions merged;
 //! then an LCM-style depth-first search with FPmax-style maximality repositories runs
-//! (`search.rs` describes it). Entry points: [`mine`] (materialized, sorted), [`count`] /
+//! (`search.rs` describes it; in dense mode the top-level branches read their rows from a
+//! prefix tree, `trie.rs`, and maximal sets on several threads go through `par.rs`). Entry points: [`mine`] (materialized, sorted), [`count`] /
 //! [`count_stats`] (nothing materialized), [`write_itemsets`] (streamed `i1 i2 ... (s)` lines).
 //!
 //! Invariants: results do not depend on the number of threads; itemsets have ascending items;
@@ -209,8 +210,8 @@ pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
     mine_impl(t, cfg, true)
 }
 
-/// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs with
-/// more than 256 frequent items (or maximal sets on several threads): for tests.
+/// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs for
+/// all frequent itemsets or with more than 256 frequent items: for tests.
 #[doc(hidden)]
 pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
     mine_impl(t, cfg, false)

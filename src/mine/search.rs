@@ -16,7 +16,8 @@
 //! - *dense* (at most 256 frequent items, closed and maximal): rows hold only tail items, and
 //!   each row carries a bitset (global codes) of the items common to all the transactions
 //!   merged into it, so the closure of a child is the AND of its rows' masks. Maximal sets are
-//!   found in one sequential search (FPmax order): a candidate is maximal exactly when no
+//!   found in one sequential search (FPmax order; on several threads `par.rs` runs the
+//!   top-level branches in parallel with the same result): a candidate is maximal exactly when no
 //!   maximal set found before contains it, checked against per-node repositories (global-code
 //!   bitsets of the found maximal sets containing the node's set), with head-union-tail
 //!   pruning before each subtree;
