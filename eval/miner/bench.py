@@ -10,7 +10,12 @@ thread with every itemset formatted and written to /dev/null (`write` column).
 Each timing is the median of 3 runs (1 run when the first takes more than 3 s).
 Peak RSS (/usr/bin/time -v, whole process) on chess 20% and connect 10%.
 
-Usage: python3 eval/miner/bench.py [--bin target/release/fimdup] [--out eval/results/miner_table.md]
+With --old BIN, a second build is timed in the same run (1 and 2 threads, same settings) and
+the table gains its times and the ratios new/old.
+--only DATASET[,DATASET] restricts the settings; --no-rss skips the peak-RSS table.
+
+Usage: python3 eval/miner/bench.py [--bin target/release/fimdup] [--old OLD_BIN]
+                                   [--only mushroom,chess] [--no-rss] [--out eval/results/miner_table.md]
 Needs: pip install pyfim; cargo build --release.
 """
 import argparse
@@ -91,6 +96,10 @@ def peak_rss_mb(cmd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "fimdup"))
+    ap.add_argument("--old", default=None, help="a second fimdup binary timed in the same run")
+    ap.add_argument("--only", default=None, help="comma-separated datasets")
+    ap.add_argument("--targets", default=None, help="comma-separated targets (maximal,closed)")
+    ap.add_argument("--no-rss", action="store_true")
     ap.add_argument("--out", default=os.path.join(ROOT, "eval", "results", "miner_table.md"))
     args = ap.parse_args()
     import fim  # pip install pyfim
@@ -98,12 +107,14 @@ def main():
     rows = []
     with open(os.path.join(DATA, "reference_counts.csv")) as f:
         for r in csv.DictReader(f):
-            if r["peer"] == "consensus":
+            if r["peer"] == "consensus" and (
+                    args.only is None or r["dataset"] in args.only.split(",")) and (
+                    args.targets is None or r["target"] in args.targets.split(",")):
                 rows.append(r)
-    lines = [
-        "| dataset | minsup | target | count | pyfim s | ours 1T s | ours 2T s | 1T/pyfim | 2T/pyfim | ours 1T write s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
+    head = "| dataset | minsup | target | count | pyfim s | ours 1T s | ours 2T s | 1T/pyfim | 2T/pyfim | ours 1T write s |"
+    if args.old:
+        head += " old 1T s | old 2T s | new/old 1T | new/old 2T |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
     cache = {}
     worst1 = worst2 = 0.0
     for r in rows:
@@ -122,6 +133,11 @@ def main():
         worst1, worst2 = max(worst1, r1), max(worst2, r2)
         line = (f"| {ds} | {n} ({float(r['minsup_rel']) * 100:g}%) | {tgt} | {want}{note} | {tp:.4f} | "
                 f"{t1:.4f} | {t2:.4f} | {r1:.2f} | {r2:.2f} | {tw:.4f} |")
+        if args.old:
+            o1, d1 = timed(ours_run(args.old, p, tgt, n, 1))
+            o2, d2 = timed(ours_run(args.old, p, tgt, n, 2))
+            assert d1 == want and d2 == want, (ds, n, tgt, "old", d1, d2, want)
+            line += f" {o1:.4f} | {o2:.4f} | {t1 / o1:.2f} | {t2 / o2:.2f} |"
         print(line, flush=True)
         lines.append(line)
     lines.append("")
@@ -129,7 +145,7 @@ def main():
     lines.append("")
     lines.append("| peak RSS (MB) | target | fimdup --count (1T) | fimdup --count (2T) | pyfim (python process) |")
     lines.append("|---|---|---|---|---|")
-    for ds, rel, n in (("chess", "20%", 640), ("connect", "10%", 6756)):
+    for ds, rel, n in () if args.no_rss else (("chess", "20%", 640), ("connect", "10%", 6756)):
         p = path_of(ds)
         for tgt in ("maximal", "closed"):
             o1 = peak_rss_mb([args.bin, "mine", p, "--minsup", str(n), "--target", tgt, "--count", "--threads", "1"])

@@ -5,7 +5,8 @@
 //! transaction counted once), items present in every transaction are set aside (the closure of
 //! the empty set: reported as a closed set when non-empty), identical transactions merged;
 //! then an LCM-style depth-first search with FPmax-style maximality repositories runs
-//! (`search.rs` describes it). Entry points: [`mine`] (materialized, sorted), [`count`] /
+//! (`search.rs` describes it; in dense mode the top-level branches read their rows from a
+//! prefix tree, `trie.rs`, and maximal sets on several threads go through `par.rs`). Entry points: [`mine`] (materialized, sorted), [`count`] /
 //! [`count_stats`] (nothing materialized), [`write_itemsets`] (streamed `i1 i2 ... (s)` lines).
 //!
 //! Invariants: results do not depend on the number of threads; itemsets have ascending items;
@@ -38,8 +39,10 @@ pub struct Itemset {
 
 mod brute;
 mod db;
+mod par;
 mod prep;
 mod search;
+mod trie;
 
 use std::io::Write;
 use std::path::Path;
@@ -207,20 +210,22 @@ pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
     mine_impl(t, cfg, true)
 }
 
-/// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs with
-/// more than 256 frequent items (or maximal sets on several threads): for tests.
+/// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs for
+/// all frequent itemsets or with more than 256 frequent items: for tests.
 #[doc(hidden)]
 pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
     mine_impl(t, cfg, false)
 }
 
 fn mine_impl(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<Vec<Itemset>> {
-    let (prep, minsup) = setup(t, cfg, allow_dense)?;
+    let (mut prep, minsup) = setup(t, cfg, allow_dense)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = BufSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
+    let root_parts = Root::new(&mut prep);
     let branches = run_branches(
         &prep,
+        &root_parts,
         cfg.target,
         minsup,
         0..prep.root.gid.len(),
@@ -251,12 +256,14 @@ pub fn count(t: &Transactions, cfg: &MineConfig) -> Result<u64> {
 
 /// Like [`count`], with the figures of the run.
 pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
-    let (prep, minsup) = setup(t, cfg, true)?;
+    let (mut prep, minsup) = setup(t, cfg, true)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = CountSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
+    let root_parts = Root::new(&mut prep);
     let branches = run_branches(
         &prep,
+        &root_parts,
         cfg.target,
         minsup,
         0..prep.root.gid.len(),
@@ -282,7 +289,7 @@ pub fn write_itemsets<W: Write>(
     out: &mut W,
     label: &Path,
 ) -> Result<MineStats> {
-    let (prep, minsup) = setup(t, cfg, true)?;
+    let (mut prep, minsup) = setup(t, cfg, true)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut line = LineWriter::new(out, label);
     let mut root = BufSink::new(&limit);
@@ -291,7 +298,7 @@ pub fn write_itemsets<W: Write>(
     let m = prep.root.gid.len();
     let threads = rayon::current_num_threads();
     if threads <= 1 {
-        let occ = search::occurrences(&prep.root);
+        let top = search::Top::new(&mut prep);
         let mut sink = WriteSink {
             limit: CountSink::new(&limit),
             prep: &prep,
@@ -309,7 +316,7 @@ pub fn write_itemsets<W: Write>(
             qmask: Vec::new(),
             grepos: Vec::new(),
         };
-        miner.run_top(&prep.root, &occ, 0..m);
+        miner.run_top(&prep.root, &top, 0..m);
         sink.limit.flush();
     } else {
         // Maximal sets: one pass (the waves share one repository); others: a few
@@ -319,10 +326,19 @@ pub fn write_itemsets<W: Write>(
         } else {
             threads * 4
         };
+        let root = Root::new(&mut prep);
         let mut lo = 0;
         while lo < m && !limit.hit() {
             let hi = (lo + window).min(m);
-            let bufs = run_branches(&prep, cfg.target, minsup, lo..hi, &limit, BufSink::new);
+            let bufs = run_branches(
+                &prep,
+                &root,
+                cfg.target,
+                minsup,
+                lo..hi,
+                &limit,
+                BufSink::new,
+            );
             for b in &bufs {
                 b.decode_into(&prep, |items, s| line.write(items, s));
             }
@@ -367,9 +383,25 @@ fn root_emit<S: Sink>(prep: &prep::Prepared, target: Target, sink: &mut S) {
     }
 }
 
+/// What the top-level branches share: how they get their rows, and the suffix masks.
+struct Root {
+    top: search::Top,
+    suf: Vec<u64>,
+}
+
+impl Root {
+    fn new(prep: &mut prep::Prepared) -> Self {
+        Root {
+            top: search::Top::new(prep),
+            suf: search::suffix_masks(&prep.root),
+        }
+    }
+}
+
 /// Runs the top-level branches `range` in parallel, one sink each, returned in order.
 fn run_branches<'l, S: Sink + Send>(
     prep: &prep::Prepared,
+    root: &Root,
     target: Target,
     minsup: u64,
     range: std::ops::Range<usize>,
@@ -377,15 +409,20 @@ fn run_branches<'l, S: Sink + Send>(
     make: impl Fn(&'l Limit) -> S + Sync,
 ) -> Vec<S> {
     let db = &prep.root;
-    let occ = search::occurrences(db);
-    let suf = search::suffix_masks(db);
+    let (top, suf) = (&root.top, &root.suf);
     let m = db.gid.len();
     let minsup = minsup.min(u64::from(u32::MAX)) as u32;
-    if rayon::current_num_threads() <= 1 || (target == Target::Maximal && db.mw > 0) {
-        // One search over all branches, sharing the maximal-set repository: on one thread,
-        // and for maximal sets in dense mode, whose local test needs every maximal set
-        // found before (top-level branches run in parallel lose too much pruning; see
-        // eval/results/miner.md).
+    if rayon::current_num_threads() > 1 && target == Target::Maximal && db.mw > 0 {
+        // Dense maximal sets: branches in parallel, seeded with the sets of the branches
+        // finished before, then filtered (par.rs).
+        let mut sinks: Vec<S> = range.clone().map(|_| make(limit)).collect();
+        par::dense_maximal(db, top, suf, minsup, range, |i, codes, s| {
+            sinks[i].emit(codes, s)
+        });
+        return sinks;
+    }
+    if rayon::current_num_threads() <= 1 {
+        // One search over all branches, sharing the maximal-set repository.
         let mut sink = make(limit);
         let mut miner = Miner {
             minsup,
@@ -398,7 +435,7 @@ fn run_branches<'l, S: Sink + Send>(
             qmask: Vec::new(),
             grepos: Vec::new(),
         };
-        miner.run_top(db, &occ, range);
+        miner.run_top(db, top, range);
         return vec![sink];
     }
     range
@@ -421,8 +458,7 @@ fn run_branches<'l, S: Sink + Send>(
                     qmask: vec![0; db.mw],
                     grepos: Vec::new(),
                 };
-                let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
-                miner.child(db, e as u32, rows, &suf[e * db.mw..(e + 1) * db.mw]);
+                miner.branch(db, top, e, &suf[e * db.mw..(e + 1) * db.mw]);
                 *sc = miner.sc;
                 sink
             },

@@ -6,9 +6,11 @@
 //! Invariants of [`Prepared`]: codes `0..n_codes` are the frequent items that are not in every
 //! transaction, ordered by ascending support (ties: ascending original item); `decode[c]` is
 //! the original item of code `c`; rows of `root` are strictly ascending code lists, non-empty,
-//! pairwise distinct, with weights summing to at most `n_trans`.
+//! pairwise distinct, with weights summing to at most `n_trans`; in dense mode the
+//! transactions go into a prefix tree instead (`trie`) and `root` has no rows.
 
 use super::db::Db;
+use super::trie::Trie;
 use crate::context::Transactions;
 use crate::{Error, Result};
 
@@ -22,8 +24,11 @@ pub(crate) struct Prepared {
     pub decode: Vec<u32>,
     /// Number of distinct items in the input.
     pub n_items: usize,
-    /// The weighted rows over codes; `root.gid[c] == c`.
+    /// The weighted rows over codes; `root.gid[c] == c`. In dense mode (`root.mw > 0`) it
+    /// has no rows: the transactions are in `trie`.
     pub root: Db,
+    /// Dense mode: the prefix tree of the transactions (taken by the search).
+    pub trie: Option<Trie>,
 }
 
 /// Recodes and merges `t` for minimum support `minsup` (>= 1).
@@ -109,7 +114,32 @@ pub(crate) fn prepare(
     };
     let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
+    // Dense mode: distinct transactions with codes descending, for the prefix tree.
+    let mut desc = (mw > 0).then(|| super::db::RowMerger::new(mw));
     for r in t.iter() {
+        if let Some(desc) = &mut desc {
+            // Dense mode: the mask gives the codes deduplicated, in descending order.
+            mask.fill(0);
+            for &x in r {
+                let c = encode.get(x);
+                if c != u32::MAX {
+                    mask[c as usize / 64] |= 1 << (c % 64);
+                }
+            }
+            row.clear();
+            for (k, &word) in mask.iter().enumerate().rev() {
+                let mut b = word;
+                while b != 0 {
+                    let hi = 63 - b.leading_zeros();
+                    row.push(k as u32 * 64 + hi);
+                    b &= !(1u64 << hi);
+                }
+            }
+            if !row.is_empty() {
+                desc.add_masked(&row, 1, &mask);
+            }
+            continue;
+        }
         row.clear();
         for &x in r {
             let c = encode.get(x);
@@ -122,14 +152,9 @@ pub(crate) fn prepare(
         }
         row.sort_unstable();
         row.dedup();
-        if mw > 0 {
-            mask.fill(0);
-            for &c in &row {
-                mask[c as usize / 64] |= 1 << (c % 64);
-            }
-        }
         rows.add_masked(&row, 1, &mask);
     }
+    let trie = desc.map(|d| Trie::from_rows(&d.finish(), n_codes));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();
@@ -140,6 +165,7 @@ pub(crate) fn prepare(
         decode,
         n_items,
         root,
+        trie,
     })
 }
 

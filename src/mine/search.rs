@@ -16,7 +16,8 @@
 //! - *dense* (at most 256 frequent items, closed and maximal): rows hold only tail items, and
 //!   each row carries a bitset (global codes) of the items common to all the transactions
 //!   merged into it, so the closure of a child is the AND of its rows' masks. Maximal sets are
-//!   found in one sequential search (FPmax order): a candidate is maximal exactly when no
+//!   found in one sequential search (FPmax order; on several threads `par.rs` runs the
+//!   top-level branches in parallel with the same result): a candidate is maximal exactly when no
 //!   maximal set found before contains it, checked against per-node repositories (global-code
 //!   bitsets of the found maximal sets containing the node's set), with head-union-tail
 //!   pruning before each subtree;
@@ -28,6 +29,7 @@
 //! For `Target::All` the excluded items are dropped and every extension is reported.
 
 use super::db::{Db, RowMerger};
+use super::trie::Trie;
 use super::Target;
 
 /// Receives the itemsets found, as global codes (unsorted) and support.
@@ -52,6 +54,9 @@ pub(crate) struct Scratch {
     dbs: Vec<Db>,
     occs: Vec<Occ>,
     sufs: Vec<Vec<u64>>,
+    /// Dense mode: the branch database read from the trie, and its row list.
+    top: Db,
+    top_rows: Vec<u32>,
 }
 
 impl Scratch {
@@ -68,6 +73,25 @@ impl Scratch {
             dbs: Vec::new(),
             occs: Vec::new(),
             sufs: Vec::new(),
+            top: Db::default(),
+            top_rows: Vec::new(),
+        }
+    }
+}
+
+/// How the top-level branches get their rows: occurrence lists of the root rows (sparse
+/// mode), or prefix paths of a [`Trie`] (dense mode: far fewer, shorter rows).
+pub(crate) enum Top {
+    Occ(Occ),
+    Trie(Trie),
+}
+
+impl Top {
+    /// Takes the trie of `prep` (dense mode) or builds the occurrence lists of its rows.
+    pub fn new(prep: &mut super::prep::Prepared) -> Self {
+        match prep.trie.take() {
+            Some(t) => Top::Trie(t),
+            None => Top::Occ(occurrences(&prep.root)),
         }
     }
 }
@@ -220,7 +244,7 @@ impl Repo {
 impl<S: Sink> Miner<'_, S> {
     /// Runs the top-level branches `range` of the root database in order on this thread,
     /// sharing one repository of maximal sets between them.
-    pub fn run_top(&mut self, root: &Db, occ: &Occ, range: std::ops::Range<usize>) {
+    pub fn run_top(&mut self, root: &Db, top: &Top, range: std::ops::Range<usize>) {
         // Sparse mode checks maximality exactly at each node; a repository shared by all
         // branches would only cost (long linear scans on large sparse data).
         if self.target == Target::Maximal && root.mw > 0 {
@@ -232,11 +256,30 @@ impl<S: Sink> Miner<'_, S> {
             if self.stopped {
                 break;
             }
-            let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
-            self.child(root, e as u32, rows, &suf[e * root.mw..(e + 1) * root.mw]);
+            self.branch(root, top, e, &suf[e * root.mw..(e + 1) * root.mw]);
         }
         self.repos.clear();
         self.grepos.clear();
+    }
+
+    /// Runs the top-level branch of root item `e` (`after`: its suffix mask).
+    pub fn branch(&mut self, root: &Db, top: &Top, e: usize, after: &[u64]) {
+        match top {
+            Top::Occ(occ) => {
+                let rows = &occ.occ[occ.start[e] as usize..occ.start[e + 1] as usize];
+                self.child(root, e as u32, rows, after);
+            }
+            Top::Trie(trie) => {
+                let mut db = std::mem::take(&mut self.sc.top);
+                let mut rows = std::mem::take(&mut self.sc.top_rows);
+                trie.branch_db(root, e as u32, &mut db);
+                rows.clear();
+                rows.extend(0..db.n_rows() as u32);
+                self.child(&db, e as u32, &rows, after);
+                self.sc.top = db;
+                self.sc.top_rows = rows;
+            }
+        }
     }
 
     /// Explores every tail item of `db` (the node's set is in `self.q`).
