@@ -190,7 +190,7 @@ pub fn shingle_set(doc: &Canonical, cfg: &ShingleConfig) -> Vec<u64> {
 }
 
 /// Size of the intersection of two ascending, duplicate-free slices.
-pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
+pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
     let (mut i, mut j, mut c) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {

@@ -629,26 +629,14 @@ pub fn pair_counts_of_rows(rows: &Transactions, n_docs: u32, k: u32) -> Vec<(Doc
     let k = k.max(1);
     let n = n_docs as usize;
     // Rows of each document (CSR), rows of one document only left out.
-    let mut start = vec![0usize; n + 1];
-    for r in rows.iter().filter(|r| r.len() >= 2) {
-        for &d in r {
-            start[d as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut doc_rows = vec![0u32; start[n]];
-    for (i, r) in rows.iter().enumerate() {
+    let (start, doc_rows) = transpose_csr(n, rows.len(), |i| {
+        let r = rows.get(i);
         if r.len() >= 2 {
-            for &d in r {
-                doc_rows[fill[d as usize]] = i as u32;
-                fill[d as usize] += 1;
-            }
+            r
+        } else {
+            &[]
         }
-    }
-    drop(fill);
+    });
     if k >= 2 {
         return pair_counts_prefix(rows, &start, &doc_rows, k);
     }
@@ -720,25 +708,7 @@ fn pair_counts_prefix(
         })
         .collect();
     // Row -> documents holding it in their prefix (ascending DocIds).
-    let n_rows = rows.len();
-    let mut pstart = vec![0usize; n_rows + 1];
-    for v in &prefixes {
-        for &r in v {
-            pstart[r as usize + 1] += 1;
-        }
-    }
-    for i in 0..n_rows {
-        pstart[i + 1] += pstart[i];
-    }
-    let mut pfill = pstart.clone();
-    let mut pdocs = vec![0u32; pstart[n_rows]];
-    for (a, v) in prefixes.iter().enumerate() {
-        for &r in v {
-            pdocs[pfill[r as usize]] = a as u32;
-            pfill[r as usize] += 1;
-        }
-    }
-    drop(pfill);
+    let (pstart, pdocs) = transpose_csr(rows.len(), n, |a| &prefixes[a][..]);
     let per_doc: Vec<Vec<(DocId, DocId, u32)>> = (0..n)
         .into_par_iter()
         .map_init(
@@ -759,7 +729,7 @@ fn pair_counts_prefix(
                 let mut v = Vec::new();
                 for &b in cand.iter() {
                     let rb = &doc_rows[start[b as usize]..start[b as usize + 1]];
-                    let c = sorted_intersection_len(ra, rb);
+                    let c = crate::shingle::intersection_size(ra, rb);
                     if c >= k {
                         v.push((DocId(a as u32), DocId(b), c as u32));
                     }
@@ -772,21 +742,33 @@ fn pair_counts_prefix(
     per_doc.into_iter().flatten().collect()
 }
 
-/// `|x ∩ y|` of two ascending lists.
-fn sorted_intersection_len(x: &[u32], y: &[u32]) -> usize {
-    let (mut i, mut j, mut c) = (0, 0, 0);
-    while i < x.len() && j < y.len() {
-        match x[i].cmp(&y[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                c += 1;
-                i += 1;
-                j += 1;
-            }
+/// Transposes lists of targets below `n_targets` (list `i` holds targets `t`) into CSR form:
+/// `(start, items)` with the lists holding target `t` at `items[start[t]..start[t + 1]]`,
+/// ascending.
+fn transpose_csr<'a>(
+    n_targets: usize,
+    n_lists: usize,
+    list: impl Fn(usize) -> &'a [u32],
+) -> (Vec<usize>, Vec<u32>) {
+    let lists = || (0..n_lists).map(&list);
+    let mut start = vec![0usize; n_targets + 1];
+    for l in lists() {
+        for &t in l {
+            start[t as usize + 1] += 1;
         }
     }
-    c
+    for i in 0..n_targets {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut items = vec![0u32; start[n_targets]];
+    for (i, l) in lists().enumerate() {
+        for &t in l {
+            items[fill[t as usize]] = i as u32;
+            fill[t as usize] += 1;
+        }
+    }
+    (start, items)
 }
 
 #[cfg(test)]
