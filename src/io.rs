@@ -4,11 +4,17 @@
 //! Invariant: an output written through [`AtomicFile`] is either absent or complete; it is
 //! written to a temporary file in the destination directory and renamed into place on
 //! [`AtomicFile::commit`]. Dropping an uncommitted `AtomicFile` removes the temporary file.
+//!
+//! Interrupts: every temporary file or directory (an `AtomicFile`'s, a spill directory, a
+//! spill run) is created through [`create_gated`], and [`shut_down_and_clean`] (for a Ctrl-C
+//! handler) closes that gate before it removes anything. So no temporary file can appear
+//! after the cleanup, nor between the creation of a file and its registration, whatever the
+//! other threads are doing when the signal arrives.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use crate::{Error, Result};
 
@@ -28,6 +34,33 @@ pub fn remove_live_temp_files() -> usize {
         let _ = std::fs::remove_file(t);
     }
     n
+}
+
+/// Closed (`true`) by [`shut_down_and_clean`]; creators of temporary files hold it for
+/// reading while they create and register, the cleanup holds it for writing.
+static GATE: RwLock<bool> = RwLock::new(false);
+
+/// Runs `create` (which makes a temporary file or directory and registers it for cleanup)
+/// unless the process is shutting down, in which case it fails with an I/O error of kind
+/// `Interrupted` naming `path`. The cleanup waits for a `create` under way to finish.
+pub fn create_gated<R>(path: &Path, create: impl FnOnce() -> Result<R>) -> Result<R> {
+    let closed = GATE.read().unwrap_or_else(|e| e.into_inner());
+    if *closed {
+        return Err(Error::io(
+            path,
+            std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"),
+        ));
+    }
+    create()
+}
+
+/// For a Ctrl-C handler: forbids every later temporary file, waits for those being created,
+/// then removes the spill directories and the temporary files of unfinished outputs.
+/// Returns how many were removed.
+pub fn shut_down_and_clean() -> usize {
+    let mut closed = GATE.write().unwrap_or_else(|e| e.into_inner());
+    *closed = true;
+    crate::spill::remove_live_dirs() + remove_live_temp_files()
 }
 
 /// Buffer size used for file readers and writers.
@@ -83,13 +116,16 @@ impl AtomicFile {
             _ => PathBuf::from("."),
         };
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let tmp = tempfile::Builder::new()
-            .prefix(".fimdup-")
-            .suffix(".tmp")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(&dest, e))?;
+        let tmp = create_gated(&dest, || {
+            let tmp = tempfile::Builder::new()
+                .prefix(".fimdup-")
+                .suffix(".tmp")
+                .tempfile_in(&dir)
+                .map_err(|e| Error::io(&dest, e))?;
+            live_temps().push(tmp.path().to_path_buf());
+            Ok(tmp)
+        })?;
         let file = tmp.reopen().map_err(|e| Error::io(&dest, e))?;
-        live_temps().push(tmp.path().to_path_buf());
         Ok(AtomicFile {
             dest,
             tmp: Some(tmp),
@@ -113,18 +149,31 @@ impl AtomicFile {
         drop(f);
         let tmp = self.tmp.take().expect("tmp present until commit");
         let tmp_path = tmp.path().to_path_buf();
-        live_temps().retain(|p| p != &tmp_path);
+        let forget = || live_temps().retain(|p| p != &tmp_path);
         // Temporary files are created 0600; give the output the usual 0644 (less umask
         // is not available portably, and outputs are not secrets).
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-                .map_err(|e| Error::io(&self.dest, e))?;
+            if let Err(e) =
+                std::fs::set_permissions(&tmp_path, std::fs::Permissions::from_mode(0o644))
+            {
+                forget();
+                return Err(Error::io(&self.dest, e));
+            }
         }
-        tmp.persist(&self.dest)
-            .map_err(|e| Error::io(&self.dest, e.error))?;
-        Ok(())
+        // The rename is gated like a creation: after an interrupt's cleanup has begun, the
+        // output does not appear (the temporary file is removed by the drop of `tmp`).
+        let dest = &self.dest;
+        let r = create_gated(dest, || {
+            tmp.persist(dest).map_err(|e| Error::io(dest, e.error))?;
+            forget();
+            Ok(())
+        });
+        if r.is_err() {
+            forget();
+        }
+        r
     }
 }
 

@@ -1,6 +1,6 @@
 //! Larger-than-memory building blocks (B97's divide, compute, merge): a [`MemoryBudget`],
 //! temporary spill directories that are removed on drop (and by a Ctrl-C handler through
-//! [`remove_live_dirs`]), and an [`ExternalSorter`] for fixed-size records.
+//! [`remove_live_dirs`], see [`crate::io::shut_down_and_clean`]), and an [`ExternalSorter`] for fixed-size records.
 //!
 //! An [`ExternalSorter`] keeps records in memory until their size reaches the budget, then
 //! sorts them and writes them as a sorted run to its [`SpillDir`]; [`ExternalSorter::finish`]
@@ -157,7 +157,12 @@ pub fn remove_live_dirs() -> usize {
     let dirs: Vec<PathBuf> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
     let n = dirs.len();
     for d in dirs {
-        let _ = std::fs::remove_dir_all(d);
+        // A file removed by another thread during the walk can fail one attempt.
+        for _ in 0..5 {
+            if std::fs::remove_dir_all(&d).is_ok() || !d.exists() {
+                break;
+            }
+        }
     }
     n
 }
@@ -177,16 +182,19 @@ pub struct SpillDir {
 impl SpillDir {
     /// Creates a new directory under `parent`.
     pub fn new_in(parent: &Path) -> Result<Self> {
-        let dir = tempfile::Builder::new()
-            .prefix("fimdup-spill-")
-            .tempdir_in(parent)
-            .map_err(|e| Error::io(parent, e))?;
-        // Keep the directory ourselves (tempfile's guard would remove it on drop too, but
-        // the global list must hold the path for the Ctrl-C handler).
-        let path = dir.keep();
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(path.clone());
+        let path = crate::io::create_gated(parent, || {
+            let dir = tempfile::Builder::new()
+                .prefix("fimdup-spill-")
+                .tempdir_in(parent)
+                .map_err(|e| Error::io(parent, e))?;
+            // Keep the directory ourselves (tempfile's guard would remove it on drop too,
+            // but the global list must hold the path for the Ctrl-C handler).
+            let path = dir.keep();
+            LIVE.lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(path.clone());
+            Ok(path)
+        })?;
         Ok(SpillDir { path, next: 0 })
     }
 
@@ -196,9 +204,19 @@ impl SpillDir {
     }
 
     /// A fresh file path inside the directory.
-    pub fn next_file(&mut self, what: &str) -> PathBuf {
+    fn next_file(&mut self, what: &str) -> PathBuf {
         self.next += 1;
         self.path.join(format!("{what}-{:06}.run", self.next))
+    }
+
+    /// Creates (truncating) a fresh file inside the directory, unless the process is
+    /// shutting down (see [`crate::io::create_gated`]).
+    pub fn create_file(&mut self, what: &str) -> Result<(PathBuf, File)> {
+        let path = self.next_file(what);
+        let f = crate::io::create_gated(&path, || {
+            File::create(&path).map_err(|e| Error::io(&path, e))
+        })?;
+        Ok((path, f))
     }
 }
 
@@ -330,8 +348,7 @@ impl<T: Record> ExternalSorter<T> {
         }
         self.buf.par_sort_unstable();
         let what = self.what;
-        let path = self.dir()?.next_file(what);
-        let f = File::create(&path).map_err(|e| Error::io(&path, e))?;
+        let (path, f) = self.dir()?.create_file(what)?;
         let mut w = BufWriter::with_capacity(crate::io::BUF_SIZE, f);
         let mut rec = vec![0u8; T::SIZE];
         for x in &self.buf {
@@ -363,9 +380,8 @@ impl<T: Record> ExternalSorter<T> {
             let runs = std::mem::take(&mut self.runs);
             for group in runs.chunks(FAN_IN) {
                 let what = self.what;
-                let out = self.dir()?.next_file(what);
                 let mut m = Merge::<T>::open(group)?;
-                let f = File::create(&out).map_err(|e| Error::io(&out, e))?;
+                let (out, f) = self.dir()?.create_file(what)?;
                 let mut w = BufWriter::with_capacity(crate::io::BUF_SIZE, f);
                 let mut rec = vec![0u8; T::SIZE];
                 while let Some(x) = m.next_rec()? {

@@ -265,8 +265,8 @@ pub fn install_interrupt_handler() {
     // A second installation (never done) or an unsupported platform only loses the cleanup.
     let _ = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
-        fimdup::spill::remove_live_dirs();
-        fimdup::io::remove_live_temp_files();
+        // Closes the gate for new temporary files first, so nothing appears after this.
+        fimdup::io::shut_down_and_clean();
         eprintln!("fimdup: interrupted; temporary files removed");
         std::process::exit(130);
     });
