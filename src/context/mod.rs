@@ -4,7 +4,9 @@
 //! whose image holds it, as an ascending list of DocIds; all rows are held in one compact
 //! [`Transactions`] (CSR: 4 bytes per incidence plus one offset per row). A
 //! [`ContextBuilder`] builds it from `(key, DocId)` incidences streamed in, by sorted runs
-//! spilled to disk under a memory budget ([`crate::spill`]); the `<id,id,count>` pair
+//! spilled to disk under a memory budget ([`crate::spill`]); when the incidences fit in the
+//! budget, [`Context::from_doc_keys`] builds it in memory by a parallel radix partition of
+//! the key range instead (same result); the `<id,id,count>` pair
 //! counts have an in-memory ([`pair_counts_of_rows`]) and a spilled
 //! ([`pair_counts_spilled`]) form with the same result. [`Transactions`] is a compact (CSR)
 //! list of `u32` transactions, the in-memory form of a FIMI file; [`fimi`] reads and writes
@@ -259,58 +261,329 @@ impl ContextBuilder {
     pub fn finish_filtered(self, keep: &dyn Fn(DocId) -> bool) -> Result<Context> {
         let n_docs = u32::try_from(self.n_docs)
             .map_err(|_| Error::config("more than u32::MAX documents"))?;
-        let min_df = self.cfg.min_df as usize;
-        let max_df = self.cfg.max_df.unwrap_or(u32::MAX) as usize;
-        let mut keys = Vec::new();
-        let mut rows = Transactions::new();
-        let mut stats = ContextStats {
-            documents: u64::from(n_docs),
-            ..ContextStats::default()
-        };
-        let mut cur_key: Option<u64> = None;
-        let mut run: Vec<u32> = Vec::new();
-        let mut close = |key: u64, run: &mut Vec<u32>| {
-            if run.is_empty() {
-                return;
-            }
-            stats.elements += 1;
-            if run.len() < min_df {
-                stats.dropped_rare += 1;
-            } else if run.len() > max_df {
-                stats.dropped_common += 1;
-            } else {
-                keys.push(key);
-                rows.push(run);
-                stats.max_row = stats.max_row.max(run.len() as u64);
-                stats.incidences += run.len() as u64;
-            }
-            run.clear();
-        };
-        for r in self.sorter.finish()? {
-            let [hi, lo, doc] = r?;
-            let key = (u64::from(hi) << 32) | u64::from(lo);
-            if cur_key != Some(key) {
-                if let Some(k) = cur_key {
-                    close(k, &mut run);
-                }
-                cur_key = Some(key);
-            }
-            if run.last() != Some(&doc) && keep(DocId(doc)) {
-                run.push(doc);
-            }
-        }
-        if let Some(k) = cur_key {
-            close(k, &mut run);
-        }
-        stats.rows = keys.len() as u64;
-        Ok(Context {
-            n_docs,
-            keys,
-            rows,
-            stats,
-        })
+        group_rows(&self.cfg, n_docs, self.sorter.finish()?, keep)
     }
 }
+
+/// Groups incidences sorted by `(key, doc)` into the rows of a context, dropping documents
+/// for which `keep` is false, repeated incidences and the rows that `cfg` rejects.
+fn group_rows(
+    cfg: &ContextConfig,
+    n_docs: u32,
+    sorted: impl Iterator<Item = Result<[u32; 3]>>,
+    keep: &dyn Fn(DocId) -> bool,
+) -> Result<Context> {
+    let min_df = cfg.min_df as usize;
+    let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
+    let mut keys = Vec::new();
+    let mut rows = Transactions::new();
+    let mut stats = ContextStats {
+        documents: u64::from(n_docs),
+        ..ContextStats::default()
+    };
+    let mut cur_key: Option<u64> = None;
+    let mut run: Vec<u32> = Vec::new();
+    let mut close = |key: u64, run: &mut Vec<u32>| {
+        if run.is_empty() {
+            return;
+        }
+        stats.elements += 1;
+        if run.len() < min_df {
+            stats.dropped_rare += 1;
+        } else if run.len() > max_df {
+            stats.dropped_common += 1;
+        } else {
+            keys.push(key);
+            rows.push(run);
+            stats.max_row = stats.max_row.max(run.len() as u64);
+            stats.incidences += run.len() as u64;
+        }
+        run.clear();
+    };
+    for r in sorted {
+        let [hi, lo, doc] = r?;
+        let key = (u64::from(hi) << 32) | u64::from(lo);
+        if cur_key != Some(key) {
+            if let Some(k) = cur_key {
+                close(k, &mut run);
+            }
+            cur_key = Some(key);
+        }
+        if run.last() != Some(&doc) && keep(DocId(doc)) {
+            run.push(doc);
+        }
+    }
+    if let Some(k) = cur_key {
+        close(k, &mut run);
+    }
+    stats.rows = keys.len() as u64;
+    Ok(Context {
+        n_docs,
+        keys,
+        rows,
+        stats,
+    })
+}
+
+/// Builds the context of `doc_keys` (holding `total` keys) in memory, in parallel, without
+/// comparison-sorting the incidences as one array (B97's sort of `<shingle, id>` pairs, done
+/// as a radix partition):
+/// 1. the key range is cut into about `total / BUCKET_TARGET` buckets of consecutive keys;
+/// 2. documents are cut into contiguous chunks; each chunk counts its keys per bucket, and
+///    the counts give every (chunk, bucket) a disjoint place in one array, which the chunks
+///    fill in parallel, in document order (so within a bucket, the incidences of one key are
+///    in ascending document order);
+/// 3. each bucket is stably sorted by key and grouped into rows, in parallel; rows are
+///    concatenated in bucket order, i.e. ascending key.
+///
+/// The result equals [`ContextBuilder`]'s (the test `spilled_context_and_pair_counts_equal_in_memory`
+/// compares them).
+fn context_in_memory<K: AsRef<[u64]> + Sync>(
+    doc_keys: &[K],
+    total: usize,
+    cfg: &ContextConfig,
+    n_docs: u32,
+) -> Context {
+    let mut stats = ContextStats {
+        documents: u64::from(n_docs),
+        ..ContextStats::default()
+    };
+    if total == 0 {
+        return Context {
+            n_docs,
+            keys: Vec::new(),
+            rows: Transactions::new(),
+            stats,
+        };
+    }
+    let (lo, hi) = doc_keys
+        .par_iter()
+        .map(|ks| {
+            ks.as_ref()
+                .iter()
+                .fold((u64::MAX, 0u64), |(a, b), &k| (a.min(k), b.max(k)))
+        })
+        .reduce(|| (u64::MAX, 0), |(a, b), (c, d)| (a.min(c), b.max(d)));
+    let span = hi - lo;
+    let want_bits = (total / BUCKET_TARGET)
+        .max(1)
+        .next_power_of_two()
+        .trailing_zeros()
+        .min(MAX_BUCKET_BITS);
+    let shift = (64 - span.leading_zeros()).saturating_sub(want_bits);
+    // `shift` may be 64 (a few keys spanning the whole range): one bucket.
+    let n_buckets = span.checked_shr(shift).unwrap_or(0) as usize + 1;
+    let bucket = |k: u64| (k - lo).checked_shr(shift).unwrap_or(0) as usize;
+
+    // Contiguous document chunks of about equal incidence counts.
+    let n_chunks = (rayon::current_num_threads() * 4).clamp(1, doc_keys.len().max(1));
+    let per_chunk = total.div_ceil(n_chunks);
+    let mut chunks: Vec<std::ops::Range<usize>> = Vec::with_capacity(n_chunks + 1);
+    let (mut from, mut acc) = (0usize, 0usize);
+    for (d, ks) in doc_keys.iter().enumerate() {
+        acc += ks.as_ref().len();
+        if acc >= per_chunk {
+            chunks.push(from..d + 1);
+            from = d + 1;
+            acc = 0;
+        }
+    }
+    if from < doc_keys.len() {
+        chunks.push(from..doc_keys.len());
+    }
+    let counts: Vec<Vec<usize>> = chunks
+        .par_iter()
+        .map(|r| {
+            let mut c = vec![0usize; n_buckets];
+            for ks in &doc_keys[r.clone()] {
+                for &k in ks.as_ref() {
+                    c[bucket(k)] += 1;
+                }
+            }
+            c
+        })
+        .collect();
+    // Bucket starts, and each chunk's write position in each bucket.
+    let mut start = Vec::with_capacity(n_buckets + 1);
+    let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
+    let mut pos = 0usize;
+    for b in 0..n_buckets {
+        start.push(pos);
+        for (c, cnt) in counts.iter().enumerate() {
+            offsets[c][b] = pos;
+            pos += cnt[b];
+        }
+    }
+    start.push(pos);
+    debug_assert_eq!(pos, total);
+    drop(counts);
+    let mut recs: Vec<[u32; 3]> = Vec::with_capacity(total);
+    let base = SendPtr(recs.as_mut_ptr());
+    chunks
+        .par_iter()
+        .zip(offsets.par_iter_mut())
+        .for_each(|(r, off)| {
+            let base = &base;
+            for d in r.clone() {
+                for &k in doc_keys[d].as_ref() {
+                    let b = bucket(k);
+                    // SAFETY: the offsets of (chunk, bucket) pairs are disjoint ranges of
+                    // exactly the counted length inside `0..total` (the capacity), and this
+                    // chunk writes exactly its counted keys, each once.
+                    unsafe { base.0.add(off[b]).write(rec(k, d as u32)) };
+                    off[b] += 1;
+                }
+            }
+        });
+    // SAFETY: every index of `0..total` was written exactly once above.
+    unsafe { recs.set_len(total) };
+    drop(offsets);
+
+    let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(n_buckets);
+    let mut rest: &mut [[u32; 3]] = &mut recs;
+    for b in 0..n_buckets {
+        let (head, tail) = rest.split_at_mut(start[b + 1] - start[b]);
+        slices.push(head);
+        rest = tail;
+    }
+    let min_df = cfg.min_df as usize;
+    let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
+    // Per group of buckets: (keys, row lengths, items, stats).
+    type Group = (Vec<u64>, Vec<u32>, Vec<u32>, ContextStats);
+    let groups: Vec<Group> = slices
+        .par_chunks_mut(GROUP_BUCKETS)
+        .map(|group| {
+            let (mut keys, mut lens, mut items) = (Vec::new(), Vec::new(), Vec::new());
+            let mut st = ContextStats::default();
+            let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
+            for s in group.iter_mut() {
+                sort_bucket(s, lo, shift, &mut tmp, &mut cnt);
+                let mut i = 0;
+                while i < s.len() {
+                    let key = [s[i][0], s[i][1]];
+                    let at = items.len();
+                    while i < s.len() && [s[i][0], s[i][1]] == key {
+                        let doc = s[i][2];
+                        if items.len() == at || items.last() != Some(&doc) {
+                            items.push(doc);
+                        }
+                        i += 1;
+                    }
+                    let len = items.len() - at;
+                    st.elements += 1;
+                    if len < min_df {
+                        st.dropped_rare += 1;
+                        items.truncate(at);
+                    } else if len > max_df {
+                        st.dropped_common += 1;
+                        items.truncate(at);
+                    } else {
+                        keys.push((u64::from(key[0]) << 32) | u64::from(key[1]));
+                        lens.push(len as u32);
+                        st.max_row = st.max_row.max(len as u64);
+                        st.incidences += len as u64;
+                    }
+                }
+            }
+            (keys, lens, items, st)
+        })
+        .collect();
+    drop(slices);
+    drop(recs);
+    let n_rows: usize = groups.iter().map(|g| g.0.len()).sum();
+    let mut keys = Vec::with_capacity(n_rows);
+    let mut rows = Transactions::new();
+    for (k, lens, items, st) in groups {
+        keys.extend_from_slice(&k);
+        let mut at = 0usize;
+        for len in lens {
+            rows.push(&items[at..at + len as usize]);
+            at += len as usize;
+        }
+        stats.elements += st.elements;
+        stats.dropped_rare += st.dropped_rare;
+        stats.dropped_common += st.dropped_common;
+        stats.incidences += st.incidences;
+        stats.max_row = stats.max_row.max(st.max_row);
+    }
+    stats.rows = keys.len() as u64;
+    Context {
+        n_docs,
+        keys,
+        rows,
+        stats,
+    }
+}
+
+/// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
+/// `k` all have the same `(k - lo) >> shift`: a counting sort on the next bits below
+/// `shift` (about one incidence per slot), then an insertion sort of each slot (a
+/// comparison sort for the rare crowded slot). Stable, so the documents of a key stay in
+/// ascending order.
+fn sort_bucket(
+    s: &mut [[u32; 3]],
+    lo: u64,
+    shift: u32,
+    tmp: &mut Vec<[u32; 3]>,
+    cnt: &mut Vec<u32>,
+) {
+    let key = |r: &[u32; 3]| (u64::from(r[0]) << 32) | u64::from(r[1]);
+    if s.len() < 2 || shift == 0 {
+        // One key only when `shift == 0`: already in document order.
+        return;
+    }
+    let bits = (usize::BITS - (s.len() - 1).leading_zeros()).min(shift);
+    let mask = u64::MAX >> (64 - shift);
+    let sub = |r: &[u32; 3]| (((key(r) - lo) & mask) >> (shift - bits)) as usize;
+    cnt.clear();
+    cnt.resize((1usize << bits) + 1, 0);
+    for r in s.iter() {
+        cnt[sub(r) + 1] += 1;
+    }
+    for i in 1..cnt.len() {
+        cnt[i] += cnt[i - 1];
+    }
+    tmp.clear();
+    tmp.resize(s.len(), [0; 3]);
+    for r in s.iter() {
+        let j = sub(r);
+        tmp[cnt[j] as usize] = *r;
+        cnt[j] += 1;
+    }
+    // `cnt[j]` is now the end of slot `j`.
+    let mut from = 0usize;
+    for &end in &cnt[..cnt.len() - 1] {
+        let end = end as usize;
+        let slot = &mut tmp[from..end];
+        if slot.len() > 16 {
+            slot.sort_by_key(key);
+        } else {
+            for i in 1..slot.len() {
+                let mut m = i;
+                while m > 0 && key(&slot[m - 1]) > key(&slot[m]) {
+                    slot.swap(m - 1, m);
+                    m -= 1;
+                }
+            }
+        }
+        from = end;
+    }
+    s.copy_from_slice(tmp);
+}
+
+/// A raw pointer that may cross threads (the writers use disjoint ranges).
+struct SendPtr<T>(*mut T);
+// SAFETY: used only for writes to disjoint indices, see `context_in_memory`.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+
+/// Incidences per bucket aimed at by [`context_in_memory`].
+const BUCKET_TARGET: usize = 16384;
+/// At most `2^MAX_BUCKET_BITS` buckets.
+const MAX_BUCKET_BITS: u32 = 20;
+/// Buckets grouped per parallel task by [`context_in_memory`].
+const GROUP_BUCKETS: usize = 16;
 
 impl Context {
     /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
@@ -335,12 +608,8 @@ impl Context {
         b.ensure_docs(u64::from(n_docs));
         let total: u64 = doc_keys.iter().map(|k| k.as_ref().len() as u64).sum();
         if total.saturating_mul(12) <= spill.budget_bytes() {
-            // Fits: one exact allocation (a parallel collect would hold twice the records).
-            let mut v: Vec<[u32; 3]> = Vec::with_capacity(total as usize);
-            for (d, ks) in doc_keys.iter().enumerate() {
-                v.extend(ks.as_ref().iter().map(|&k| rec(k, d as u32)));
-            }
-            b.sorter.append(v)?;
+            // Fits: one exact allocation, bucketed by key range and sorted per bucket.
+            return Ok(context_in_memory(doc_keys, total as usize, cfg, n_docs));
         } else {
             for (d, ks) in doc_keys.iter().enumerate() {
                 b.push_doc(DocId(d as u32), ks.as_ref())?;
@@ -934,6 +1203,82 @@ mod tests {
                 &want
             );
             prop_assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+        }
+    }
+
+    /// The context through the external sorter (in memory: no budget) and the grouping loop
+    /// of [`ContextBuilder::finish`], the reference for [`context_in_memory`].
+    fn through_builder(docs: &[Vec<u64>], cfg: &ContextConfig) -> Context {
+        let mut b = ContextBuilder::new(cfg, &SpillConfig::default()).unwrap();
+        b.ensure_docs(docs.len() as u64);
+        for (d, ks) in docs.iter().enumerate() {
+            b.push_doc(DocId(d as u32), ks).unwrap();
+        }
+        b.finish().unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn bucketed_context_equals_sorted_on_any_keys(
+            pool in proptest::collection::vec(
+                prop_oneof![any::<u64>(), 0u64..64, (u64::MAX - 64)..=u64::MAX], 1..80),
+            picks in proptest::collection::vec(proptest::collection::vec(any::<usize>(), 0..40), 0..150),
+            max_df in proptest::option::of(2u32..30),
+        ) {
+            let docs: Vec<Vec<u64>> = picks
+                .iter()
+                .map(|p| p.iter().map(|&i| pool[i % pool.len()]).collect())
+                .collect();
+            let cfg = ContextConfig { min_df: 2, max_df };
+            let mem = Context::from_doc_keys_with(&docs, &cfg, &SpillConfig::default()).unwrap();
+            prop_assert_eq!(&mem, &through_builder(&docs, &cfg));
+        }
+    }
+
+    #[test]
+    fn bucketed_context_equals_sorted_with_many_buckets() {
+        // Enough incidences for several buckets and chunks; keys skewed like bottom-k
+        // images (most small, a few anywhere, one at u64::MAX), some held by many documents
+        // (crowded slots), and repeated keys inside a document.
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        };
+        let mut pool: Vec<u64> = (0..40_000)
+            .map(|i| match i % 10 {
+                0 => next(),
+                1 => next() % 64,
+                _ => next() >> 24,
+            })
+            .collect();
+        pool.push(u64::MAX);
+        let docs: Vec<Vec<u64>> = (0..4_000)
+            .map(|d| {
+                let mut ks: Vec<u64> = (0..60)
+                    .map(|_| pool[(next() % pool.len() as u64) as usize])
+                    .collect();
+                ks.push(ks[0]);
+                if d % 7 == 0 {
+                    ks.push(u64::MAX);
+                }
+                ks
+            })
+            .collect();
+        for max_df in [None, Some(5)] {
+            let cfg = ContextConfig { min_df: 2, max_df };
+            let mem = Context::from_doc_keys_with(&docs, &cfg, &SpillConfig::default()).unwrap();
+            let want = through_builder(&docs, &cfg);
+            assert!(
+                want.len() > 1000,
+                "a test that shares keys: {} rows",
+                want.len()
+            );
+            assert_eq!(mem, want);
         }
     }
 
