@@ -810,12 +810,15 @@ pub fn pair_incidences(rows: &Transactions) -> u64 {
         .sum()
 }
 
-/// An upper bound of the bytes [`pair_counts_of_rows`] holds besides `rows`: the
-/// document -> rows index (8 bytes per document, 4 per incidence in rows of two or more
-/// documents), one dense `u32` counter per document and worker thread, and the result (at
-/// most `pair_incidences / k` pairs of 12 bytes). It does not hold the pair incidences
-/// themselves, so it fits a budget far longer than [`pair_counts_spilled`]'s runs would.
-pub fn pair_counts_in_memory_bytes(rows: &Transactions, n_docs: u32, k: u32) -> u64 {
+/// An upper bound of the working set of [`pair_counts_of_rows`] besides `rows` and its
+/// result: the document -> rows index (8 bytes per document, 4 per incidence in rows of two
+/// or more documents) and one dense `u32` counter per document and worker thread (k = 1;
+/// the prefix-filtered path for k >= 2 holds less). It does not hold the pair incidences
+/// themselves. The result is left out on purpose: [`pair_counts_spilled`] returns the same
+/// pairs in memory, so it cannot decide between the two (it did once, and sent a 4M-document
+/// run with a large estimated result to the spilled path, whose pair-incidence runs filled the
+/// disk where the prefix filter needs a few hundred MiB).
+pub fn pair_counts_in_memory_bytes(rows: &Transactions, n_docs: u32) -> u64 {
     let n = u64::from(n_docs);
     let inc: u64 = rows
         .iter()
@@ -823,8 +826,7 @@ pub fn pair_counts_in_memory_bytes(rows: &Transactions, n_docs: u32, k: u32) -> 
         .map(|r| r.len() as u64)
         .sum();
     let threads = rayon::current_num_threads() as u64;
-    let out = pair_incidences(rows) / u64::from(k.max(1));
-    8 * (n + 1) + 4 * inc + threads * 4 * n + 12 * out
+    8 * (n + 1) + 4 * inc + threads * 4 * n
 }
 
 /// The `<id,id,count>` phase under a spill configuration: in memory
@@ -837,9 +839,7 @@ pub fn pair_counts(
     k: u32,
     spill: &SpillConfig,
 ) -> Result<Vec<(DocId, DocId, u32)>> {
-    if spill.budget.is_none()
-        || pair_counts_in_memory_bytes(rows, n_docs, k) <= spill.budget_bytes()
-    {
+    if spill.budget.is_none() || pair_counts_in_memory_bytes(rows, n_docs) <= spill.budget_bytes() {
         Ok(pair_counts_of_rows(rows, n_docs, k))
     } else {
         pair_counts_spilled(rows, k, spill)
