@@ -343,18 +343,19 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     total: usize,
     cfg: &ContextConfig,
     n_docs: u32,
-) -> Context {
+    cap: usize,
+) -> Option<Context> {
     let mut stats = ContextStats {
         documents: u64::from(n_docs),
         ..ContextStats::default()
     };
     if total == 0 {
-        return Context {
+        return Some(Context {
             n_docs,
             keys: Vec::new(),
             rows: Transactions::new(),
             stats,
-        };
+        });
     }
     let (lo, hi) = doc_keys
         .par_iter()
@@ -403,116 +404,139 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
             c
         })
         .collect();
-    // Bucket starts, and each chunk's write position in each bucket.
-    let mut start = Vec::with_capacity(n_buckets + 1);
-    let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
-    let mut pos = 0usize;
-    for b in 0..n_buckets {
-        start.push(pos);
-        for (c, cnt) in counts.iter().enumerate() {
-            offsets[c][b] = pos;
-            pos += cnt[b];
+    // Passes over consecutive bucket ranges, each of at most `cap` incidences (one bucket
+    // at least): rows come out in key order pass after pass.
+    let bucket_total: Vec<usize> = (0..n_buckets)
+        .map(|b| counts.iter().map(|c| c[b]).sum())
+        .collect();
+    let mut passes: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut b0, mut acc) = (0usize, 0usize);
+    for (b, &t) in bucket_total.iter().enumerate() {
+        if acc > 0 && acc + t > cap {
+            passes.push(b0..b);
+            b0 = b;
+            acc = 0;
         }
+        acc += t;
     }
-    start.push(pos);
-    debug_assert_eq!(pos, total);
-    drop(counts);
-    let mut recs: Vec<[u32; 3]> = Vec::with_capacity(total);
-    let base = SendPtr(recs.as_mut_ptr());
-    chunks
-        .par_iter()
-        .zip(offsets.par_iter_mut())
-        .for_each(|(r, off)| {
-            let base = &base;
-            for d in r.clone() {
-                for &k in doc_keys[d].as_ref() {
-                    let b = bucket(k);
-                    // SAFETY: the offsets of (chunk, bucket) pairs are disjoint ranges of
-                    // exactly the counted length inside `0..total` (the capacity), and this
-                    // chunk writes exactly its counted keys, each once.
-                    unsafe { base.0.add(off[b]).write(rec(k, d as u32)) };
-                    off[b] += 1;
-                }
-            }
-        });
-    // SAFETY: every index of `0..total` was written exactly once above.
-    unsafe { recs.set_len(total) };
-    drop(offsets);
-
-    let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(n_buckets);
-    let mut rest: &mut [[u32; 3]] = &mut recs;
-    for b in 0..n_buckets {
-        let (head, tail) = rest.split_at_mut(start[b + 1] - start[b]);
-        slices.push(head);
-        rest = tail;
+    passes.push(b0..n_buckets);
+    if passes.len() > MAX_PASSES {
+        return None;
     }
     let min_df = cfg.min_df as usize;
     let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
-    // Per group of buckets: (keys, row lengths, items, stats).
-    type Group = (Vec<u64>, Vec<u32>, Vec<u32>, ContextStats);
-    let groups: Vec<Group> = slices
-        .par_chunks_mut(GROUP_BUCKETS)
-        .map(|group| {
-            let (mut keys, mut lens, mut items) = (Vec::new(), Vec::new(), Vec::new());
-            let mut st = ContextStats::default();
-            let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
-            for s in group.iter_mut() {
-                sort_bucket(s, lo, shift, &mut tmp, &mut cnt);
-                let mut i = 0;
-                while i < s.len() {
-                    let key = [s[i][0], s[i][1]];
-                    let at = items.len();
-                    while i < s.len() && [s[i][0], s[i][1]] == key {
-                        let doc = s[i][2];
-                        if items.len() == at || items.last() != Some(&doc) {
-                            items.push(doc);
+    let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
+    let mut keys = Vec::new();
+    let mut rows = Transactions::new();
+    for pass in passes {
+        // Bucket starts within the pass, and each chunk's write position in each bucket.
+        let mut start = Vec::with_capacity(pass.len() + 1);
+        let mut pos = 0usize;
+        for b in pass.clone() {
+            start.push(pos);
+            for (c, cnt) in counts.iter().enumerate() {
+                offsets[c][b] = pos;
+                pos += cnt[b];
+            }
+        }
+        start.push(pos);
+        let n_pass = pos;
+        let mut recs: Vec<[u32; 3]> = Vec::with_capacity(n_pass);
+        let base = SendPtr(recs.as_mut_ptr());
+        let in_pass = pass.clone();
+        chunks
+            .par_iter()
+            .zip(offsets.par_iter_mut())
+            .for_each(|(r, off)| {
+                let base = &base;
+                for d in r.clone() {
+                    for &k in doc_keys[d].as_ref() {
+                        let b = bucket(k);
+                        if !in_pass.contains(&b) {
+                            continue;
                         }
-                        i += 1;
-                    }
-                    let len = items.len() - at;
-                    st.elements += 1;
-                    if len < min_df {
-                        st.dropped_rare += 1;
-                        items.truncate(at);
-                    } else if len > max_df {
-                        st.dropped_common += 1;
-                        items.truncate(at);
-                    } else {
-                        keys.push((u64::from(key[0]) << 32) | u64::from(key[1]));
-                        lens.push(len as u32);
-                        st.max_row = st.max_row.max(len as u64);
-                        st.incidences += len as u64;
+                        // SAFETY: the offsets of (chunk, bucket) pairs of this pass are
+                        // disjoint ranges of exactly the counted length inside `0..n_pass`
+                        // (the capacity), and this chunk writes exactly its counted keys of
+                        // the pass, each once.
+                        unsafe { base.0.add(off[b]).write(rec(k, d as u32)) };
+                        off[b] += 1;
                     }
                 }
-            }
-            (keys, lens, items, st)
-        })
-        .collect();
-    drop(slices);
-    drop(recs);
-    let n_rows: usize = groups.iter().map(|g| g.0.len()).sum();
-    let mut keys = Vec::with_capacity(n_rows);
-    let mut rows = Transactions::new();
-    for (k, lens, items, st) in groups {
-        keys.extend_from_slice(&k);
-        let mut at = 0usize;
-        for len in lens {
-            rows.push(&items[at..at + len as usize]);
-            at += len as usize;
+            });
+        // SAFETY: every index of `0..n_pass` was written exactly once above.
+        unsafe { recs.set_len(n_pass) };
+
+        let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(pass.len());
+        let mut rest: &mut [[u32; 3]] = &mut recs;
+        for i in 0..pass.len() {
+            let (head, tail) = rest.split_at_mut(start[i + 1] - start[i]);
+            slices.push(head);
+            rest = tail;
         }
-        stats.elements += st.elements;
-        stats.dropped_rare += st.dropped_rare;
-        stats.dropped_common += st.dropped_common;
-        stats.incidences += st.incidences;
-        stats.max_row = stats.max_row.max(st.max_row);
+        // Per group of buckets: (keys, row lengths, items, stats).
+        type Group = (Vec<u64>, Vec<u32>, Vec<u32>, ContextStats);
+        let groups: Vec<Group> = slices
+            .par_chunks_mut(GROUP_BUCKETS)
+            .map(|group| {
+                let (mut keys, mut lens, mut items) = (Vec::new(), Vec::new(), Vec::new());
+                let mut st = ContextStats::default();
+                let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
+                for s in group.iter_mut() {
+                    sort_bucket(s, lo, shift, &mut tmp, &mut cnt);
+                    let mut i = 0;
+                    while i < s.len() {
+                        let key = [s[i][0], s[i][1]];
+                        let at = items.len();
+                        while i < s.len() && [s[i][0], s[i][1]] == key {
+                            let doc = s[i][2];
+                            if items.len() == at || items.last() != Some(&doc) {
+                                items.push(doc);
+                            }
+                            i += 1;
+                        }
+                        let len = items.len() - at;
+                        st.elements += 1;
+                        if len < min_df {
+                            st.dropped_rare += 1;
+                            items.truncate(at);
+                        } else if len > max_df {
+                            st.dropped_common += 1;
+                            items.truncate(at);
+                        } else {
+                            keys.push((u64::from(key[0]) << 32) | u64::from(key[1]));
+                            lens.push(len as u32);
+                            st.max_row = st.max_row.max(len as u64);
+                            st.incidences += len as u64;
+                        }
+                    }
+                }
+                (keys, lens, items, st)
+            })
+            .collect();
+        drop(slices);
+        drop(recs);
+        for (k, lens, items, st) in groups {
+            keys.extend_from_slice(&k);
+            let mut at = 0usize;
+            for len in lens {
+                rows.push(&items[at..at + len as usize]);
+                at += len as usize;
+            }
+            stats.elements += st.elements;
+            stats.dropped_rare += st.dropped_rare;
+            stats.dropped_common += st.dropped_common;
+            stats.incidences += st.incidences;
+            stats.max_row = stats.max_row.max(st.max_row);
+        }
     }
     stats.rows = keys.len() as u64;
-    Context {
+    Some(Context {
         n_docs,
         keys,
         rows,
         stats,
-    }
+    })
 }
 
 /// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
@@ -582,6 +606,8 @@ unsafe impl<T: Send> Send for SendPtr<T> {}
 const BUCKET_TARGET: usize = 16384;
 /// At most `2^MAX_BUCKET_BITS` buckets.
 const MAX_BUCKET_BITS: u32 = 20;
+/// At most this many passes over the keys in [`context_in_memory`]; a smaller budget spills.
+const MAX_PASSES: usize = 16;
 /// Buckets grouped per parallel task by [`context_in_memory`].
 const GROUP_BUCKETS: usize = 16;
 
@@ -607,10 +633,16 @@ impl Context {
         let mut b = ContextBuilder::new(cfg, spill)?;
         b.ensure_docs(u64::from(n_docs));
         let total: u64 = doc_keys.iter().map(|k| k.as_ref().len() as u64).sum();
-        if total.saturating_mul(12) <= spill.budget_bytes() {
-            // Fits: one exact allocation, bucketed by key range and sorted per bucket.
-            return Ok(context_in_memory(doc_keys, total as usize, cfg, n_docs));
-        } else {
+        // The keys are in memory already: the budget bounds the incidences held at once
+        // (12 bytes each), in as many passes over key ranges as it takes; only a budget
+        // needing more than MAX_PASSES passes spills sorted runs.
+        let cap = usize::try_from(spill.budget_bytes() / 12)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        if let Some(c) = context_in_memory(doc_keys, total as usize, cfg, n_docs, cap) {
+            return Ok(c);
+        }
+        {
             for (d, ks) in doc_keys.iter().enumerate() {
                 b.push_doc(DocId(d as u32), ks.as_ref())?;
             }
@@ -1269,17 +1301,33 @@ mod tests {
                 ks
             })
             .collect();
+        let total: u64 = docs.iter().map(|d| d.len() as u64).sum();
+        let tmp = tempfile::tempdir().unwrap();
         for max_df in [None, Some(5)] {
             let cfg = ContextConfig { min_df: 2, max_df };
-            let mem = Context::from_doc_keys_with(&docs, &cfg, &SpillConfig::default()).unwrap();
             let want = through_builder(&docs, &cfg);
             assert!(
                 want.len() > 1000,
                 "a test that shares keys: {} rows",
                 want.len()
             );
-            assert_eq!(mem, want);
+            // No budget (one pass), budgets of about 3 and 10 passes over key ranges, and
+            // one needing more than MAX_PASSES passes (sorted runs spilled instead).
+            for budget in [
+                None,
+                Some(total * 12 / 3),
+                Some(total * 12 / 10),
+                Some(1024),
+            ] {
+                let spill = SpillConfig {
+                    budget: budget.map(crate::spill::MemoryBudget),
+                    tmp_dir: Some(tmp.path().to_path_buf()),
+                };
+                let got = Context::from_doc_keys_with(&docs, &cfg, &spill).unwrap();
+                assert_eq!(got, want, "budget {budget:?}");
+            }
         }
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
     }
 
     #[test]
