@@ -261,68 +261,97 @@ impl ContextBuilder {
     pub fn finish_filtered(self, keep: &dyn Fn(DocId) -> bool) -> Result<Context> {
         let n_docs = u32::try_from(self.n_docs)
             .map_err(|_| Error::config("more than u32::MAX documents"))?;
-        group_rows(&self.cfg, n_docs, self.sorter.finish()?, keep)
+        let mut g = RowGrouper::default();
+        g.group(&self.cfg, self.sorter.finish()?, keep)?;
+        Ok(g.into_context(n_docs))
     }
 }
 
-/// Groups incidences sorted by `(key, doc)` into the rows of a context, dropping documents
-/// for which `keep` is false, repeated incidences and the rows that `cfg` rejects.
-fn group_rows(
-    cfg: &ContextConfig,
-    n_docs: u32,
-    sorted: impl Iterator<Item = Result<[u32; 3]>>,
-    keep: &dyn Fn(DocId) -> bool,
-) -> Result<Context> {
-    let min_df = cfg.min_df as usize;
-    let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
-    let mut keys = Vec::new();
-    let mut rows = Transactions::new();
-    let mut stats = ContextStats {
-        documents: u64::from(n_docs),
-        ..ContextStats::default()
-    };
-    let mut cur_key: Option<u64> = None;
-    let mut run: Vec<u32> = Vec::new();
-    let mut close = |key: u64, run: &mut Vec<u32>| {
-        if run.is_empty() {
-            return;
-        }
-        stats.elements += 1;
-        if run.len() < min_df {
-            stats.dropped_rare += 1;
-        } else if run.len() > max_df {
-            stats.dropped_common += 1;
-        } else {
-            keys.push(key);
-            rows.push(run);
-            stats.max_row = stats.max_row.max(run.len() as u64);
-            stats.incidences += run.len() as u64;
-        }
-        run.clear();
-    };
-    for r in sorted {
-        let [hi, lo, doc] = r?;
-        let key = (u64::from(hi) << 32) | u64::from(lo);
-        if cur_key != Some(key) {
-            if let Some(k) = cur_key {
-                close(k, &mut run);
+/// Rows being collected from incidences sorted by `(key, doc)`: the kept keys and rows, and
+/// what was kept and dropped (the `documents` and `rows` counts are set at the end).
+#[derive(Default)]
+struct RowGrouper {
+    keys: Vec<u64>,
+    rows: Transactions,
+    stats: ContextStats,
+}
+
+impl RowGrouper {
+    /// Groups `sorted` into rows, dropping documents for which `keep` is false, repeated
+    /// incidences and the rows that `cfg` rejects. A key must not continue from one call
+    /// to the next.
+    fn group(
+        &mut self,
+        cfg: &ContextConfig,
+        sorted: impl Iterator<Item = Result<[u32; 3]>>,
+        keep: &dyn Fn(DocId) -> bool,
+    ) -> Result<()> {
+        let min_df = cfg.min_df as usize;
+        let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
+        let mut cur_key: Option<u64> = None;
+        let mut run: Vec<u32> = Vec::new();
+        let mut close = |key: u64, run: &mut Vec<u32>| {
+            if run.is_empty() {
+                return;
             }
-            cur_key = Some(key);
+            let st = &mut self.stats;
+            st.elements += 1;
+            if run.len() < min_df {
+                st.dropped_rare += 1;
+            } else if run.len() > max_df {
+                st.dropped_common += 1;
+            } else {
+                self.keys.push(key);
+                self.rows.push(run);
+                st.max_row = st.max_row.max(run.len() as u64);
+                st.incidences += run.len() as u64;
+            }
+            run.clear();
+        };
+        for r in sorted {
+            let [hi, lo, doc] = r?;
+            let key = (u64::from(hi) << 32) | u64::from(lo);
+            if cur_key != Some(key) {
+                if let Some(k) = cur_key {
+                    close(k, &mut run);
+                }
+                cur_key = Some(key);
+            }
+            if run.last() != Some(&doc) && keep(DocId(doc)) {
+                run.push(doc);
+            }
         }
-        if run.last() != Some(&doc) && keep(DocId(doc)) {
-            run.push(doc);
+        if let Some(k) = cur_key {
+            close(k, &mut run);
+        }
+        Ok(())
+    }
+
+    /// Appends the rows of `other`, whose keys all follow this one's.
+    fn append(&mut self, other: RowGrouper) {
+        self.keys.extend_from_slice(&other.keys);
+        for r in other.rows.iter() {
+            self.rows.push(r);
+        }
+        let (st, o) = (&mut self.stats, other.stats);
+        st.elements += o.elements;
+        st.dropped_rare += o.dropped_rare;
+        st.dropped_common += o.dropped_common;
+        st.incidences += o.incidences;
+        st.max_row = st.max_row.max(o.max_row);
+    }
+
+    fn into_context(self, n_docs: u32) -> Context {
+        let mut stats = self.stats;
+        stats.documents = u64::from(n_docs);
+        stats.rows = self.keys.len() as u64;
+        Context {
+            n_docs,
+            keys: self.keys,
+            rows: self.rows,
+            stats,
         }
     }
-    if let Some(k) = cur_key {
-        close(k, &mut run);
-    }
-    stats.rows = keys.len() as u64;
-    Ok(Context {
-        n_docs,
-        keys,
-        rows,
-        stats,
-    })
 }
 
 /// Builds the context of `doc_keys` (holding `total` keys) in memory, in parallel, without
@@ -345,17 +374,9 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     n_docs: u32,
     cap: usize,
 ) -> Option<Context> {
-    let mut stats = ContextStats {
-        documents: u64::from(n_docs),
-        ..ContextStats::default()
-    };
+    let mut out = RowGrouper::default();
     if total == 0 {
-        return Some(Context {
-            n_docs,
-            keys: Vec::new(),
-            rows: Transactions::new(),
-            stats,
-        });
+        return Some(out.into_context(n_docs));
     }
     let (lo, hi) = doc_keys
         .par_iter()
@@ -423,11 +444,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     if passes.len() > MAX_PASSES {
         return None;
     }
-    let min_df = cfg.min_df as usize;
-    let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
     let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
-    let mut keys = Vec::new();
-    let mut rows = Transactions::new();
     for pass in passes {
         // Bucket starts within the pass, and each chunk's write position in each bucket.
         let mut start = Vec::with_capacity(pass.len() + 1);
@@ -474,69 +491,27 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
             slices.push(head);
             rest = tail;
         }
-        // Per group of buckets: (keys, row lengths, items, stats).
-        type Group = (Vec<u64>, Vec<u32>, Vec<u32>, ContextStats);
-        let groups: Vec<Group> = slices
+        // One grouper per run of buckets (a key never spans two buckets), appended in order.
+        let groups: Vec<RowGrouper> = slices
             .par_chunks_mut(GROUP_BUCKETS)
             .map(|group| {
-                let (mut keys, mut lens, mut items) = (Vec::new(), Vec::new(), Vec::new());
-                let mut st = ContextStats::default();
+                let mut g = RowGrouper::default();
                 let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
                 for s in group.iter_mut() {
                     sort_bucket(s, lo, shift, &mut tmp, &mut cnt);
-                    let mut i = 0;
-                    while i < s.len() {
-                        let key = [s[i][0], s[i][1]];
-                        let at = items.len();
-                        while i < s.len() && [s[i][0], s[i][1]] == key {
-                            let doc = s[i][2];
-                            if items.len() == at || items.last() != Some(&doc) {
-                                items.push(doc);
-                            }
-                            i += 1;
-                        }
-                        let len = items.len() - at;
-                        st.elements += 1;
-                        if len < min_df {
-                            st.dropped_rare += 1;
-                            items.truncate(at);
-                        } else if len > max_df {
-                            st.dropped_common += 1;
-                            items.truncate(at);
-                        } else {
-                            keys.push((u64::from(key[0]) << 32) | u64::from(key[1]));
-                            lens.push(len as u32);
-                            st.max_row = st.max_row.max(len as u64);
-                            st.incidences += len as u64;
-                        }
-                    }
+                    g.group(cfg, s.iter().map(|&r| Ok(r)), &|_| true)
+                        .expect("records in memory do not fail");
                 }
-                (keys, lens, items, st)
+                g
             })
             .collect();
         drop(slices);
         drop(recs);
-        for (k, lens, items, st) in groups {
-            keys.extend_from_slice(&k);
-            let mut at = 0usize;
-            for len in lens {
-                rows.push(&items[at..at + len as usize]);
-                at += len as usize;
-            }
-            stats.elements += st.elements;
-            stats.dropped_rare += st.dropped_rare;
-            stats.dropped_common += st.dropped_common;
-            stats.incidences += st.incidences;
-            stats.max_row = stats.max_row.max(st.max_row);
+        for g in groups {
+            out.append(g);
         }
     }
-    stats.rows = keys.len() as u64;
-    Some(Context {
-        n_docs,
-        keys,
-        rows,
-        stats,
-    })
+    Some(out.into_context(n_docs))
 }
 
 /// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
