@@ -47,14 +47,20 @@ fn cluster_files(out: &Path) -> (Vec<u8>, Vec<u8>) {
     )
 }
 
+/// A scratch directory holding an empty `tmp/` and `c.img`, the default corpus sketched.
+fn dir_with_images() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let img = dir.path().join("c.img");
+    ok(&["sketch", s(&corpus()), "--out", s(&img)]);
+    (dir, tmp, img)
+}
+
 #[test]
 fn spilled_context_and_clusters_equal_in_memory() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, tmp, img) = dir_with_images();
     let d = dir.path();
-    let tmp = d.join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let img = d.join("c.img");
-    ok(&["sketch", s(&corpus()), "--out", s(&img)]);
     let spill = ["--memory-budget", "1KiB", "--tmp-dir", s(&tmp)];
     for o in ["shingle-rows", "doc-rows"] {
         let mem = d.join(format!("mem-{o}.dat"));
@@ -183,12 +189,8 @@ fn shards_give_the_clusters_of_one_file() {
 
 #[test]
 fn temp_dir_is_empty_after_an_error() {
-    let dir = tempfile::tempdir().unwrap();
+    let (dir, tmp, img) = dir_with_images();
     let d = dir.path();
-    let tmp = d.join("tmp");
-    std::fs::create_dir(&tmp).unwrap();
-    let img = d.join("c.img");
-    ok(&["sketch", s(&corpus()), "--out", s(&img)]);
     // Damage the checksum: every record reads (and spills) before the error is found.
     let mut b = read(&img);
     let n = b.len();

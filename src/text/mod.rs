@@ -507,6 +507,17 @@ impl Canonicalizer {
         });
     }
 
+    /// `raw` with its HTML stripped into `buf` when the configuration asks for it, else `raw`.
+    fn strip_html<'a>(&self, raw: &'a str, buf: &'a mut String) -> &'a str {
+        if self.cfg.html {
+            buf.clear();
+            html::strip_html_into(raw, buf);
+            buf
+        } else {
+            raw
+        }
+    }
+
     /// Calls `f` on every canonical token of `raw`, in order: the tokens of
     /// [`Canonicalizer::canonicalize`]`(raw)`, without building the canonical text when the
     /// (HTML-stripped) text is ASCII and the unit is words. That fast path splits words with
@@ -523,12 +534,7 @@ impl Canonicalizer {
             tmp,
             canon,
         } = scratch;
-        let mut s: &str = raw;
-        if self.cfg.html {
-            hbuf.clear();
-            html::strip_html_into(s, hbuf);
-            s = hbuf;
-        }
+        let mut s = self.strip_html(raw, hbuf);
         if self.cfg.unit != Unit::Word || !s.is_ascii() {
             self.reference_stripped(s, lower, canon);
             for t in canon.iter() {
@@ -595,12 +601,7 @@ impl Canonicalizer {
         let Scratch {
             html: hbuf, lower, ..
         } = scratch;
-        let mut s: &str = raw;
-        if self.cfg.html {
-            hbuf.clear();
-            html::strip_html_into(s, hbuf);
-            s = hbuf;
-        }
+        let s = self.strip_html(raw, hbuf);
         self.reference_stripped(s, lower, out);
     }
 
