@@ -162,3 +162,90 @@ fn truncated_and_flipped_files_are_rejected_naming_the_file() {
     assert!(read_all(&q).is_err());
     assert_eq!(read_all(&p).unwrap(), 12);
 }
+
+/// `cluster` on images files builds only the context, in passes over the files
+/// (`Prepared::from_images_streamed`): the same clusters, pairs and edges as with every image
+/// in memory (`Prepared::new`), for both image families, one file or three shards, with or
+/// without a budget that forces several passes, and with equal images collapsed.
+#[test]
+fn streamed_context_clusters_equal_the_in_memory_ones() {
+    use fimdup::cluster::job::Prepared;
+    use fimdup::cluster::{ClusterConfig, Method, Threshold};
+    use fimdup::sketch::pipeline::{sketch_corpus, PipelineConfig};
+    use fimdup::spill::{MemoryBudget, SpillConfig};
+
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/default/docs.jsonl");
+    let dir = tempfile::tempdir().unwrap();
+    for scheme in [Scheme::BottomK, Scheme::KMins] {
+        let mut pcfg = PipelineConfig::default();
+        pcfg.sketch.scheme = scheme;
+        let mut set = sketch_corpus(&corpus, &pcfg, &|_| {}).unwrap().images;
+        // Equal images: the streamed path must collapse them as the in-memory one does.
+        for d in [3usize, 10, 10] {
+            set.ext_ids
+                .push(format!("copy-of-{d}-{}", set.ext_ids.len()));
+            set.images.push(set.images[d].clone());
+        }
+        let one = dir.path().join(format!("{scheme}.img"));
+        write_v3(&set, &one, Shard::default());
+        let shards: Vec<_> = (0..3)
+            .map(|i| {
+                let p = dir.path().join(format!("{scheme}-{i}.img"));
+                write_v3(&set, &p, Shard::new(i, 3).unwrap());
+                p
+            })
+            .collect();
+        let total: u64 = set.images.iter().map(|i| i.len() as u64).sum();
+        let mem = Prepared::new(set, None).unwrap();
+        for method in [Method::Concept, Method::UnionFind] {
+            let cfg = ClusterConfig {
+                method,
+                threshold: Threshold::Resemblance(0.8),
+                ..ClusterConfig::default()
+            };
+            let want = mem.run(&cfg).unwrap();
+            assert!(
+                want.pairs.len() > 20,
+                "{scheme} {method}: a test with pairs"
+            );
+            assert!(
+                want.summary.collapsed.removed >= 2,
+                "{:?}",
+                want.summary.collapsed
+            );
+            for budget in [None, Some(total * 12 / 4)] {
+                let spill = SpillConfig {
+                    budget: budget.map(MemoryBudget),
+                    tmp_dir: Some(dir.path().to_path_buf()),
+                };
+                for paths in [vec![one.clone()], shards.clone()] {
+                    let p = Prepared::from_images_streamed(&paths, &cfg.context, &spill).unwrap();
+                    assert_eq!(p.ext_ids(), mem.ext_ids());
+                    let got = p.run(&cfg).unwrap();
+                    let what = format!("{scheme} {method} budget {budget:?} {} files", paths.len());
+                    assert_eq!(got.clusters, want.clusters, "{what}");
+                    assert_eq!(got.pairs, want.pairs, "{what}");
+                    assert_eq!(got.edges, want.edges, "{what}");
+                    assert_eq!(got.summary.collapsed, want.summary.collapsed, "{what}");
+                    assert_eq!(
+                        got.summary.context_rows, want.summary.context_rows,
+                        "{what}"
+                    );
+                }
+            }
+            // The streamed preparation serves only the methods that need just the context.
+            let p = Prepared::from_images_streamed(
+                std::slice::from_ref(&one),
+                &cfg.context,
+                &SpillConfig::default(),
+            )
+            .unwrap();
+            let lsh = ClusterConfig {
+                method: Method::Lsh,
+                ..cfg
+            };
+            let e = p.run(&lsh).unwrap_err().to_string();
+            assert!(e.contains("only serve concept and union-find"), "{e}");
+        }
+    }
+}

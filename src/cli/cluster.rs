@@ -211,7 +211,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     );
     let pb = progress(None, "sketching");
-    let mut prep = if images_input {
+    let mut prep = if images_input
+        && matches!(args.method, Method::Concept | Method::UnionFind)
+        && args.measure == Measure::Resemblance
+    {
+        // Only the context is needed: build it in passes over the files, under the
+        // memory budget, instead of holding every image.
+        Prepared::from_images_streamed(&args.input, &cfg.context, &fimdup::spill::global())?
+    } else if images_input {
         let set = ImageInputs::open(&args.input)?.read_all()?;
         Prepared::new(set, None)?
     } else {

@@ -6,7 +6,9 @@
 //! element keys, the positional values (k-mins / one-permutation images), the collapse of
 //! identical / lexically-equivalent / shingle-equivalent documents, and (only for `exact`)
 //! the full shingle sets. [`Prepared::run`] then runs any method at any threshold on it,
-//! so a sweep sketches once and clusters many times.
+//! so a sweep sketches once and clusters many times. [`Prepared::from_images_streamed`]
+//! prepares images files for the context-only methods (concept, union-find by
+//! resemblance) holding the context instead of the images, with the same results.
 //!
 //! Invariant: results do not depend on the number of threads (every step below is
 //! deterministic; see the methods).
@@ -19,12 +21,13 @@ use super::{
     collapse, run_method, verify_output, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
     ImageKind, MaximalMiner, Method, Regroup,
 };
-use crate::context::Transactions;
+use crate::context::{Context, ContextConfig, KeySource, KeyStats, Transactions};
 use crate::corpus::CorpusConfig;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
 use crate::shingle::ShingleConfig;
 use crate::sketch::pipeline::Fingerprints;
-use crate::sketch::{image_fingerprint, Image, ImageSet, Scheme, SketchParams};
+use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
+use crate::spill::SpillConfig;
 use crate::text::TextConfig;
 use crate::{DocId, Error, Result};
 
@@ -77,6 +80,30 @@ pub struct Prepared {
     pub sets: Option<Vec<Vec<u64>>>,
     /// Equivalent documents collapsed to representatives.
     pub collapse: Collapse,
+    /// The context of the representatives and the configuration it was built with, when
+    /// prepared by [`Prepared::from_images_streamed`] (then `keys` is empty).
+    pub context: Option<(ContextConfig, Context)>,
+    /// Image length per document, when `keys` is empty (with `context`).
+    pub image_lens: Option<Vec<u32>>,
+}
+
+/// Images files read again on every scan, as the documents' keys.
+struct ImageKeys<'a, P: AsRef<Path>> {
+    paths: &'a [P],
+    scheme: Scheme,
+    buf: Vec<u64>,
+}
+
+impl<P: AsRef<Path>> KeySource for ImageKeys<'_, P> {
+    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
+        let ImageKeys { paths, scheme, buf } = self;
+        ImageInputs::open(paths)?.for_each(|d, _, img| {
+            buf.clear();
+            img.keys(*scheme, buf);
+            f(d, buf)
+        })?;
+        Ok(())
+    }
 }
 
 impl Prepared {
@@ -124,12 +151,71 @@ impl Prepared {
             positional,
             sets: None,
             collapse,
+            context: None,
+            image_lens: None,
+        })
+    }
+
+    /// Prepares images files (one, or the shards of one run) for the methods that need
+    /// only the inverted context (concept; union-find by resemblance) without holding the
+    /// images: one scan of the files gathers the external ids, the image fingerprints
+    /// (documents with equal images collapse, as [`Prepared::new`] without text
+    /// fingerprints does) and the key range, then [`Context::from_key_source`] builds the
+    /// context of the representatives (`cfg`) in passes over the files, each holding at
+    /// most `spill`'s budget of incidences. Runs give the same output as with
+    /// [`Prepared::new`] on the same images.
+    pub fn from_images_streamed<P: AsRef<Path>>(
+        paths: &[P],
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+    ) -> Result<Self> {
+        let inputs = ImageInputs::open(paths)?;
+        let params = inputs.params().clone();
+        let scheme = params.sketch.scheme;
+        let mut stats = KeyStats::default();
+        let mut docs: Vec<(DocId, String, Option<u64>, u32)> = Vec::new();
+        let mut buf = Vec::new();
+        inputs.for_each(|d, id, img| {
+            buf.clear();
+            img.keys(scheme, &mut buf);
+            stats.add(d, &buf);
+            docs.push((d, id, image_fingerprint(&img), buf.len() as u32));
+            Ok(())
+        })?;
+        docs.sort_unstable_by_key(|x| x.0);
+        let mut ext_ids = Vec::with_capacity(docs.len());
+        let mut img_fp = Vec::with_capacity(docs.len());
+        let mut image_lens = Vec::with_capacity(docs.len());
+        for (_, id, fp, len) in docs {
+            ext_ids.push(id);
+            img_fp.push(fp);
+            image_lens.push(len);
+        }
+        let own: Vec<u64> = (0..ext_ids.len() as u64).collect();
+        let collapse = collapse(&own, &own, &img_fp)?;
+        drop(img_fp);
+        let mut src = ImageKeys {
+            paths,
+            scheme,
+            buf: Vec::new(),
+        };
+        let context =
+            Context::from_key_source(&mut src, &stats, cfg, spill, &|d| collapse.is_rep(d))?;
+        Ok(Prepared {
+            params,
+            ext_ids,
+            keys: Vec::new(),
+            positional: None,
+            sets: None,
+            collapse,
+            context: Some((*cfg, context)),
+            image_lens: Some(image_lens),
         })
     }
 
     /// Number of documents.
     pub fn n_docs(&self) -> usize {
-        self.keys.len()
+        self.collapse.n_docs()
     }
 
     /// The external ids.
@@ -167,6 +253,21 @@ impl Prepared {
             }
             _ => {}
         }
+        if let Some((built, _)) = &self.context {
+            if !matches!(cfg.method, Method::Concept | Method::UnionFind)
+                || cfg.measure != super::Measure::Resemblance
+            {
+                return Err(Error::config(format!(
+                    "images prepared as a context only serve concept and union-find by resemblance, not {} by {}",
+                    cfg.method, cfg.measure
+                )));
+            }
+            if *built != cfg.context {
+                return Err(Error::config(
+                    "the context was prepared with other --min-df / --max-df settings",
+                ));
+            }
+        }
         if cfg.method == Method::Lsh && self.positional.is_none() {
             return Err(Error::config(format!(
                 "lsh bands positional images: use --scheme k-mins or one-permutation, not {}",
@@ -180,12 +281,13 @@ impl Prepared {
         }
         let inputs = ClusterInputs {
             n_docs: self.n_docs(),
-            keys: Some(&self.keys),
+            keys: self.context.is_none().then_some(&self.keys[..]),
             positional: self.positional.as_deref(),
             sets: self.sets.as_deref(),
             super_shingles: None,
-            context: None,
+            context: self.context.as_ref().map(|(_, c)| c),
             image_size: (self.scheme() != Scheme::ModM).then_some(self.params.sketch.size),
+            image_lens: self.image_lens.as_deref(),
             collapse: Some(&self.collapse),
             miner: Some(&FpMiner),
         };

@@ -241,6 +241,10 @@ pub struct ClusterInputs<'a> {
     pub context: Option<&'a Context>,
     /// Image size `n` (sketch size); inferred as the longest image when absent.
     pub image_size: Option<usize>,
+    /// Image length per document, for the support of a collapsed class that stands alone
+    /// when neither keys nor positional images are given (with a ready `context`); `n`
+    /// when absent.
+    pub image_lens: Option<&'a [u32]>,
     /// Collapse of equivalent documents: only representatives are clustered.
     pub collapse: Option<&'a Collapse>,
     /// The maximal itemset miner for concept clusters.
@@ -471,6 +475,14 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             }
         }
     }
+    if let Some(l) = inputs.image_lens {
+        if l.len() != n_docs {
+            return Err(Error::config(format!(
+                "{} image lengths given for {n_docs} documents",
+                l.len()
+            )));
+        }
+    }
     let mut s = ClusterSummary {
         method: method.name().to_string(),
         documents: n_docs as u64,
@@ -542,8 +554,15 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
                 }
             };
             let masked: Context;
+            // A given context may hold documents that collapse into others: restrict it
+            // to the representatives (unless it holds only representatives already, e.g.
+            // one built streaming by `Prepared::from_images_streamed`).
             let rows: &crate::context::Transactions = match (inputs.context, collapse) {
-                (Some(c), Some(col)) => {
+                (Some(c), Some(col))
+                    if c.rows()
+                        .iter()
+                        .any(|r| r.iter().any(|&d| !col.is_rep(DocId(d)))) =>
+                {
                     masked = c.restrict(&|d| col.is_rep(d));
                     masked.rows()
                 }
@@ -777,7 +796,9 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
         let l = match method {
             Method::Exact => len(inputs.sets),
             Method::Lsh => len(inputs.positional),
-            _ => len(inputs.keys).or_else(|| len(inputs.positional)),
+            _ => len(inputs.keys)
+                .or_else(|| len(inputs.positional))
+                .or_else(|| inputs.image_lens.map(|v| v[d.index()] as usize)),
         };
         l.unwrap_or(n) as u32
     };

@@ -500,6 +500,7 @@ fn version_chain_union_find_joins_concept_does_not() {
                 n_docs: 10,
                 keys: Some(&images),
                 image_size: Some(128),
+                image_lens: None,
                 miner: Some(&miner),
                 ..Default::default()
             };
@@ -600,6 +601,7 @@ fn identical_output_for_one_and_two_threads() {
                     },
                     sets: Some(&sets),
                     image_size: Some(64),
+                    image_lens: None,
                     miner: Some(&miner),
                     ..Default::default()
                 };

@@ -6,7 +6,9 @@
 //! [`ContextBuilder`] builds it from `(key, DocId)` incidences streamed in, by sorted runs
 //! spilled to disk under a memory budget ([`crate::spill`]); when the incidences fit in the
 //! budget, [`Context::from_doc_keys`] builds it in memory by a parallel radix partition of
-//! the key range instead (same result); the `<id,id,count>` pair
+//! the key range instead (same result), and [`Context::from_key_source`] does the same
+//! radix build from keys read again from disk (a [`KeySource`], e.g. images files) in
+//! passes, without holding them; the `<id,id,count>` pair
 //! counts have an in-memory ([`pair_counts_of_rows`]) and a spilled
 //! ([`pair_counts_spilled`]) form with the same result. [`Transactions`] is a compact (CSR)
 //! list of `u32` transactions, the in-memory form of a FIMI file; [`fimi`] reads and writes
@@ -274,6 +276,8 @@ struct RowGrouper {
     keys: Vec<u64>,
     rows: Transactions,
     stats: ContextStats,
+    /// The incidences of one key may come in any document order: sort each row.
+    sort_docs: bool,
 }
 
 impl RowGrouper {
@@ -290,9 +294,14 @@ impl RowGrouper {
         let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
         let mut cur_key: Option<u64> = None;
         let mut run: Vec<u32> = Vec::new();
+        let sort_docs = self.sort_docs;
         let mut close = |key: u64, run: &mut Vec<u32>| {
             if run.is_empty() {
                 return;
+            }
+            if sort_docs {
+                run.sort_unstable();
+                run.dedup();
             }
             let st = &mut self.stats;
             st.elements += 1;
@@ -354,6 +363,89 @@ impl RowGrouper {
     }
 }
 
+/// The key range `lo..=hi` cut into buckets of consecutive keys, about
+/// [`BUCKET_TARGET`] incidences each when keys are spread evenly (at most
+/// `2^MAX_BUCKET_BITS` buckets).
+#[derive(Clone, Copy, Debug)]
+struct Buckets {
+    lo: u64,
+    shift: u32,
+    n: usize,
+}
+
+impl Buckets {
+    fn new(lo: u64, hi: u64, total: usize) -> Self {
+        let span = hi - lo;
+        let want_bits = (total / BUCKET_TARGET)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(MAX_BUCKET_BITS);
+        let shift = (64 - span.leading_zeros()).saturating_sub(want_bits);
+        // `shift` may be 64 (a few keys spanning the whole range): one bucket.
+        let n = span.checked_shr(shift).unwrap_or(0) as usize + 1;
+        Buckets { lo, shift, n }
+    }
+
+    #[inline]
+    fn of(&self, k: u64) -> usize {
+        (k - self.lo).checked_shr(self.shift).unwrap_or(0) as usize
+    }
+}
+
+/// Consecutive bucket ranges of at most `cap` incidences each (one bucket at least), or
+/// `None` when that takes more than [`MAX_PASSES`].
+fn plan_passes(bucket_total: &[usize], cap: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut passes: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut b0, mut acc) = (0usize, 0usize);
+    for (b, &t) in bucket_total.iter().enumerate() {
+        if acc > 0 && acc + t > cap {
+            passes.push(b0..b);
+            b0 = b;
+            acc = 0;
+        }
+        acc += t;
+    }
+    passes.push(b0..bucket_total.len());
+    (passes.len() <= MAX_PASSES).then_some(passes)
+}
+
+/// Sorts and groups, in parallel, the incidences of one pass: `recs[start[i]..start[i + 1]]`
+/// holds the `i`-th bucket of the pass, its incidences of one key in ascending document
+/// order unless `sort_docs`. The groupers come back in bucket (so key) order.
+fn group_pass(
+    recs: &mut [[u32; 3]],
+    start: &[usize],
+    b: &Buckets,
+    cfg: &ContextConfig,
+    sort_docs: bool,
+) -> Vec<RowGrouper> {
+    let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(start.len().saturating_sub(1));
+    let mut rest: &mut [[u32; 3]] = recs;
+    for w in start.windows(2) {
+        let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+        slices.push(head);
+        rest = tail;
+    }
+    // One grouper per run of buckets (a key never spans two buckets), appended in order.
+    slices
+        .par_chunks_mut(GROUP_BUCKETS)
+        .map(|group| {
+            let mut g = RowGrouper {
+                sort_docs,
+                ..RowGrouper::default()
+            };
+            let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
+            for s in group.iter_mut() {
+                sort_bucket(s, b.lo, b.shift, &mut tmp, &mut cnt);
+                g.group(cfg, s.iter().map(|&r| Ok(r)), &|_| true)
+                    .expect("records in memory do not fail");
+            }
+            g
+        })
+        .collect()
+}
+
 /// Builds the context of `doc_keys` (holding `total` keys) in memory, in parallel, without
 /// comparison-sorting the incidences as one array (B97's sort of `<shingle, id>` pairs, done
 /// as a radix partition):
@@ -365,6 +457,8 @@ impl RowGrouper {
 /// 3. each bucket is stably sorted by key and grouped into rows, in parallel; rows are
 ///    concatenated in bucket order, i.e. ascending key.
 ///
+/// At most `cap` incidences are held at once: a larger total is done in passes over
+/// consecutive bucket ranges (`None` when that takes more than [`MAX_PASSES`]).
 /// The result equals [`ContextBuilder`]'s (the test `spilled_context_and_pair_counts_equal_in_memory`
 /// compares them).
 fn context_in_memory<K: AsRef<[u64]> + Sync>(
@@ -386,16 +480,8 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
                 .fold((u64::MAX, 0u64), |(a, b), &k| (a.min(k), b.max(k)))
         })
         .reduce(|| (u64::MAX, 0), |(a, b), (c, d)| (a.min(c), b.max(d)));
-    let span = hi - lo;
-    let want_bits = (total / BUCKET_TARGET)
-        .max(1)
-        .next_power_of_two()
-        .trailing_zeros()
-        .min(MAX_BUCKET_BITS);
-    let shift = (64 - span.leading_zeros()).saturating_sub(want_bits);
-    // `shift` may be 64 (a few keys spanning the whole range): one bucket.
-    let n_buckets = span.checked_shr(shift).unwrap_or(0) as usize + 1;
-    let bucket = |k: u64| (k - lo).checked_shr(shift).unwrap_or(0) as usize;
+    let bk = Buckets::new(lo, hi, total);
+    let n_buckets = bk.n;
 
     // Contiguous document chunks of about equal incidence counts.
     let n_chunks = (rayon::current_num_threads() * 4).clamp(1, doc_keys.len().max(1));
@@ -419,7 +505,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
             let mut c = vec![0usize; n_buckets];
             for ks in &doc_keys[r.clone()] {
                 for &k in ks.as_ref() {
-                    c[bucket(k)] += 1;
+                    c[bk.of(k)] += 1;
                 }
             }
             c
@@ -430,20 +516,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     let bucket_total: Vec<usize> = (0..n_buckets)
         .map(|b| counts.iter().map(|c| c[b]).sum())
         .collect();
-    let mut passes: Vec<std::ops::Range<usize>> = Vec::new();
-    let (mut b0, mut acc) = (0usize, 0usize);
-    for (b, &t) in bucket_total.iter().enumerate() {
-        if acc > 0 && acc + t > cap {
-            passes.push(b0..b);
-            b0 = b;
-            acc = 0;
-        }
-        acc += t;
-    }
-    passes.push(b0..n_buckets);
-    if passes.len() > MAX_PASSES {
-        return None;
-    }
+    let passes = plan_passes(&bucket_total, cap)?;
     let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
     for pass in passes {
         // Bucket starts within the pass, and each chunk's write position in each bucket.
@@ -468,7 +541,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
                 let base = &base;
                 for d in r.clone() {
                     for &k in doc_keys[d].as_ref() {
-                        let b = bucket(k);
+                        let b = bk.of(k);
                         if !in_pass.contains(&b) {
                             continue;
                         }
@@ -483,35 +556,71 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
             });
         // SAFETY: every index of `0..n_pass` was written exactly once above.
         unsafe { recs.set_len(n_pass) };
-
-        let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(pass.len());
-        let mut rest: &mut [[u32; 3]] = &mut recs;
-        for i in 0..pass.len() {
-            let (head, tail) = rest.split_at_mut(start[i + 1] - start[i]);
-            slices.push(head);
-            rest = tail;
-        }
-        // One grouper per run of buckets (a key never spans two buckets), appended in order.
-        let groups: Vec<RowGrouper> = slices
-            .par_chunks_mut(GROUP_BUCKETS)
-            .map(|group| {
-                let mut g = RowGrouper::default();
-                let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
-                for s in group.iter_mut() {
-                    sort_bucket(s, lo, shift, &mut tmp, &mut cnt);
-                    g.group(cfg, s.iter().map(|&r| Ok(r)), &|_| true)
-                        .expect("records in memory do not fail");
-                }
-                g
-            })
-            .collect();
-        drop(slices);
-        drop(recs);
-        for g in groups {
+        for g in group_pass(&mut recs, &start, &bk, cfg, false) {
             out.append(g);
         }
     }
     Some(out.into_context(n_docs))
+}
+
+/// What a first scan of a [`KeySource`] learns: the key range, the number of keys and
+/// documents, and whether documents come in ascending DocId order. Fill it with
+/// [`KeyStats::add`] on every document of one scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyStats {
+    lo: u64,
+    hi: u64,
+    total: u64,
+    n_docs: u64,
+    last: Option<u32>,
+    ascending: bool,
+}
+
+impl Default for KeyStats {
+    fn default() -> Self {
+        KeyStats {
+            lo: u64::MAX,
+            hi: 0,
+            total: 0,
+            n_docs: 0,
+            last: None,
+            ascending: true,
+        }
+    }
+}
+
+impl KeyStats {
+    /// Counts one document and its keys.
+    pub fn add(&mut self, doc: DocId, keys: &[u64]) {
+        for &k in keys {
+            self.lo = self.lo.min(k);
+            self.hi = self.hi.max(k);
+        }
+        self.total += keys.len() as u64;
+        self.n_docs = self.n_docs.max(u64::from(doc.0) + 1);
+        if self.last.is_some_and(|l| l >= doc.0) {
+            self.ascending = false;
+        }
+        self.last = Some(doc.0);
+    }
+
+    /// Keys counted.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// One more than the largest DocId seen.
+    pub fn n_docs(&self) -> u64 {
+        self.n_docs
+    }
+}
+
+/// The documents' keys, readable more than once (e.g. an images file on disk): the
+/// source of [`Context::from_key_source`], which reads it several times instead of holding
+/// the keys.
+pub trait KeySource {
+    /// Calls `f(doc, keys)` on every document, in the same order on every call.
+    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()>;
 }
 
 /// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
@@ -623,6 +732,98 @@ impl Context {
             }
         }
         b.finish()
+    }
+
+    /// Builds the context of the documents of `src` for which `keep` is true (the others
+    /// count as documents without elements), reading `src` again instead of holding the
+    /// keys: `stats` comes from one scan already made (see [`KeyStats`]); one more scan
+    /// counts the keys per bucket of the key range, then each pass over a range of buckets
+    /// holding at most `spill`'s budget of incidences (12 bytes each) is one scan, its
+    /// buckets sorted and grouped in parallel as [`Context::from_doc_keys`] does. A budget
+    /// that would need more than 16 passes spills sorted runs instead (one scan). Equal to
+    /// [`Context::from_doc_keys`] on the same keys, for any order of the documents.
+    pub fn from_key_source(
+        src: &mut dyn KeySource,
+        stats: &KeyStats,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        keep: &dyn Fn(DocId) -> bool,
+    ) -> Result<Self> {
+        cfg.validate()?;
+        let n_docs = u32::try_from(stats.n_docs)
+            .map_err(|_| Error::config("more than u32::MAX documents"))?;
+        let mut out = RowGrouper::default();
+        if stats.total == 0 {
+            return Ok(out.into_context(n_docs));
+        }
+        let total = usize::try_from(stats.total)
+            .map_err(|_| Error::config("more keys than this machine can address"))?;
+        let bk = Buckets::new(stats.lo, stats.hi, total);
+        let mut counts = vec![0usize; bk.n];
+        let out_of_range = || {
+            Error::config(
+                "a key source changed between scans (a key outside the first scan's range)",
+            )
+        };
+        src.scan(&mut |d, ks| {
+            if keep(d) {
+                for &k in ks {
+                    if k < bk.lo || k > stats.hi {
+                        return Err(out_of_range());
+                    }
+                    counts[bk.of(k)] += 1;
+                }
+            }
+            Ok(())
+        })?;
+        let cap = usize::try_from(spill.budget_bytes() / 12)
+            .unwrap_or(usize::MAX)
+            .max(1);
+        let Some(passes) = plan_passes(&counts, cap) else {
+            let mut b = ContextBuilder::new(cfg, spill)?;
+            b.ensure_docs(u64::from(n_docs));
+            src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
+            return b.finish();
+        };
+        let mut off = vec![0usize; bk.n];
+        for pass in passes {
+            let mut start = Vec::with_capacity(pass.len() + 1);
+            let mut pos = 0usize;
+            for b in pass.clone() {
+                start.push(pos);
+                off[b] = pos;
+                pos += counts[b];
+            }
+            start.push(pos);
+            let n_pass = pos;
+            let mut recs: Vec<[u32; 3]> = vec![[0; 3]; n_pass];
+            src.scan(&mut |d, ks| {
+                if keep(d) {
+                    for &k in ks {
+                        if k < bk.lo || k > stats.hi {
+                            return Err(out_of_range());
+                        }
+                        let b = bk.of(k);
+                        if pass.contains(&b) {
+                            let slot = recs.get_mut(off[b]).ok_or_else(out_of_range)?;
+                            *slot = rec(k, d.0);
+                            off[b] += 1;
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            // Every bucket must have been filled exactly as counted.
+            for (i, b) in pass.clone().enumerate() {
+                if off[b] != start[i + 1] {
+                    return Err(out_of_range());
+                }
+            }
+            for g in group_pass(&mut recs, &start, &bk, cfg, !stats.ascending) {
+                out.append(g);
+            }
+        }
+        Ok(out.into_context(n_docs))
     }
 
     /// Number of documents (columns).
@@ -1243,11 +1444,11 @@ mod tests {
         }
     }
 
-    #[test]
-    fn bucketed_context_equals_sorted_with_many_buckets() {
-        // Enough incidences for several buckets and chunks; keys skewed like bottom-k
-        // images (most small, a few anywhere, one at u64::MAX), some held by many documents
-        // (crowded slots), and repeated keys inside a document.
+    /// Enough incidences for several buckets and chunks (about 600k: 64 buckets, so a tiny
+    /// budget needs more than `MAX_PASSES` passes and spills); keys skewed like bottom-k
+    /// images (most small, a few anywhere, one at u64::MAX), some held by many documents
+    /// (crowded slots), and repeated keys inside a document.
+    fn many_bucket_docs() -> Vec<Vec<u64>> {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = || {
             x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -1256,7 +1457,7 @@ mod tests {
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^ (z >> 31)
         };
-        let mut pool: Vec<u64> = (0..40_000)
+        let mut pool: Vec<u64> = (0..120_000)
             .map(|i| match i % 10 {
                 0 => next(),
                 1 => next() % 64,
@@ -1264,7 +1465,7 @@ mod tests {
             })
             .collect();
         pool.push(u64::MAX);
-        let docs: Vec<Vec<u64>> = (0..4_000)
+        (0..10_000)
             .map(|d| {
                 let mut ks: Vec<u64> = (0..60)
                     .map(|_| pool[(next() % pool.len() as u64) as usize])
@@ -1275,7 +1476,12 @@ mod tests {
                 }
                 ks
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn bucketed_context_equals_sorted_with_many_buckets() {
+        let docs = many_bucket_docs();
         let total: u64 = docs.iter().map(|d| d.len() as u64).sum();
         let tmp = tempfile::tempdir().unwrap();
         for max_df in [None, Some(5)] {
@@ -1303,6 +1509,194 @@ mod tests {
             }
         }
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+
+    /// Keys replayed from memory in a given document order, counting the scans.
+    struct Replay<'a> {
+        docs: &'a [Vec<u64>],
+        order: Vec<u32>,
+        scans: usize,
+    }
+
+    impl KeySource for Replay<'_> {
+        fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
+            self.scans += 1;
+            for &d in &self.order {
+                f(DocId(d), &self.docs[d as usize])?;
+            }
+            Ok(())
+        }
+    }
+
+    fn streamed(
+        docs: &[Vec<u64>],
+        order: Vec<u32>,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        keep: &dyn Fn(DocId) -> bool,
+    ) -> (Result<Context>, usize) {
+        let mut src = Replay {
+            docs,
+            order,
+            scans: 0,
+        };
+        let mut stats = KeyStats::default();
+        src.scan(&mut |d, ks| {
+            stats.add(d, ks);
+            Ok(())
+        })
+        .unwrap();
+        let c = Context::from_key_source(&mut src, &stats, cfg, spill, keep);
+        (c, src.scans)
+    }
+
+    fn masked(docs: &[Vec<u64>], keep: &dyn Fn(DocId) -> bool) -> Vec<Vec<u64>> {
+        docs.iter()
+            .enumerate()
+            .map(|(d, k)| {
+                if keep(DocId(d as u32)) {
+                    k.clone()
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn streamed_context_equals_in_memory_in_passes_and_any_order() {
+        let docs = many_bucket_docs();
+        let total: u64 = docs.iter().map(|d| d.len() as u64).sum();
+        let tmp = tempfile::tempdir().unwrap();
+        let n = docs.len() as u32;
+        // Ascending, reversed, and interleaved like shards (0, 3, 6, ..., 1, 4, ...).
+        let orders: Vec<Vec<u32>> = vec![
+            (0..n).collect(),
+            (0..n).rev().collect(),
+            (0..3).flat_map(|s| (s..n).step_by(3)).collect(),
+        ];
+        let keep_all = |_: DocId| true;
+        let keep_some = |d: DocId| d.0 % 5 != 2;
+        for max_df in [None, Some(5)] {
+            let cfg = ContextConfig { min_df: 2, max_df };
+            for keep in [&keep_all as &dyn Fn(DocId) -> bool, &keep_some] {
+                let want = through_builder(&masked(&docs, keep), &cfg);
+                assert!(want.len() > 1000, "{} rows", want.len());
+                // No budget (one pass), budgets of about 3 and 10 passes, and one needing
+                // more than MAX_PASSES (spilled sorted runs instead).
+                for budget in [
+                    None,
+                    Some(total * 12 / 3),
+                    Some(total * 12 / 10),
+                    Some(1024),
+                ] {
+                    let spill = SpillConfig {
+                        budget: budget.map(crate::spill::MemoryBudget),
+                        tmp_dir: Some(tmp.path().to_path_buf()),
+                    };
+                    // The spilled fallback is slow with so tiny a budget: one order.
+                    let n_orders = if budget == Some(1024) {
+                        1
+                    } else {
+                        orders.len()
+                    };
+                    for order in &orders[..n_orders] {
+                        let (got, scans) = streamed(&docs, order.clone(), &cfg, &spill, keep);
+                        assert_eq!(got.unwrap(), want, "budget {budget:?}");
+                        if budget != Some(1024) {
+                            // A pass holds whole buckets (one at least, however large),
+                            // so the count of passes depends on the key skew: one without
+                            // a budget, several with one.
+                            let passes = scans - 2;
+                            assert!(
+                                if budget.is_none() {
+                                    passes == 1
+                                } else {
+                                    passes >= 2
+                                },
+                                "budget {budget:?}: {passes} passes"
+                            );
+                        } else {
+                            assert_eq!(scans, 3, "one scan to count, one to spill");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+
+    /// A source whose key counts or range change between scans (a file rewritten while
+    /// it is read) is an error, not a wrong context or a panic.
+    #[test]
+    fn streamed_context_rejects_a_changing_source() {
+        struct Drift(u64, u64);
+        impl KeySource for Drift {
+            fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
+                self.0 += 1;
+                for d in 0..100u32 {
+                    let k = u64::from(d % 10);
+                    if self.0 > 2 && d == 50 {
+                        f(DocId(d), &[k, 1000 + u64::from(d), self.1])?;
+                    } else {
+                        f(DocId(d), &[k, 1000 + u64::from(d)])?;
+                    }
+                }
+                Ok(())
+            }
+        }
+        // An extra key in range (bucket counts differ), and one past the range.
+        for extra in [500, 5000] {
+            let mut src = Drift(0, extra);
+            let mut stats = KeyStats::default();
+            src.scan(&mut |d, ks| {
+                stats.add(d, ks);
+                Ok(())
+            })
+            .unwrap();
+            let e = Context::from_key_source(
+                &mut src,
+                &stats,
+                &ContextConfig::default(),
+                &SpillConfig::default(),
+                &|_| true,
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains("changed between scans"), "{e}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn streamed_context_equals_sorted_on_any_keys(
+            pool in proptest::collection::vec(
+                prop_oneof![any::<u64>(), 0u64..64, (u64::MAX - 64)..=u64::MAX], 1..80),
+            picks in proptest::collection::vec(proptest::collection::vec(any::<usize>(), 0..40), 0..150),
+            max_df in proptest::option::of(2u32..30),
+            rotate in any::<usize>(),
+            passes in 1u64..6,
+            drop_mod in 2u32..7,
+        ) {
+            let docs: Vec<Vec<u64>> = picks
+                .iter()
+                .map(|p| p.iter().map(|&i| pool[i % pool.len()]).collect())
+                .collect();
+            let n = docs.len() as u32;
+            let mut order: Vec<u32> = (0..n).collect();
+            if n > 0 {
+                order.rotate_left(rotate % n as usize);
+            }
+            let total: u64 = docs.iter().map(|d| d.len() as u64).sum();
+            let spill = SpillConfig {
+                budget: Some(crate::spill::MemoryBudget((total * 12 / passes).max(12))),
+                tmp_dir: None,
+            };
+            let cfg = ContextConfig { min_df: 2, max_df };
+            let keep = |d: DocId| d.0 % drop_mod != 1;
+            let (got, _) = streamed(&docs, order, &cfg, &spill, &keep);
+            prop_assert_eq!(got.unwrap(), through_builder(&masked(&docs, &keep), &cfg));
+        }
     }
 
     #[test]

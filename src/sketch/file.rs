@@ -328,19 +328,7 @@ trait Src {
         Ok(u64::from_le_bytes(self.take(8, what)?.try_into().unwrap()))
     }
     fn varint(&mut self, what: &str) -> R<u64> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let at = self.at();
-            let byte = self.u8(what)?;
-            if shift == 63 && byte > 1 {
-                return Err(format!("varint overflow at byte {at} reading {what}"));
-            }
-            v |= ((byte & 0x7f) as u64) << shift;
-            if byte & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(format!("varint too long reading {what}"))
+        varint_bytewise(self, what)
     }
     fn usize_max(&mut self, what: &str, max: u64) -> R<usize> {
         let v = self.varint(what)?;
@@ -357,6 +345,41 @@ trait Src {
     }
 }
 
+/// Decodes a LEB128 varint one byte at a time (the general form of [`Src::varint`]).
+fn varint_bytewise<S: Src + ?Sized>(c: &mut S, what: &str) -> R<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let at = c.at();
+        let byte = c.u8(what)?;
+        if shift == 63 && byte > 1 {
+            return Err(format!("varint overflow at byte {at} reading {what}"));
+        }
+        v |= ((byte & 0x7f) as u64) << shift;
+        if byte & 0x80 == 0 {
+            return Ok(v);
+        }
+    }
+    Err(format!("varint too long reading {what}"))
+}
+
+/// Decodes a varint from the first bytes of `b` (at least 10 of them): the value and the
+/// bytes it took, or `None` when it overflows (the caller's byte-wise decoder reports it).
+#[inline]
+fn varint_in(b: &[u8]) -> Option<(u64, usize)> {
+    let b: &[u8; 10] = b[..10].try_into().ok()?;
+    let mut v = 0u64;
+    for (i, &byte) in b.iter().enumerate() {
+        if i == 9 && byte > 1 {
+            return None;
+        }
+        v |= u64::from(byte & 0x7f) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
+}
+
 impl Src for Cursor<'_> {
     fn take(&mut self, n: usize, what: &str) -> R<&[u8]> {
         if n > self.b.len() - self.pos {
@@ -368,6 +391,16 @@ impl Src for Cursor<'_> {
         let s = &self.b[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
+    }
+    #[inline]
+    fn varint(&mut self, what: &str) -> R<u64> {
+        if self.b.len() - self.pos >= 10 {
+            if let Some((v, n)) = varint_in(&self.b[self.pos..]) {
+                self.pos += n;
+                return Ok(v);
+            }
+        }
+        varint_bytewise(self, what)
     }
     fn at(&self) -> u64 {
         self.pos as u64
@@ -507,6 +540,17 @@ impl Src for Stream {
             return Ok(b);
         }
         Ok(self.consume(1, what, true)?[0])
+    }
+    #[inline]
+    fn varint(&mut self, what: &str) -> R<u64> {
+        if self.end - self.start >= 10 {
+            if let Some((v, n)) = varint_in(&self.buf[self.start..self.end]) {
+                self.start += n;
+                self.pos += n as u64;
+                return Ok(v);
+            }
+        }
+        varint_bytewise(self, what)
     }
     fn at(&self) -> u64 {
         self.pos
