@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use fimdup::corpus::par::{par_map_corpus, read_all_par_opts, ParOptions};
+use fimdup::corpus::par::{par_map_corpus, par_map_corpus_wanted, read_all_par_opts, ParOptions};
 use fimdup::corpus::{open, CorpusConfig, CorpusStats, Document, Format};
 use fimdup::{DocId, Error, Result};
 use proptest::prelude::*;
@@ -294,4 +294,94 @@ proptest! {
         std::fs::write(&p, body).unwrap();
         check_same(&p, &jsonl_cfg(skip));
     }
+}
+
+/// `par_map_corpus_wanted` maps exactly the wanted documents (as the sequential reader
+/// reads them) and gives `None` for the others, whatever the thread count and block size;
+/// unwanted lines are not parsed, so a malformed one is not reported while a malformed
+/// wanted one is, at its line.
+#[test]
+fn wanted_documents_only_and_unwanted_lines_not_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = "{\"id\":\"a\",\"text\":\"one\"}\n\n  \n{\"id\":7,\"text\":\"two\"}\r\n{\"id\":\"c\",\"text\":\"three\"}\n{\"id\":\"d\",\"text\":\"four\"}\n{\"id\":\"e\",\"text\":\"five\"}";
+    let lines = "first\n\nthird line\r\nx\nno newline";
+    let files: Vec<(&str, Vec<u8>)> = vec![
+        ("a.jsonl", jsonl.into()),
+        ("a.jsonl.gz", gz(jsonl.as_bytes())),
+        ("b.txt", lines.into()),
+        ("c.csv", b"id,text\n1,\"a\nb\"\n2,c\n3,d\n".to_vec()),
+    ];
+    let wanted_sets: [&[u32]; 4] = [&[], &[0], &[1, 3], &[0, 1, 2, 3, 4, 9]];
+    for (name, bytes) in files {
+        let p = dir.path().join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let cfg = CorpusConfig::default();
+        let (all, _) = sequential(&p, &cfg).unwrap();
+        for w in wanted_sets {
+            let wanted: Vec<DocId> = w.iter().map(|&d| DocId(d)).collect();
+            let want: Vec<Option<(u32, String, String)>> = all
+                .iter()
+                .map(|d| {
+                    wanted
+                        .contains(&d.id)
+                        .then(|| (d.id.0, d.ext_id.clone(), d.text.clone()))
+                })
+                .collect();
+            for threads in [1, 2] {
+                for opts in OPTS {
+                    let mut got = Vec::new();
+                    let mut next = 0u32;
+                    pool(threads)
+                        .install(|| {
+                            par_map_corpus_wanted(
+                                &p,
+                                &cfg,
+                                &opts,
+                                &wanted,
+                                || (),
+                                |_, d| Ok((d.id.0, d.ext_id, d.text.into_owned())),
+                                |b| {
+                                    assert_eq!(b.first, DocId(next), "blocks are dense");
+                                    next += b.items.len() as u32;
+                                    got.extend(b.items);
+                                    Ok(())
+                                },
+                            )
+                        })
+                        .unwrap();
+                    assert_eq!(got, want, "{name} {w:?} {threads} threads {opts:?}");
+                }
+            }
+        }
+    }
+    // A malformed line: skipped when unwanted, reported at its line when wanted.
+    let p = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &p,
+        "{\"id\":1,\"text\":\"a\"}\nnot json\n{\"id\":3,\"text\":\"c\"}\n",
+    )
+    .unwrap();
+    let cfg = CorpusConfig::default();
+    let run = |w: &[u32]| {
+        let wanted: Vec<DocId> = w.iter().map(|&d| DocId(d)).collect();
+        let mut n = 0usize;
+        par_map_corpus_wanted(
+            &p,
+            &cfg,
+            &OPTS[3],
+            &wanted,
+            || (),
+            |_, d| Ok(d.id),
+            |b| {
+                n += b.items.iter().flatten().count();
+                Ok(())
+            },
+        )
+        .map(|_| n)
+    };
+    assert_eq!(run(&[0, 2]).unwrap(), 2);
+    let e = run(&[1]).unwrap_err().to_string();
+    assert!(e.contains("bad.jsonl") && e.contains(":2"), "{e}");
+    // Wanted DocIds out of order are refused.
+    assert!(run(&[2, 0]).is_err());
 }

@@ -132,6 +132,45 @@ where
     par_map_corpus_opts(path, cfg, &ParOptions::default(), init, f, consume)
 }
 
+/// As [`par_map_corpus_opts`], but maps only the documents whose DocId is in `wanted`
+/// (ascending): the others come out as `None`, and in JSONL and plain-line input (whose
+/// DocIds follow from line positions) their lines are not even decoded or parsed. Those
+/// lines are then neither checked nor counted, so this is for a corpus read whole before
+/// (e.g. re-reading the candidates of an earlier pass); the counts returned cover the
+/// documents parsed only.
+pub fn par_map_corpus_wanted<S, T, I, F, C>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+    wanted: &[DocId],
+    init: I,
+    f: F,
+    consume: C,
+) -> Result<CorpusStats>
+where
+    S: Send,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
+    C: FnMut(Block<Option<T>>) -> Result<()>,
+{
+    if !wanted.windows(2).all(|w| w[0] < w[1]) {
+        return Err(Error::config(
+            "wanted DocIds must be strictly ascending".to_string(),
+        ));
+    }
+    par_map_impl(
+        path,
+        cfg,
+        opts,
+        Some(wanted),
+        || None,
+        init,
+        |st, d| f(st, d).map(Some),
+        consume,
+    )
+}
+
 /// What the reader hands to a worker.
 enum Job {
     /// Whole lines (each with its `\n`, except maybe the last line of the input) of a
@@ -171,6 +210,37 @@ pub fn par_map_corpus_opts<S, T, I, F, C>(
     path: &Path,
     cfg: &CorpusConfig,
     opts: &ParOptions,
+    init: I,
+    f: F,
+    consume: C,
+) -> Result<CorpusStats>
+where
+    S: Send,
+    T: Send,
+    I: Fn() -> S + Sync,
+    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
+    C: FnMut(Block<T>) -> Result<()>,
+{
+    par_map_impl(
+        path,
+        cfg,
+        opts,
+        None,
+        || unreachable!("every document is wanted"),
+        init,
+        f,
+        consume,
+    )
+}
+
+/// The reader behind every entry point: with `wanted`, documents not in it give `skip()`.
+#[allow(clippy::too_many_arguments)]
+fn par_map_impl<S, T, I, F, C>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+    wanted: Option<&[DocId]>,
+    skip: fn() -> T,
     init: I,
     f: F,
     mut consume: C,
@@ -230,7 +300,7 @@ where
                                 .map(|mut v| v.pop())
                                 .unwrap_or(None)
                                 .unwrap_or_else(init);
-                            let r = run_job(job, line_kind, path_r, &mut st, f);
+                            let r = run_job(job, line_kind, path_r, wanted, skip, &mut st, f);
                             if let Ok(mut v) = states.lock() {
                                 v.push(st);
                             }
@@ -465,6 +535,8 @@ fn run_job<S, T, F>(
     job: Job,
     kind: Option<LineKind<'_>>,
     path: &Path,
+    wanted: Option<&[DocId]>,
+    skip: fn() -> T,
     st: &mut S,
     f: &F,
 ) -> Result<Piece<T>>
@@ -472,11 +544,16 @@ where
     F: Fn(&mut S, RawDoc<'_>) -> Result<T>,
 {
     let mut stats = CorpusStats::default();
+    let unwanted = |d: DocId| wanted.is_some_and(|w| w.binary_search(&d).is_err());
     match job {
         Job::Docs(docs) => {
             let first = docs.first().map_or(DocId(0), |d| d.id);
             let mut items = Vec::with_capacity(docs.len());
             for d in docs {
+                if unwanted(d.id) {
+                    items.push(skip());
+                    continue;
+                }
                 items.push(f(
                     st,
                     RawDoc {
@@ -503,6 +580,16 @@ where
                 let mut l = raw;
                 if let Some(x) = l.strip_suffix(b"\n") {
                     l = x.strip_suffix(b"\r").unwrap_or(x);
+                }
+                if unwanted(DocId(id as u32)) {
+                    // Not decoded nor parsed; a blank JSONL line is still no document.
+                    let blank = matches!(kind, LineKind::Jsonl { .. })
+                        && l.iter().all(|c| c.is_ascii_whitespace());
+                    if !blank {
+                        items.push(skip());
+                        id += 1;
+                    }
+                    continue;
                 }
                 let (ext_id, text, lossy) = match kind {
                     LineKind::Lines => {

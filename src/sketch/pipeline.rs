@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::{
     DocFreq, Image, ImageSet, Scratch, SketchConfig, SketchParams, Sketcher, TextParams, Weighting,
 };
-use crate::corpus::par::par_map_corpus_with;
+use crate::corpus::par::{par_map_corpus_wanted, par_map_corpus_with, ParOptions, RawDoc};
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
 use crate::shingle::{shingle_hashes_from_tokens, token_hash, ShingleConfig};
 use crate::text::{self, Canonical, Canonicalizer, StopWords, TextConfig};
@@ -443,8 +443,10 @@ pub fn shingle_sets(
 
 /// The full shingle sets F(D) (sorted distinct hashes) of the documents whose DocIds are
 /// in `wanted` (`None` = all), in DocId order, read with the parallel reader: only the
-/// wanted documents are canonicalized and shingled, and only their sets are kept (the
-/// others are parsed, so that malformed input is reported as by the other readers).
+/// wanted documents are canonicalized and shingled, and only their sets are kept. In JSONL
+/// and plain-line input the lines of the other documents are not even parsed (so not
+/// checked either): callers re-read a corpus that they have read whole before (verifying
+/// the candidates of a sketch pass).
 /// `progress` gets the number of documents read so far.
 pub fn shingle_sets_filtered(
     path: &Path,
@@ -468,27 +470,44 @@ pub fn shingle_sets_filtered(
     };
     let mut out = Vec::new();
     let mut done = 0u64;
-    par_map_corpus_with(
-        path,
-        corpus_cfg,
-        Worker::default,
-        |w, d| {
-            if !wanted.map_or(true, |ws| ws.binary_search(&d.id).is_ok()) {
-                return Ok(None);
-            }
-            w.tokens(&canon, shingle.seed, &d.text, false);
-            let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
-            shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
-            v.sort_unstable();
-            v.dedup();
-            Ok(Some((d.id, v)))
-        },
-        |b| {
-            done += b.items.len() as u64;
-            out.extend(b.items.into_iter().flatten());
-            progress(done);
-            Ok(())
-        },
-    )?;
+    let set = |w: &mut Worker, d: RawDoc<'_>| {
+        w.tokens(&canon, shingle.seed, &d.text, false);
+        let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
+        shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
+        v.sort_unstable();
+        v.dedup();
+        Ok((d.id, v))
+    };
+    let mut take = |items: Vec<Option<(DocId, Vec<u64>)>>| {
+        done += items.len() as u64;
+        out.extend(items.into_iter().flatten());
+        progress(done);
+        Ok(())
+    };
+    match wanted {
+        // Lines of other documents are not even parsed.
+        Some(ws) => {
+            let mut distinct = ws.to_vec();
+            distinct.dedup();
+            par_map_corpus_wanted(
+                path,
+                corpus_cfg,
+                &ParOptions::default(),
+                &distinct,
+                Worker::default,
+                set,
+                |b| take(b.items),
+            )?;
+        }
+        None => {
+            par_map_corpus_with(
+                path,
+                corpus_cfg,
+                Worker::default,
+                |w, d| set(w, d).map(Some),
+                |b| take(b.items),
+            )?;
+        }
+    }
     Ok(out)
 }
