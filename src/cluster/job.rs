@@ -87,22 +87,86 @@ pub struct Prepared {
     pub image_lens: Option<Vec<u32>>,
 }
 
-/// Images files read again on every scan, as the documents' keys.
-struct ImageKeys<'a, P: AsRef<Path>> {
+/// Images files read again on every scan, as the documents' keys. A scan decodes the files
+/// on a second thread, in batches of [`ImageKeys::BATCH`] documents handed over a bounded
+/// channel, so that decoding overlaps what the caller does with the keys (same order).
+struct ImageKeys<'a, P: AsRef<Path> + Sync> {
     paths: &'a [P],
     scheme: Scheme,
-    buf: Vec<u64>,
 }
 
-impl<P: AsRef<Path>> KeySource for ImageKeys<'_, P> {
+/// Documents decoded by [`ImageKeys`]: DocIds, and their keys as CSR.
+#[derive(Default)]
+struct KeyBatch {
+    docs: Vec<DocId>,
+    off: Vec<usize>,
+    keys: Vec<u64>,
+}
+
+impl<P: AsRef<Path> + Sync> ImageKeys<'_, P> {
+    const BATCH: usize = 16 * 1024;
+}
+
+impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
-        let ImageKeys { paths, scheme, buf } = self;
-        ImageInputs::open(paths)?.for_each(|d, _, img| {
-            buf.clear();
-            img.keys(*scheme, buf);
-            f(d, buf)
-        })?;
-        Ok(())
+        let (paths, scheme) = (self.paths, self.scheme);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<KeyBatch>>(2);
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<KeyBatch>();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let fresh = || {
+                    let mut b = back_rx.try_recv().unwrap_or_default();
+                    b.docs.clear();
+                    b.keys.clear();
+                    b.off.clear();
+                    b.off.push(0);
+                    b
+                };
+                let mut batch = fresh();
+                let r = ImageInputs::open(paths).and_then(|inputs| {
+                    inputs.for_each(|d, _, img| {
+                        batch.docs.push(d);
+                        img.keys(scheme, &mut batch.keys);
+                        batch.off.push(batch.keys.len());
+                        if batch.docs.len() == Self::BATCH {
+                            let full = std::mem::replace(&mut batch, fresh());
+                            if tx.send(Ok(full)).is_err() {
+                                // The consumer stopped (its error is the one reported).
+                                return Err(crate::Error::Limit("scan stopped".into()));
+                            }
+                        }
+                        Ok(())
+                    })
+                });
+                let _ = match r {
+                    Ok(_) => tx.send(Ok(batch)),
+                    Err(e) => tx.send(Err(e)),
+                };
+            });
+            let mut out = Ok(());
+            for b in rx.iter() {
+                let b = match b {
+                    Ok(b) => b,
+                    Err(e) => {
+                        out = Err(e);
+                        break;
+                    }
+                };
+                for (i, &d) in b.docs.iter().enumerate() {
+                    if let Err(e) = f(d, &b.keys[b.off[i]..b.off[i + 1]]) {
+                        out = Err(e);
+                        break;
+                    }
+                }
+                if out.is_err() {
+                    break;
+                }
+                let _ = back_tx.send(b);
+            }
+            // Dropping the receiver stops the decoder at its next batch.
+            drop(rx);
+            out
+        })
     }
 }
 
@@ -164,7 +228,7 @@ impl Prepared {
     /// context of the representatives (`cfg`) in passes over the files, each holding at
     /// most `spill`'s budget of incidences. Runs give the same output as with
     /// [`Prepared::new`] on the same images.
-    pub fn from_images_streamed<P: AsRef<Path>>(
+    pub fn from_images_streamed<P: AsRef<Path> + Sync>(
         paths: &[P],
         cfg: &ContextConfig,
         spill: &SpillConfig,
@@ -194,11 +258,7 @@ impl Prepared {
         let own: Vec<u64> = (0..ext_ids.len() as u64).collect();
         let collapse = collapse(&own, &own, &img_fp)?;
         drop(img_fp);
-        let mut src = ImageKeys {
-            paths,
-            scheme,
-            buf: Vec::new(),
-        };
+        let mut src = ImageKeys { paths, scheme };
         let context =
             Context::from_key_source(&mut src, &stats, cfg, spill, &|d| collapse.is_rep(d))?;
         Ok(Prepared {
