@@ -1374,10 +1374,7 @@ mod tests {
     }
 
     fn tiny(dir: &Path) -> SpillConfig {
-        SpillConfig {
-            budget: Some(crate::spill::MemoryBudget(1)),
-            tmp_dir: Some(dir.to_path_buf()),
-        }
+        spill_in(dir, Some(1))
     }
 
     use proptest::prelude::*;
@@ -1479,6 +1476,24 @@ mod tests {
             .collect()
     }
 
+    /// Budgets for `total` incidences: none (one pass), about 3 and 10 passes over key
+    /// ranges, and one needing more than MAX_PASSES passes (sorted runs spilled instead).
+    fn test_budgets(total: u64) -> [Option<u64>; 4] {
+        [
+            None,
+            Some(total * 12 / 3),
+            Some(total * 12 / 10),
+            Some(1024),
+        ]
+    }
+
+    fn spill_in(dir: &Path, budget: Option<u64>) -> SpillConfig {
+        SpillConfig {
+            budget: budget.map(crate::spill::MemoryBudget),
+            tmp_dir: Some(dir.to_path_buf()),
+        }
+    }
+
     #[test]
     fn bucketed_context_equals_sorted_with_many_buckets() {
         let docs = many_bucket_docs();
@@ -1492,18 +1507,8 @@ mod tests {
                 "a test that shares keys: {} rows",
                 want.len()
             );
-            // No budget (one pass), budgets of about 3 and 10 passes over key ranges, and
-            // one needing more than MAX_PASSES passes (sorted runs spilled instead).
-            for budget in [
-                None,
-                Some(total * 12 / 3),
-                Some(total * 12 / 10),
-                Some(1024),
-            ] {
-                let spill = SpillConfig {
-                    budget: budget.map(crate::spill::MemoryBudget),
-                    tmp_dir: Some(tmp.path().to_path_buf()),
-                };
+            for budget in test_budgets(total) {
+                let spill = spill_in(tmp.path(), budget);
                 let got = Context::from_doc_keys_with(&docs, &cfg, &spill).unwrap();
                 assert_eq!(got, want, "budget {budget:?}");
             }
@@ -1582,18 +1587,8 @@ mod tests {
             for keep in [&keep_all as &dyn Fn(DocId) -> bool, &keep_some] {
                 let want = through_builder(&masked(&docs, keep), &cfg);
                 assert!(want.len() > 1000, "{} rows", want.len());
-                // No budget (one pass), budgets of about 3 and 10 passes, and one needing
-                // more than MAX_PASSES (spilled sorted runs instead).
-                for budget in [
-                    None,
-                    Some(total * 12 / 3),
-                    Some(total * 12 / 10),
-                    Some(1024),
-                ] {
-                    let spill = SpillConfig {
-                        budget: budget.map(crate::spill::MemoryBudget),
-                        tmp_dir: Some(tmp.path().to_path_buf()),
-                    };
+                for budget in test_budgets(total) {
+                    let spill = spill_in(tmp.path(), budget);
                     // The spilled fallback is slow with so tiny a budget: one order.
                     let n_orders = if budget == Some(1024) {
                         1
