@@ -1422,19 +1422,32 @@ mod tests {
         b.finish().unwrap()
     }
 
+    /// Up to 150 documents of up to 40 keys each, drawn from a pool of up to 80 keys that
+    /// mixes the full u64 range, small keys and keys next to u64::MAX (so keys are shared,
+    /// crowded and at both ends of the range).
+    fn key_docs() -> impl Strategy<Value = Vec<Vec<u64>>> {
+        (
+            proptest::collection::vec(
+                prop_oneof![any::<u64>(), 0u64..64, (u64::MAX - 64)..=u64::MAX],
+                1..80,
+            ),
+            proptest::collection::vec(proptest::collection::vec(any::<usize>(), 0..40), 0..150),
+        )
+            .prop_map(|(pool, picks)| {
+                picks
+                    .iter()
+                    .map(|p| p.iter().map(|&i| pool[i % pool.len()]).collect())
+                    .collect()
+            })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
         fn bucketed_context_equals_sorted_on_any_keys(
-            pool in proptest::collection::vec(
-                prop_oneof![any::<u64>(), 0u64..64, (u64::MAX - 64)..=u64::MAX], 1..80),
-            picks in proptest::collection::vec(proptest::collection::vec(any::<usize>(), 0..40), 0..150),
+            docs in key_docs(),
             max_df in proptest::option::of(2u32..30),
         ) {
-            let docs: Vec<Vec<u64>> = picks
-                .iter()
-                .map(|p| p.iter().map(|&i| pool[i % pool.len()]).collect())
-                .collect();
             let cfg = ContextConfig { min_df: 2, max_df };
             let mem = Context::from_doc_keys_with(&docs, &cfg, &SpillConfig::default()).unwrap();
             prop_assert_eq!(&mem, &through_builder(&docs, &cfg));
@@ -1665,18 +1678,12 @@ mod tests {
         #![proptest_config(ProptestConfig::with_cases(64))]
         #[test]
         fn streamed_context_equals_sorted_on_any_keys(
-            pool in proptest::collection::vec(
-                prop_oneof![any::<u64>(), 0u64..64, (u64::MAX - 64)..=u64::MAX], 1..80),
-            picks in proptest::collection::vec(proptest::collection::vec(any::<usize>(), 0..40), 0..150),
+            docs in key_docs(),
             max_df in proptest::option::of(2u32..30),
             rotate in any::<usize>(),
             passes in 1u64..6,
             drop_mod in 2u32..7,
         ) {
-            let docs: Vec<Vec<u64>> = picks
-                .iter()
-                .map(|p| p.iter().map(|&i| pool[i % pool.len()]).collect())
-                .collect();
             let n = docs.len() as u32;
             let mut order: Vec<u32> = (0..n).collect();
             if n > 0 {

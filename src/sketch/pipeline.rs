@@ -458,16 +458,6 @@ pub fn shingle_sets_filtered(
 ) -> Result<Vec<(DocId, Vec<u64>)>> {
     shingle.validate()?;
     let canon = Canonicalizer::new(text_cfg.clone())?;
-    let sorted;
-    let wanted = match wanted {
-        Some(w) if !w.windows(2).all(|p| p[0] <= p[1]) => {
-            let mut v = w.to_vec();
-            v.sort_unstable();
-            sorted = v;
-            Some(&sorted[..])
-        }
-        other => other,
-    };
     let mut out = Vec::new();
     let mut done = 0u64;
     let set = |w: &mut Worker, d: RawDoc<'_>| {
@@ -488,6 +478,7 @@ pub fn shingle_sets_filtered(
         // Lines of other documents are not even parsed.
         Some(ws) => {
             let mut distinct = ws.to_vec();
+            distinct.sort_unstable();
             distinct.dedup();
             par_map_corpus_wanted(
                 path,
