@@ -7,7 +7,8 @@ itemsets materialized; only the call is timed (transactions already in Python li
 fimdup: `fimdup mine FILE --minsup N --target T --count --json`, the `mine_seconds` it
 reports (recoding + search + counting, parsing excluded), on 1 and 2 threads; and on 1
 thread with every itemset formatted and written to /dev/null (`write` column).
-Each timing is the median of 3 runs (1 run when the first takes more than 3 s).
+Each timing is the median of 3 runs (9 when the first takes under 0.2 s, 1 when it takes more
+than 3 s).
 Peak RSS (/usr/bin/time -v, whole process) on chess 20% and connect 10%.
 
 With --old BIN, a second build is timed in the same run (1 and 2 threads, same settings) and
@@ -48,14 +49,15 @@ def load(p):
 
 
 def timed(fn):
-    """Median of 3 runs (1 if the first is slow); returns (seconds, result)."""
-    ts = []
-    res = None
-    for i in range(3):
+    """Median of 3 runs; of 9 when the first takes under 0.2 s (timer noise on a shared
+    machine is of the order of milliseconds); 1 run when the first takes over 3 s.
+    Returns (seconds, result)."""
+    t, res = fn()
+    ts = [t]
+    reps = 1 if t > 3.0 else (9 if t < 0.2 else 3)
+    for _ in range(reps - 1):
         t, res = fn()
         ts.append(t)
-        if i == 0 and t > 3.0:
-            break
     return statistics.median(ts), res
 
 

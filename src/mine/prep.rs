@@ -114,11 +114,13 @@ pub(crate) fn prepare(
     };
     let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
-    // Dense mode: distinct transactions with codes descending, for the prefix tree.
-    let mut desc = (mw > 0).then(|| super::db::RowMerger::new(mw));
+    // Dense mode: each transaction's codes, deduplicated and descending, for the prefix tree
+    // (which merges identical transactions).
+    let mut desc_tx: Vec<u32> = Vec::new();
+    let mut desc_off: Vec<usize> = vec![0];
     for r in t.iter() {
-        if let Some(desc) = &mut desc {
-            // Dense mode: the mask gives the codes deduplicated, in descending order.
+        if mw > 0 {
+            // The mask gives the codes deduplicated, in descending order.
             mask.fill(0);
             for &x in r {
                 let c = encode.get(x);
@@ -126,17 +128,16 @@ pub(crate) fn prepare(
                     mask[c as usize / 64] |= 1 << (c % 64);
                 }
             }
-            row.clear();
             for (k, &word) in mask.iter().enumerate().rev() {
                 let mut b = word;
                 while b != 0 {
                     let hi = 63 - b.leading_zeros();
-                    row.push(k as u32 * 64 + hi);
+                    desc_tx.push(k as u32 * 64 + hi);
                     b &= !(1u64 << hi);
                 }
             }
-            if !row.is_empty() {
-                desc.add_masked(&row, 1, &mask);
+            if desc_tx.len() > *desc_off.last().unwrap() {
+                desc_off.push(desc_tx.len());
             }
             continue;
         }
@@ -154,7 +155,7 @@ pub(crate) fn prepare(
         row.dedup();
         rows.add_masked(&row, 1, &mask);
     }
-    let trie = desc.map(|d| Trie::from_rows(&d.finish(), n_codes));
+    let trie = (mw > 0).then(|| Trie::from_desc_rows(&desc_tx, &desc_off, n_codes, mw));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();

@@ -315,19 +315,21 @@ impl<S: Sink> Miner<'_, S> {
         sc.clo.resize(mw, !0);
         if dense {
             // Few items: count without tracking, then collect the counted items.
+            let m = db.gid.len();
+            let cnt = &mut sc.cnt[..m];
+            let clo = &mut sc.clo[..];
             for &r in rows {
                 let r = r as usize;
                 let w = db.w[r];
                 for &x in db.row(r) {
-                    sc.cnt[x as usize] += w;
+                    cnt[x as usize] += w;
                 }
-                for (a, b) in sc.clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
+                for (a, b) in clo.iter_mut().zip(&db.mask[r * mw..(r + 1) * mw]) {
                     *a &= b;
                 }
             }
-            let m = db.gid.len() as u32;
             sc.touched
-                .extend((0..m).filter(|&x| sc.cnt[x as usize] != 0));
+                .extend((0..m as u32).filter(|&x| cnt[x as usize] != 0));
         } else {
             for &r in rows {
                 let r = r as usize;
@@ -422,14 +424,54 @@ impl<S: Sink> Miner<'_, S> {
         }
         if dense && self.target == Target::Maximal {
             if n_tail > 0 && !self.stopped {
-                let child = self.build(db, rows, n_kept, n_excl);
-                let sc = &mut self.sc;
-                for &x in &sc.touched {
-                    sc.cnt[x as usize] = 0;
-                    sc.map[x as usize] = u32::MAX;
+                // The weight of the rows holding every tail item: when it reaches the
+                // minimum support, Q ∪ tail is the only candidate of the subtree, found
+                // without building the child's database.
+                let sfull = {
+                    let map = &self.sc.map[..db.gid.len()];
+                    let mut sfull = 0u32;
+                    for &r in rows {
+                        let r = r as usize;
+                        let row = db.row(r);
+                        if row.len() >= n_kept as usize
+                            && row.iter().filter(|&&x| map[x as usize] != u32::MAX).count()
+                                == n_kept as usize
+                        {
+                            sfull += db.w[r];
+                        }
+                    }
+                    sfull
+                };
+                if sfull >= minsup {
+                    let mut full_buf = [0u64; MAX_MW];
+                    let full = &mut full_buf[..mw];
+                    full.copy_from_slice(&self.qmask);
+                    for &x in &self.sc.kept {
+                        set_bit(full, db.gid[x as usize] as usize);
+                    }
+                    if !self.gcovered(&full_buf[..mw]) {
+                        let q1 = self.q.len();
+                        for &x in &self.sc.kept {
+                            self.q.push(db.gid[x as usize]);
+                        }
+                        self.emit(sfull);
+                        self.q.truncate(q1);
+                    }
+                    let sc = &mut self.sc;
+                    for &x in &sc.touched {
+                        sc.cnt[x as usize] = 0;
+                        sc.map[x as usize] = u32::MAX;
+                    }
+                } else {
+                    let child = self.build(db, rows, n_kept, n_excl);
+                    let sc = &mut self.sc;
+                    for &x in &sc.touched {
+                        sc.cnt[x as usize] = 0;
+                        sc.map[x as usize] = u32::MAX;
+                    }
+                    self.dense_max_node(&child);
+                    self.sc.dbs.push(child);
                 }
-                self.dense_max_node(&child);
-                self.sc.dbs.push(child);
             } else {
                 let sc = &mut self.sc;
                 for &x in &sc.touched {
@@ -493,17 +535,11 @@ impl<S: Sink> Miner<'_, S> {
             .any(|m| m.iter().zip(mask).all(|(a, b)| a & b == *b))
     }
 
-    /// Dense maximal mode, a node with tail items (its set in `q`/`qmask`): head-union-tail
-    /// pruning, then the search with the repository filtered to the sets containing the
+    /// Dense maximal mode, a node with tail items whose `Q ∪ tail` is not frequent (the
+    /// caller checked; its set is in `q`/`qmask`): head-union-tail pruning against the found
+    /// maximal sets, then the search with the repository filtered to the sets containing the
     /// node's set (global-code bitsets, no projection).
     fn dense_max_node(&mut self, db: &Db) {
-        let n = db.gid.len();
-        let mut sfull = 0u32;
-        for r in 0..db.n_rows() {
-            if db.row(r).len() == n {
-                sfull += db.w[r];
-            }
-        }
         let w = self.qmask.len();
         let mut full_buf = [0u64; MAX_MW];
         let full = &mut full_buf[..w];
@@ -512,16 +548,6 @@ impl<S: Sink> Miner<'_, S> {
             set_bit(full, g as usize);
         }
         let full = &full_buf[..w];
-        if sfull >= self.minsup {
-            // Q ∪ tail is frequent: the only candidate of the subtree.
-            if !self.gcovered(full) {
-                let q0 = self.q.len();
-                self.q.extend_from_slice(&db.gid);
-                self.emit(sfull);
-                self.q.truncate(q0);
-            }
-            return;
-        }
         let mut rep = Vec::new();
         if let Some(parent) = self.grepos.last() {
             for m in parent.chunks_exact(w) {

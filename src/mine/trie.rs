@@ -1,10 +1,9 @@
 //! Dense mode, top level: a prefix tree (FP-tree) of the root rows, from which the rows of
 //! each top-level branch are read as prefix paths instead of being projected row by row.
 //!
-//! Built by [`prepare`](super::prep::prepare) in place of merged root rows: the distinct
-//! transactions, codes in descending order (most frequent first), are sorted and inserted
-//! each along its longest common prefix with the previous one (no lookups), so the
-//! rows holding code `e` pass through the nodes of `e`, and the part of such a row above `e`
+//! Built by [`prepare`](super::prep::prepare) in place of merged root rows: each
+//! transaction, codes in descending order (most frequent first), is inserted from the root
+//! (identical transactions end at one node), so the rows holding code `e` pass through the nodes of `e`, and the part of such a row above `e`
 //! (its codes `> e`) is the path from the node up to the root. A node carries the number of
 //! transactions through it and the AND of their masks (items common to all their
 //! transactions, excluded items included). [`Trie::branch_db`] turns the nodes of `e` into a
@@ -31,11 +30,13 @@ pub(crate) struct Trie {
 }
 
 impl Trie {
-    /// The tree of `rows` (distinct, non-empty rows of codes strictly descending, with
-    /// weights and masks of `rows.mw` words) over `n_codes` codes. The rows are sorted, so
-    /// that each one shares its longest common prefix with the previous one: no lookups.
-    pub fn from_rows(rows: &Db, n_codes: usize) -> Self {
-        let mw = rows.mw;
+    /// The tree of the rows `tx[off[r]..off[r + 1]]` (non-empty, codes strictly
+    /// descending, one transaction each, not necessarily distinct) over `n_codes` codes,
+    /// masks of `mw` words: each row is inserted from the root, following or creating the
+    /// child of each of its codes (children in sibling lists, as in an FP-tree), so identical
+    /// transactions end at one node and a node is created after its parent. A transaction's
+    /// mask is the set of its codes.
+    pub fn from_desc_rows(tx: &[u32], off: &[usize], n_codes: usize, mw: usize) -> Self {
         let mut t = Trie {
             code: vec![u32::MAX],
             parent: vec![u32::MAX],
@@ -45,33 +46,40 @@ impl Trie {
             start: vec![0; n_codes + 1],
             by_code: Vec::new(),
         };
-        let mut order: Vec<u32> = (0..rows.n_rows() as u32).collect();
-        order.sort_unstable_by(|&a, &b| rows.row(a as usize).cmp(rows.row(b as usize)));
-        // path[d]: the node at depth d of the previous row's path (path[0]: the root).
-        let mut path: Vec<u32> = vec![0];
-        let mut prev: &[u32] = &[];
-        for &r in &order {
-            let r = r as usize;
-            let row = rows.row(r);
-            let lcp = prev.iter().zip(row).take_while(|(a, b)| a == b).count();
-            path.truncate(lcp + 1);
-            for &c in &row[lcp..] {
-                let id = t.code.len() as u32;
-                t.code.push(c);
-                t.parent.push(path[path.len() - 1]);
-                t.weight.push(0);
-                t.mask.extend(std::iter::repeat(!0u64).take(mw));
-                path.push(id);
+        const NONE: u32 = u32::MAX;
+        let mut first_child: Vec<u32> = vec![NONE];
+        let mut next_sib: Vec<u32> = vec![NONE];
+        for w in off.windows(2) {
+            let row = &tx[w[0]..w[1]];
+            let mut n = 0u32;
+            for &c in row {
+                let mut ch = first_child[n as usize];
+                while ch != NONE && t.code[ch as usize] != c {
+                    ch = next_sib[ch as usize];
+                }
+                if ch == NONE {
+                    ch = t.code.len() as u32;
+                    t.code.push(c);
+                    t.parent.push(n);
+                    t.weight.push(0);
+                    t.mask.resize(t.mask.len() + mw, !0u64);
+                    first_child.push(NONE);
+                    next_sib.push(first_child[n as usize]);
+                    first_child[n as usize] = ch;
+                }
+                n = ch;
             }
-            let n = path[path.len() - 1] as usize;
-            t.weight[n] += rows.w[r];
-            for (a, b) in t.mask[n * mw..(n + 1) * mw]
-                .iter_mut()
-                .zip(&rows.mask[r * mw..(r + 1) * mw])
-            {
-                *a &= b;
+            let n = n as usize;
+            t.weight[n] += 1;
+            let m = &mut t.mask[n * mw..(n + 1) * mw];
+            if m.iter().all(|&w| w == !0) {
+                // First transaction ending here: its mask is its set of codes (later ones
+                // are equal).
+                m.fill(0);
+                for &c in row {
+                    m[c as usize / 64] |= 1 << (c % 64);
+                }
             }
-            prev = row;
         }
         t.finish();
         t
