@@ -114,13 +114,13 @@ pub(crate) fn prepare(
     };
     let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
-    // Dense mode: each transaction's codes, deduplicated and descending, for the prefix tree
-    // (which merges identical transactions).
+    // Dense mode: the distinct transactions (as code masks, merged by a hash of the mask
+    // words) with their counts, and each one's codes descending, for the prefix tree.
+    let mut distinct = DistinctMasks::new(mw);
     let mut desc_tx: Vec<u32> = Vec::new();
     let mut desc_off: Vec<usize> = vec![0];
     for r in t.iter() {
         if mw > 0 {
-            // The mask gives the codes deduplicated, in descending order.
             mask.fill(0);
             for &x in r {
                 let c = encode.get(x);
@@ -128,6 +128,10 @@ pub(crate) fn prepare(
                     mask[c as usize / 64] |= 1 << (c % 64);
                 }
             }
+            if mask.iter().all(|&w| w == 0) || !distinct.add(&mask) {
+                continue;
+            }
+            // A new transaction: the mask gives its codes deduplicated, in descending order.
             for (k, &word) in mask.iter().enumerate().rev() {
                 let mut b = word;
                 while b != 0 {
@@ -136,9 +140,7 @@ pub(crate) fn prepare(
                     b &= !(1u64 << hi);
                 }
             }
-            if desc_tx.len() > *desc_off.last().unwrap() {
-                desc_off.push(desc_tx.len());
-            }
+            desc_off.push(desc_tx.len());
             continue;
         }
         row.clear();
@@ -155,7 +157,8 @@ pub(crate) fn prepare(
         row.dedup();
         rows.add_masked(&row, 1, &mask);
     }
-    let trie = (mw > 0).then(|| Trie::from_desc_rows(&desc_tx, &desc_off, n_codes, mw));
+    let trie =
+        (mw > 0).then(|| Trie::from_desc_rows(&desc_tx, &desc_off, &distinct.count, n_codes, mw));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();
@@ -168,6 +171,50 @@ pub(crate) fn prepare(
         root,
         trie,
     })
+}
+
+/// Distinct code masks of `mw` words, in order of first occurrence, with their counts.
+struct DistinctMasks {
+    mw: usize,
+    masks: Vec<u64>,
+    hashes: Vec<u64>,
+    count: Vec<u32>,
+    table: hashbrown::HashTable<u32>,
+}
+
+impl DistinctMasks {
+    fn new(mw: usize) -> Self {
+        DistinctMasks {
+            mw,
+            masks: Vec::new(),
+            hashes: Vec::new(),
+            count: Vec::new(),
+            table: hashbrown::HashTable::new(),
+        }
+    }
+
+    /// Counts `mask`; true when it is new.
+    fn add(&mut self, mask: &[u64]) -> bool {
+        let mut h = 0u64;
+        for &w in mask {
+            h = (h.rotate_left(23) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+        h ^= h >> 31;
+        let (mw, masks) = (self.mw, &self.masks);
+        if let Some(&i) = self.table.find(h, |&i| {
+            masks[i as usize * mw..(i as usize + 1) * mw] == *mask
+        }) {
+            self.count[i as usize] += 1;
+            return false;
+        }
+        let i = self.count.len() as u32;
+        self.masks.extend_from_slice(mask);
+        self.hashes.push(h);
+        self.count.push(1);
+        let hashes = &self.hashes;
+        self.table.insert_unique(h, i, |&i| hashes[i as usize]);
+        true
+    }
 }
 
 enum Encoder {

@@ -1,9 +1,10 @@
 //! Dense mode, top level: a prefix tree (FP-tree) of the root rows, from which the rows of
 //! each top-level branch are read as prefix paths instead of being projected row by row.
 //!
-//! Built by [`prepare`](super::prep::prepare) in place of merged root rows: each
-//! transaction, codes in descending order (most frequent first), is inserted from the root
-//! (identical transactions end at one node), so the rows holding code `e` pass through the nodes of `e`, and the part of such a row above `e`
+//! Built by [`prepare`](super::prep::prepare) in place of merged root rows: the distinct
+//! transactions (merged by their code masks, with counts), codes in descending order (most
+//! frequent first), are inserted from the root one by one, so the rows holding code `e` pass
+//! through the nodes of `e`, and the part of such a row above `e`
 //! (its codes `> e`) is the path from the node up to the root. A node carries the number of
 //! transactions through it and the AND of their masks (items common to all their
 //! transactions, excluded items included). [`Trie::branch_db`] turns the nodes of `e` into a
@@ -30,13 +31,18 @@ pub(crate) struct Trie {
 }
 
 impl Trie {
-    /// The tree of the rows `tx[off[r]..off[r + 1]]` (non-empty, codes strictly
-    /// descending, one transaction each, not necessarily distinct) over `n_codes` codes,
-    /// masks of `mw` words: each row is inserted from the root, following or creating the
-    /// child of each of its codes (children in sibling lists, as in an FP-tree), so identical
-    /// transactions end at one node and a node is created after its parent. A transaction's
-    /// mask is the set of its codes.
-    pub fn from_desc_rows(tx: &[u32], off: &[usize], n_codes: usize, mw: usize) -> Self {
+    /// The tree of the rows `tx[off[r]..off[r + 1]]` (distinct, non-empty, codes strictly
+    /// descending), row `r` standing for `weight[r]` identical transactions, over `n_codes`
+    /// codes, masks of `mw` words: each row is inserted from the root, following or creating
+    /// the child of each of its codes (children in sibling lists, as in an FP-tree), so a
+    /// node is created after its parent. A transaction's mask is the set of its codes.
+    pub fn from_desc_rows(
+        tx: &[u32],
+        off: &[usize],
+        weight: &[u32],
+        n_codes: usize,
+        mw: usize,
+    ) -> Self {
         let mut t = Trie {
             code: vec![u32::MAX],
             parent: vec![u32::MAX],
@@ -49,7 +55,7 @@ impl Trie {
         const NONE: u32 = u32::MAX;
         let mut first_child: Vec<u32> = vec![NONE];
         let mut next_sib: Vec<u32> = vec![NONE];
-        for w in off.windows(2) {
+        for (w, &rw) in off.windows(2).zip(weight) {
             let row = &tx[w[0]..w[1]];
             let mut n = 0u32;
             for &c in row {
@@ -70,15 +76,11 @@ impl Trie {
                 n = ch;
             }
             let n = n as usize;
-            t.weight[n] += 1;
+            t.weight[n] += rw;
             let m = &mut t.mask[n * mw..(n + 1) * mw];
-            if m.iter().all(|&w| w == !0) {
-                // First transaction ending here: its mask is its set of codes (later ones
-                // are equal).
-                m.fill(0);
-                for &c in row {
-                    m[c as usize / 64] |= 1 << (c % 64);
-                }
+            m.fill(0);
+            for &c in row {
+                m[c as usize / 64] |= 1 << (c % 64);
             }
         }
         t.finish();
