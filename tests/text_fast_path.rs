@@ -128,4 +128,11 @@ proptest! {
         let c = Canonicalizer::new(TextConfig::default()).unwrap();
         check(&c, &s, &mut Scratch::default());
     }
+
+    /// Texts of a few hundred bytes, long runs of words, joining punctuation and newlines.
+    #[test]
+    fn fast_path_equals_reference_long_ascii(s in "[a-zA-Z0-9.,;:'_ \n-]{0,400}") {
+        let c = Canonicalizer::new(TextConfig::default()).unwrap();
+        check(&c, &s, &mut Scratch::default());
+    }
 }
