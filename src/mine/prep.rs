@@ -157,8 +157,16 @@ pub(crate) fn prepare(
         row.dedup();
         rows.add_masked(&row, 1, &mask);
     }
-    let trie =
-        (mw > 0).then(|| Trie::from_desc_rows(&desc_tx, &desc_off, &distinct.count, n_codes, mw));
+    let trie = (mw > 0).then(|| {
+        Trie::from_desc_rows(
+            &desc_tx,
+            &desc_off,
+            &distinct.count,
+            &distinct.masks,
+            n_codes,
+            mw,
+        )
+    });
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();

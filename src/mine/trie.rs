@@ -35,11 +35,13 @@ impl Trie {
     /// descending), row `r` standing for `weight[r]` identical transactions, over `n_codes`
     /// codes, masks of `mw` words: each row is inserted from the root, following or creating
     /// the child of each of its codes (children in sibling lists, as in an FP-tree), so a
-    /// node is created after its parent. A transaction's mask is the set of its codes.
+    /// node is created after its parent. `masks[r * mw..(r + 1) * mw]` is row `r`'s set of
+    /// codes (its transactions' mask), which the row's last node takes.
     pub fn from_desc_rows(
         tx: &[u32],
         off: &[usize],
         weight: &[u32],
+        masks: &[u64],
         n_codes: usize,
         mw: usize,
     ) -> Self {
@@ -55,7 +57,7 @@ impl Trie {
         const NONE: u32 = u32::MAX;
         let mut first_child: Vec<u32> = vec![NONE];
         let mut next_sib: Vec<u32> = vec![NONE];
-        for (w, &rw) in off.windows(2).zip(weight) {
+        for (r, (w, &rw)) in off.windows(2).zip(weight).enumerate() {
             let row = &tx[w[0]..w[1]];
             let mut n = 0u32;
             for &c in row {
@@ -77,11 +79,7 @@ impl Trie {
             }
             let n = n as usize;
             t.weight[n] += rw;
-            let m = &mut t.mask[n * mw..(n + 1) * mw];
-            m.fill(0);
-            for &c in row {
-                m[c as usize / 64] |= 1 << (c % 64);
-            }
+            t.mask[n * mw..(n + 1) * mw].copy_from_slice(&masks[r * mw..(r + 1) * mw]);
         }
         t.finish();
         t
