@@ -385,3 +385,80 @@ fn wanted_documents_only_and_unwanted_lines_not_parsed() {
     // Wanted DocIds out of order are refused.
     assert!(run(&[2, 0]).is_err());
 }
+
+/// Every document of a seekable line-format file (JSONL or plain lines, any block size and
+/// thread count, with a BOM, CRLF, blank lines and no final newline) carries the byte
+/// offset of its line, and `LineDocReader::read_at` reads the same document back there;
+/// gzip, CSV and JSONL read with `skip_bad_lines` report no offsets and no reader.
+#[test]
+fn line_offsets_read_the_same_documents_back() {
+    use fimdup::corpus::par::{par_map_corpus_opts, LineDocReader};
+    let dir = tempfile::tempdir().unwrap();
+    let jsonl = "\u{feff}{\"id\":\"a\",\"text\":\"one two\"}\r\n\n  \n{\"id\":7,\"text\":\"x\\ny\"}\n{\"text\":\"\",\"id\":1.5}\n{\"id\":\"z\",\"text\":\"last, no newline\"}";
+    let lines = "\u{feff}first\n\nthird line\r\n\u{feff}x\nno newline";
+    let mut bad_utf8 = b"{\"id\":1,\"text\":\"caf\xe9\"}\n".to_vec();
+    bad_utf8.extend_from_slice(b"{\"id\":2,\"text\":\"ok\"}\n");
+    let files: Vec<(&str, Vec<u8>, bool)> = vec![
+        ("a.jsonl", jsonl.into(), true),
+        ("b.txt", lines.into(), true),
+        ("lossy.jsonl", bad_utf8, true),
+        ("a.jsonl.gz", gz(jsonl.as_bytes()), false),
+        ("c.csv", b"id,text\n1,\"a\nb\"\n2,c\n".to_vec(), false),
+    ];
+    for (name, bytes, seekable) in files {
+        let p = dir.path().join(name);
+        std::fs::write(&p, &bytes).unwrap();
+        let cfg = CorpusConfig::default();
+        let (want, _) = sequential(&p, &cfg).unwrap();
+        let reader = LineDocReader::open(&p, &cfg).unwrap();
+        assert_eq!(reader.is_some(), seekable, "{name}");
+        assert!(
+            LineDocReader::open(&p, &jsonl_cfg(true)).unwrap().is_none()
+                || !name.ends_with(".jsonl")
+        );
+        for threads in [1, 2] {
+            for opts in OPTS {
+                let mut got = Vec::new();
+                pool(threads)
+                    .install(|| {
+                        par_map_corpus_opts(
+                            &p,
+                            &cfg,
+                            &opts,
+                            || (),
+                            |_, d| Ok((d.id, d.offset)),
+                            |b| {
+                                got.extend(b.items);
+                                Ok(())
+                            },
+                        )
+                    })
+                    .unwrap();
+                assert_eq!(got.len(), want.len(), "{name}");
+                let mut buf = Vec::new();
+                for ((id, offset), doc) in got.into_iter().zip(&want) {
+                    assert_eq!(id, doc.id);
+                    match (&reader, offset) {
+                        (Some(r), Some(at)) => {
+                            let back = r.read_at(at, &mut buf).unwrap();
+                            assert_eq!(back.text, doc.text, "{name} {opts:?} at {at}");
+                            let ext = back.ext_id.unwrap_or_else(|| doc.ext_id.clone());
+                            assert_eq!(ext, doc.ext_id, "{name} at {at}");
+                        }
+                        (None, None) => {}
+                        other => panic!("{name}: reader and offset disagree: {:?}", other.1),
+                    }
+                }
+            }
+        }
+    }
+    // An offset that no longer starts a document line is an error naming the file and offset.
+    let p = dir.path().join("a.jsonl");
+    let r = LineDocReader::open(&p, &CorpusConfig::default())
+        .unwrap()
+        .unwrap();
+    let e = r.read_at(5, &mut Vec::new()).unwrap_err().to_string();
+    assert!(e.contains("a.jsonl") && e.contains("byte offset 5"), "{e}");
+    let blank = jsonl.find("\n\n").unwrap() as u64 + 1;
+    assert!(r.read_at(blank, &mut Vec::new()).is_err());
+}

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use fimdup::corpus::{open, CorpusConfig};
 use fimdup::shingle::{shingle_set, ShingleConfig};
 use fimdup::sketch::pipeline::{
-    shingle_sets, shingle_sets_filtered, sketch_corpus, sketch_stream, sketch_stream_reference,
-    PipelineConfig, SketchBatch, SketchSink, SketchStats,
+    shingle_sets, shingle_sets_at, shingle_sets_filtered, sketch_corpus, sketch_stream,
+    sketch_stream_reference, PipelineConfig, SketchBatch, SketchSink, SketchStats,
 };
 use fimdup::sketch::{Scheme, SketchConfig, SketchParams, Weighting};
 use fimdup::text::{Canonical, Canonicalizer, Scratch, StopWords, TextConfig, Unit};
@@ -186,6 +186,77 @@ fn shingle_sets_filtered_equals_brute_force() {
             assert_eq!(set, want[d.0 as usize], "{d}");
         }
     }
+}
+
+/// `sketch_corpus` records every document's byte offset in a JSONL or plain-lines file
+/// (none for gzip), and `shingle_sets_at` reads the wanted documents back there: the same
+/// sets as the brute-force pipeline, with 1 and 2 threads, across reader blocks; a file
+/// changed since the offsets were recorded is an error, not wrong sets.
+#[test]
+fn shingle_sets_at_recorded_offsets_equal_brute_force() {
+    let p = default_corpus();
+    let text = TextConfig::default();
+    let sh = ShingleConfig::default();
+    let want = brute_sets(&p, &text, &sh);
+    let cc = CorpusConfig::default();
+    let cfg = PipelineConfig::default();
+    let wanted: Vec<DocId> = [1499u32, 3, 0, 700, 3, 1, 2].map(DocId).to_vec();
+    for threads in [1, 2] {
+        let out = pool(threads).install(|| sketch_corpus(&p, &cfg, &|_| {}).unwrap());
+        let offsets = out.offsets.expect("a JSONL file records offsets");
+        assert_eq!(offsets.len(), want.len());
+        assert!(offsets.windows(2).all(|w| w[0] < w[1]));
+        let ids = &out.images.ext_ids;
+        let got = pool(threads).install(|| {
+            shingle_sets_at(&p, &cc, &text, &sh, &wanted, &offsets, Some(ids))
+                .unwrap()
+                .expect("a JSONL file is read at offsets")
+        });
+        let got_ids: Vec<u32> = got.iter().map(|x| x.0 .0).collect();
+        assert_eq!(got_ids, [0, 1, 2, 3, 700, 1499]);
+        for (d, set) in got {
+            assert_eq!(set, want[d.0 as usize], "{d}");
+        }
+        // Offsets of another file: an error naming the file (the ids or the lines differ).
+        let dir = tempfile::tempdir().unwrap();
+        let changed = dir.path().join("changed.jsonl");
+        let body = std::fs::read_to_string(&p).unwrap();
+        let mut lines: Vec<&str> = body.lines().collect();
+        lines.swap(0, 3);
+        std::fs::write(&changed, lines.join("\n")).unwrap();
+        let e = shingle_sets_at(&changed, &cc, &text, &sh, &wanted, &offsets, Some(ids))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("changed.jsonl") && e.contains("changed since"),
+            "{e}"
+        );
+        // An id past the recorded offsets is an error too.
+        assert!(shingle_sets_at(&p, &cc, &text, &sh, &[DocId(9999)], &offsets, Some(ids)).is_err());
+    }
+    // Plain lines: offsets recorded, same sets as re-reading the file.
+    let dir = tempfile::tempdir().unwrap();
+    let txt = dir.path().join("c.txt");
+    std::fs::write(
+        &txt,
+        "\u{feff}a b c d e f g\r\n\nh i j k l m\nzz a b c d e f g h",
+    )
+    .unwrap();
+    let out = sketch_corpus(&txt, &cfg, &|_| {}).unwrap();
+    let offsets = out.offsets.unwrap();
+    assert_eq!(offsets, [3, 18, 19, 31]);
+    let w: Vec<DocId> = (0..4).map(DocId).collect();
+    let at = shingle_sets_at(&txt, &cc, &text, &sh, &w, &offsets, None)
+        .unwrap()
+        .unwrap();
+    let all = shingle_sets_filtered(&txt, &cc, &text, &sh, None, &|_| {}).unwrap();
+    assert_eq!(at, all);
+    // gzip: no offsets.
+    let gz = dir.path().join("c.txt.gz");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut e, b"a b c d e f\n").unwrap();
+    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    assert!(sketch_corpus(&gz, &cfg, &|_| {}).unwrap().offsets.is_none());
 }
 
 fn doc_text() -> impl Strategy<Value = String> {

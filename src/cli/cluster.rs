@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use fimdup::cluster::job::{load_sets, verify_with_corpus, Prepared};
+use fimdup::cluster::job::{load_sets, verify_with_corpus, CorpusSource, Prepared};
 use fimdup::cluster::{
     candidate_threshold, write_clusters, write_pairs, write_summary, ClusterConfig, Grouping,
     Measure, Method, Phase, Regroup, Threshold, VERIFY_SIGMAS,
@@ -211,6 +211,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     );
     let pb = progress(None, "sketching");
+    let mut offsets: Option<Vec<u64>> = None;
     let mut prep = if images_input
         && matches!(args.method, Method::Concept | Method::UnionFind)
         && args.measure == Measure::Resemblance
@@ -223,6 +224,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Prepared::new(set, None)?
     } else {
         let out = sketch_corpus(&input, &pcfg, &|n| pb.set_position(n))?;
+        offsets = out.offsets;
         Prepared::new(out.images, Some(&out.fingerprints))?
     };
     pb.finish_and_clear();
@@ -240,15 +242,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         );
         let tv = Instant::now();
         let regroup = Regroup::for_method(args.method, cfg.lsh.grouping == Grouping::UnionFind);
-        verify_with_corpus(
-            &mut out,
-            &input,
-            &pcfg.corpus,
-            &pcfg.text,
-            &shingle,
-            t,
-            regroup,
-        )?;
+        let src = CorpusSource {
+            path: &input,
+            corpus: &pcfg.corpus,
+            text: &pcfg.text,
+            shingle: &shingle,
+            offsets: offsets.as_deref(),
+            ext_ids: Some(prep.ext_ids()),
+        };
+        verify_with_corpus(&mut out, &src, t, regroup)?;
         if let Threshold::Resemblance(tc) = cfg.threshold {
             out.summary.candidate_threshold = Some(tc);
         }

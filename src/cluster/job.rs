@@ -382,18 +382,64 @@ pub fn load_sets(
     text: &TextConfig,
     shingle: &ShingleConfig,
     wanted: Option<&[DocId]>,
-) -> Result<Vec<(DocId, Vec<u64>)>> {
+) -> Result<crate::sketch::pipeline::DocSets> {
     crate::sketch::pipeline::shingle_sets_filtered(path, corpus, text, shingle, wanted, &|_| {})
 }
 
-/// `--verify exact`: keeps the pairs whose exact resemblance (from the re-read corpus)
-/// is at least `t`; fills their `exact` scores and rebuilds the clusters as `regroup` says.
+/// Where `--verify exact` reads the documents again: the corpus and how it was read, plus,
+/// when the first pass recorded them ([`crate::sketch::pipeline::SketchOutput::offsets`]),
+/// the byte offset of every document's line and the external ids read then (so that only
+/// the candidates are read again, and a changed file is caught).
+#[derive(Clone, Copy, Debug)]
+pub struct CorpusSource<'a> {
+    /// The corpus file.
+    pub path: &'a Path,
+    /// How it is read.
+    pub corpus: &'a CorpusConfig,
+    /// How its text becomes tokens.
+    pub text: &'a TextConfig,
+    /// How tokens become shingles.
+    pub shingle: &'a ShingleConfig,
+    /// `offsets[d]`: where DocId `d`'s line starts, if recorded.
+    pub offsets: Option<&'a [u64]>,
+    /// External ids in DocId order (checked against the lines read at `offsets`).
+    pub ext_ids: Option<&'a [String]>,
+}
+
+impl CorpusSource<'_> {
+    /// The full shingle sets of `wanted` (ascending, distinct), in DocId order: read at the
+    /// recorded offsets when there are some and the file allows it, else by re-reading the
+    /// whole corpus (only the wanted documents are parsed and shingled).
+    pub fn sets_of(&self, wanted: &[DocId]) -> Result<crate::sketch::pipeline::DocSets> {
+        if let Some(offsets) = self.offsets {
+            if let Some(sets) = crate::sketch::pipeline::shingle_sets_at(
+                self.path,
+                self.corpus,
+                self.text,
+                self.shingle,
+                wanted,
+                offsets,
+                self.ext_ids,
+            )? {
+                return Ok(sets);
+            }
+        }
+        load_sets(
+            self.path,
+            self.corpus,
+            self.text,
+            self.shingle,
+            Some(wanted),
+        )
+    }
+}
+
+/// `--verify exact`: keeps the pairs whose exact resemblance (from the documents read
+/// again, see [`CorpusSource::sets_of`]) is at least `t`; fills their `exact` scores and
+/// rebuilds the clusters as `regroup` says.
 pub fn verify_with_corpus(
     out: &mut ClusterOutput,
-    path: &Path,
-    corpus: &CorpusConfig,
-    text: &TextConfig,
-    shingle: &ShingleConfig,
+    src: &CorpusSource<'_>,
     t: f64,
     regroup: Regroup,
 ) -> Result<()> {
@@ -405,7 +451,7 @@ pub fn verify_with_corpus(
         .collect();
     wanted.sort_unstable();
     wanted.dedup();
-    let sets = load_sets(path, corpus, text, shingle, Some(&wanted))?;
+    let sets = src.sets_of(&wanted)?;
     let fetch = |d: DocId| -> Result<Vec<u64>> {
         sets.binary_search_by_key(&d, |s| s.0)
             .map(|i| sets[i].1.clone())

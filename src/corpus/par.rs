@@ -56,6 +56,10 @@ pub struct RawDoc<'a> {
     pub text: Cow<'a, str>,
     /// True when invalid UTF-8 was replaced while decoding.
     pub lossy: bool,
+    /// Byte offset of the document's line in the file, when the input is an uncompressed
+    /// regular file in a line format (JSONL or plain lines): where [`read_line_at`] finds
+    /// it again. `None` for standard input, gzip and the formats read sequentially.
+    pub offset: Option<u64>,
 }
 
 /// The mapped documents of one block, in input order.
@@ -181,6 +185,8 @@ enum Job {
         first_line: u64,
         /// DocId of the first document.
         first_doc: u64,
+        /// Byte offset in the file of `bytes[0]`, when the input is a seekable file.
+        first_byte: Option<u64>,
     },
     /// Documents already read by the sequential reader.
     Docs(Vec<super::Document>),
@@ -274,6 +280,11 @@ where
         Some(_) => Src::Lines(open_read(path)?),
         None => Src::Seq(Box::new(super::open(path, cfg)?)),
     };
+    // Byte offsets are file offsets only when the bytes read are the file's own.
+    let seekable = line_kind.is_some()
+        && path != Path::new("-")
+        && !crate::io::is_gzip(path)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let max = opts.max_in_flight().max(1);
     let block_bytes = opts.block_bytes.max(1);
     let states: Mutex<Vec<S>> = Mutex::new(Vec::new());
@@ -310,7 +321,9 @@ where
                     });
                 };
                 let r = catch_unwind(AssertUnwindSafe(|| match src {
-                    Src::Lines(r) => read_lines(r, path_r, line_kind, block_bytes, &permit_rx, run),
+                    Src::Lines(r) => {
+                        read_lines(r, path_r, line_kind, block_bytes, seekable, &permit_rx, run)
+                    }
                     Src::Seq(r) => read_seq(*r, block_bytes, &permit_rx, run),
                 }));
                 let (seq, r) = match r {
@@ -413,12 +426,14 @@ fn limit_error(path: &Path) -> Error {
 }
 
 /// The reader of line-based formats: cuts blocks and dispatches them with `run(seq, job)`.
+/// With `seekable`, each block carries the file offset of its first byte.
 /// Returns the sequence number of the end and how the reading ended.
 fn read_lines(
     mut r: Box<dyn BufRead + Send>,
     path: &Path,
     kind: Option<LineKind<'_>>,
     block_bytes: usize,
+    seekable: bool,
     permits: &mpsc::Receiver<()>,
     mut run: impl FnMut(u64, Job),
 ) -> (u64, Result<Option<CorpusStats>>) {
@@ -429,7 +444,15 @@ fn read_lines(
     let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + (block_bytes >> 2));
     let mut first_line = 1u64;
     let mut first_doc = 0u64;
-    let mut ship = |buf: &mut Vec<u8>, first_line: u64, first_doc: u64, seq: &mut u64| -> bool {
+    // Bytes read from the input so far, and the offset of `buf[0]` in it.
+    let mut read = 0u64;
+    let mut first_byte = 0u64;
+    let mut ship = |buf: &mut Vec<u8>,
+                    first_line: u64,
+                    first_doc: u64,
+                    first_byte: u64,
+                    seq: &mut u64|
+     -> bool {
         if permits.recv().is_err() {
             return false; // the consumer has stopped
         }
@@ -440,6 +463,7 @@ fn read_lines(
                 bytes,
                 first_line,
                 first_doc,
+                first_byte: seekable.then_some(first_byte),
             },
         );
         *seq += 1;
@@ -451,7 +475,7 @@ fn read_lines(
             Ok(n) => n,
             Err(e) => {
                 buf.truncate(start);
-                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
                     return (seq, Ok(None));
                 }
                 return (seq, Err(read_err(path, line + 1, e)));
@@ -460,15 +484,17 @@ fn read_lines(
         if n == 0 {
             break;
         }
+        read += n as u64;
         line += 1;
         if line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
             buf.drain(..3);
+            first_byte = 3;
         }
         let is_doc = !jsonl || !buf[start..].iter().all(|c| c.is_ascii_whitespace());
         if is_doc {
             if docs > u64::from(u32::MAX) {
                 buf.truncate(start);
-                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
                     return (seq, Ok(None));
                 }
                 return (seq, Err(limit_error(path)));
@@ -476,14 +502,15 @@ fn read_lines(
             docs += 1;
         }
         if buf.len() >= block_bytes {
-            if !ship(&mut buf, first_line, first_doc, &mut seq) {
+            if !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
                 return (seq, Ok(None));
             }
             first_line = line + 1;
             first_doc = docs;
+            first_byte = read;
         }
     }
-    if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, &mut seq) {
+    if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
         return (seq, Ok(None));
     }
     (seq, Ok(None))
@@ -561,6 +588,7 @@ where
                         ext_id: d.ext_id,
                         text: Cow::Owned(d.text),
                         lossy: d.lossy,
+                        offset: None,
                     },
                 )?);
             }
@@ -570,13 +598,17 @@ where
             bytes,
             first_line,
             first_doc,
+            first_byte,
         } => {
             let kind = kind.unwrap_or(LineKind::Lines);
             let mut items = Vec::new();
             let mut line_no = first_line - 1;
             let mut id = first_doc;
+            let mut at = 0u64;
             for raw in bytes.split_inclusive(|&b| b == b'\n') {
                 line_no += 1;
+                let offset = first_byte.map(|b| b + at);
+                at += raw.len() as u64;
                 let mut l = raw;
                 if let Some(x) = l.strip_suffix(b"\n") {
                     l = x.strip_suffix(b"\r").unwrap_or(x);
@@ -591,35 +623,12 @@ where
                     }
                     continue;
                 }
-                let (ext_id, text, lossy) = match kind {
-                    LineKind::Lines => {
-                        let (text, lossy) = decode_ref(l);
-                        (line_no.to_string(), text, lossy)
+                let (ext_id, text, lossy) = match parse_line(l, kind) {
+                    Ok(Some((ext, text, lossy))) => {
+                        (ext.unwrap_or_else(|| line_no.to_string()), text, lossy)
                     }
-                    LineKind::Jsonl {
-                        text_field,
-                        id_field,
-                    } => {
-                        if l.iter().all(|c| c.is_ascii_whitespace()) {
-                            continue;
-                        }
-                        let parsed = match decode_ref(l) {
-                            (Cow::Borrowed(line), lossy) => {
-                                parse_jsonl_line_fast(line, text_field, id_field)
-                                    .map(|(i, t)| (i, t, lossy))
-                            }
-                            (Cow::Owned(line), lossy) => {
-                                parse_jsonl_line_fast(&line, text_field, id_field)
-                                    .map(|(i, t)| (i, Cow::Owned(t.into_owned()), lossy))
-                            }
-                        };
-                        match parsed {
-                            Ok((ext, text, lossy)) => {
-                                (ext.unwrap_or_else(|| line_no.to_string()), text, lossy)
-                            }
-                            Err(msg) => return Err(Error::parse(path, line_no, msg)),
-                        }
-                    }
+                    Ok(None) => continue,
+                    Err(msg) => return Err(Error::parse(path, line_no, msg)),
                 };
                 stats.documents += 1;
                 stats.lossy_utf8 += u64::from(lossy);
@@ -632,6 +641,7 @@ where
                         ext_id,
                         text,
                         lossy,
+                        offset,
                     },
                 )?);
                 id += 1;
@@ -645,6 +655,147 @@ where
             ))
         }
     }
+}
+
+/// One line of a line format (without its line end) as a document: its external id
+/// (`None`: the line number is the id), text and whether UTF-8 was replaced; `Ok(None)` for
+/// a blank JSONL line (no document).
+fn parse_line<'a>(
+    l: &'a [u8],
+    kind: LineKind<'_>,
+) -> std::result::Result<Option<ParsedLine<'a>>, String> {
+    match kind {
+        LineKind::Lines => {
+            let (text, lossy) = decode_ref(l);
+            Ok(Some((None, text, lossy)))
+        }
+        LineKind::Jsonl {
+            text_field,
+            id_field,
+        } => {
+            if l.iter().all(|c| c.is_ascii_whitespace()) {
+                return Ok(None);
+            }
+            match decode_ref(l) {
+                (Cow::Borrowed(line), lossy) => parse_jsonl_line_fast(line, text_field, id_field)
+                    .map(|(i, t)| Some((i, t, lossy))),
+                (Cow::Owned(line), lossy) => parse_jsonl_line_fast(&line, text_field, id_field)
+                    .map(|(i, t)| Some((i, Cow::Owned(t.into_owned()), lossy))),
+            }
+        }
+    }
+}
+
+/// What [`parse_line`] makes of a line: external id (if the line names one), text, lossy.
+type ParsedLine<'a> = (Option<String>, Cow<'a, str>, bool);
+
+/// Reads single documents of a line-format corpus file (JSONL or plain lines, uncompressed)
+/// at the byte offsets that the parallel reader reported ([`RawDoc::offset`]): for a second
+/// look at a few documents (e.g. verifying candidate pairs) without reading the whole
+/// file again. Shared by threads (positional reads).
+pub struct LineDocReader {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    text_field: String,
+    id_field: String,
+    jsonl: bool,
+}
+
+/// A document read again by [`LineDocReader::read_at`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LineDoc {
+    /// The external id the line names (`None` in plain lines, or a JSONL line without the
+    /// id field, whose id is the line number).
+    pub ext_id: Option<String>,
+    /// The text, decoded as the parallel reader decodes it.
+    pub text: String,
+}
+
+impl LineDocReader {
+    /// Opens `path`; `None` when the corpus is not a seekable line-format file (standard
+    /// input, gzip, CSV/TSV, directories, WARC, JSONL read with `skip_bad_lines`), i.e.
+    /// whenever the parallel reader reports no offsets.
+    pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<Option<Self>> {
+        cfg.validate()?;
+        let format = match cfg.format {
+            Some(f) => f,
+            None => Format::guess(path)?,
+        };
+        let jsonl = match format {
+            Format::Jsonl if !cfg.skip_bad_lines => true,
+            Format::Lines => false,
+            _ => return Ok(None),
+        };
+        if path == Path::new("-") || crate::io::is_gzip(path) {
+            return Ok(None);
+        }
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
+            return Ok(None);
+        }
+        Ok(Some(LineDocReader {
+            file,
+            path: path.to_path_buf(),
+            text_field: cfg.text_field.clone(),
+            id_field: cfg.id_field.clone(),
+            jsonl,
+        }))
+    }
+
+    /// The document whose line starts at byte `offset`, using `buf` as scratch. An offset
+    /// that does not start a document line (the file changed since it was read) is an
+    /// error naming the offset.
+    pub fn read_at(&self, offset: u64, buf: &mut Vec<u8>) -> Result<LineDoc> {
+        buf.clear();
+        let mut pos = offset;
+        let mut chunk = [0u8; 8192];
+        loop {
+            let n = read_at(&self.file, &mut chunk, pos).map_err(|e| Error::io(&self.path, e))?;
+            if n == 0 {
+                break;
+            }
+            let got = &chunk[..n];
+            if let Some(i) = memchr::memchr(b'\n', got) {
+                buf.extend_from_slice(&got[..i]);
+                break;
+            }
+            buf.extend_from_slice(got);
+            pos += n as u64;
+        }
+        let l = buf.strip_suffix(b"\r").unwrap_or(buf);
+        let kind = if self.jsonl {
+            LineKind::Jsonl {
+                text_field: &self.text_field,
+                id_field: &self.id_field,
+            }
+        } else {
+            LineKind::Lines
+        };
+        let changed = |what: String| {
+            Error::format(
+                &self.path,
+                format!("byte offset {offset}: {what}; the file changed since it was read"),
+            )
+        };
+        match parse_line(l, kind) {
+            Ok(Some((ext_id, text, _))) => Ok(LineDoc {
+                ext_id,
+                text: text.into_owned(),
+            }),
+            Ok(None) => Err(changed("a blank line, not a document".into())),
+            Err(msg) => Err(changed(msg)),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, pos)
+}
+
+#[cfg(windows)]
+fn read_at(f: &std::fs::File, buf: &mut [u8], pos: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, pos)
 }
 
 /// Reads the whole corpus with the parallel reader into documents (for tests and small

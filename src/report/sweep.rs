@@ -14,7 +14,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
-use crate::cluster::job::{load_sets, verify_with_corpus, Prepared};
+use crate::cluster::job::{load_sets, verify_with_corpus, CorpusSource, Prepared};
 use crate::cluster::lsh::choose_bands;
 use crate::cluster::{
     candidate_threshold, ClusterConfig, Grouping, Measure, Method, Regroup, Threshold,
@@ -149,7 +149,7 @@ pub fn sweep(
     };
     // Sketch each needed scheme once.
     let base = cfg.pipeline.sketch.scheme;
-    let mut prepared: Vec<(Scheme, Prepared, f64)> = Vec::new();
+    let mut prepared: Vec<(Scheme, Prepared, f64, Option<Vec<u64>>)> = Vec::new();
     for &m in &cfg.methods {
         let scheme = scheme_for(m, base);
         if prepared.iter().any(|p| p.0 == scheme) {
@@ -164,7 +164,7 @@ pub fn sweep(
         let secs = t0.elapsed().as_secs_f64();
         out.sketch_seconds.push((scheme.name().to_string(), secs));
         out.documents = prep.n_docs() as u64;
-        prepared.push((scheme, prep, secs));
+        prepared.push((scheme, prep, secs, s.offsets));
     }
     // The exact join needs the full shingle sets.
     if cfg.methods.contains(&Method::Exact) {
@@ -199,7 +199,7 @@ pub fn sweep(
             .collect(),
     };
     for &m in &cfg.methods {
-        let (_, prep, sketch_secs) = prepared
+        let (_, prep, sketch_secs, offsets) = prepared
             .iter()
             .find(|p| p.0 == scheme_for(m, base))
             .unwrap();
@@ -236,12 +236,17 @@ pub fn sweep(
             let mut res = prep.run(&ccfg)?;
             if cfg.verify && m != Method::Exact {
                 if let Threshold::Resemblance(t) = threshold {
+                    let src = CorpusSource {
+                        path: input,
+                        corpus: &cfg.pipeline.corpus,
+                        text: &cfg.pipeline.text,
+                        shingle: &cfg.pipeline.shingle,
+                        offsets: offsets.as_deref(),
+                        ext_ids: Some(prep.ext_ids()),
+                    };
                     verify_with_corpus(
                         &mut res,
-                        input,
-                        &cfg.pipeline.corpus,
-                        &cfg.pipeline.text,
-                        &cfg.pipeline.shingle,
+                        &src,
                         t,
                         Regroup::for_method(m, ccfg.lsh.grouping == Grouping::UnionFind),
                     )?;

@@ -15,11 +15,13 @@ use rayon::prelude::*;
 use super::{
     DocFreq, Image, ImageSet, Scratch, SketchConfig, SketchParams, Sketcher, TextParams, Weighting,
 };
-use crate::corpus::par::{par_map_corpus_wanted, par_map_corpus_with, ParOptions, RawDoc};
+use crate::corpus::par::{
+    par_map_corpus_wanted, par_map_corpus_with, LineDocReader, ParOptions, RawDoc,
+};
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
 use crate::shingle::{shingle_hashes_from_tokens, token_hash, ShingleConfig};
 use crate::text::{self, Canonical, Canonicalizer, StopWords, TextConfig};
-use crate::{DocId, Result};
+use crate::{DocId, Error, Result};
 
 /// Everything that turns a corpus into images.
 #[derive(Clone, Debug, Default)]
@@ -104,7 +106,15 @@ pub struct SketchOutput {
     pub fingerprints: Fingerprints,
     /// Counts.
     pub stats: SketchStats,
+    /// The byte offset of every document's line in the corpus file (`offsets[d]` for DocId
+    /// `d`), when the corpus is a seekable line-format file: a later pass can read single
+    /// documents with [`crate::corpus::par::LineDocReader`] (see [`shingle_sets_at`]).
+    pub offsets: Option<Vec<u64>>,
 }
+
+/// Full shingle sets F(D) (sorted distinct hashes) of some documents, in ascending DocId
+/// order.
+pub type DocSets = Vec<(DocId, Vec<u64>)>;
 
 /// Documents read per parallel batch.
 pub const BATCH: usize = 4096;
@@ -151,6 +161,9 @@ pub struct SketchBatch {
     pub raw_fingerprints: Vec<u64>,
     /// Fingerprints of the canonical token sequence.
     pub canonical_fingerprints: Vec<u64>,
+    /// Byte offsets of the documents' lines in the corpus file, one per document, or empty
+    /// when the input has none ([`crate::corpus::par::RawDoc::offset`]).
+    pub offsets: Vec<u64>,
 }
 
 /// Where [`sketch_stream`] delivers its output: first the parameters (known before any
@@ -201,6 +214,7 @@ struct DocOut {
     raw_fingerprint: u64,
     canonical_fingerprint: u64,
     tokens: u64,
+    offset: Option<u64>,
 }
 
 /// Reads, canonicalizes and sketches the corpus at `path`, handing the images to `sink`
@@ -261,6 +275,7 @@ pub fn sketch_stream(
                 raw_fingerprint: text::fingerprint_raw(d.text.as_bytes()),
                 canonical_fingerprint: text::fingerprint_canonical_encoded(&wk.fingerprint),
                 tokens: wk.tokens.len() as u64,
+                offset: d.offset,
             })
         },
         |b| {
@@ -271,7 +286,11 @@ pub fn sketch_stream(
                 images: Vec::with_capacity(n),
                 raw_fingerprints: Vec::with_capacity(n),
                 canonical_fingerprints: Vec::with_capacity(n),
+                offsets: Vec::new(),
             };
+            if b.items.iter().all(|o| o.offset.is_some()) {
+                batch.offsets = b.items.iter().filter_map(|o| o.offset).collect();
+            }
             for o in b.items {
                 tokens += o.tokens;
                 short += u64::from(o.tokens > 0 && o.tokens < w);
@@ -386,6 +405,8 @@ struct Collect {
     ext_ids: Vec<String>,
     images: Vec<Image>,
     fps: Fingerprints,
+    /// `None` once a batch came without offsets.
+    offsets: Option<Vec<u64>>,
 }
 
 impl SketchSink for Collect {
@@ -395,6 +416,13 @@ impl SketchSink for Collect {
     }
 
     fn batch(&mut self, b: SketchBatch) -> Result<()> {
+        if b.offsets.len() == b.ext_ids.len() {
+            if let Some(o) = &mut self.offsets {
+                o.extend(b.offsets);
+            }
+        } else {
+            self.offsets = None;
+        }
         self.ext_ids.extend(b.ext_ids);
         self.images.extend(b.images);
         self.fps.raw.extend(b.raw_fingerprints);
@@ -409,7 +437,10 @@ pub fn sketch_corpus(
     cfg: &PipelineConfig,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SketchOutput> {
-    let mut c = Collect::default();
+    let mut c = Collect {
+        offsets: Some(Vec::new()),
+        ..Collect::default()
+    };
     let stats = sketch_stream(path, cfg, progress, &mut c)?;
     Ok(SketchOutput {
         images: ImageSet {
@@ -421,6 +452,7 @@ pub fn sketch_corpus(
         },
         fingerprints: c.fps,
         stats,
+        offsets: c.offsets,
     })
 }
 
@@ -441,6 +473,66 @@ pub fn shingle_sets(
     )
 }
 
+/// The full shingle sets F(D) (sorted distinct hashes) of the documents `wanted` (any
+/// order, repeats allowed), read one by one at their byte offsets (`offsets[d]` for DocId
+/// `d`, as [`SketchOutput::offsets`] recorded them) instead of re-reading the corpus: the
+/// same sets as [`shingle_sets_filtered`], in ascending DocId order, in parallel.
+/// `ext_ids[d]`, when given, is checked against the id each JSONL line names, so that a
+/// file changed since the first pass is an error, not wrong sets. `None` when the corpus is
+/// not a seekable line-format file (see [`LineDocReader::open`]).
+pub fn shingle_sets_at(
+    path: &Path,
+    corpus_cfg: &CorpusConfig,
+    text_cfg: &TextConfig,
+    shingle: &ShingleConfig,
+    wanted: &[DocId],
+    offsets: &[u64],
+    ext_ids: Option<&[String]>,
+) -> Result<Option<DocSets>> {
+    shingle.validate()?;
+    let Some(reader) = LineDocReader::open(path, corpus_cfg)? else {
+        return Ok(None);
+    };
+    let canon = Canonicalizer::new(text_cfg.clone())?;
+    let mut distinct = wanted.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let sets: Result<DocSets> = distinct
+        .par_iter()
+        .map_init(
+            || (Worker::default(), Vec::new()),
+            |(w, buf), &d| {
+                let at = *offsets.get(d.0 as usize).ok_or_else(|| {
+                    Error::config(format!(
+                        "document {d}: no byte offset ({} recorded)",
+                        offsets.len()
+                    ))
+                })?;
+                let doc = reader.read_at(at, buf)?;
+                if let (Some(ids), Some(got)) = (ext_ids, &doc.ext_id) {
+                    let want = ids.get(d.0 as usize).map(String::as_str);
+                    if want != Some(got.as_str()) {
+                        return Err(Error::format(
+                            path,
+                            format!(
+                                "byte offset {at}: document {got:?} where {:?} was read before; the file changed since it was read",
+                                want.unwrap_or("")
+                            ),
+                        ));
+                    }
+                }
+                w.tokens(&canon, shingle.seed, &doc.text, false);
+                let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
+                shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
+                v.sort_unstable();
+                v.dedup();
+                Ok((d, v))
+            },
+        )
+        .collect();
+    sets.map(Some)
+}
+
 /// The full shingle sets F(D) (sorted distinct hashes) of the documents whose DocIds are
 /// in `wanted` (`None` = all), in DocId order, read with the parallel reader: only the
 /// wanted documents are canonicalized and shingled, and only their sets are kept. In JSONL
@@ -455,7 +547,7 @@ pub fn shingle_sets_filtered(
     shingle: &ShingleConfig,
     wanted: Option<&[DocId]>,
     progress: &(dyn Fn(u64) + Sync),
-) -> Result<Vec<(DocId, Vec<u64>)>> {
+) -> Result<DocSets> {
     shingle.validate()?;
     let canon = Canonicalizer::new(text_cfg.clone())?;
     let mut out = Vec::new();
