@@ -422,26 +422,36 @@ impl Sketcher {
     }
 
     fn bottom_k(&self, xs: &[u64], v: &mut Vec<u64>) -> Image {
+        let n = self.cfg.size;
+        let len = xs.len();
+        // Permuted values are uniform on u64: keep those below a threshold that about
+        // n + 4 sqrt(n) of the `len` values pass (one branch-free pass), then sort only
+        // those. If they hold at least n distinct values, the n smallest distinct values
+        // of all are among them (every value left out is larger than each kept one).
+        let expect = n + 4 * (n as f64).sqrt() as usize + 8;
+        if len > expect + expect / 4 {
+            let tau = ((expect as u128) << 64) / len as u128;
+            let tau = u64::try_from(tau).unwrap_or(u64::MAX);
+            v.clear();
+            v.resize(len, 0);
+            let mut c = 0usize;
+            for &x in xs {
+                let y = self.pi.apply(x);
+                v[c] = y;
+                c += usize::from(y < tau);
+            }
+            v.truncate(c);
+            v.sort_unstable();
+            v.dedup();
+            if v.len() >= n {
+                return Image {
+                    values: v[..n].to_vec(),
+                };
+            }
+            // Too few passed (duplicates, or chance): the full sort.
+        }
         v.clear();
         v.extend(xs.iter().map(|&x| self.pi.apply(x)));
-        let n = self.cfg.size;
-        let k = n + n / 4;
-        if v.len() > k {
-            // The k + 1 smallest values (with multiplicity) hold every distinct value up to
-            // the pivot; if that is at least n distinct values, they are the answer.
-            let (lo, nth, _) = v.select_nth_unstable(k);
-            let pivot = *nth;
-            let mut keep: Vec<u64> = Vec::with_capacity(k + 1);
-            keep.extend(lo.iter().copied().filter(|&x| x <= pivot));
-            keep.push(pivot);
-            keep.sort_unstable();
-            keep.dedup();
-            if keep.len() >= n {
-                keep.truncate(n);
-                return Image { values: keep };
-            }
-            // Too many duplicates: fall back to the full sort.
-        }
         v.sort_unstable();
         v.dedup();
         v.truncate(n);
@@ -657,13 +667,37 @@ mod tests {
     #[test]
     fn bottom_k_is_n_smallest_permuted() {
         let s = sk(Scheme::BottomK, 16);
-        for len in [3usize, 16, 40, 65, 300] {
+        for len in [3usize, 16, 40, 65, 300, 1000, 5000] {
             let mut xs: Vec<u64> = (0..len as u64).map(|i| i * 7919 % 1000).collect();
             let mut want: Vec<u64> = xs.iter().map(|&x| s.pi.apply(x)).collect();
             want.sort_unstable();
             want.dedup();
             want.truncate(16);
             assert_eq!(s.sketch_hashes(&mut xs).values(), &want[..], "len {len}");
+        }
+    }
+
+    /// The threshold pass and its fallback (many repeated values, few distinct ones) give
+    /// the n smallest distinct permuted values, for sizes around the threshold's margins.
+    #[test]
+    fn bottom_k_threshold_and_fallback() {
+        for n in [1usize, 7, 128, 200] {
+            let s = sk(Scheme::BottomK, n);
+            for len in [n, n + 1, 2 * n, 3 * n + 50, 10 * n + 100] {
+                for distinct in [1u64, n as u64 / 2 + 1, n as u64, len as u64] {
+                    let mut xs: Vec<u64> = (0..len as u64).map(|i| fmix64(i % distinct)).collect();
+                    let mut want: Vec<u64> = xs.iter().map(|&x| s.pi.apply(x)).collect();
+                    want.sort_unstable();
+                    want.dedup();
+                    want.truncate(n);
+                    let got = s.sketch_hashes(&mut xs);
+                    assert_eq!(
+                        got.values(),
+                        &want[..],
+                        "n {n} len {len} distinct {distinct}"
+                    );
+                }
+            }
         }
     }
 

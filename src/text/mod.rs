@@ -705,7 +705,130 @@ const IS_WORD: [bool; 256] = {
 
 /// Calls `f` on the words of ASCII text `s` as `unicode_words` finds them; stops when `f`
 /// returns false.
+///
+/// The text is classified 64 bytes at a time into a bit mask of word bytes (letters,
+/// digits, `_`; SSE2 on x86-64); runs of word bytes are found from the mask's transitions,
+/// so the loop branches once per run instead of once per byte. A run that ends at a
+/// MidLetter / MidNum / MidNumLet byte between two letters or two digits joins the next run
+/// (WB6/7, WB11/12), as in [`ascii_words_bytewise`], the byte-at-a-time form it is tested
+/// against.
 fn ascii_words(s: &str, mut f: impl FnMut(&str) -> bool) {
+    let b = s.as_bytes();
+    let n = b.len();
+    // Start of the current segment, when inside one.
+    let mut seg: Option<usize> = None;
+    // A join at byte `i` continues the segment over the run that starts at `i + 1`.
+    let mut skip_start = usize::MAX;
+    // Whether the byte before the current chunk is a word byte.
+    let mut carry = 0u64;
+    let mut base = 0usize;
+    while base < n {
+        let len = (n - base).min(64);
+        let m = word_mask(&b[base..base + len]);
+        let prev = (m << 1) | carry;
+        carry = m >> 63;
+        // Run starts (word byte after a non-word one) and ends (non-word byte after a word
+        // one); bits past `len` are zero in `m`, so an end can appear at `len` only when
+        // `len < 64`, i.e. at the end of the text, handled below.
+        let mut edges = (m & !prev) | (!m & prev);
+        if len < 64 {
+            edges &= (1u64 << len) - 1;
+        }
+        while edges != 0 {
+            let j = edges.trailing_zeros() as usize;
+            edges &= edges - 1;
+            let i = base + j;
+            if (m >> j) & 1 == 1 {
+                // A run starts at `i`.
+                if i == skip_start {
+                    continue;
+                }
+                seg = Some(i);
+            } else {
+                // A run ends at `i` (b[i] is not a word byte; b[i - 1] is).
+                if i + 1 < n {
+                    let p = BYTE_CLASS[usize::from(b[i - 1])];
+                    let mid = BYTE_CLASS[usize::from(b[i])];
+                    let next = BYTE_CLASS[usize::from(b[i + 1])];
+                    let join = match (p, mid) {
+                        (C_LETTER, C_MIDLETTER | C_MIDNUMLET) => next == C_LETTER,
+                        (C_DIGIT, C_MIDNUM | C_MIDNUMLET) => next == C_DIGIT,
+                        _ => false,
+                    };
+                    if join {
+                        skip_start = i + 1;
+                        continue;
+                    }
+                }
+                if let Some(start) = seg.take() {
+                    if !emit_segment(s, start, i, &mut f) {
+                        return;
+                    }
+                }
+            }
+        }
+        base += len;
+    }
+    if let Some(start) = seg {
+        emit_segment(s, start, n, &mut f);
+    }
+}
+
+/// Calls `f` on the segment `s[start..end]` unless it is made of `_` alone (no letter or
+/// digit: not a word); returns what `f` returns (true for a skipped segment).
+#[inline]
+fn emit_segment(s: &str, start: usize, end: usize, f: &mut impl FnMut(&str) -> bool) -> bool {
+    let w = &s.as_bytes()[start..end];
+    let alnum = w[0] != b'_' || w.iter().any(|&c| c != b'_');
+    // Both ends are ASCII bytes, so these are char boundaries.
+    !alnum || f(&s[start..end])
+}
+
+/// Bit `j` set when `chunk[j]` (at most 64 ASCII bytes) is a word byte: `[0-9A-Za-z_]`.
+#[inline]
+fn word_mask(chunk: &[u8]) -> u64 {
+    debug_assert!(chunk.len() <= 64);
+    #[cfg(target_arch = "x86_64")]
+    if chunk.len() == 64 {
+        // SAFETY: SSE2 is part of the x86-64 baseline; the four loads read `chunk[0..64]`.
+        return unsafe { word_mask_sse2(chunk.as_ptr()) };
+    }
+    let mut m = 0u64;
+    for (j, &c) in chunk.iter().enumerate() {
+        m |= u64::from(IS_WORD[usize::from(c)]) << j;
+    }
+    m
+}
+
+/// [`word_mask`] of the 64 bytes at `p` with SSE2 (ASCII input: the signed comparisons
+/// below rely on bytes < 0x80 only for the range tricks, and any byte >= 0x80 is classed
+/// as not a word byte all the same).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+unsafe fn word_mask_sse2(p: *const u8) -> u64 {
+    use std::arch::x86_64::*;
+    let mut m = 0u64;
+    // Ranges by the bias trick: x + (0x80 - lo) < 0x80 - 128 + width, signed.
+    let digit_bias = _mm_set1_epi8((0x80u8.wrapping_sub(b'0')) as i8);
+    let digit_lim = _mm_set1_epi8((-128i16 + 10) as i8);
+    let alpha_bias = _mm_set1_epi8((0x80u8.wrapping_sub(b'a')) as i8);
+    let alpha_lim = _mm_set1_epi8((-128i16 + 26) as i8);
+    let case = _mm_set1_epi8(0x20);
+    let under = _mm_set1_epi8(b'_' as i8);
+    for k in 0..4 {
+        let v = _mm_loadu_si128(p.add(16 * k) as *const __m128i);
+        let d = _mm_cmplt_epi8(_mm_add_epi8(v, digit_bias), digit_lim);
+        let a = _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, case), alpha_bias), alpha_lim);
+        let u = _mm_cmpeq_epi8(v, under);
+        let w = _mm_or_si128(_mm_or_si128(d, a), u);
+        m |= u64::from(_mm_movemask_epi8(w) as u16) << (16 * k);
+    }
+    m
+}
+
+/// The byte-at-a-time scanner [`ascii_words`] replaced (its reference in tests).
+#[cfg(test)]
+fn ascii_words_bytewise(s: &str, mut f: impl FnMut(&str) -> bool) {
     let b = s.as_bytes();
     let n = b.len();
     let mut i = 0;
@@ -845,4 +968,84 @@ pub fn fingerprint_canonical_streaming(c: &Canonical) -> u64 {
         h.update(t.as_bytes());
     }
     h.digest()
+}
+
+#[cfg(test)]
+mod scanner_tests {
+    use super::{ascii_words, ascii_words_bytewise, word_mask, IS_WORD};
+    use proptest::prelude::*;
+
+    /// A word scanner under test.
+    type Scanner = fn(&str, &mut dyn FnMut(&str) -> bool);
+
+    fn words(s: &str, stop_after: usize, scan: Scanner) -> Vec<String> {
+        let mut v = Vec::new();
+        scan(s, &mut |w| {
+            v.push(w.to_string());
+            v.len() < stop_after
+        });
+        v
+    }
+
+    fn fast(s: &str, f: &mut dyn FnMut(&str) -> bool) {
+        ascii_words(s, f)
+    }
+
+    fn slow(s: &str, f: &mut dyn FnMut(&str) -> bool) {
+        ascii_words_bytewise(s, f)
+    }
+
+    /// ASCII text heavy in the bytes that matter: letters, digits, `_`, the Mid* joiners
+    /// and separators, long enough to cross several 64-byte chunks.
+    fn ascii_text() -> impl Strategy<Value = String> {
+        let byte = prop_oneof![
+            8 => prop::sample::select(b"abcXYZ".to_vec()),
+            3 => prop::sample::select(b"0189".to_vec()),
+            3 => prop::sample::select(b" .':,;_".to_vec()),
+            1 => 0u8..128,
+        ];
+        prop::collection::vec(byte, 0..400).prop_map(|b| String::from_utf8(b).unwrap())
+    }
+
+    #[test]
+    fn word_mask_matches_the_table_for_every_byte() {
+        for c in 0u8..=255 {
+            let chunk = [c; 64];
+            let want = if IS_WORD[usize::from(c)] { u64::MAX } else { 0 };
+            assert_eq!(word_mask(&chunk), want, "byte {c:#x}");
+            assert_eq!(word_mask(&chunk[..5]), want & 0x1f, "byte {c:#x}");
+        }
+    }
+
+    #[test]
+    fn joins_and_runs_across_chunk_boundaries() {
+        for pad in 0..130 {
+            for tail in [
+                "a.b c", "1,2 x", "a:b", "__ _a_", "ab.", "a'b'c", "1.a", "x",
+            ] {
+                let s = format!("{}{tail}", " ".repeat(pad));
+                assert_eq!(
+                    words(&s, usize::MAX, fast),
+                    words(&s, usize::MAX, slow),
+                    "{s:?}"
+                );
+                let s = format!("{}{tail}", "w".repeat(pad));
+                assert_eq!(
+                    words(&s, usize::MAX, fast),
+                    words(&s, usize::MAX, slow),
+                    "{s:?}"
+                );
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+
+        #[test]
+        fn chunked_scanner_equals_bytewise(s in ascii_text(), stop in 1usize..50) {
+            prop_assert_eq!(words(&s, usize::MAX, fast), words(&s, usize::MAX, slow));
+            prop_assert_eq!(words(&s, stop, fast), words(&s, stop, slow));
+        }
+    }
 }
