@@ -267,12 +267,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             seconds: sketch_secs,
         },
     );
-    write_clusters(
-        &args.out.join("clusters.jsonl"),
-        &out.clusters,
-        prep.ext_ids(),
-    )?;
-    write_pairs(&args.out.join("pairs.csv"), &out.pairs, prep.ext_ids())?;
+    // The two outputs are independent: written (and synced) side by side.
+    let (c, p) = rayon::join(
+        || {
+            write_clusters(
+                &args.out.join("clusters.jsonl"),
+                &out.clusters,
+                prep.ext_ids(),
+            )
+        },
+        || write_pairs(&args.out.join("pairs.csv"), &out.pairs, prep.ext_ids()),
+    );
+    c?;
+    p?;
     let secs = t0.elapsed().as_secs_f64();
     let mut summary = serde_json::to_value(&out.summary)?;
     summary["seconds"] = serde_json::json!(secs);
