@@ -437,8 +437,8 @@ fn group_pass(
             };
             let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
             for s in group.iter_mut() {
-                sort_bucket(s, b.lo, b.shift, &mut tmp, &mut cnt);
-                g.group(cfg, s.iter().map(|&r| Ok(r)), &|_| true)
+                let sorted = sort_bucket(s, b.lo, b.shift, &mut tmp, &mut cnt);
+                g.group(cfg, sorted.iter().map(|&r| Ok(r)), &|_| true)
                     .expect("records in memory do not fail");
             }
             g
@@ -627,18 +627,19 @@ pub trait KeySource {
 /// `k` all have the same `(k - lo) >> shift`: a counting sort on the next bits below
 /// `shift` (about one incidence per slot), then an insertion sort of each slot (a
 /// comparison sort for the rare crowded slot). Stable, so the documents of a key stay in
-/// ascending order.
-fn sort_bucket(
-    s: &mut [[u32; 3]],
+/// ascending order. Returns the sorted incidences: `s` itself when it was already sorted,
+/// else `tmp` (not copied back).
+fn sort_bucket<'a>(
+    s: &'a mut [[u32; 3]],
     lo: u64,
     shift: u32,
-    tmp: &mut Vec<[u32; 3]>,
+    tmp: &'a mut Vec<[u32; 3]>,
     cnt: &mut Vec<u32>,
-) {
+) -> &'a [[u32; 3]] {
     let key = |r: &[u32; 3]| (u64::from(r[0]) << 32) | u64::from(r[1]);
     if s.len() < 2 || shift == 0 {
         // One key only when `shift == 0`: already in document order.
-        return;
+        return s;
     }
     let bits = (usize::BITS - (s.len() - 1).leading_zeros()).min(shift);
     let mask = u64::MAX >> (64 - shift);
@@ -676,7 +677,7 @@ fn sort_bucket(
         }
         from = end;
     }
-    s.copy_from_slice(tmp);
+    tmp
 }
 
 /// A raw pointer that may cross threads (the writers use disjoint ranges).
