@@ -81,13 +81,23 @@ fn jsonl_cfg(skip: bool) -> CorpusConfig {
     }
 }
 
+/// JSONL with a BOM, CRLF, blank and whitespace lines, an escaped newline, a numeric id and
+/// no final newline.
+const EDGE_JSONL: &str = "\u{feff}{\"id\":\"a\",\"text\":\"one two\"}\r\n\n  \n{\"id\":7,\"text\":\"x\\ny\"}\n{\"text\":\"\",\"id\":1.5}\n{\"id\":\"z\",\"text\":\"last, no newline\"}";
+/// Plain lines with a BOM (and a second one inside), a blank line, CRLF, no final newline.
+const EDGE_LINES: &str = "\u{feff}first\n\nthird line\r\n\u{feff}x\nno newline";
+
+/// JSONL with invalid UTF-8 in a text.
+fn edge_lossy_jsonl() -> Vec<u8> {
+    let mut v = b"{\"id\":1,\"text\":\"caf\xe9\"}\n".to_vec();
+    v.extend_from_slice(b"{\"id\":2,\"text\":\"ok\"}\n");
+    v
+}
+
 #[test]
 fn same_documents_as_the_sequential_reader() {
     let dir = tempfile::tempdir().unwrap();
-    let jsonl = "\u{feff}{\"id\":\"a\",\"text\":\"one two\"}\r\n\n  \n{\"id\":7,\"text\":\"x\\ny\"}\n{\"text\":\"\",\"id\":1.5}\n{\"id\":\"z\",\"text\":\"last, no newline\"}";
-    let lines = "\u{feff}first\n\nthird line\r\n\u{feff}x\nno newline";
-    let mut bad_utf8 = b"{\"id\":1,\"text\":\"caf\xe9\"}\n".to_vec();
-    bad_utf8.extend_from_slice(b"{\"id\":2,\"text\":\"ok\"}\n");
+    let (jsonl, lines, bad_utf8) = (EDGE_JSONL, EDGE_LINES, edge_lossy_jsonl());
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("a.jsonl", jsonl.into()),
         ("a.jsonl.gz", gz(jsonl.as_bytes())),
@@ -394,10 +404,7 @@ fn wanted_documents_only_and_unwanted_lines_not_parsed() {
 fn line_offsets_read_the_same_documents_back() {
     use fimdup::corpus::par::{par_map_corpus_opts, LineDocReader};
     let dir = tempfile::tempdir().unwrap();
-    let jsonl = "\u{feff}{\"id\":\"a\",\"text\":\"one two\"}\r\n\n  \n{\"id\":7,\"text\":\"x\\ny\"}\n{\"text\":\"\",\"id\":1.5}\n{\"id\":\"z\",\"text\":\"last, no newline\"}";
-    let lines = "\u{feff}first\n\nthird line\r\n\u{feff}x\nno newline";
-    let mut bad_utf8 = b"{\"id\":1,\"text\":\"caf\xe9\"}\n".to_vec();
-    bad_utf8.extend_from_slice(b"{\"id\":2,\"text\":\"ok\"}\n");
+    let (jsonl, lines, bad_utf8) = (EDGE_JSONL, EDGE_LINES, edge_lossy_jsonl());
     let files: Vec<(&str, Vec<u8>, bool)> = vec![
         ("a.jsonl", jsonl.into(), true),
         ("b.txt", lines.into(), true),

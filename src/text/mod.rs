@@ -746,19 +746,9 @@ fn ascii_words(s: &str, mut f: impl FnMut(&str) -> bool) {
                 seg = Some(i);
             } else {
                 // A run ends at `i` (b[i] is not a word byte; b[i - 1] is).
-                if i + 1 < n {
-                    let p = BYTE_CLASS[usize::from(b[i - 1])];
-                    let mid = BYTE_CLASS[usize::from(b[i])];
-                    let next = BYTE_CLASS[usize::from(b[i + 1])];
-                    let join = match (p, mid) {
-                        (C_LETTER, C_MIDLETTER | C_MIDNUMLET) => next == C_LETTER,
-                        (C_DIGIT, C_MIDNUM | C_MIDNUMLET) => next == C_DIGIT,
-                        _ => false,
-                    };
-                    if join {
-                        skip_start = i + 1;
-                        continue;
-                    }
+                if i + 1 < n && joins(b[i - 1], b[i], b[i + 1]) {
+                    skip_start = i + 1;
+                    continue;
                 }
                 if let Some(start) = seg.take() {
                     if !emit_segment(s, start, i, &mut f) {
@@ -771,6 +761,19 @@ fn ascii_words(s: &str, mut f: impl FnMut(&str) -> bool) {
     }
     if let Some(start) = seg {
         emit_segment(s, start, n, &mut f);
+    }
+}
+
+/// Whether `mid`, standing between the word byte `prev` and `next`, joins them into one
+/// word: MidLetter / MidNumLet between two letters (WB6/7), MidNum / MidNumLet between two
+/// digits (WB11/12).
+#[inline]
+fn joins(prev: u8, mid: u8, next: u8) -> bool {
+    let next = BYTE_CLASS[usize::from(next)];
+    match (BYTE_CLASS[usize::from(prev)], BYTE_CLASS[usize::from(mid)]) {
+        (C_LETTER, C_MIDLETTER | C_MIDNUMLET) => next == C_LETTER,
+        (C_DIGIT, C_MIDNUM | C_MIDNUMLET) => next == C_DIGIT,
+        _ => false,
     }
 }
 
@@ -849,15 +852,7 @@ fn ascii_words_bytewise(s: &str, mut f: impl FnMut(&str) -> bool) {
                 break;
             }
             // b[i] ends the run; it joins two letters or two digits (WB6/7, WB11/12).
-            let prev = BYTE_CLASS[usize::from(b[i - 1])];
-            let mid = BYTE_CLASS[usize::from(b[i])];
-            let next = BYTE_CLASS[usize::from(b[i + 1])];
-            let join = match (prev, mid) {
-                (C_LETTER, C_MIDLETTER | C_MIDNUMLET) => next == C_LETTER,
-                (C_DIGIT, C_MIDNUM | C_MIDNUMLET) => next == C_DIGIT,
-                _ => false,
-            };
-            if !join {
+            if !joins(b[i - 1], b[i], b[i + 1]) {
                 break;
             }
             i += 2;
