@@ -12,6 +12,8 @@ corpus and calls this.
    truth (pairs with word 5-shingle resemblance >= THRESHOLD, from the generator's truth.csv,
    an exact inverted-index join over the whole corpus, complete above its truth_floor).
 3. With --miner: eval/miner/bench.py (pyfim vs `fimdup mine`), its table appended.
+fimdup's timings are the median of --repeat runs (default 5; every run is listed in the
+report); each peer runs once (seconds long, so less sensitive to a passing load).
 
 Each peer runs with its documented usage:
   datasketch  MinHash.bulk(num_perm=128) + MinHashLSH(threshold, num_perm=128): insert all,
@@ -195,6 +197,14 @@ def timed_child(cmd, env=None):
     return wall, rss, p.stdout
 
 
+def timed_median(cmd, n):
+    """timed_child n times: (median wall s, peak RSS MiB over the runs, stdout, all walls)."""
+    runs = [timed_child(cmd) for _ in range(max(1, n))]
+    walls = sorted(r[0] for r in runs)
+    rss = max((r[1] for r in runs if r[1] is not None), default=None)
+    return walls[len(walls) // 2], rss, runs[-1][2], walls
+
+
 def load_truth(corpus, threshold, work):
     """Pairs with exact resemblance >= threshold, cached in WORK/truth-T.csv."""
     cache = os.path.join(work, f"truth-{threshold:.2f}.csv")
@@ -308,6 +318,8 @@ def main():
     ap.add_argument("--miner", action="store_true")
     ap.add_argument("--peers", default="datasketch,rensa,gaoya")
     ap.add_argument("--note", default="", help="free text put under the machine line")
+    ap.add_argument("--repeat", type=int, default=5,
+                    help="fimdup runs per measurement (the median is reported); peers run once")
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     docs = os.path.join(a.corpus, "docs.jsonl")
@@ -324,6 +336,7 @@ def main():
 
     # 1. sketching throughput
     sketch = []  # (tool, mode, seconds, rss)
+    spread = []  # (fimdup measurement, every wall time)
     for tool in peers:
         for task in ["raw", "bulk"]:
             if tool == "gaoya" and task == "bulk":
@@ -335,11 +348,12 @@ def main():
         for th in [1, 2]:
             log(f"sketch fimdup {scheme} threads {th}")
             img = os.path.join(a.work, f"sketch-{scheme}.img")
-            wall, rss, _ = timed_child(
+            wall, rss, _, walls = timed_median(
                 [a.bin, "sketch", docs, "--scheme", scheme, "--size", str(NUM_PERM),
-                 "--threads", str(th), "--out", img]
+                 "--threads", str(th), "--out", img], a.repeat
             )
             sketch.append((f"fimdup {scheme} --threads {th}", "raw", wall, rss))
+            spread.append((f"sketch {scheme} --threads {th}", walls))
     loads.append(os.getloadavg())
 
     # 2. end-to-end dedup
@@ -359,9 +373,11 @@ def main():
         name = f"fimdup {method}" + (" --verify exact" if extra else "")
         log(f"dedup {name}")
         od = os.path.join(a.work, "out-" + name.replace(" ", "_").replace("--", ""))
-        wall, rss, _ = timed_child(
-            [a.bin, "cluster", docs, "--method", method, "--threshold", str(t), "--out", od] + extra
+        wall, rss, _, walls = timed_median(
+            [a.bin, "cluster", docs, "--method", method, "--threshold", str(t), "--out", od] + extra,
+            a.repeat,
         )
+        spread.append((name, walls))
         pairs, _ = read_fimdup_pairs(os.path.join(od, "pairs.csv"))
         e2e.append((name, wall, rss, pairs))
     loads.append(os.getloadavg())
@@ -446,6 +462,12 @@ def main():
             f"| {tool} | {wall:.2f} | {rss:.0f} | {len(pairs)} | {p:.4f} | {r:.4f} | {f:.4f} | {wall / base:.2f} |"
         )
     L.append("")
+    L.append(
+        f"fimdup timings are the median of {a.repeat} runs (peers: one run each); every fimdup "
+        "run, in seconds: "
+        + "; ".join(f"{name}: " + ", ".join(f"{w:.2f}" for w in walls) for name, walls in spread)
+        + ".\n"
+    )
     L.append(
         "Peer usage: datasketch `MinHash.bulk` + `MinHashLSH(threshold, num_perm=128)` "
         "(candidates are its answer); rensa `RMinHash(128, seed=42)` + `RMinHashLSH(threshold, "
