@@ -112,61 +112,33 @@ pub(crate) fn prepare(
     } else {
         0
     };
-    let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
     // Dense mode: the distinct transactions (as code masks, merged by a hash of the mask
-    // words) with their counts, and each one's codes descending, for the prefix tree.
+    // words) with their counts, for the prefix tree.
     let mut distinct = DistinctMasks::new(mw);
-    let mut desc_tx: Vec<u32> = Vec::new();
-    let mut desc_off: Vec<usize> = vec![0];
-    for r in t.iter() {
-        if mw > 0 {
-            mask.fill(0);
+    if mw > 0 {
+        match &encode {
+            Encoder::Dense(v) => distinct_masks(t, |x| v[x as usize], &mut distinct),
+            Encoder::Sparse(_) => distinct_masks(t, |x| encode.get(x), &mut distinct),
+        }
+    } else {
+        for r in t.iter() {
+            row.clear();
             for &x in r {
                 let c = encode.get(x);
                 if c != u32::MAX {
-                    mask[c as usize / 64] |= 1 << (c % 64);
+                    row.push(c);
                 }
             }
-            if mask.iter().all(|&w| w == 0) || !distinct.add(&mask) {
+            if row.is_empty() {
                 continue;
             }
-            // A new transaction: the mask gives its codes deduplicated, in descending order.
-            for (k, &word) in mask.iter().enumerate().rev() {
-                let mut b = word;
-                while b != 0 {
-                    let hi = 63 - b.leading_zeros();
-                    desc_tx.push(k as u32 * 64 + hi);
-                    b &= !(1u64 << hi);
-                }
-            }
-            desc_off.push(desc_tx.len());
-            continue;
+            row.sort_unstable();
+            row.dedup();
+            rows.add_masked(&row, 1, &[]);
         }
-        row.clear();
-        for &x in r {
-            let c = encode.get(x);
-            if c != u32::MAX {
-                row.push(c);
-            }
-        }
-        if row.is_empty() {
-            continue;
-        }
-        row.sort_unstable();
-        row.dedup();
-        rows.add_masked(&row, 1, &mask);
     }
-    let trie = (mw > 0).then(|| {
-        Trie::from_desc_rows(
-            &desc_tx,
-            &desc_off,
-            &distinct.count,
-            &distinct.masks,
-            n_codes,
-            mw,
-        )
-    });
+    let trie = (mw > 0).then(|| Trie::from_masks(&distinct.count, &distinct.masks, n_codes, mw));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();
@@ -179,6 +151,24 @@ pub(crate) fn prepare(
         root,
         trie,
     })
+}
+
+/// Counts the code masks (codes from `encode`, `u32::MAX` = dropped) of the transactions of
+/// `t` into `distinct`, skipping the empty ones.
+fn distinct_masks(t: &Transactions, encode: impl Fn(u32) -> u32, distinct: &mut DistinctMasks) {
+    let mut mask = vec![0u64; distinct.mw];
+    for r in t.iter() {
+        mask.fill(0);
+        for &x in r {
+            let c = encode(x);
+            if c != u32::MAX {
+                mask[c as usize / 64] |= 1 << (c % 64);
+            }
+        }
+        if mask.iter().any(|&w| w != 0) {
+            distinct.add(&mask);
+        }
+    }
 }
 
 /// Distinct code masks of `mw` words, in order of first occurrence, with their counts.
