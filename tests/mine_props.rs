@@ -26,6 +26,18 @@ fn db() -> impl Strategy<Value = (Vec<Vec<u32>>, u64)> {
         })
 }
 
+fn wide_db() -> impl Strategy<Value = (Vec<Vec<u32>>, u64)> {
+    // 10-40 transactions of 4-10 items, each item from a small core (shared prefixes) or
+    // from 0..220 (often more than 64 frequent items at these minimum supports).
+    (
+        prop::collection::vec(
+            prop::collection::vec(prop_oneof![0u32..12, 0u32..220], 4..=10),
+            10..=40,
+        ),
+        1u64..=2,
+    )
+}
+
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -64,6 +76,28 @@ proptest! {
                 want.sort();
                 prop_assert_eq!(lines, want);
             }
+        }
+    }
+
+    /// Wider alphabets: up to 220 frequent items, so the dense mode's item masks take 1-4
+    /// words (the prefix tree compares masks across words, child rows merge by mask words).
+    #[test]
+    #[cfg_attr(debug_assertions, ignore = "slow brute force in debug builds")]
+    fn wide_alphabet_equals_brute_force((rows, minsup) in wide_db()) {
+        let t = Transactions::from_rows(&rows);
+        for target in [Target::Maximal, Target::Closed] {
+            let expected = brute_force(&t, minsup, target);
+            let cfg = MineConfig { minsup: MinSupport::Absolute(minsup), target, max_itemsets: None };
+            let mut streamed = Vec::new();
+            for threads in [1, 2] {
+                let p = pool(threads);
+                let got = p.install(|| mine::mine(&t, &cfg)).unwrap();
+                prop_assert_eq!(&got, &expected, "target {} threads {}", target, threads);
+                let mut buf = Vec::new();
+                p.install(|| mine::write_itemsets(&t, &cfg, &mut buf, "m".as_ref())).unwrap();
+                streamed.push(buf);
+            }
+            prop_assert_eq!(&streamed[0], &streamed[1], "streamed output, target {}", target);
         }
     }
 

@@ -56,17 +56,31 @@ pub(crate) fn prepare(
     let dense = bound <= (4 * t.total_items() as u64).max(1 << 16);
     let mut row: Vec<u32> = Vec::new();
     let mut support: Vec<(u32, u32)> = Vec::new(); // (item, support)
+    let split = split_point(t);
     if dense {
-        let mut cnt = vec![0u32; bound as usize];
-        let mut last = vec![u32::MAX; bound as usize];
-        for (i, r) in t.iter().enumerate() {
-            for &x in r {
-                if last[x as usize] != i as u32 {
-                    last[x as usize] = i as u32;
-                    cnt[x as usize] += 1;
+        let count = |range: std::ops::Range<usize>| {
+            let mut cnt = vec![0u32; bound as usize];
+            let mut last = vec![u32::MAX; bound as usize];
+            for i in range {
+                for &x in t.get(i) {
+                    if last[x as usize] != i as u32 {
+                        last[x as usize] = i as u32;
+                        cnt[x as usize] += 1;
+                    }
                 }
             }
-        }
+            cnt
+        };
+        let cnt = match split {
+            Some(h) => {
+                let (mut a, b) = rayon::join(|| count(0..h), || count(h..t.len()));
+                for (x, y) in a.iter_mut().zip(&b) {
+                    *x += y;
+                }
+                a
+            }
+            None => count(0..t.len()),
+        };
         for (x, &c) in cnt.iter().enumerate() {
             if c > 0 {
                 support.push((x as u32, c));
@@ -112,61 +126,45 @@ pub(crate) fn prepare(
     } else {
         0
     };
-    let mut mask = vec![0u64; mw];
     let mut rows = super::db::RowMerger::new(mw);
     // Dense mode: the distinct transactions (as code masks, merged by a hash of the mask
-    // words) with their counts, and each one's codes descending, for the prefix tree.
+    // words) with their counts, for the prefix tree.
     let mut distinct = DistinctMasks::new(mw);
-    let mut desc_tx: Vec<u32> = Vec::new();
-    let mut desc_off: Vec<usize> = vec![0];
-    for r in t.iter() {
-        if mw > 0 {
-            mask.fill(0);
+    if mw > 0 {
+        let masks = |range| match &encode {
+            Encoder::Dense(v) => distinct_masks(t, range, |x| v[x as usize], mw),
+            Encoder::Sparse(_) => distinct_masks(t, range, |x| encode.get(x), mw),
+        };
+        distinct = match split {
+            // Both halves in parallel, then the second one's masks counted into the first's
+            // (the prefix tree does not depend on the order of the distinct masks).
+            Some(h) => {
+                let (mut a, b) = rayon::join(|| masks(0..h), || masks(h..t.len()));
+                for (i, &n) in b.count.iter().enumerate() {
+                    a.add_n(&b.masks[i * mw..(i + 1) * mw], n);
+                }
+                a
+            }
+            None => masks(0..t.len()),
+        };
+    } else {
+        for r in t.iter() {
+            row.clear();
             for &x in r {
                 let c = encode.get(x);
                 if c != u32::MAX {
-                    mask[c as usize / 64] |= 1 << (c % 64);
+                    row.push(c);
                 }
             }
-            if mask.iter().all(|&w| w == 0) || !distinct.add(&mask) {
+            if row.is_empty() {
                 continue;
             }
-            // A new transaction: the mask gives its codes deduplicated, in descending order.
-            for (k, &word) in mask.iter().enumerate().rev() {
-                let mut b = word;
-                while b != 0 {
-                    let hi = 63 - b.leading_zeros();
-                    desc_tx.push(k as u32 * 64 + hi);
-                    b &= !(1u64 << hi);
-                }
-            }
-            desc_off.push(desc_tx.len());
-            continue;
+            row.sort_unstable();
+            row.dedup();
+            rows.add_masked(&row, 1, &[]);
         }
-        row.clear();
-        for &x in r {
-            let c = encode.get(x);
-            if c != u32::MAX {
-                row.push(c);
-            }
-        }
-        if row.is_empty() {
-            continue;
-        }
-        row.sort_unstable();
-        row.dedup();
-        rows.add_masked(&row, 1, &mask);
     }
-    let trie = (mw > 0).then(|| {
-        Trie::from_desc_rows(
-            &desc_tx,
-            &desc_off,
-            &distinct.count,
-            &distinct.masks,
-            n_codes,
-            mw,
-        )
-    });
+    let trie = (mw > 0).then(|| Trie::from_masks(&distinct.count, &distinct.masks, n_codes, mw));
     let mut root = rows.finish();
     root.gid = (0..n_codes as u32).collect();
     root.sup = freq.iter().map(|&(_, c)| c).collect();
@@ -179,6 +177,40 @@ pub(crate) fn prepare(
         root,
         trie,
     })
+}
+
+/// With several threads, the passes over the transactions (supports, dense mode's masks)
+/// run on two halves, split at the returned index, from this many transactions on (low, so
+/// that the property tests on small databases take this path).
+const SPLIT_MIN_TRANSACTIONS: usize = 16;
+
+fn split_point(t: &Transactions) -> Option<usize> {
+    (rayon::current_num_threads() > 1 && t.len() >= SPLIT_MIN_TRANSACTIONS).then(|| t.len() / 2)
+}
+
+/// The distinct non-empty code masks (`mw` words; codes from `encode`, `u32::MAX` =
+/// dropped) of the transactions `range` of `t`, with their counts.
+fn distinct_masks(
+    t: &Transactions,
+    range: std::ops::Range<usize>,
+    encode: impl Fn(u32) -> u32,
+    mw: usize,
+) -> DistinctMasks {
+    let mut distinct = DistinctMasks::new(mw);
+    let mut mask = vec![0u64; mw];
+    for i in range {
+        mask.fill(0);
+        for &x in t.get(i) {
+            let c = encode(x);
+            if c != u32::MAX {
+                mask[c as usize / 64] |= 1 << (c % 64);
+            }
+        }
+        if mask.iter().any(|&w| w != 0) {
+            distinct.add_n(&mask, 1);
+        }
+    }
+    distinct
 }
 
 /// Distinct code masks of `mw` words, in order of first occurrence, with their counts.
@@ -201,8 +233,8 @@ impl DistinctMasks {
         }
     }
 
-    /// Counts `mask`; true when it is new.
-    fn add(&mut self, mask: &[u64]) -> bool {
+    /// Counts `n` transactions of mask `mask`.
+    fn add_n(&mut self, mask: &[u64], n: u32) {
         let mut h = 0u64;
         for &w in mask {
             h = (h.rotate_left(23) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
@@ -212,16 +244,15 @@ impl DistinctMasks {
         if let Some(&i) = self.table.find(h, |&i| {
             masks[i as usize * mw..(i as usize + 1) * mw] == *mask
         }) {
-            self.count[i as usize] += 1;
-            return false;
+            self.count[i as usize] += n;
+            return;
         }
         let i = self.count.len() as u32;
         self.masks.extend_from_slice(mask);
         self.hashes.push(h);
-        self.count.push(1);
+        self.count.push(n);
         let hashes = &self.hashes;
         self.table.insert_unique(h, i, |&i| hashes[i as usize]);
-        true
     }
 }
 

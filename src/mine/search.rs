@@ -15,7 +15,9 @@
 //! Two modes:
 //! - *dense* (at most 256 frequent items, closed and maximal): rows hold only tail items, and
 //!   each row carries a bitset (global codes) of the items common to all the transactions
-//!   merged into it, so the closure of a child is the AND of its rows' masks. Maximal sets are
+//!   merged into it, so the closure of a child is the AND of its rows' masks. A row holds
+//!   exactly the database's items that are in its mask: the child tests `Q ∪ tail` on the
+//!   masks and merges its rows by their masks restricted to its items. Maximal sets are
 //!   found in one sequential search (FPmax order; on several threads `par.rs` runs the
 //!   top-level branches in parallel with the same result): a candidate is maximal exactly when no
 //!   maximal set found before contains it, checked against per-node repositories (global-code
@@ -427,16 +429,16 @@ impl<S: Sink> Miner<'_, S> {
                 // The weight of the rows holding every tail item: when it reaches the
                 // minimum support, Q ∪ tail is the only candidate of the subtree, found
                 // without building the child's database.
+                // A row holds exactly the database's items in its mask, so it holds every
+                // tail item when its mask covers theirs.
+                let kmask = kept_mask(db, &self.sc.kept);
                 let sfull = {
-                    let map = &self.sc.map[..db.gid.len()];
+                    let k = &kmask[..mw];
                     let mut sfull = 0u32;
                     for &r in rows {
                         let r = r as usize;
-                        let row = db.row(r);
-                        if row.len() >= n_kept as usize
-                            && row.iter().filter(|&&x| map[x as usize] != u32::MAX).count()
-                                == n_kept as usize
-                        {
+                        let m = &db.mask[r * mw..(r + 1) * mw];
+                        if m.iter().zip(k).all(|(a, b)| a & b == *b) {
                             sfull += db.w[r];
                         }
                     }
@@ -666,6 +668,9 @@ impl<S: Sink> Miner<'_, S> {
     /// Builds the conditional database of the child from `rows` of `db`, using the id map in
     /// the scratch.
     fn build(&mut self, db: &Db, rows: &[u32], n_kept: u32, n_excl: u32) -> Db {
+        if db.mw > 0 {
+            return self.build_dense(db, rows, n_kept);
+        }
         let sc = &mut self.sc;
         let mw = db.mw;
         let mut merger = RowMerger::from_parts(
@@ -700,4 +705,89 @@ impl<S: Sink> Miner<'_, S> {
         child.tail_start = n_excl;
         child
     }
+
+    /// [`build`](Self::build) in dense mode (no excluded items). A row's items are the
+    /// database's items in its mask, so two rows project to the same child row exactly when
+    /// their masks agree on the kept items: rows are merged by that key (at most
+    /// [`MAX_MW`] words), and only a row with a new key is projected item by item. Same rows,
+    /// weights, masks and order as the generic merge.
+    fn build_dense(&mut self, db: &Db, rows: &[u32], n_kept: u32) -> Db {
+        let kmask = kept_mask(db, &self.sc.kept);
+        let sc = &mut self.sc;
+        let mw = db.mw;
+        let k = &kmask[..mw];
+        debug_assert_eq!(sc.kept.len(), n_kept as usize);
+        let mut child = sc.dbs.pop().unwrap_or_default();
+        child.gid.clear();
+        child.sup.clear();
+        child.tail_start = 0;
+        child.tx.clear();
+        child.off.clear();
+        child.off.push(0);
+        child.w.clear();
+        child.mask.clear();
+        child.mw = mw;
+        let table = &mut sc.table;
+        let hashes = &mut sc.hashes;
+        table.clear();
+        hashes.clear();
+        for &r in rows {
+            let r = r as usize;
+            let m = &db.mask[r * mw..(r + 1) * mw];
+            let mut key = [0u64; MAX_MW];
+            let mut h = 0u64;
+            let mut any = 0u64;
+            for j in 0..mw {
+                key[j] = m[j] & k[j];
+                any |= key[j];
+                h = (h.rotate_left(23) ^ key[j]).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            }
+            if any == 0 {
+                continue;
+            }
+            h ^= h >> 31;
+            let key = &key[..mw];
+            let found = table.find(h, |&c| {
+                let cm = &child.mask[c as usize * mw..(c as usize + 1) * mw];
+                cm.iter().zip(k).zip(key).all(|((a, b), c)| a & b == *c)
+            });
+            if let Some(&c) = found {
+                let c = c as usize;
+                child.w[c] += db.w[r];
+                for (a, b) in child.mask[c * mw..(c + 1) * mw].iter_mut().zip(m) {
+                    *a &= b;
+                }
+                continue;
+            }
+            // No sort: the rows of one database all follow one order (the parent's,
+            // mapped), which is all merging needs.
+            for &x in db.row(r) {
+                let y = sc.map[x as usize];
+                if y != u32::MAX {
+                    child.tx.push(y);
+                }
+            }
+            child.off.push(child.tx.len() as u32);
+            child.w.push(db.w[r]);
+            child.mask.extend_from_slice(m);
+            let c = hashes.len() as u32;
+            hashes.push(h);
+            table.insert_unique(h, c, |&c| hashes[c as usize]);
+        }
+        for &x in &sc.kept {
+            child.gid.push(db.gid[x as usize]);
+            child.sup.push(sc.cnt[x as usize]);
+        }
+        child
+    }
+}
+
+/// Dense mode: the bitset (global codes) of the items `kept` (local ids of `db`).
+#[inline]
+fn kept_mask(db: &Db, kept: &[u32]) -> [u64; MAX_MW] {
+    let mut k = [0u64; MAX_MW];
+    for &x in kept {
+        set_bit(&mut k, db.gid[x as usize] as usize);
+    }
+    k
 }

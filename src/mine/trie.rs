@@ -3,7 +3,8 @@
 //!
 //! Built by [`prepare`](super::prep::prepare) in place of merged root rows: the distinct
 //! transactions (merged by their code masks, with counts), codes in descending order (most
-//! frequent first), are inserted from the root one by one, so the rows holding code `e` pass
+//! frequent first), are inserted from the root one by one (sorted by mask, each along its
+//! common prefix with the previous one), so the rows holding code `e` pass
 //! through the nodes of `e`, and the part of such a row above `e`
 //! (its codes `> e`) is the path from the node up to the root. A node carries the number of
 //! transactions through it and the AND of their masks (items common to all their
@@ -31,55 +32,86 @@ pub(crate) struct Trie {
 }
 
 impl Trie {
-    /// The tree of the rows `tx[off[r]..off[r + 1]]` (distinct, non-empty, codes strictly
-    /// descending), row `r` standing for `weight[r]` identical transactions, over `n_codes`
-    /// codes, masks of `mw` words: each row is inserted from the root, following or creating
-    /// the child of each of its codes (children in sibling lists, as in an FP-tree), so a
-    /// node is created after its parent. `masks[r * mw..(r + 1) * mw]` is row `r`'s set of
-    /// codes (its transactions' mask), which the row's last node takes.
-    pub fn from_desc_rows(
-        tx: &[u32],
-        off: &[usize],
-        weight: &[u32],
-        masks: &[u64],
-        n_codes: usize,
-        mw: usize,
-    ) -> Self {
+    /// The tree of the distinct transactions given by their code masks
+    /// (`masks[r * mw..(r + 1) * mw]`, non-zero, pairwise distinct, at most 4 words), row `r`
+    /// standing for `weight[r]` identical transactions, over `n_codes` codes; a row's codes
+    /// are inserted in descending order and its last node takes its mask. The rows are
+    /// inserted in the order of their masks read as integers (highest code the most
+    /// significant bit): rows sharing a prefix of codes are then consecutive, and a row
+    /// shares with the previous one exactly its codes above the highest code where the two
+    /// masks differ, so it follows the previous row's path that far and creates the rest
+    /// (no search among siblings; the codes come from the sorted keys, so the rows are read
+    /// in sequence). A node is created after its parent.
+    pub fn from_masks(weight: &[u32], masks: &[u64], n_codes: usize, mw: usize) -> Self {
+        assert!((1..=4).contains(&mw), "masks of 1 to 4 words");
+        let n_rows = weight.len();
         let mut t = Trie {
-            code: vec![u32::MAX],
-            parent: vec![u32::MAX],
-            weight: vec![0],
-            mask: vec![!0; mw],
+            code: Vec::with_capacity(n_rows * 2 + 1),
+            parent: Vec::with_capacity(n_rows * 2 + 1),
+            weight: Vec::with_capacity(n_rows * 2 + 1),
+            mask: Vec::with_capacity((n_rows * 2 + 1) * mw),
             mw,
             start: vec![0; n_codes + 1],
             by_code: Vec::new(),
         };
-        const NONE: u32 = u32::MAX;
-        let mut first_child: Vec<u32> = vec![NONE];
-        let mut next_sib: Vec<u32> = vec![NONE];
-        for (r, (w, &rw)) in off.windows(2).zip(weight).enumerate() {
-            let row = &tx[w[0]..w[1]];
-            let mut n = 0u32;
-            for &c in row {
-                let mut ch = first_child[n as usize];
-                while ch != NONE && t.code[ch as usize] != c {
-                    ch = next_sib[ch as usize];
+        t.code.push(u32::MAX);
+        t.parent.push(u32::MAX);
+        t.weight.push(0);
+        t.mask.resize(mw, !0);
+        // Sort keys: the mask words, most significant first (key word `k` is mask word
+        // `mw - 1 - k`).
+        let mut order: Vec<([u64; 4], u32)> = (0..n_rows)
+            .map(|r| {
+                let mut key = [0u64; 4];
+                for (k, slot) in key.iter_mut().take(mw).enumerate() {
+                    *slot = masks[r * mw + mw - 1 - k];
                 }
-                if ch == NONE {
-                    ch = t.code.len() as u32;
-                    t.code.push(c);
+                (key, r as u32)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut path: Vec<u32> = Vec::new();
+        let mut prev = [0u64; 4];
+        for (i, &(key, r)) in order.iter().enumerate() {
+            // (k, b): key word and bit of the highest code where this row and the previous
+            // one differ (the first row shares nothing); `shared` codes lie above it.
+            let (mut k, mut b, mut shared) = (0, 63u32, 0usize);
+            if i > 0 {
+                k = (0..mw)
+                    .find(|&k| key[k] != prev[k])
+                    .expect("distinct masks");
+                b = 63 - (key[k] ^ prev[k]).leading_zeros();
+                shared = key[..k]
+                    .iter()
+                    .map(|w| w.count_ones() as usize)
+                    .sum::<usize>()
+                    + key[k].checked_shr(b + 1).unwrap_or(0).count_ones() as usize;
+            }
+            path.truncate(shared);
+            let mut n = path.last().copied().unwrap_or(0);
+            for (kk, &word) in key.iter().enumerate().take(mw).skip(k) {
+                let mut bits = if kk == k {
+                    word & (u64::MAX >> (63 - b))
+                } else {
+                    word
+                };
+                let base = (mw - 1 - kk) as u32 * 64;
+                while bits != 0 {
+                    let hi = 63 - bits.leading_zeros();
+                    bits &= !(1u64 << hi);
+                    let id = t.code.len() as u32;
+                    t.code.push(base + hi);
                     t.parent.push(n);
                     t.weight.push(0);
                     t.mask.resize(t.mask.len() + mw, !0u64);
-                    first_child.push(NONE);
-                    next_sib.push(first_child[n as usize]);
-                    first_child[n as usize] = ch;
+                    path.push(id);
+                    n = id;
                 }
-                n = ch;
             }
-            let n = n as usize;
-            t.weight[n] += rw;
+            let (n, r) = (n as usize, r as usize);
+            t.weight[n] += weight[r];
             t.mask[n * mw..(n + 1) * mw].copy_from_slice(&masks[r * mw..(r + 1) * mw]);
+            prev = key;
         }
         t.finish();
         t
