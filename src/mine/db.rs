@@ -58,6 +58,27 @@ pub(crate) fn hash_row(row: &[u32]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// One item's term of the order-independent row hash (see [`hash_set_finish`]).
+#[inline]
+pub(crate) fn hash_item(x: u32) -> u64 {
+    let g = u64::from(x)
+        .wrapping_add(1)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    g ^ (g >> 29)
+}
+
+/// An order-independent hash of a row from the sum of its items' [`hash_item`] terms (the
+/// terms are independent, so the sum pipelines where [`hash_row`]'s chain does not).
+#[inline]
+pub(crate) fn hash_set_finish(sum: u64) -> u64 {
+    let mut h = sum;
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
 /// Builds a [`Db`]'s rows, merging identical rows (summing their weights). Rows keep the
 /// order of their first occurrence.
 pub(crate) struct RowMerger {
@@ -110,7 +131,13 @@ impl RowMerger {
     /// rows merge).
     #[inline]
     pub fn add_masked(&mut self, row: &[u32], w: u32, mask: &[u64]) {
-        let h = hash_row(row);
+        self.add_hashed(row, hash_row(row), w, mask);
+    }
+
+    /// [`add_masked`](Self::add_masked) with the row's hash `h` given by the caller; every
+    /// row added to one merger must be hashed by the same function of its items.
+    #[inline]
+    pub fn add_hashed(&mut self, row: &[u32], h: u64, w: u32, mask: &[u64]) {
         let db = &mut self.db;
         let found = self.table.find(h, |&r| {
             let r = r as usize;

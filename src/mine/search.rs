@@ -30,7 +30,7 @@
 //!
 //! For `Target::All` the excluded items are dropped and every extension is reported.
 
-use super::db::{Db, RowMerger};
+use super::db::{hash_item, hash_set_finish, Db, RowMerger};
 use super::trie::Trie;
 use super::Target;
 
@@ -48,14 +48,18 @@ pub(crate) struct Scratch {
     cnt: Vec<u32>,
     map: Vec<u32>,
     touched: Vec<u32>,
+    /// Sparse mode: `n + 1` slots where the counting pass records the items it meets, then
+    /// where `build` projects a row.
+    tbuf: Vec<u32>,
     kept: Vec<u32>,
-    row: Vec<u32>,
     clo: Vec<u64>,
     table: hashbrown::HashTable<u32>,
     hashes: Vec<u64>,
     dbs: Vec<Db>,
     occs: Vec<Occ>,
     sufs: Vec<Vec<u64>>,
+    /// Sparse maximal mode: repositories no longer in use, whose buffers are reused.
+    repo_pool: Vec<Repo>,
     /// Dense mode: the branch database read from the trie, and its row list.
     top: Db,
     top_rows: Vec<u32>,
@@ -67,14 +71,15 @@ impl Scratch {
             cnt: vec![0; n],
             map: vec![u32::MAX; n],
             touched: Vec::new(),
+            tbuf: vec![0; n + 1],
             kept: Vec::new(),
-            row: Vec::new(),
             clo: Vec::new(),
             table: hashbrown::HashTable::new(),
             hashes: Vec::new(),
             dbs: Vec::new(),
             occs: Vec::new(),
             sufs: Vec::new(),
+            repo_pool: Vec::new(),
             top: Db::default(),
             top_rows: Vec::new(),
         }
@@ -204,18 +209,21 @@ fn set_bit(b: &mut [u64], i: usize) {
 }
 
 impl Repo {
-    fn new(gid: &[u32]) -> Self {
+    /// An empty repository over the items `gid`, reusing the buffers of `old`.
+    fn new_in(old: Option<Repo>, gid: &[u32]) -> Self {
         let words = gid.len().div_ceil(64).max(1);
-        let mut lookup: Vec<(u32, u32)> = gid
-            .iter()
-            .enumerate()
-            .map(|(j, &c)| (c, j as u32))
-            .collect();
+        let (mut lookup, mut sets) = match old {
+            Some(r) => (r.lookup, r.sets),
+            None => (Vec::new(), Vec::new()),
+        };
+        lookup.clear();
+        sets.clear();
+        lookup.extend(gid.iter().enumerate().map(|(j, &c)| (c, j as u32)));
         lookup.sort_unstable();
         Repo {
             lookup,
             words,
-            sets: Vec::new(),
+            sets,
         }
     }
 
@@ -333,17 +341,24 @@ impl<S: Sink> Miner<'_, S> {
             sc.touched
                 .extend((0..m as u32).filter(|&x| cnt[x as usize] != 0));
         } else {
+            // Many items: each item is recorded in `tbuf` at its first count, without a
+            // branch (the slot is overwritten until an item lands with a zero count); at most
+            // `m` items are recorded, so `tbuf` has room for one more write.
+            let m = db.gid.len();
+            let cnt = &mut sc.cnt[..m];
+            let tbuf = &mut sc.tbuf[..m + 1];
+            let mut nt = 0usize;
             for &r in rows {
                 let r = r as usize;
                 let w = db.w[r];
                 for &x in db.row(r) {
-                    let c = &mut sc.cnt[x as usize];
-                    if *c == 0 {
-                        sc.touched.push(x);
-                    }
+                    let c = &mut cnt[x as usize];
+                    tbuf[nt] = x;
+                    nt += usize::from(*c == 0);
                     *c += w;
                 }
             }
+            sc.touched.extend_from_slice(&tbuf[..nt]);
         }
         let all = self.target == Target::All;
         let q0 = self.q.len();
@@ -399,8 +414,11 @@ impl<S: Sink> Miner<'_, S> {
         let n_kept = sc.kept.len() as u32;
         {
             let cnt = &sc.cnt;
-            sc.kept
-                .sort_unstable_by_key(|&x| if x < e { (0, x) } else { (cnt[x as usize], x) });
+            // One u64 key: (support in the child, 0 for excluded items; local id).
+            sc.kept.sort_unstable_by_key(|&x| {
+                let c = if x < e { 0 } else { cnt[x as usize] };
+                (u64::from(c) << 32) | u64::from(x)
+            });
         }
         for (j, &x) in sc.kept.iter().enumerate() {
             sc.map[x as usize] = j as u32;
@@ -514,7 +532,10 @@ impl<S: Sink> Miner<'_, S> {
                     {
                         self.repos.push(repo);
                         self.expand(&child);
-                        self.repos.pop();
+                        let repo = self.repos.pop().expect("pushed above");
+                        self.sc.repo_pool.push(repo);
+                    } else {
+                        self.sc.repo_pool.push(repo);
                     }
                 }
             }
@@ -635,8 +656,8 @@ impl<S: Sink> Miner<'_, S> {
     /// The repository of the child `Q ∪ {e} ∪ closure` (built with the scratch map still
     /// set): the found maximal sets of the current node that contain `e` and the closure,
     /// projected on the child's items.
-    fn project_repo(&self, e: u32, s: u32, child: &Db) -> Repo {
-        let mut repo = Repo::new(&child.gid);
+    fn project_repo(&mut self, e: u32, s: u32, child: &Db) -> Repo {
+        let mut repo = Repo::new_in(self.sc.repo_pool.pop(), &child.gid);
         let Some(parent) = self.repos.last() else {
             return repo;
         };
@@ -680,19 +701,30 @@ impl<S: Sink> Miner<'_, S> {
             mw,
         );
         debug_assert_eq!(sc.kept.len(), n_kept as usize);
+        // The projected row is written without a branch into `tbuf` (free here: the
+        // counting pass is over), one slot past the kept items at most.
+        let map = &sc.map[..db.gid.len()];
+        let buf = &mut sc.tbuf[..];
         for &r in rows {
             let r = r as usize;
-            sc.row.clear();
+            let mut k = 0usize;
+            let mut h = 0u64;
             for &x in db.row(r) {
-                let y = sc.map[x as usize];
-                if y != u32::MAX {
-                    sc.row.push(y);
-                }
+                let y = map[x as usize];
+                buf[k] = y;
+                let kept = y != u32::MAX;
+                k += usize::from(kept);
+                h = h.wrapping_add(hash_item(y) & u64::from(kept).wrapping_neg());
             }
-            if !sc.row.is_empty() {
+            if k > 0 {
                 // No sort: the rows of one database all follow one order (the parent's,
                 // mapped), which is all merging needs.
-                merger.add_masked(&sc.row, db.w[r], &db.mask[r * mw..(r + 1) * mw]);
+                merger.add_hashed(
+                    &buf[..k],
+                    hash_set_finish(h),
+                    db.w[r],
+                    &db.mask[r * mw..(r + 1) * mw],
+                );
             }
         }
         let (mut child, table, hashes) = merger.into_parts();
