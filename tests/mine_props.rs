@@ -60,6 +60,8 @@ proptest! {
                 prop_assert_eq!(&got, &expected, "target {} threads {}", target, threads);
                 let got = p.install(|| mine::mine_sparse_mode(&t, &cfg)).unwrap();
                 prop_assert_eq!(&got, &expected, "sparse mode, target {} threads {}", target, threads);
+                let got = p.install(|| mine::mine_split_halves(&t, &cfg)).unwrap();
+                prop_assert_eq!(&got, &expected, "preparation in halves, target {} threads {}", target, threads);
                 let n = p.install(|| mine::count(&t, &cfg)).unwrap();
                 prop_assert_eq!(n, expected.len() as u64);
                 // The streamed lines hold the same sets.
@@ -93,6 +95,8 @@ proptest! {
                 let p = pool(threads);
                 let got = p.install(|| mine::mine(&t, &cfg)).unwrap();
                 prop_assert_eq!(&got, &expected, "target {} threads {}", target, threads);
+                let got = p.install(|| mine::mine_split_halves(&t, &cfg)).unwrap();
+                prop_assert_eq!(&got, &expected, "preparation in halves, target {} threads {}", target, threads);
                 let mut buf = Vec::new();
                 p.install(|| mine::write_itemsets(&t, &cfg, &mut buf, "m".as_ref())).unwrap();
                 streamed.push(buf);

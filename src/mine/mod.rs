@@ -207,18 +207,31 @@ pub struct MineStats {
 /// sets in ascending lexicographic order of their items) and does not depend on the number
 /// of threads.
 pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    mine_impl(t, cfg, true)
+    mine_impl(t, cfg, true, prep::SPLIT_MIN_ITEMS)
 }
 
 /// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs for
 /// all frequent itemsets or with more than 256 frequent items: for tests.
 #[doc(hidden)]
 pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    mine_impl(t, cfg, false)
+    mine_impl(t, cfg, false, prep::SPLIT_MIN_ITEMS)
 }
 
-fn mine_impl(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<Vec<Itemset>> {
-    let (mut prep, minsup) = setup(t, cfg, allow_dense)?;
+/// [`mine`] with the preparation's passes over the transactions run on two halves whenever
+/// there are several threads and at least two transactions (otherwise only from 2^18
+/// item occurrences on): for tests.
+#[doc(hidden)]
+pub fn mine_split_halves(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
+    mine_impl(t, cfg, true, 0)
+}
+
+fn mine_impl(
+    t: &Transactions,
+    cfg: &MineConfig,
+    allow_dense: bool,
+    split_min_items: u64,
+) -> Result<Vec<Itemset>> {
+    let (mut prep, minsup) = setup(t, cfg, allow_dense, split_min_items)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = BufSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
@@ -256,7 +269,7 @@ pub fn count(t: &Transactions, cfg: &MineConfig) -> Result<u64> {
 
 /// Like [`count`], with the figures of the run.
 pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
-    let (mut prep, minsup) = setup(t, cfg, true)?;
+    let (mut prep, minsup) = setup(t, cfg, true, prep::SPLIT_MIN_ITEMS)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut root = CountSink::new(&limit);
     root_emit(&prep, cfg.target, &mut root);
@@ -289,7 +302,7 @@ pub fn write_itemsets<W: Write>(
     out: &mut W,
     label: &Path,
 ) -> Result<MineStats> {
-    let (mut prep, minsup) = setup(t, cfg, true)?;
+    let (mut prep, minsup) = setup(t, cfg, true, prep::SPLIT_MIN_ITEMS)?;
     let limit = Limit::new(cfg.max_itemsets);
     let mut line = LineWriter::new(out, label);
     let mut root = BufSink::new(&limit);
@@ -360,11 +373,16 @@ fn stats(prep: &prep::Prepared, minsup: u64, itemsets: u64) -> MineStats {
     }
 }
 
-fn setup(t: &Transactions, cfg: &MineConfig, allow_dense: bool) -> Result<(prep::Prepared, u64)> {
+fn setup(
+    t: &Transactions,
+    cfg: &MineConfig,
+    allow_dense: bool,
+    split_min_items: u64,
+) -> Result<(prep::Prepared, u64)> {
     cfg.validate()?;
     let minsup = cfg.minsup.resolve(t.len());
     let dense = allow_dense && cfg.target != Target::All;
-    let prep = prep::prepare(t, minsup, cfg.target != Target::All, dense)?;
+    let prep = prep::prepare(t, minsup, cfg.target != Target::All, dense, split_min_items)?;
     Ok((prep, minsup))
 }
 
