@@ -7,8 +7,10 @@ itemsets materialized; only the call is timed (transactions already in Python li
 fimdup: `fimdup mine FILE --minsup N --target T --count --json`, the `mine_seconds` it
 reports (recoding + search + counting, parsing excluded), on 1 and 2 threads; and on 1
 thread with every itemset formatted and written to /dev/null (`write` column).
-Each timing is the median of 3 runs (9 when the first takes under 0.2 s, 1 when it takes more
-than 3 s).
+pyfim, ours on 1 and 2 threads (and --old on 1 and 2) are timed in interleaved rounds, one
+run of each per round, so that a slow spell of the shared machine hits all of them alike;
+each figure is the median of its rounds: 9 rounds when the slowest of the first round takes
+under 1 s, 3 under 3 s, else 1. The `write` column: median of 3 (9 under 0.2 s).
 Peak RSS (/usr/bin/time -v, whole process) on chess 20% and connect 10%.
 
 With --old BIN, a second build is timed in the same run (1 and 2 threads, same settings) and
@@ -68,6 +70,23 @@ def timed(fn):
         t, res = fn()
         ts.append(t)
     return statistics.median(ts), res
+
+
+def timed_together(fns):
+    """Interleaved rounds, one run of each of `fns` per round; per function the median time
+    and the last result. 9 rounds when the slowest of the first round takes under 1 s, 3
+    under 3 s, else 1."""
+    first = [fn() for fn in fns]
+    slowest = max(t for t, _ in first)
+    reps = 1 if slowest > 3.0 else (9 if slowest < 1.0 else 3)
+    ts = [[t] for t, _ in first]
+    res = [r for _, r in first]
+    for _ in range(reps - 1):
+        for i, fn in enumerate(fns):
+            t, r = fn()
+            ts[i].append(t)
+            res[i] = r
+    return [(statistics.median(x), r) for x, r in zip(ts, res)]
 
 
 def pyfim_run(fim, tracts, target, n):
@@ -134,9 +153,12 @@ def main():
         if ds not in cache:
             cache[ds] = load(p)
         tr = cache[ds]
-        tp, cp = timed(pyfim_run(fim, tr, tgt, n))
-        t1, c1 = timed(ours_run(args.bin, p, tgt, n, 1))
-        t2, c2 = timed(ours_run(args.bin, p, tgt, n, 2))
+        fns = [pyfim_run(fim, tr, tgt, n), ours_run(args.bin, p, tgt, n, 1),
+               ours_run(args.bin, p, tgt, n, 2)]
+        if args.old:
+            fns += [ours_run(args.old, p, tgt, n, 1), ours_run(args.old, p, tgt, n, 2)]
+        got = timed_together(fns)
+        (tp, cp), (t1, c1), (t2, c2) = got[:3]
         tw, cw = timed(ours_run(args.bin, p, tgt, n, 1, write=True))
         assert c1 == want and c2 == want and cw == want, (ds, n, tgt, c1, c2, cw, want)
         note = "" if cp == want else f" (pyfim {cp})"
@@ -145,8 +167,7 @@ def main():
         line = (f"| {ds} | {n} ({float(r['minsup_rel']) * 100:g}%) | {tgt} | {want}{note} | {tp:.4f} | "
                 f"{t1:.4f} | {t2:.4f} | {r1:.2f} | {r2:.2f} | {tw:.4f} |")
         if args.old:
-            o1, d1 = timed(ours_run(args.old, p, tgt, n, 1))
-            o2, d2 = timed(ours_run(args.old, p, tgt, n, 2))
+            (o1, d1), (o2, d2) = got[3:]
             assert d1 == want and d2 == want, (ds, n, tgt, "old", d1, d2, want)
             line += f" {o1:.4f} | {o2:.4f} | {t1 / o1:.2f} | {t2 / o2:.2f} |"
         print(line, flush=True)
