@@ -35,6 +35,20 @@ pub(crate) struct Db {
 }
 
 impl Db {
+    /// Empties the database for reuse (buffers kept): no rows, no items, masks of `mw`
+    /// words.
+    pub fn reset(&mut self, mw: usize) {
+        self.gid.clear();
+        self.sup.clear();
+        self.tail_start = 0;
+        self.tx.clear();
+        self.off.clear();
+        self.off.push(0);
+        self.w.clear();
+        self.mask.clear();
+        self.mw = mw;
+    }
+
     /// Number of rows.
     #[inline]
     pub fn n_rows(&self) -> usize {
@@ -95,15 +109,7 @@ impl RowMerger {
         mut hashes: Vec<u64>,
         mw: usize,
     ) -> Self {
-        db.gid.clear();
-        db.sup.clear();
-        db.tail_start = 0;
-        db.tx.clear();
-        db.off.clear();
-        db.off.push(0);
-        db.w.clear();
-        db.mask.clear();
-        db.mw = mw;
+        db.reset(mw);
         table.clear();
         hashes.clear();
         RowMerger { table, hashes, db }

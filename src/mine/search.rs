@@ -750,15 +750,7 @@ impl<S: Sink> Miner<'_, S> {
         let k = &kmask[..mw];
         debug_assert_eq!(sc.kept.len(), n_kept as usize);
         let mut child = sc.dbs.pop().unwrap_or_default();
-        child.gid.clear();
-        child.sup.clear();
-        child.tail_start = 0;
-        child.tx.clear();
-        child.off.clear();
-        child.off.push(0);
-        child.w.clear();
-        child.mask.clear();
-        child.mw = mw;
+        child.reset(mw);
         let table = &mut sc.table;
         let hashes = &mut sc.hashes;
         table.clear();
