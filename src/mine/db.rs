@@ -72,6 +72,16 @@ pub(crate) fn hash_row(row: &[u32]) -> u64 {
     h ^ (h >> 29)
 }
 
+/// Hash of an item mask (1-4 words), for merging rows or transactions by their masks.
+#[inline]
+pub(crate) fn hash_mask(mask: &[u64]) -> u64 {
+    let mut h = 0u64;
+    for &w in mask {
+        h = (h.rotate_left(23) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    h ^ (h >> 31)
+}
+
 /// One item's term of the order-independent row hash (see [`hash_set_finish`]).
 #[inline]
 pub(crate) fn hash_item(x: u32) -> u64 {

@@ -9,7 +9,7 @@
 //! pairwise distinct, with weights summing to at most `n_trans`; in dense mode the
 //! transactions go into a prefix tree instead (`trie`) and `root` has no rows.
 
-use super::db::Db;
+use super::db::{hash_mask, Db};
 use super::trie::Trie;
 use crate::context::Transactions;
 use crate::{Error, Result};
@@ -239,11 +239,7 @@ impl DistinctMasks {
 
     /// Counts `n` transactions of mask `mask`.
     fn add_n(&mut self, mask: &[u64], n: u32) {
-        let mut h = 0u64;
-        for &w in mask {
-            h = (h.rotate_left(23) ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        }
-        h ^= h >> 31;
+        let h = hash_mask(mask);
         let (mw, masks) = (self.mw, &self.masks);
         if let Some(&i) = self.table.find(h, |&i| {
             masks[i as usize * mw..(i as usize + 1) * mw] == *mask

@@ -30,7 +30,7 @@
 //!
 //! For `Target::All` the excluded items are dropped and every extension is reported.
 
-use super::db::{hash_item, hash_set_finish, Db, RowMerger};
+use super::db::{hash_item, hash_mask, hash_set_finish, Db, RowMerger};
 use super::trie::Trie;
 use super::Target;
 
@@ -423,6 +423,13 @@ impl<S: Sink> Miner<'_, S> {
         for (j, &x) in sc.kept.iter().enumerate() {
             sc.map[x as usize] = j as u32;
         }
+        // Dense mode: the kept items as a bitset (global codes), for the `Q ∪ tail` test
+        // and the child's build.
+        let kmask = if dense {
+            kept_mask(db, &sc.kept)
+        } else {
+            [0; MAX_MW]
+        };
         let n_tail = n_kept - n_excl;
         let qmask_saved = if dense {
             let mut saved = [0u64; MAX_MW];
@@ -449,7 +456,6 @@ impl<S: Sink> Miner<'_, S> {
                 // without building the child's database.
                 // A row holds exactly the database's items in its mask, so it holds every
                 // tail item when its mask covers theirs.
-                let kmask = kept_mask(db, &self.sc.kept);
                 let sfull = {
                     let k = &kmask[..mw];
                     let mut sfull = 0u32;
@@ -463,13 +469,11 @@ impl<S: Sink> Miner<'_, S> {
                     sfull
                 };
                 if sfull >= minsup {
-                    let mut full_buf = [0u64; MAX_MW];
-                    let full = &mut full_buf[..mw];
-                    full.copy_from_slice(&self.qmask);
-                    for &x in &self.sc.kept {
-                        set_bit(full, db.gid[x as usize] as usize);
+                    let mut full = [0u64; MAX_MW];
+                    for (f, (q, k)) in full.iter_mut().zip(self.qmask.iter().zip(&kmask)) {
+                        *f = q | k;
                     }
-                    if !self.gcovered(&full_buf[..mw]) {
+                    if !self.gcovered(&full[..mw]) {
                         let q1 = self.q.len();
                         for &x in &self.sc.kept {
                             self.q.push(db.gid[x as usize]);
@@ -483,7 +487,7 @@ impl<S: Sink> Miner<'_, S> {
                         sc.map[x as usize] = u32::MAX;
                     }
                 } else {
-                    let child = self.build(db, rows, n_kept, n_excl);
+                    let child = self.build(db, rows, n_kept, n_excl, &kmask);
                     let sc = &mut self.sc;
                     for &x in &sc.touched {
                         sc.cnt[x as usize] = 0;
@@ -507,7 +511,7 @@ impl<S: Sink> Miner<'_, S> {
         }
         let maximal = self.target == Target::Maximal;
         let child = if n_tail > 0 && !self.stopped {
-            let child = self.build(db, rows, n_kept, n_excl);
+            let child = self.build(db, rows, n_kept, n_excl, &kmask);
             let repo = if maximal {
                 Some(self.project_repo(e, s, &child))
             } else {
@@ -687,10 +691,17 @@ impl<S: Sink> Miner<'_, S> {
     }
 
     /// Builds the conditional database of the child from `rows` of `db`, using the id map in
-    /// the scratch.
-    fn build(&mut self, db: &Db, rows: &[u32], n_kept: u32, n_excl: u32) -> Db {
+    /// the scratch; `kmask` is the kept items' bitset in dense mode.
+    fn build(
+        &mut self,
+        db: &Db,
+        rows: &[u32],
+        n_kept: u32,
+        n_excl: u32,
+        kmask: &[u64; MAX_MW],
+    ) -> Db {
         if db.mw > 0 {
-            return self.build_dense(db, rows, n_kept);
+            return self.build_dense(db, rows, n_kept, kmask);
         }
         let sc = &mut self.sc;
         let mw = db.mw;
@@ -743,8 +754,7 @@ impl<S: Sink> Miner<'_, S> {
     /// their masks agree on the kept items: rows are merged by that key (at most
     /// [`MAX_MW`] words), and only a row with a new key is projected item by item. Same rows,
     /// weights, masks and order as the generic merge.
-    fn build_dense(&mut self, db: &Db, rows: &[u32], n_kept: u32) -> Db {
-        let kmask = kept_mask(db, &self.sc.kept);
+    fn build_dense(&mut self, db: &Db, rows: &[u32], n_kept: u32, kmask: &[u64; MAX_MW]) -> Db {
         let sc = &mut self.sc;
         let mw = db.mw;
         let k = &kmask[..mw];
@@ -759,18 +769,16 @@ impl<S: Sink> Miner<'_, S> {
             let r = r as usize;
             let m = &db.mask[r * mw..(r + 1) * mw];
             let mut key = [0u64; MAX_MW];
-            let mut h = 0u64;
             let mut any = 0u64;
             for j in 0..mw {
                 key[j] = m[j] & k[j];
                 any |= key[j];
-                h = (h.rotate_left(23) ^ key[j]).wrapping_mul(0x9e37_79b9_7f4a_7c15);
             }
             if any == 0 {
                 continue;
             }
-            h ^= h >> 31;
             let key = &key[..mw];
+            let h = hash_mask(key);
             let found = table.find(h, |&c| {
                 let cm = &child.mask[c as usize * mw..(c as usize + 1) * mw];
                 cm.iter().zip(k).zip(key).all(|((a, b), c)| a & b == *c)
