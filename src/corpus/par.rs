@@ -57,8 +57,8 @@ pub struct RawDoc<'a> {
     /// True when invalid UTF-8 was replaced while decoding.
     pub lossy: bool,
     /// Byte offset of the document's line in the file, when the input is an uncompressed
-    /// regular file in a line format (JSONL or plain lines): where [`read_line_at`] finds
-    /// it again. `None` for standard input, gzip and the formats read sequentially.
+    /// regular file in a line format (JSONL or plain lines): where
+    /// [`LineDocReader::read_at`] finds it again. `None` for standard input, gzip and the formats read sequentially.
     pub offset: Option<u64>,
 }
 
@@ -258,19 +258,7 @@ where
     F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
     C: FnMut(Block<T>) -> Result<()>,
 {
-    cfg.validate()?;
-    let format = match cfg.format {
-        Some(f) => f,
-        None => Format::guess(path)?,
-    };
-    let line_kind = match format {
-        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::Jsonl {
-            text_field: &cfg.text_field,
-            id_field: &cfg.id_field,
-        }),
-        Format::Lines => Some(LineKind::Lines),
-        _ => None,
-    };
+    let line_kind = line_kind(path, cfg)?;
     // Open in the calling thread, so that a missing file fails before any thread starts.
     enum Src {
         Lines(Box<dyn BufRead + Send>),
@@ -280,11 +268,7 @@ where
         Some(_) => Src::Lines(open_read(path)?),
         None => Src::Seq(Box::new(super::open(path, cfg)?)),
     };
-    // Byte offsets are file offsets only when the bytes read are the file's own.
-    let seekable = line_kind.is_some()
-        && path != Path::new("-")
-        && !crate::io::is_gzip(path)
-        && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let seekable = line_kind.is_some() && offsets_are_file_offsets(path);
     let max = opts.max_in_flight().max(1);
     let block_bytes = opts.block_bytes.max(1);
     let states: Mutex<Vec<S>> = Mutex::new(Vec::new());
@@ -423,6 +407,32 @@ fn limit_error(path: &Path) -> Error {
         path.display(),
         u64::from(u32::MAX) + 1
     ))
+}
+
+/// How the parallel reader reads `path` by lines (JSONL, unless malformed lines are to be
+/// skipped, or plain lines); `None` for the formats read by the sequential reader.
+fn line_kind<'c>(path: &Path, cfg: &'c CorpusConfig) -> Result<Option<LineKind<'c>>> {
+    cfg.validate()?;
+    let format = match cfg.format {
+        Some(f) => f,
+        None => Format::guess(path)?,
+    };
+    Ok(match format {
+        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::Jsonl {
+            text_field: &cfg.text_field,
+            id_field: &cfg.id_field,
+        }),
+        Format::Lines => Some(LineKind::Lines),
+        _ => None,
+    })
+}
+
+/// Whether positions in the bytes read from `path` are positions in the file: an
+/// uncompressed regular file (not standard input, not gzip).
+fn offsets_are_file_offsets(path: &Path) -> bool {
+    path != Path::new("-")
+        && !crate::io::is_gzip(path)
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// The reader of line-based formats: cuts blocks and dispatches them with `run(seq, job)`.
@@ -716,23 +726,14 @@ impl LineDocReader {
     /// input, gzip, CSV/TSV, directories, WARC, JSONL read with `skip_bad_lines`), i.e.
     /// whenever the parallel reader reports no offsets.
     pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<Option<Self>> {
-        cfg.validate()?;
-        let format = match cfg.format {
-            Some(f) => f,
-            None => Format::guess(path)?,
+        let jsonl = match line_kind(path, cfg)? {
+            Some(kind) => matches!(kind, LineKind::Jsonl { .. }),
+            None => return Ok(None),
         };
-        let jsonl = match format {
-            Format::Jsonl if !cfg.skip_bad_lines => true,
-            Format::Lines => false,
-            _ => return Ok(None),
-        };
-        if path == Path::new("-") || crate::io::is_gzip(path) {
+        if !offsets_are_file_offsets(path) {
             return Ok(None);
         }
         let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        if !file.metadata().map_err(|e| Error::io(path, e))?.is_file() {
-            return Ok(None);
-        }
         Ok(Some(LineDocReader {
             file,
             path: path.to_path_buf(),

@@ -205,6 +205,21 @@ impl Worker {
             canon.for_each_token(raw, ts, |t| tokens.push(token_hash(t, seed)));
         }
     }
+
+    /// The full shingle set F(D) of `raw` (sorted distinct shingle hashes).
+    fn shingle_set(
+        &mut self,
+        canon: &Canonicalizer,
+        shingle: &ShingleConfig,
+        raw: &str,
+    ) -> Vec<u64> {
+        self.tokens(canon, shingle.seed, raw, false);
+        let mut v = Vec::with_capacity(shingle.count(self.tokens.len()));
+        shingle_hashes_from_tokens(&self.tokens, shingle, &mut v);
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
 }
 
 /// What a worker makes of one document.
@@ -240,14 +255,7 @@ pub fn sketch_stream(
             path,
             &cfg.corpus,
             Worker::default,
-            |w, d| {
-                w.tokens(&canon, seed, &d.text, false);
-                let mut h = Vec::new();
-                shingle_hashes_from_tokens(&w.tokens, &cfg.shingle, &mut h);
-                h.sort_unstable();
-                h.dedup();
-                Ok(h)
-            },
+            |w, d| Ok(w.shingle_set(&canon, &cfg.shingle, &d.text)),
             |b| {
                 for set in &b.items {
                     df.add_set(set);
@@ -473,6 +481,14 @@ pub fn shingle_sets(
     )
 }
 
+/// `ids` ascending, each once.
+fn sorted_distinct(ids: &[DocId]) -> Vec<DocId> {
+    let mut v = ids.to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
 /// The full shingle sets F(D) (sorted distinct hashes) of the documents `wanted` (any
 /// order, repeats allowed), read one by one at their byte offsets (`offsets[d]` for DocId
 /// `d`, as [`SketchOutput::offsets`] recorded them) instead of re-reading the corpus: the
@@ -494,10 +510,7 @@ pub fn shingle_sets_at(
         return Ok(None);
     };
     let canon = Canonicalizer::new(text_cfg.clone())?;
-    let mut distinct = wanted.to_vec();
-    distinct.sort_unstable();
-    distinct.dedup();
-    let sets: Result<DocSets> = distinct
+    let sets: Result<DocSets> = sorted_distinct(wanted)
         .par_iter()
         .map_init(
             || (Worker::default(), Vec::new()),
@@ -521,12 +534,7 @@ pub fn shingle_sets_at(
                         ));
                     }
                 }
-                w.tokens(&canon, shingle.seed, &doc.text, false);
-                let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
-                shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
-                v.sort_unstable();
-                v.dedup();
-                Ok((d, v))
+                Ok((d, w.shingle_set(&canon, shingle, &doc.text)))
             },
         )
         .collect();
@@ -552,14 +560,7 @@ pub fn shingle_sets_filtered(
     let canon = Canonicalizer::new(text_cfg.clone())?;
     let mut out = Vec::new();
     let mut done = 0u64;
-    let set = |w: &mut Worker, d: RawDoc<'_>| {
-        w.tokens(&canon, shingle.seed, &d.text, false);
-        let mut v = Vec::with_capacity(shingle.count(w.tokens.len()));
-        shingle_hashes_from_tokens(&w.tokens, shingle, &mut v);
-        v.sort_unstable();
-        v.dedup();
-        Ok((d.id, v))
-    };
+    let set = |w: &mut Worker, d: RawDoc<'_>| Ok((d.id, w.shingle_set(&canon, shingle, &d.text)));
     let mut take = |items: Vec<Option<(DocId, Vec<u64>)>>| {
         done += items.len() as u64;
         out.extend(items.into_iter().flatten());
@@ -569,14 +570,11 @@ pub fn shingle_sets_filtered(
     match wanted {
         // Lines of other documents are not even parsed.
         Some(ws) => {
-            let mut distinct = ws.to_vec();
-            distinct.sort_unstable();
-            distinct.dedup();
             par_map_corpus_wanted(
                 path,
                 corpus_cfg,
                 &ParOptions::default(),
-                &distinct,
+                &sorted_distinct(ws),
                 Worker::default,
                 set,
                 |b| take(b.items),

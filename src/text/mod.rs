@@ -857,11 +857,7 @@ fn ascii_words_bytewise(s: &str, mut f: impl FnMut(&str) -> bool) {
             }
             i += 2;
         }
-        let w = &b[start..i];
-        // A segment of `_` alone holds no letter or digit: not a word.
-        let alnum = w[0] != b'_' || w.iter().any(|&c| c != b'_');
-        // Both ends are ASCII bytes, so these are char boundaries.
-        if alnum && !f(&s[start..i]) {
+        if !emit_segment(s, start, i, &mut f) {
             return;
         }
     }
