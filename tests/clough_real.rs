@@ -8,12 +8,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use fimdup::cluster::job::{load_sets, Prepared};
-use fimdup::cluster::{ClusterConfig, Measure, Method, Threshold};
+use fimdup::cluster::{ClusterConfig, Input, JobBuilder, Measure, Method, Threshold};
 use fimdup::eval::{FalseClusterConfig, TruthRule, TruthTable};
 use fimdup::report::sweep::{sweep, SweepConfig, SweepThresholds};
 use fimdup::shingle::ShingleConfig;
-use fimdup::sketch::pipeline::{sketch_corpus, PipelineConfig};
+use fimdup::sketch::pipeline::PipelineConfig;
 
 const DIR: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -70,19 +69,18 @@ fn exact_containment_separates_cut_from_non() {
     let p = pipeline();
 
     // Per-category recall of the direct edges (pairs whose own containment passes).
-    let s = sketch_corpus(&docs, &p, &|_| {}).unwrap();
-    let mut prep = Prepared::new(s.images, Some(&s.fingerprints)).unwrap();
-    let sets = load_sets(&docs, &p.corpus, &p.text, &p.shingle, None).unwrap();
-    prep.sets = Some(sets.into_iter().map(|(_, s)| s).collect());
-    let run = |t: f64| {
-        let out = prep
-            .run(&ClusterConfig {
-                method: Method::Exact,
-                threshold: Threshold::Resemblance(t),
-                measure: Measure::Containment,
-                ..Default::default()
-            })
-            .unwrap();
+    let input = Input::Corpus(docs.clone());
+    let job = |t: f64| {
+        JobBuilder::new(Method::Exact)
+            .threshold(Threshold::Resemblance(t))
+            .measure(Measure::Containment)
+            .pipeline(p.clone())
+            .build()
+            .unwrap()
+    };
+    let mut prep = job(0.5).prepare(&input, &|_| {}).unwrap();
+    let mut run = |t: f64| {
+        let out = job(t).run_on(&mut prep).unwrap();
         let ids = prep.ext_ids();
         let mut hits: BTreeMap<String, usize> = BTreeMap::new();
         for e in &out.edges {
@@ -123,6 +121,7 @@ fn exact_containment_separates_cut_from_non() {
             measure: Measure::Containment,
             ..Default::default()
         },
+        spill: Default::default(),
         verify: false,
         false_clusters: FalseClusterConfig::default(),
         labeled_only,

@@ -4,10 +4,11 @@
 //! components, for 1 and 2 threads.
 
 use fimdup::cluster::concept::concept_clusters;
-use fimdup::cluster::job::FpMiner;
 use fimdup::cluster::ConceptConfig;
+use fimdup::cluster::FpMiner;
 use fimdup::context::{Context, ContextConfig, Orientation};
 use fimdup::mine::{brute_force, Target};
+use fimdup::spill::SpillConfig;
 use fimdup::DocId;
 
 fn check(docs: &[Vec<u64>], k: u32) {
@@ -29,7 +30,16 @@ fn check(docs: &[Vec<u64>], k: u32) {
                 .num_threads(threads)
                 .build()
                 .unwrap()
-                .install(|| concept_clusters(ctx.rows(), ctx.n_docs(), k, &FpMiner, &cfg))
+                .install(|| {
+                    concept_clusters(
+                        ctx.rows(),
+                        ctx.n_docs(),
+                        k,
+                        &FpMiner,
+                        &cfg,
+                        &SpillConfig::default(),
+                    )
+                })
                 .unwrap();
             assert_eq!(
                 got.sets, want,
@@ -68,6 +78,7 @@ fn overlapping_groups() {
         5,
         &FpMiner,
         &ConceptConfig::default(),
+        &SpillConfig::default(),
     )
     .unwrap();
     let sets: Vec<Vec<u32>> = got

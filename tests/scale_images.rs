@@ -169,7 +169,7 @@ fn truncated_and_flipped_files_are_rejected_naming_the_file() {
 /// without a budget that forces several passes, and with equal images collapsed.
 #[test]
 fn streamed_context_clusters_equal_the_in_memory_ones() {
-    use fimdup::cluster::job::Prepared;
+    use fimdup::cluster::Prepared;
     use fimdup::cluster::{ClusterConfig, Method, Threshold};
     use fimdup::sketch::pipeline::{sketch_corpus, PipelineConfig};
     use fimdup::spill::{MemoryBudget, SpillConfig};
@@ -203,7 +203,7 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                 threshold: Threshold::Resemblance(0.8),
                 ..ClusterConfig::default()
             };
-            let want = mem.run(&cfg).unwrap();
+            let want = mem.run(&cfg, &SpillConfig::default()).unwrap();
             assert!(
                 want.pairs.len() > 20,
                 "{scheme} {method}: a test with pairs"
@@ -221,7 +221,7 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                 for paths in [vec![one.clone()], shards.clone()] {
                     let p = Prepared::from_images_streamed(&paths, &cfg.context, &spill).unwrap();
                     assert_eq!(p.ext_ids(), mem.ext_ids());
-                    let got = p.run(&cfg).unwrap();
+                    let got = p.run(&cfg, &spill).unwrap();
                     let what = format!("{scheme} {method} budget {budget:?} {} files", paths.len());
                     assert_eq!(got.clusters, want.clusters, "{what}");
                     assert_eq!(got.pairs, want.pairs, "{what}");
@@ -244,7 +244,10 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                 method: Method::Lsh,
                 ..cfg
             };
-            let e = p.run(&lsh).unwrap_err().to_string();
+            let e = p
+                .run(&lsh, &SpillConfig::default())
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("only serve concept and union-find"), "{e}");
         }
     }

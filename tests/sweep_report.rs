@@ -37,6 +37,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         thresholds: SweepThresholds::Resemblance(thresholds),
         pipeline: Default::default(),
         cluster: Default::default(),
+        spill: Default::default(),
         verify: false,
         false_clusters: FalseClusterConfig::default(),
         labeled_only: false,

@@ -3,17 +3,11 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use fimdup::cluster::job::{load_sets, verify_with_corpus, CorpusSource, Prepared};
 use fimdup::cluster::{
-    candidate_threshold, write_clusters, write_pairs, write_summary, ClusterConfig, Grouping,
-    Measure, Method, Phase, Regroup, Threshold, VERIFY_SIGMAS,
+    ClusterConfig, Grouping, Input, JobBuilder, Measure, Method, Threshold, Verify,
 };
-use fimdup::sketch::pipeline::sketch_corpus;
-use fimdup::sketch::{ImageInputs, Scheme};
 
-use super::common::{
-    is_images_file, peak_rss_bytes, print_json, progress, PipelineArgs, SpillArgs,
-};
+use super::common::{print_json, progress, PipelineArgs, SpillArgs};
 
 /// Cluster near-duplicate documents with one method.
 ///
@@ -86,10 +80,11 @@ pub struct Args {
     pub fn_weight: f64,
     /// lsh: how filtered pairs become clusters.
     #[arg(long, default_value = "center", value_name = "center|union-find")]
-    pub grouping: String,
-    /// super-shingle: image elements per super shingle.
-    #[arg(long, default_value_t = 8, value_name = "N")]
-    pub super_per: u32,
+    pub grouping: Grouping,
+    /// super-shingle: image elements per super shingle [default: with --threshold on k-mins
+    /// images, the rows per band LSH chooses for it; else 8].
+    #[arg(long, value_name = "N")]
+    pub super_per: Option<u32>,
     /// Keep only the pairs whose exact resemblance passes the threshold (re-reads the
     /// documents; needs a corpus as INPUT).
     #[arg(long, value_name = "exact")]
@@ -109,17 +104,9 @@ pub struct Args {
     pub spill: SpillArgs,
 }
 
-/// The default scheme of a method.
-pub fn default_scheme(method: Method) -> Scheme {
-    match method {
-        Method::Lsh | Method::SuperShingle => Scheme::KMins,
-        _ => Scheme::BottomK,
-    }
-}
-
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let pcfg = args.pipeline.config_or(default_scheme(args.method))?;
+    let pipeline = args.pipeline.config_or(args.method.default_scheme())?;
     let threshold = match (args.threshold, args.min_common) {
         (_, Some(k)) => Threshold::MinCommon(k),
         (Some(t), None) => Threshold::Resemblance(t),
@@ -129,167 +116,38 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         method: args.method,
         threshold,
         measure: args.measure,
+        max_pairs: Some(args.max_pairs),
         ..ClusterConfig::default()
     };
     cfg.context.max_df = args.max_df;
     cfg.concept.max_itemsets = Some(args.max_itemsets);
     cfg.concept.split_components = !args.no_split;
-    cfg.max_pairs = Some(args.max_pairs);
-    cfg.lsh.bands_rows = match args.bands {
-        None => None,
-        Some(b) => {
-            let n = pcfg.sketch.size as u32;
-            anyhow::ensure!(
-                b >= 1 && n % b == 0,
-                "--bands {b} must divide the image size {n}"
-            );
-            Some((b, n / b))
-        }
-    };
-    anyhow::ensure!(
-        (0.0..=1.0).contains(&args.fn_weight),
-        "--fn-weight must be in [0, 1], not {}",
-        args.fn_weight
-    );
-    cfg.lsh.fn_weight = args.fn_weight;
-    cfg.lsh.fp_weight = 1.0 - args.fn_weight;
-    cfg.lsh.grouping = match args.grouping.as_str() {
-        "center" => Grouping::Center,
-        "union-find" => Grouping::UnionFind,
-        g => anyhow::bail!("--grouping must be center or union-find, not {g:?}"),
-    };
+    cfg.lsh.grouping = args.grouping;
     cfg.super_shingle.per = args.super_per;
     let verify = match args.verify.as_deref() {
-        None => false,
-        Some("exact") => true,
+        None => None,
+        Some("exact") => Some(Verify::Exact),
         Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
     };
-    anyhow::ensure!(
-        args.candidate_threshold.is_none() || verify,
-        "--candidate-threshold only applies with --verify exact"
-    );
-    let verify_t = match (verify, threshold) {
-        (true, Threshold::Resemblance(t)) => {
-            let n = match pcfg.sketch.scheme {
-                fimdup::sketch::Scheme::ModM => 0,
-                _ => pcfg.sketch.size,
-            };
-            let tc = args
-                .candidate_threshold
-                .unwrap_or_else(|| candidate_threshold(t, n, VERIFY_SIGMAS));
-            anyhow::ensure!(
-                (0.0..=t).contains(&tc),
-                "--candidate-threshold must be in [0, {t}] (the threshold), not {tc}"
-            );
-            cfg.threshold = Threshold::Resemblance(tc);
-            Some(t)
-        }
-        (true, Threshold::MinCommon(_)) => anyhow::bail!("--verify exact needs --threshold t"),
-        (false, _) => None,
-    };
-    cfg.validate()?;
-
-    args.spill.install()?;
-    let input = args.input[0].clone();
-    let images_input = is_images_file(&input);
-    if args.input.len() > 1 {
-        if let Some(p) = args.input.iter().find(|p| !is_images_file(p)) {
-            anyhow::bail!(
-                "{}: several inputs must all be images files made by `fimdup sketch`",
-                p.display()
-            );
-        }
-    }
-    anyhow::ensure!(
-        !(images_input && (verify || args.method == Method::Exact)),
-        "{}: {} needs the documents, not an images file",
-        input.display(),
-        if verify {
-            "--verify exact"
-        } else {
-            "the exact method"
-        }
-    );
+    let job = JobBuilder::new(args.method)
+        .cluster(cfg)
+        .pipeline(pipeline)
+        .lsh_bands(args.bands)
+        .lsh_fn_weight(Some(args.fn_weight))
+        .verify(verify)
+        .candidate_threshold(args.candidate_threshold)
+        .spill(args.spill.install()?)
+        .build()?;
+    let input = Input::from_paths(&args.input)?;
     let pb = progress(None, "sketching");
-    let mut offsets: Option<Vec<u64>> = None;
-    let mut prep = if images_input
-        && matches!(args.method, Method::Concept | Method::UnionFind)
-        && args.measure == Measure::Resemblance
-    {
-        // Only the context is needed: build it in passes over the files, under the
-        // memory budget, instead of holding every image.
-        Prepared::from_images_streamed(&args.input, &cfg.context, &fimdup::spill::global())?
-    } else if images_input {
-        let set = ImageInputs::open(&args.input)?.read_all()?;
-        Prepared::new(set, None)?
-    } else {
-        let out = sketch_corpus(&input, &pcfg, &|n| pb.set_position(n))?;
-        offsets = out.offsets;
-        Prepared::new(out.images, Some(&out.fingerprints))?
-    };
+    let out = job.run(&input, &|n| pb.set_position(n));
     pb.finish_and_clear();
-    let shingle = prep.params.shingle;
-    if args.method == Method::Exact {
-        let sets = load_sets(&input, &pcfg.corpus, &pcfg.text, &shingle, None)?;
-        prep.sets = Some(sets.into_iter().map(|(_, s)| s).collect());
-    }
-    let sketch_secs = t0.elapsed().as_secs_f64();
-    let mut out = prep.run(&cfg)?;
-    if let Some(t) = verify_t {
-        anyhow::ensure!(
-            args.measure == Measure::Resemblance,
-            "--verify exact checks resemblance; it cannot be combined with --measure containment"
-        );
-        let tv = Instant::now();
-        let regroup = Regroup::for_method(args.method, cfg.lsh.grouping == Grouping::UnionFind);
-        let src = CorpusSource {
-            path: &input,
-            corpus: &pcfg.corpus,
-            text: &pcfg.text,
-            shingle: &shingle,
-            offsets: offsets.as_deref(),
-            ext_ids: Some(prep.ext_ids()),
-        };
-        verify_with_corpus(&mut out, &src, t, regroup)?;
-        if let Threshold::Resemblance(tc) = cfg.threshold {
-            out.summary.candidate_threshold = Some(tc);
-        }
-        out.summary.threshold = Some(t);
-        out.summary.phases.push(Phase {
-            name: "verify".into(),
-            seconds: tv.elapsed().as_secs_f64(),
-        });
-    }
-    out.summary.phases.insert(
-        0,
-        Phase {
-            name: "sketch".into(),
-            seconds: sketch_secs,
-        },
-    );
-    // The two outputs are independent: written (and synced) side by side.
-    let (c, p) = rayon::join(
-        || {
-            write_clusters(
-                &args.out.join("clusters.jsonl"),
-                &out.clusters,
-                prep.ext_ids(),
-            )
-        },
-        || write_pairs(&args.out.join("pairs.csv"), &out.pairs, prep.ext_ids()),
-    );
-    c?;
-    p?;
-    let secs = t0.elapsed().as_secs_f64();
-    let mut summary = serde_json::to_value(&out.summary)?;
-    summary["seconds"] = serde_json::json!(secs);
-    summary["peak_rss_bytes"] = serde_json::json!(peak_rss_bytes());
-    summary["scheme"] = serde_json::json!(prep.scheme().name());
-    write_summary(&args.out.join("summary.json"), &summary)?;
+    let out = out?;
+    out.write(&args.out)?;
     if args.json {
-        print_json(&summary)?;
+        print_json(&out.summary_json()?)?;
     }
-    let s = &out.summary;
+    let s = &out.output.summary;
     eprintln!(
         "{}: {} documents ({} collapsed into equivalents), k = {} ({}), {} clusters (largest {}), {} pairs in {:.2}s -> {}",
         s.method,
@@ -300,7 +158,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         s.clusters,
         s.largest_cluster,
         s.pairs,
-        secs,
+        t0.elapsed().as_secs_f64(),
         args.out.display()
     );
     Ok(())

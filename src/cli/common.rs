@@ -208,24 +208,6 @@ pub fn id_table_for(output: &std::path::Path) -> PathBuf {
     fimdup::corpus::id_table_path(output)
 }
 
-/// Peak resident memory of this process so far, in bytes (Linux: VmHWM), if known.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// True when `path` is an images file made by `fimdup sketch` (by its magic bytes).
-pub fn is_images_file(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut magic = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && &magic == b"FIMDUPIM"
-}
-
 /// Memory budget and temporary directory for the stages that can spill to disk.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SpillArgs {

@@ -134,6 +134,7 @@ pub fn run_sweep(
         thresholds,
         pipeline: a.pipeline.config()?,
         cluster,
+        spill: fimdup::spill::SpillConfig::default(),
         verify,
         false_clusters: FalseClusterConfig {
             floor: a.floor,

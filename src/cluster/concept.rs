@@ -12,13 +12,18 @@
 //! only supports singletons, which are not clusters). Components are mined in parallel,
 //! largest first. The test `split_equals_whole` checks the equality.
 //!
+//! The pair graph is counted under the run's memory budget (`pair_counts`, spilled sorted
+//! runs when it does not fit).
+//!
 //! Invariant: the result is sorted (see [`super::finish_clusters`]) whatever the thread count.
 
 use rayon::prelude::*;
 
+use super::run::{estimate, Arm, Found};
 use super::uf;
 use crate::context::{pair_counts, Transactions};
-use crate::mine::Itemset;
+use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
+use crate::spill::SpillConfig;
 use crate::{DocId, Error, Result};
 
 /// A maximal frequent itemset miner: given transactions, an absolute minimum support and an
@@ -36,6 +41,28 @@ pub trait MaximalMiner: Sync {
         minsup: u64,
         max_itemsets: Option<u64>,
     ) -> Result<Vec<Itemset>>;
+}
+
+/// The project's maximal itemset miner ([`mine::mine`]) as a [`MaximalMiner`].
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FpMiner;
+
+impl MaximalMiner for FpMiner {
+    fn mine_maximal(
+        &self,
+        t: &Transactions,
+        minsup: u64,
+        max_itemsets: Option<u64>,
+    ) -> Result<Vec<Itemset>> {
+        mine::mine(
+            t,
+            &MineConfig {
+                minsup: MinSupport::Absolute(minsup),
+                target: Target::Maximal,
+                max_itemsets,
+            },
+        )
+    }
 }
 
 impl<F> MaximalMiner for F
@@ -154,12 +181,13 @@ pub fn concept_clusters(
     k: u32,
     miner: &dyn MaximalMiner,
     cfg: &ConceptConfig,
+    spill: &SpillConfig,
 ) -> Result<ConceptResult> {
     cfg.validate()?;
     if k == 0 {
         return Err(Error::config("concept clusters need k >= 1"));
     }
-    let edges = pair_counts(rows, n_docs, k, &crate::spill::global())?;
+    let edges = pair_counts(rows, n_docs, k, spill)?;
     let comps: Vec<Vec<DocId>> = if cfg.split_components {
         uf::components(n_docs as usize, edges.iter().map(|&(a, b, _)| (a, b)))
     } else if edges.is_empty() {
@@ -218,6 +246,32 @@ pub fn concept_clusters(
     })
 }
 
+/// The concept step of [`super::run_method`]: the context of the representatives at the
+/// method's k, mined for its maximal itemsets component by component.
+pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+    let kind = arm.cfg.image_kind;
+    let k = arm.k(arm.n, kind)?;
+    arm.summary.k = Some(k);
+    let ctx = arm.context()?;
+    let miner = arm.need(arm.inputs.miner, "a miner")?;
+    let r = concept_clusters(
+        ctx.get().rows(),
+        arm.n_docs() as u32,
+        k,
+        miner,
+        &arm.cfg.concept,
+        arm.spill(),
+    )?;
+    arm.summary.components = r.components;
+    arm.summary.largest_component = r.largest_component;
+    arm.timer.lap("mine");
+    let n = arm.n;
+    Ok(Found {
+        edges: Arm::scored(&r.edges, |_, c| estimate(c, n, kind), |_| None),
+        sets: r.sets,
+    })
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -261,9 +315,16 @@ pub(crate) mod tests {
             split_components: split,
             ..Default::default()
         };
-        concept_clusters(ctx.rows(), ctx.n_docs(), k, &brute_maximal, &cfg)
-            .unwrap()
-            .sets
+        concept_clusters(
+            ctx.rows(),
+            ctx.n_docs(),
+            k,
+            &brute_maximal,
+            &cfg,
+            &SpillConfig::default(),
+        )
+        .unwrap()
+        .sets
     }
 
     #[test]
@@ -299,6 +360,7 @@ pub(crate) mod tests {
             2,
             &brute_maximal,
             &ConceptConfig::default(),
+            &SpillConfig::default(),
         )
         .unwrap();
         assert_eq!((r.components, r.largest_component), (2, 3));
@@ -307,7 +369,14 @@ pub(crate) mod tests {
             ..Default::default()
         };
         assert!(matches!(
-            concept_clusters(ctx.rows(), ctx.n_docs(), 2, &brute_maximal, &lim),
+            concept_clusters(
+                ctx.rows(),
+                ctx.n_docs(),
+                2,
+                &brute_maximal,
+                &lim,
+                &SpillConfig::default()
+            ),
             Err(Error::Limit(_))
         ));
     }

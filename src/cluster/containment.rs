@@ -36,6 +36,8 @@
 use rayon::prelude::*;
 
 use super::exact::intersection_size;
+use super::run::{mask, Arm, Found};
+use super::Threshold;
 use crate::context::{pair_counts_of_rows, Transactions};
 use crate::{DocId, Error, Result};
 
@@ -266,6 +268,29 @@ pub fn mod_m_containment_pairs(
                 .then(|| (a, b, c, f64::from(c) / la.min(lb) as f64))
         })
         .collect())
+}
+
+/// The union-find step of [`super::run_method`] by containment on mod-m images: the
+/// representatives' context, B97's estimate per sharing pair
+/// ([`mod_m_containment_pairs`]), and the connected components of the passing pairs.
+pub(super) fn run_mod_m(arm: &mut Arm<'_, '_>) -> Result<Found> {
+    let ctx = arm.context()?;
+    let Threshold::Resemblance(t) = arm.cfg.threshold else {
+        unreachable!("validated: containment takes a threshold")
+    };
+    arm.summary.k_rule =
+        format!("mod-m containment estimate |V(a) n V(b)| / min(|V(a)|, |V(b)|) >= {t}");
+    let keys = arm.need(arm.inputs.keys, "mod-m image keys (for the sample sizes)")?;
+    let sizes: Vec<usize> = mask(keys, arm.collapse()).iter().map(|k| k.len()).collect();
+    let p = mod_m_containment_pairs(ctx.get().rows(), &sizes, t)?;
+    arm.timer.lap("pairs");
+    let e: Vec<(DocId, DocId, u32)> = p.iter().map(|x| (x.0, x.1, x.2)).collect();
+    let sets = arm.components(&e);
+    arm.timer.lap("union-find");
+    Ok(Found {
+        sets,
+        edges: Arm::scored(&e, |i, _| Some(p[i].3), |_| None),
+    })
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@
 
 use rayon::prelude::*;
 
+use super::run::{mask, Arm, Found};
+use super::{containment_join, Measure, ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
 
 /// Exact-join options.
@@ -279,6 +281,44 @@ where
             })
         })
         .collect())
+}
+
+/// The exact step of [`super::run_method`]: the exact join of the representatives' full
+/// shingle sets at the threshold (resemblance, or max-containment with the containment
+/// measure) and the connected components of the joined pairs. The method's answer is its
+/// pairs: [`super::run_method`] keeps only the member pairs that were joined (or whose
+/// documents are equivalent), not the transitive pairs of a component.
+pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+    let Threshold::Resemblance(t) = arm.cfg.threshold else {
+        unreachable!("validated: exact takes a resemblance")
+    };
+    let sets_in = mask(
+        arm.need(arm.inputs.sets, "full shingle sets")?,
+        arm.collapse(),
+    );
+    let pairs: Vec<ExactPair> = if arm.cfg.measure == Measure::Containment {
+        arm.summary.k_rule = format!("exact max-containment >= {t}");
+        // The containment goes in the `jaccard` slot: it becomes the pair's `exact` score
+        // (the run's measure).
+        containment_join(&sets_in, t)?
+            .into_iter()
+            .map(|p| ExactPair {
+                a: p.a,
+                b: p.b,
+                overlap: p.overlap,
+                jaccard: p.containment,
+            })
+            .collect()
+    } else {
+        arm.summary.k_rule = format!("exact resemblance >= {t}");
+        exact_join(&sets_in, t, &arm.cfg.exact)?
+    };
+    arm.timer.lap("join");
+    let e: Vec<(DocId, DocId, u32)> = pairs.iter().map(|p| (p.a, p.b, p.overlap)).collect();
+    let sets = arm.components(&e);
+    arm.timer.lap("union-find");
+    let edges: Vec<ScoredPair> = Arm::scored(&e, |_, _| None, |i| Some(pairs[i].jaccard));
+    Ok(Found { sets, edges })
 }
 
 #[cfg(test)]

@@ -1,461 +1,526 @@
-//! Running a method on a sketched corpus: the glue between `sketch` (images, fingerprints),
-//! `context`, `mine` and the methods of this module, shared by `fimdup cluster`, `sweep`,
-//! `demo` and the index.
+//! The one clustering job that every entry point runs: `fimdup cluster`, `sweep` and `demo`
+//! (through [`crate::report::sweep`]), and any program that links the library.
 //!
-//! A [`Prepared`] corpus holds what every method may need, computed once: the images, their
-//! element keys, the positional values (k-mins / one-permutation images), the collapse of
-//! identical / lexically-equivalent / shingle-equivalent documents, and (only for `exact`)
-//! the full shingle sets. [`Prepared::run`] then runs any method at any threshold on it,
-//! so a sweep sketches once and clusters many times. [`Prepared::from_images_streamed`]
-//! prepares images files for the context-only methods (concept, union-find by
-//! resemblance) holding the context instead of the images, with the same results.
+//! A [`Job`] is built and validated in one place ([`JobBuilder::build`]): the method, the
+//! threshold, every method's options ([`ClusterConfig`]), how documents become images
+//! ([`PipelineConfig`]), exact verification and the memory budget ([`SpillConfig`]). It then
+//! runs on an [`Input`] in two steps that a caller may also take one at a time:
 //!
-//! Invariant: results do not depend on the number of threads (every step below is
-//! deterministic; see the methods).
+//! 1. [`Job::prepare`] reads the input once into a [`Sketched`] corpus: a corpus is sketched
+//!    (recording each document's byte offset where the file allows, for verification);
+//!    images files are read, or, for the methods that need only the inverted context
+//!    (concept, union-find by resemblance), streamed into the context under the budget
+//!    without holding the images;
+//! 2. [`Job::run_on`] runs the method on it: the threshold is translated
+//!    ([`super::threshold`]), lowered to the candidate threshold when exact verification
+//!    follows, the method runs ([`super::run_method`]), and the candidates are verified and
+//!    regrouped ([`super::verify`]). A sweep prepares once per scheme and runs many jobs on
+//!    the same [`Sketched`] corpus.
+//!
+//! [`Job::run`] takes both steps and returns a [`JobOutput`] that writes `clusters.jsonl`,
+//! `pairs.csv` and `summary.json` ([`JobOutput::write`]).
+//!
+//! Invariants: the same input and configuration give the same clusters and pairs whichever
+//! entry point runs the job and whatever the thread count; a job on a [`Sketched`] corpus
+//! gives what it gives on the input itself.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
 
-use rayon::prelude::*;
-
+use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
+use super::verify::{load_sets, verify_output, verify_with_corpus, CorpusSource};
 use super::{
-    collapse, run_method, verify_output, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
-    ImageKind, MaximalMiner, Method, Regroup,
+    write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Grouping, Measure,
+    Method, Phase, Prepared, Regroup, Threshold,
 };
-use crate::context::{Context, ContextConfig, KeySource, KeyStats, Transactions};
-use crate::corpus::CorpusConfig;
-use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
-use crate::shingle::ShingleConfig;
-use crate::sketch::pipeline::Fingerprints;
-use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
+use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
+use crate::sketch::{ImageInputs, Scheme};
 use crate::spill::SpillConfig;
-use crate::text::TextConfig;
-use crate::{DocId, Error, Result};
+use crate::{Error, Result};
 
-/// The project's maximal itemset miner ([`mine::mine`]) as a [`MaximalMiner`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FpMiner;
-
-impl MaximalMiner for FpMiner {
-    fn mine_maximal(
-        &self,
-        t: &Transactions,
-        minsup: u64,
-        max_itemsets: Option<u64>,
-    ) -> Result<Vec<Itemset>> {
-        mine::mine(
-            t,
-            &MineConfig {
-                minsup: MinSupport::Absolute(minsup),
-                target: Target::Maximal,
-                max_itemsets,
-            },
-        )
-    }
+/// What a job reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A corpus (any format [`crate::corpus`] reads).
+    Corpus(PathBuf),
+    /// Images files made by the sketch stage: one file, the N shards of one sharded run, or
+    /// whole files in order.
+    Images(Vec<PathBuf>),
 }
 
-/// How the images of a scheme translate a resemblance threshold (None for mod-m, whose
-/// images have no fixed size: give `--min-common`).
-pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
-    match scheme {
-        Scheme::BottomK => Some(ImageKind::BottomK),
-        Scheme::KMins | Scheme::OnePermutation => Some(ImageKind::KMins),
-        Scheme::ModM => None,
-    }
-}
-
-/// A sketched corpus, ready for any method. The images themselves are not kept: their
-/// values become the keys (sorted schemes) or the positional values (k-mins,
-/// one-permutation), so one copy of them is held.
-#[derive(Clone, Debug)]
-pub struct Prepared {
-    /// The parameters the images were made with.
-    pub params: SketchParams,
-    /// The external ids, in DocId order.
-    pub ext_ids: Vec<String>,
-    /// Element keys per document (`Image::keys`).
-    pub keys: Vec<Vec<u64>>,
-    /// Positional values per document (k-mins / one-permutation images only).
-    pub positional: Option<Vec<Vec<u64>>>,
-    /// Full shingle sets (only when loaded for `exact`).
-    pub sets: Option<Vec<Vec<u64>>>,
-    /// Equivalent documents collapsed to representatives.
-    pub collapse: Collapse,
-    /// The context of the representatives and the configuration it was built with, when
-    /// prepared by [`Prepared::from_images_streamed`] (then `keys` is empty).
-    pub context: Option<(ContextConfig, Context)>,
-    /// Image length per document, when `keys` is empty (with `context`).
-    pub image_lens: Option<Vec<u32>>,
-}
-
-/// Images files read again on every scan, as the documents' keys. A scan decodes the files
-/// on a second thread, in batches of [`ImageKeys::BATCH`] documents handed over a bounded
-/// channel, so that decoding overlaps what the caller does with the keys (same order).
-struct ImageKeys<'a, P: AsRef<Path> + Sync> {
-    paths: &'a [P],
-    scheme: Scheme,
-}
-
-/// Documents decoded by [`ImageKeys`]: DocIds, and their keys as CSR.
-#[derive(Default)]
-struct KeyBatch {
-    docs: Vec<DocId>,
-    off: Vec<usize>,
-    keys: Vec<u64>,
-}
-
-impl<P: AsRef<Path> + Sync> ImageKeys<'_, P> {
-    const BATCH: usize = 16 * 1024;
-}
-
-impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
-    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
-        let (paths, scheme) = (self.paths, self.scheme);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<KeyBatch>>(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<KeyBatch>();
-        std::thread::scope(|s| {
-            s.spawn(move || {
-                let fresh = || {
-                    let mut b = back_rx.try_recv().unwrap_or_default();
-                    b.docs.clear();
-                    b.keys.clear();
-                    b.off.clear();
-                    b.off.push(0);
-                    b
-                };
-                let mut batch = fresh();
-                let r = ImageInputs::open(paths).and_then(|inputs| {
-                    inputs.for_each(|d, _, img| {
-                        batch.docs.push(d);
-                        img.keys(scheme, &mut batch.keys);
-                        batch.off.push(batch.keys.len());
-                        if batch.docs.len() == Self::BATCH {
-                            let full = std::mem::replace(&mut batch, fresh());
-                            if tx.send(Ok(full)).is_err() {
-                                // The consumer stopped (its error is the one reported).
-                                return Err(crate::Error::Limit("scan stopped".into()));
-                            }
-                        }
-                        Ok(())
-                    })
-                });
-                let _ = match r {
-                    Ok(_) => tx.send(Ok(batch)),
-                    Err(e) => tx.send(Err(e)),
-                };
-            });
-            let mut out = Ok(());
-            for b in rx.iter() {
-                let b = match b {
-                    Ok(b) => b,
-                    Err(e) => {
-                        out = Err(e);
-                        break;
-                    }
-                };
-                for (i, &d) in b.docs.iter().enumerate() {
-                    if let Err(e) = f(d, &b.keys[b.off[i]..b.off[i + 1]]) {
-                        out = Err(e);
-                        break;
-                    }
-                }
-                if out.is_err() {
-                    break;
-                }
-                let _ = back_tx.send(b);
+impl Input {
+    /// The input named by `paths`: images files when the first is one (then every path must
+    /// be), else one corpus.
+    pub fn from_paths(paths: &[PathBuf]) -> Result<Input> {
+        let first = paths
+            .first()
+            .ok_or_else(|| Error::config("no input given"))?;
+        if crate::sketch::file::is_images_file(first) {
+            if let Some(p) = paths
+                .iter()
+                .find(|p| !crate::sketch::file::is_images_file(p))
+            {
+                return Err(Error::config(format!(
+                    "{}: several inputs must all be images files of the sketch stage",
+                    p.display()
+                )));
             }
-            // Dropping the receiver stops the decoder at its next batch.
-            drop(rx);
-            out
-        })
-    }
-}
-
-impl Prepared {
-    /// Prepares images (consumed: their values are moved, not copied); `fingerprints` (raw
-    /// and canonical, from the sketch pipeline) enable collapsing identical and
-    /// lexically-equivalent documents; without them only shingle-equivalent documents
-    /// (equal images) are collapsed.
-    pub fn new(images: ImageSet, fingerprints: Option<&Fingerprints>) -> Result<Self> {
-        let ImageSet {
-            params,
-            ext_ids,
-            images,
-        } = images;
-        let scheme = params.sketch.scheme;
-        let img_fp: Vec<Option<u64>> = images.par_iter().map(image_fingerprint).collect();
-        let n = images.len();
-        let (keys, positional): (Vec<Vec<u64>>, Option<Vec<Vec<u64>>>) = if scheme.is_positional() {
-            let keys = images
-                .par_iter()
-                .map(|img| {
-                    let mut k = Vec::new();
-                    img.keys(scheme, &mut k);
-                    k
-                })
-                .collect();
-            let pos = images.into_iter().map(Image::into_values).collect();
-            (keys, Some(pos))
-        } else {
-            // Sorted schemes: the keys are the values themselves.
-            (images.into_iter().map(Image::into_values).collect(), None)
-        };
-        let collapse = match fingerprints {
-            Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
-            None => {
-                // No text fingerprints: give every document its own, so that only equal
-                // images collapse.
-                let own: Vec<u64> = (0..n as u64).collect();
-                collapse(&own, &own, &img_fp)?
-            }
-        };
-        Ok(Prepared {
-            params,
-            ext_ids,
-            keys,
-            positional,
-            sets: None,
-            collapse,
-            context: None,
-            image_lens: None,
-        })
-    }
-
-    /// Prepares images files (one, or the shards of one run) for the methods that need
-    /// only the inverted context (concept; union-find by resemblance) without holding the
-    /// images: one scan of the files gathers the external ids, the image fingerprints
-    /// (documents with equal images collapse, as [`Prepared::new`] without text
-    /// fingerprints does) and the key range, then [`Context::from_key_source`] builds the
-    /// context of the representatives (`cfg`) in passes over the files, each holding at
-    /// most `spill`'s budget of incidences. Runs give the same output as with
-    /// [`Prepared::new`] on the same images.
-    pub fn from_images_streamed<P: AsRef<Path> + Sync>(
-        paths: &[P],
-        cfg: &ContextConfig,
-        spill: &SpillConfig,
-    ) -> Result<Self> {
-        let inputs = ImageInputs::open(paths)?;
-        let params = inputs.params().clone();
-        let scheme = params.sketch.scheme;
-        let mut stats = KeyStats::default();
-        let mut docs: Vec<(DocId, String, Option<u64>, u32)> = Vec::new();
-        let mut buf = Vec::new();
-        inputs.for_each(|d, id, img| {
-            buf.clear();
-            img.keys(scheme, &mut buf);
-            stats.add(d, &buf);
-            docs.push((d, id, image_fingerprint(&img), buf.len() as u32));
-            Ok(())
-        })?;
-        docs.sort_unstable_by_key(|x| x.0);
-        let mut ext_ids = Vec::with_capacity(docs.len());
-        let mut img_fp = Vec::with_capacity(docs.len());
-        let mut image_lens = Vec::with_capacity(docs.len());
-        for (_, id, fp, len) in docs {
-            ext_ids.push(id);
-            img_fp.push(fp);
-            image_lens.push(len);
+            return Ok(Input::Images(paths.to_vec()));
         }
-        let own: Vec<u64> = (0..ext_ids.len() as u64).collect();
-        let collapse = collapse(&own, &own, &img_fp)?;
-        drop(img_fp);
-        let mut src = ImageKeys { paths, scheme };
-        let context =
-            Context::from_key_source(&mut src, &stats, cfg, spill, &|d| collapse.is_rep(d))?;
-        Ok(Prepared {
-            params,
-            ext_ids,
-            keys: Vec::new(),
-            positional: None,
-            sets: None,
-            collapse,
-            context: Some((*cfg, context)),
-            image_lens: Some(image_lens),
+        if let Some(p) = paths.get(1) {
+            return Err(Error::config(format!(
+                "{}: several inputs must all be images files of the sketch stage",
+                p.display()
+            )));
+        }
+        Ok(Input::Corpus(first.clone()))
+    }
+
+    /// The first path (the one errors name).
+    pub fn path(&self) -> &Path {
+        match self {
+            Input::Corpus(p) => p,
+            Input::Images(v) => &v[0],
+        }
+    }
+}
+
+/// Exact verification of a method's candidates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verify {
+    /// Every candidate pair is checked against its exact shingle sets at the threshold.
+    Exact,
+}
+
+/// Builds a [`Job`]; every setting is checked by [`JobBuilder::build`].
+#[derive(Clone, Debug)]
+pub struct JobBuilder {
+    cluster: ClusterConfig,
+    pipeline: Option<PipelineConfig>,
+    verify: Option<Verify>,
+    candidate_threshold: Option<f64>,
+    spill: SpillConfig,
+    bands: Option<u32>,
+    fn_weight: Option<f64>,
+}
+
+impl JobBuilder {
+    /// A job running `method` at resemblance 0.8 on images of the method's default scheme
+    /// ([`Method::default_scheme`]), without verification or memory budget.
+    pub fn new(method: Method) -> JobBuilder {
+        JobBuilder {
+            cluster: ClusterConfig {
+                method,
+                ..ClusterConfig::default()
+            },
+            pipeline: None,
+            verify: None,
+            candidate_threshold: None,
+            spill: SpillConfig::default(),
+            bands: None,
+            fn_weight: None,
+        }
+    }
+
+    /// Every method option at once (method and threshold included).
+    pub fn cluster(&mut self, cfg: ClusterConfig) -> &mut Self {
+        self.cluster = cfg;
+        self
+    }
+
+    /// The threshold: a resemblance (translated per method) or an absolute k.
+    pub fn threshold(&mut self, t: Threshold) -> &mut Self {
+        self.cluster.threshold = t;
+        self
+    }
+
+    /// What a resemblance threshold measures.
+    pub fn measure(&mut self, m: Measure) -> &mut Self {
+        self.cluster.measure = m;
+        self
+    }
+
+    /// How documents become images (ignored for images files, which carry their own).
+    pub fn pipeline(&mut self, p: PipelineConfig) -> &mut Self {
+        self.pipeline = Some(p);
+        self
+    }
+
+    /// Exact verification, or none.
+    pub fn verify(&mut self, v: Option<Verify>) -> &mut Self {
+        self.verify = v;
+        self
+    }
+
+    /// With verification: the threshold candidates are found at (default: two standard
+    /// errors of the estimate below the threshold, [`candidate_threshold`]).
+    pub fn candidate_threshold(&mut self, t: Option<f64>) -> &mut Self {
+        self.candidate_threshold = t;
+        self
+    }
+
+    /// The memory budget and where to spill.
+    pub fn spill(&mut self, s: SpillConfig) -> &mut Self {
+        self.spill = s;
+        self
+    }
+
+    /// LSH: `b` bands of `n / b` rows instead of the optimised choice.
+    pub fn lsh_bands(&mut self, b: Option<u32>) -> &mut Self {
+        self.bands = b;
+        self
+    }
+
+    /// LSH: the weight `w` in `[0, 1]` of the false-negative area when choosing the bands
+    /// (false positives weigh `1 - w`).
+    pub fn lsh_fn_weight(&mut self, w: Option<f64>) -> &mut Self {
+        self.fn_weight = w;
+        self
+    }
+
+    /// Checks every setting and their combinations.
+    pub fn build(&self) -> Result<Job> {
+        let mut cluster = self.cluster;
+        let pipeline = match &self.pipeline {
+            Some(p) => p.clone(),
+            None => {
+                let mut p = PipelineConfig::default();
+                p.sketch.scheme = cluster.method.default_scheme();
+                p
+            }
+        };
+        pipeline.validate()?;
+        let n = pipeline.sketch.size;
+        if let Some(b) = self.bands {
+            if b == 0 || n % b as usize != 0 {
+                return Err(Error::config(format!(
+                    "{b} LSH bands do not divide the image size {n}"
+                )));
+            }
+            cluster.lsh.bands_rows = Some((b, n as u32 / b));
+        }
+        if let Some(w) = self.fn_weight {
+            if !(0.0..=1.0).contains(&w) {
+                return Err(Error::config(format!(
+                    "the false-negative weight must be in [0, 1], not {w}"
+                )));
+            }
+            cluster.lsh.fn_weight = w;
+            cluster.lsh.fp_weight = 1.0 - w;
+        }
+        if self.candidate_threshold.is_some() && self.verify.is_none() {
+            return Err(Error::config(
+                "a candidate threshold only applies with exact verification",
+            ));
+        }
+        let verify_at = match (self.verify, cluster.threshold) {
+            (None, _) => None,
+            (Some(Verify::Exact), Threshold::MinCommon(_)) => return Err(Error::config(
+                "exact verification needs a resemblance threshold, not an absolute min-common k",
+            )),
+            (Some(Verify::Exact), Threshold::Resemblance(t)) => {
+                if cluster.measure != Measure::Resemblance {
+                    return Err(Error::config(
+                        "exact verification checks resemblance; it cannot be combined with the containment measure",
+                    ));
+                }
+                if let Some(tc) = self.candidate_threshold {
+                    if !(0.0..=t).contains(&tc) {
+                        return Err(Error::config(format!(
+                            "the candidate threshold must be in [0, {t}] (the threshold), not {tc}"
+                        )));
+                    }
+                }
+                Some(t)
+            }
+        };
+        cluster.validate()?;
+        self.spill.validate()?;
+        Ok(Job {
+            cluster,
+            pipeline,
+            verify_at,
+            candidate: self.candidate_threshold,
+            spill: self.spill.clone(),
         })
+    }
+}
+
+/// A validated clustering job (see the module docs); made by [`JobBuilder`].
+#[derive(Clone, Debug)]
+pub struct Job {
+    cluster: ClusterConfig,
+    pipeline: PipelineConfig,
+    /// The verified threshold, with exact verification.
+    verify_at: Option<f64>,
+    candidate: Option<f64>,
+    spill: SpillConfig,
+}
+
+/// An input read once ([`Job::prepare`]), ready for any number of jobs.
+#[derive(Debug)]
+pub struct Sketched {
+    prep: Prepared,
+    /// The corpus, when the input was one (exact sets and verification read it again).
+    corpus: Option<PathBuf>,
+    /// How the corpus was read.
+    pipeline: PipelineConfig,
+    /// Byte offset of every document's line, when the sketch pass recorded them.
+    offsets: Option<Vec<u64>>,
+    /// Seconds spent preparing.
+    seconds: f64,
+}
+
+impl Sketched {
+    /// The prepared corpus.
+    pub fn prepared(&self) -> &Prepared {
+        &self.prep
+    }
+
+    /// The external ids, in DocId order.
+    pub fn ext_ids(&self) -> &[String] {
+        self.prep.ext_ids()
     }
 
     /// Number of documents.
     pub fn n_docs(&self) -> usize {
-        self.collapse.n_docs()
+        self.prep.n_docs()
     }
 
-    /// The external ids.
-    pub fn ext_ids(&self) -> &[String] {
-        &self.ext_ids
+    /// Seconds spent preparing (sketching, or reading images files).
+    pub fn seconds(&self) -> f64 {
+        self.seconds
     }
 
-    /// The image scheme.
-    pub fn scheme(&self) -> Scheme {
-        self.params.sketch.scheme
+    /// Where verification reads the documents again.
+    fn source(&self) -> Result<CorpusSource<'_>> {
+        let path = self.corpus.as_deref().ok_or_else(|| {
+            Error::config("exact verification needs the documents, not an images file")
+        })?;
+        Ok(CorpusSource {
+            path,
+            corpus: &self.pipeline.corpus,
+            text: &self.pipeline.text,
+            shingle: &self.prep.params().shingle,
+            offsets: self.offsets.as_deref(),
+            ext_ids: Some(self.prep.ext_ids()),
+        })
     }
 
-    /// Runs `cfg.method` (its `image_kind` is set from the scheme here).
-    pub fn run(&self, cfg: &ClusterConfig) -> Result<ClusterOutput> {
-        let mut cfg = *cfg;
-        if cfg.measure == super::Measure::Containment
-            && cfg.method == Method::UnionFind
-            && self.scheme() != Scheme::ModM
-        {
-            return Err(Error::config(format!(
-                "union-find estimates containment from mod-m images only: use --scheme mod-m, not {}",
-                self.scheme().name()
-            )));
+    /// Loads the full shingle sets (for `exact`) unless loaded already.
+    fn ensure_sets(&mut self) -> Result<()> {
+        if self.prep.has_sets() {
+            return Ok(());
         }
-        let containment_on_mod_m =
-            cfg.measure == super::Measure::Containment && self.scheme() == Scheme::ModM;
-        match (image_kind(self.scheme()), cfg.threshold) {
-            (Some(kind), _) => cfg.image_kind = kind,
-            (None, super::Threshold::Resemblance(_))
-                if cfg.method != Method::Exact && !containment_on_mod_m =>
-            {
-                return Err(Error::config(
-                    "mod-m images have no fixed size: give --min-common k instead of --threshold",
-                ))
-            }
-            _ => {}
-        }
-        if let Some((built, _)) = &self.context {
-            if !matches!(cfg.method, Method::Concept | Method::UnionFind)
-                || cfg.measure != super::Measure::Resemblance
-            {
-                return Err(Error::config(format!(
-                    "images prepared as a context only serve concept and union-find by resemblance, not {} by {}",
-                    cfg.method, cfg.measure
-                )));
-            }
-            if *built != cfg.context {
-                return Err(Error::config(
-                    "the context was prepared with other --min-df / --max-df settings",
-                ));
-            }
-        }
-        if cfg.method == Method::Lsh && self.positional.is_none() {
-            return Err(Error::config(format!(
-                "lsh bands positional images: use --scheme k-mins or one-permutation, not {}",
-                self.scheme().name()
-            )));
-        }
-        if cfg.method == Method::Exact && self.sets.is_none() {
-            return Err(Error::config(
+        let path = self.corpus.as_deref().ok_or_else(|| {
+            Error::config(
                 "the exact join needs the documents' full shingle sets: give a corpus, not an images file",
-            ));
-        }
-        let inputs = ClusterInputs {
-            n_docs: self.n_docs(),
-            keys: self.context.is_none().then_some(&self.keys[..]),
-            positional: self.positional.as_deref(),
-            sets: self.sets.as_deref(),
-            super_shingles: None,
-            context: self.context.as_ref().map(|(_, c)| c),
-            image_size: (self.scheme() != Scheme::ModM).then_some(self.params.sketch.size),
-            image_lens: self.image_lens.as_deref(),
-            collapse: Some(&self.collapse),
-            miner: Some(&FpMiner),
+            )
+        })?;
+        let p = &self.pipeline;
+        let sets = load_sets(path, &p.corpus, &p.text, &self.prep.params().shingle, None)?;
+        self.prep
+            .set_sets(sets.into_iter().map(|(_, s)| s).collect())
+    }
+}
+
+/// What [`Job::run`] returns: the method's output, the external ids it refers to, and what
+/// `summary.json` adds.
+#[derive(Clone, Debug)]
+pub struct JobOutput {
+    /// Clusters, pairs, edges and the summary.
+    pub output: ClusterOutput,
+    /// External ids in DocId order.
+    pub ext_ids: Vec<String>,
+    /// The image scheme.
+    pub scheme: Scheme,
+    /// Seconds end to end.
+    pub seconds: f64,
+    /// Peak resident memory of the process, if known.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl JobOutput {
+    /// The summary as written to `summary.json`: the run's summary plus `seconds`,
+    /// `peak_rss_bytes` and `scheme`.
+    pub fn summary_json(&self) -> Result<serde_json::Value> {
+        let mut v = serde_json::to_value(&self.output.summary)
+            .map_err(|e| Error::config(format!("summary: {e}")))?;
+        v["seconds"] = serde_json::json!(self.seconds);
+        v["peak_rss_bytes"] = serde_json::json!(self.peak_rss_bytes);
+        v["scheme"] = serde_json::json!(self.scheme.name());
+        Ok(v)
+    }
+
+    /// Writes `clusters.jsonl` and `pairs.csv` (side by side, each complete or absent) and
+    /// then `summary.json` into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let (c, p) = rayon::join(
+            || {
+                write_clusters(
+                    &dir.join("clusters.jsonl"),
+                    &self.output.clusters,
+                    &self.ext_ids,
+                )
+            },
+            || write_pairs(&dir.join("pairs.csv"), &self.output.pairs, &self.ext_ids),
+        );
+        c?;
+        p?;
+        write_summary(&dir.join("summary.json"), &self.summary_json()?)
+    }
+}
+
+impl Job {
+    /// The method.
+    pub fn method(&self) -> Method {
+        self.cluster.method
+    }
+
+    /// The method's options, with the threshold as given (not the candidate threshold).
+    pub fn cluster_config(&self) -> &ClusterConfig {
+        &self.cluster
+    }
+
+    /// How documents become images.
+    pub fn pipeline(&self) -> &PipelineConfig {
+        &self.pipeline
+    }
+
+    /// Whether candidates are verified exactly.
+    pub fn verifies(&self) -> bool {
+        self.verify_at.is_some()
+    }
+
+    /// Reads `input` once (see the module docs); `progress` is told the documents read so
+    /// far while a corpus is sketched.
+    pub fn prepare(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<Sketched> {
+        let t0 = Instant::now();
+        let method = self.cluster.method;
+        let (prep, corpus, offsets) = match input {
+            Input::Images(paths) => {
+                if self.verify_at.is_some() || method == Method::Exact {
+                    return Err(Error::config(format!(
+                        "{}: {} needs the documents, not an images file",
+                        paths[0].display(),
+                        if self.verify_at.is_some() {
+                            "exact verification"
+                        } else {
+                            "the exact method"
+                        }
+                    )));
+                }
+                let prep = if matches!(method, Method::Concept | Method::UnionFind)
+                    && self.cluster.measure == Measure::Resemblance
+                {
+                    // Only the context is needed: build it in passes over the files, under
+                    // the memory budget, instead of holding every image.
+                    Prepared::from_images_streamed(paths, &self.cluster.context, &self.spill)?
+                } else {
+                    Prepared::new(ImageInputs::open(paths)?.read_all()?, None)?
+                };
+                (prep, None, None)
+            }
+            Input::Corpus(path) => {
+                let out = sketch_corpus(path, &self.pipeline, progress)?;
+                let prep = Prepared::new(out.images, Some(&out.fingerprints))?;
+                (prep, Some(path.clone()), out.offsets)
+            }
         };
-        let mut out = run_method(&inputs, &cfg)?;
-        if cfg.method == Method::Exact {
-            // The exact join's answer is its pairs (every pair at or above the threshold);
-            // the transitive pairs of its connected components are not similar pairs.
-            // Member pairs are kept when their representatives are joined (or equal: the
-            // documents are equivalent); edges are between representatives.
-            let c = &self.collapse;
-            let joined: hashbrown::HashSet<(DocId, DocId)> = out
-                .edges
-                .iter()
-                .map(|e| (e.a.min(e.b), e.a.max(e.b)))
-                .collect();
-            out.pairs.retain(|p| {
-                let (ra, rb) = (c.rep(p.a), c.rep(p.b));
-                ra == rb || joined.contains(&(ra.min(rb), ra.max(rb)))
+        Ok(Sketched {
+            prep,
+            corpus,
+            pipeline: self.pipeline.clone(),
+            offsets,
+            seconds: t0.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The threshold the method runs at: the candidate threshold with verification, else
+    /// the threshold itself.
+    fn run_threshold(&self, s: &Sketched) -> Threshold {
+        match self.verify_at {
+            Some(t) => {
+                let params = s.prep.params();
+                let n = match params.sketch.scheme {
+                    Scheme::ModM => 0,
+                    _ => params.sketch.size,
+                };
+                Threshold::Resemblance(
+                    self.candidate
+                        .unwrap_or_else(|| candidate_threshold(t, n, VERIFY_SIGMAS)),
+                )
+            }
+            None => self.cluster.threshold,
+        }
+    }
+
+    /// Runs the method (and verification) on a prepared input; the exact method loads the
+    /// full shingle sets into `s` the first time.
+    pub fn run_on(&self, s: &mut Sketched) -> Result<ClusterOutput> {
+        let t0 = Instant::now();
+        let method = self.cluster.method;
+        if method == Method::Exact {
+            s.ensure_sets()?;
+        }
+        let sets_secs = t0.elapsed().as_secs_f64();
+        let mut cfg = self.cluster;
+        cfg.threshold = self.run_threshold(s);
+        let mut out = s.prep.run(&cfg, &self.spill)?;
+        if method == Method::Exact {
+            out.summary.phases.insert(
+                0,
+                Phase {
+                    name: "shingle sets".into(),
+                    seconds: sets_secs,
+                },
+            );
+        }
+        if let Some(t) = self.verify_at {
+            let tv = Instant::now();
+            let regroup = Regroup::for_method(method, cfg.lsh.grouping == Grouping::UnionFind);
+            if s.prep.has_sets() {
+                // The full sets are in memory already (the exact method): verify from them.
+                let prep = &s.prep;
+                let fetch = |d: crate::DocId| -> Result<Vec<u64>> {
+                    Ok(prep.set_of(d).unwrap_or_default().to_vec())
+                };
+                verify_output(&mut out, fetch, t, regroup)?;
+            } else {
+                verify_with_corpus(&mut out, &s.source()?, t, regroup)?;
+            }
+            if let Threshold::Resemblance(tc) = cfg.threshold {
+                out.summary.candidate_threshold = Some(tc);
+            }
+            out.summary.threshold = Some(t);
+            out.summary.phases.push(Phase {
+                name: "verify".into(),
+                seconds: tv.elapsed().as_secs_f64(),
             });
-            out.summary.pairs = out.pairs.len() as u64;
         }
         Ok(out)
     }
-}
 
-/// Full shingle sets of the documents of a corpus whose DocIds are in `wanted` (ascending;
-/// `None` = all), re-reading the corpus: only the wanted documents are shingled and only
-/// their sets are kept in memory ([`crate::sketch::pipeline::shingle_sets_filtered`]).
-pub fn load_sets(
-    path: &Path,
-    corpus: &CorpusConfig,
-    text: &TextConfig,
-    shingle: &ShingleConfig,
-    wanted: Option<&[DocId]>,
-) -> Result<crate::sketch::pipeline::DocSets> {
-    crate::sketch::pipeline::shingle_sets_filtered(path, corpus, text, shingle, wanted, &|_| {})
-}
-
-/// Where `--verify exact` reads the documents again: the corpus and how it was read, plus,
-/// when the first pass recorded them ([`crate::sketch::pipeline::SketchOutput::offsets`]),
-/// the byte offset of every document's line and the external ids read then (so that only
-/// the candidates are read again, and a changed file is caught).
-#[derive(Clone, Copy, Debug)]
-pub struct CorpusSource<'a> {
-    /// The corpus file.
-    pub path: &'a Path,
-    /// How it is read.
-    pub corpus: &'a CorpusConfig,
-    /// How its text becomes tokens.
-    pub text: &'a TextConfig,
-    /// How tokens become shingles.
-    pub shingle: &'a ShingleConfig,
-    /// `offsets[d]`: where DocId `d`'s line starts, if recorded.
-    pub offsets: Option<&'a [u64]>,
-    /// External ids in DocId order (checked against the lines read at `offsets`).
-    pub ext_ids: Option<&'a [String]>,
-}
-
-impl CorpusSource<'_> {
-    /// The full shingle sets of `wanted` (ascending, distinct), in DocId order: read at the
-    /// recorded offsets when there are some and the file allows it, else by re-reading the
-    /// whole corpus (only the wanted documents are parsed and shingled).
-    pub fn sets_of(&self, wanted: &[DocId]) -> Result<crate::sketch::pipeline::DocSets> {
-        if let Some(offsets) = self.offsets {
-            if let Some(sets) = crate::sketch::pipeline::shingle_sets_at(
-                self.path,
-                self.corpus,
-                self.text,
-                self.shingle,
-                wanted,
-                offsets,
-                self.ext_ids,
-            )? {
-                return Ok(sets);
-            }
-        }
-        load_sets(
-            self.path,
-            self.corpus,
-            self.text,
-            self.shingle,
-            Some(wanted),
-        )
+    /// Prepares `input` and runs the job on it: the output with the preparation in its
+    /// phases ("sketch"), the seconds end to end and the peak memory.
+    pub fn run(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<JobOutput> {
+        let t0 = Instant::now();
+        let mut s = self.prepare(input, progress)?;
+        let mut output = self.run_on(&mut s)?;
+        output.summary.phases.insert(
+            0,
+            Phase {
+                name: "sketch".into(),
+                seconds: s.seconds,
+            },
+        );
+        let scheme = s.prep.scheme();
+        Ok(JobOutput {
+            output,
+            scheme,
+            ext_ids: s.prep.into_ext_ids(),
+            seconds: t0.elapsed().as_secs_f64(),
+            peak_rss_bytes: crate::report::peak_rss_bytes(),
+        })
     }
-}
-
-/// `--verify exact`: keeps the pairs whose exact resemblance (from the documents read
-/// again, see [`CorpusSource::sets_of`]) is at least `t`; fills their `exact` scores and
-/// rebuilds the clusters as `regroup` says.
-pub fn verify_with_corpus(
-    out: &mut ClusterOutput,
-    src: &CorpusSource<'_>,
-    t: f64,
-    regroup: Regroup,
-) -> Result<()> {
-    let mut wanted: Vec<DocId> = out
-        .pairs
-        .iter()
-        .chain(&out.edges)
-        .flat_map(|p| [p.a, p.b])
-        .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let sets = src.sets_of(&wanted)?;
-    let fetch = |d: DocId| -> Result<Vec<u64>> {
-        sets.binary_search_by_key(&d, |s| s.0)
-            .map(|i| sets[i].1.clone())
-            .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
-    };
-    verify_output(out, fetch, t, regroup)
 }

@@ -1,10 +1,7 @@
-//! Locality-sensitive hashing over k-mins images (H00 section 3): choice of bands and rows,
-//! band hashes, candidate pairs, the filtering pass, and the center clustering.
+//! Locality-sensitive hashing over k-mins images (H00 section 3): band hashes, candidate
+//! pairs, the filtering pass, and the center clustering. The choice of bands and rows for a
+//! threshold is [`super::threshold::choose_bands`].
 //!
-//! - [`choose_bands`]: among the divisors `r` of `n` (so `b · r = n` and every row is used),
-//!   pick the one minimising `w_fp · ∫₀ᵗ P(s) ds + w_fn · ∫ₜ¹ (1 - P(s)) ds` with
-//!   `P(s) = 1 - (1 - s^r)^b`, the probability that a pair of resemblance `s` shares a band.
-//!   Ties go to the smaller `r`.
 //! - [`candidate_pairs`]: band `i` of a document is the positions `[i·r, (i+1)·r)` of its image,
 //!   hashed with xxh3 (seed `seed + i`) over the little-endian values. Entries
 //!   `(band, hash, doc)` are sorted; every run of equal `(band, hash)` yields all its pairs.
@@ -22,6 +19,9 @@
 
 use rayon::prelude::*;
 
+use super::run::{Arm, Found};
+use super::threshold::{self, choose_bands, k_for_threshold, ImageKind};
+use super::{ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
 
 /// Weights and seed of the LSH method.
@@ -93,54 +93,6 @@ impl std::str::FromStr for Grouping {
             ))),
         }
     }
-}
-
-/// `P(s) = 1 - (1 - s^r)^b`: probability that a pair of resemblance `s` shares a band.
-pub fn s_curve(s: f64, b: u32, r: u32) -> f64 {
-    1.0 - (1.0 - s.powi(r as i32)).powi(b as i32)
-}
-
-/// Simpson's rule with `steps` (even) intervals.
-fn simpson(f: impl Fn(f64) -> f64, lo: f64, hi: f64, steps: usize) -> f64 {
-    if hi <= lo {
-        return 0.0;
-    }
-    let h = (hi - lo) / steps as f64;
-    let mut s = f(lo) + f(hi);
-    for i in 1..steps {
-        let w = if i % 2 == 1 { 4.0 } else { 2.0 };
-        s += w * f(lo + i as f64 * h);
-    }
-    s * h / 3.0
-}
-
-/// The weighted error `w_fp · FP + w_fn · FN` of `(b, r)` at threshold `t`.
-pub fn band_error(t: f64, b: u32, r: u32, fp_weight: f64, fn_weight: f64) -> f64 {
-    let fp = simpson(|s| s_curve(s, b, r), 0.0, t, 1000);
-    let fnr = simpson(|s| 1.0 - s_curve(s, b, r), t, 1.0, 1000);
-    fp_weight * fp + fn_weight * fnr
-}
-
-/// Chooses `(b, r)` with `b · r = n` minimising [`band_error`] (ties: smaller `r`).
-pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u32, u32)> {
-    if n == 0 {
-        return Err(Error::config("LSH needs images of at least one position"));
-    }
-    if !(0.0..=1.0).contains(&t) {
-        return Err(Error::config(format!(
-            "threshold must be in [0, 1], not {t}"
-        )));
-    }
-    let mut best: Option<(f64, u32, u32)> = None;
-    for r in (1..=n).filter(|r| n % r == 0) {
-        let b = n / r;
-        let e = band_error(t, b, r, fp_weight, fn_weight);
-        if best.map_or(true, |(be, _, _)| e < be) {
-            best = Some((e, b, r));
-        }
-    }
-    let (_, b, r) = best.expect("n has at least one divisor");
-    Ok((b, r))
 }
 
 /// Length of the images (all non-empty images must have it); 0 when all are empty.
@@ -277,41 +229,73 @@ pub fn center_clusters(n_docs: usize, edges: &[(DocId, DocId, f64)]) -> Vec<Vec<
         .collect()
 }
 
+/// The LSH step of [`super::run_method`]: bands of the representatives' positional images
+/// (chosen for the threshold unless given), the filtering pass at the method's k, and the
+/// grouping (center clusters, or connected components).
+pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+    let cfg = arm.cfg;
+    let positional = arm.need(arm.inputs.positional, "positional (k-mins) images")?;
+    let images = super::run::mask(positional, arm.collapse());
+    let n = image_len(&images)?;
+    arm.summary.image_size = n as u64;
+    if n == 0 {
+        return Ok(Found {
+            sets: Vec::new(),
+            edges: Vec::new(),
+        });
+    }
+    let (k, t) = match cfg.threshold {
+        Threshold::MinCommon(k) => {
+            arm.summary.k_rule = format!("min-common {k} agreeing positions");
+            (k, f64::from(k) / n as f64)
+        }
+        Threshold::Resemblance(t) => {
+            arm.summary.k_rule = threshold::describe(t, n, ImageKind::KMins);
+            (k_for_threshold(t, n, ImageKind::KMins), t)
+        }
+    };
+    arm.summary.k = Some(k);
+    let (b, r) = match cfg.lsh.bands_rows {
+        Some(br) => br,
+        None => choose_bands(n as u32, t.min(1.0), cfg.lsh.fp_weight, cfg.lsh.fn_weight)?,
+    };
+    arm.summary.bands = Some(b);
+    arm.summary.rows = Some(r);
+    let cand = candidate_pairs(&images, b, r, cfg.lsh.seed)?;
+    arm.summary.candidates = Some(cand.len() as u64);
+    arm.timer.lap("bands");
+    let kept = filter_pairs(&images, &cand, k);
+    arm.timer.lap("filter");
+    let comps = arm.components(&kept);
+    let sets = match cfg.lsh.grouping {
+        Grouping::UnionFind => comps,
+        Grouping::Center => {
+            let w: Vec<(DocId, DocId, f64)> = kept
+                .iter()
+                .map(|&(a, b, c)| (a, b, f64::from(c) / n as f64))
+                .collect();
+            center_clusters(arm.n_docs(), &w)
+                .into_iter()
+                .map(|c| {
+                    let center = c[0];
+                    let sup = c[1..]
+                        .iter()
+                        .map(|&m| agreements(images[center.index()], images[m.index()]) as u32)
+                        .min()
+                        .unwrap_or(0);
+                    (c, sup)
+                })
+                .collect()
+        }
+    };
+    arm.timer.lap("cluster");
+    let edges: Vec<ScoredPair> = Arm::scored(&kept, |_, c| Some(f64::from(c) / n as f64), |_| None);
+    Ok(Found { sets, edges })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bands_for_128_at_0_8() {
-        let (b, r) = choose_bands(128, 0.8, 0.5, 0.5).unwrap();
-        assert_eq!(b * r, 128);
-        let thr = (1.0 / f64::from(b)).powf(1.0 / f64::from(r));
-        assert!((thr - 0.8).abs() < 0.1, "b={b} r={r} threshold {thr}");
-        // Independent check of optimality: a plain midpoint Riemann sum with 200k steps.
-        let err = |b: u32, r: u32| {
-            let steps = 200_000;
-            let (mut fp, mut fnr) = (0.0, 0.0);
-            for i in 0..steps {
-                let s = (i as f64 + 0.5) / steps as f64;
-                let p = 1.0 - (1.0 - s.powf(r as f64)).powf(b as f64);
-                if s < 0.8 {
-                    fp += p
-                } else {
-                    fnr += 1.0 - p
-                }
-            }
-            0.5 * (fp + fnr) / steps as f64
-        };
-        let e = err(b, r);
-        for r2 in [1u32, 2, 4, 8, 16, 32, 64, 128] {
-            assert!(e <= err(128 / r2, r2) + 1e-6, "r={r} worse than r={r2}");
-        }
-        // Weights move the choice: penalising false negatives heavily means fewer rows.
-        let (_, r_fn) = choose_bands(128, 0.8, 0.01, 0.99).unwrap();
-        let (_, r_fp) = choose_bands(128, 0.8, 0.99, 0.01).unwrap();
-        assert!(r_fn < r && r < r_fp, "{r_fn} < {r} < {r_fp}");
-        assert!(choose_bands(0, 0.8, 0.5, 0.5).is_err());
-    }
 
     #[test]
     fn candidates_filter_and_centers() {

@@ -1,4 +1,5 @@
-//! Output records and writers: `clusters.jsonl`, `pairs.csv`, and the summary JSON.
+//! Output records and writers: the run's [`ClusterOutput`] and [`ClusterSummary`], `clusters.jsonl`,
+//! `pairs.csv`, and the summary JSON.
 //!
 //! Invariants: writers go through [`AtomicFile`](crate::io::AtomicFile); clusters are written
 //! in their (sorted) order with member external ids in ascending DocId (input) order; pairs
@@ -9,6 +10,7 @@
 use std::io::Write;
 use std::path::Path;
 
+use super::CollapseSummary;
 use crate::io::AtomicFile;
 use crate::{DocId, Error, Result};
 
@@ -50,6 +52,75 @@ pub struct Phase {
     pub name: String,
     /// Wall-clock seconds.
     pub seconds: f64,
+}
+
+/// Summary of a run (serialized into `summary.json`).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ClusterSummary {
+    /// Method name.
+    pub method: String,
+    /// Documents in the input.
+    pub documents: u64,
+    /// Documents clustered after collapsing (representatives).
+    pub representatives: u64,
+    /// Collapsed classes (B97 5.2).
+    pub collapsed: CollapseSummary,
+    /// The resemblance threshold, when one was given.
+    pub threshold: Option<f64>,
+    /// With exact verification: the threshold the candidates were found at (`k` belongs to
+    /// it); `threshold` is then the verified one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_threshold: Option<f64>,
+    /// The method's own absolute k (none for exact).
+    pub k: Option<u32>,
+    /// How k was obtained.
+    pub k_rule: String,
+    /// Image size n.
+    pub image_size: u64,
+    /// LSH bands.
+    pub bands: Option<u32>,
+    /// LSH rows per band.
+    pub rows: Option<u32>,
+    /// LSH candidate pairs before the filtering pass.
+    pub candidates: Option<u64>,
+    /// Context rows (elements kept), for concept / union-find.
+    pub context_rows: Option<u64>,
+    /// Elements dropped as too common (`max_df`, B97 5.1).
+    pub dropped_common: u64,
+    /// Elements dropped as held by fewer than `min_df` documents.
+    pub dropped_rare: u64,
+    /// Edges of the method (pairs found directly, between representatives).
+    pub edges: u64,
+    /// Member pairs of the clusters (the `pairs.csv` rows).
+    pub pairs: u64,
+    /// Pairs removed by exact verification, when it ran.
+    pub verify_removed: Option<u64>,
+    /// Clusters.
+    pub clusters: u64,
+    /// Documents in at least one cluster.
+    pub clustered_documents: u64,
+    /// Documents in the largest cluster.
+    pub largest_cluster: u64,
+    /// Connected components mined (concept) or found (pair-graph methods).
+    pub components: u64,
+    /// Documents in the largest connected component of the edge graph.
+    pub largest_component: u64,
+    /// Seconds per phase.
+    pub phases: Vec<Phase>,
+}
+
+/// What a method returns ([`super::run_method`], [`super::Job`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ClusterOutput {
+    /// Sorted clusters.
+    pub clusters: Vec<Cluster>,
+    /// All member pairs of the clusters, sorted by `(a, b)`.
+    pub pairs: Vec<ScoredPair>,
+    /// The method's edges (between representatives; for `exact`, the pairs above the
+    /// threshold), sorted by `(a, b)`.
+    pub edges: Vec<ScoredPair>,
+    /// The summary.
+    pub summary: ClusterSummary,
 }
 
 /// Writes `clusters.jsonl`: `{"id":..,"docs":[external ids..],"support":k}` per line.

@@ -15,23 +15,30 @@
 
 use rayon::prelude::*;
 
+use super::run::{Arm, Found};
+use super::{threshold, ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
 
 /// Super-shingle options.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SuperShingleConfig {
-    /// Image elements per super shingle (default 8).
-    pub per: u32,
+    /// Image elements per super shingle; `None` (the default): chosen for a resemblance
+    /// threshold on positional images as LSH chooses its rows
+    /// ([`super::threshold::super_shingle_per`]), else [`DEFAULT_PER`].
+    pub per: Option<u32>,
     /// Shared super shingles needed to link two documents (default 1).
     pub min_shared: u32,
     /// Seed of the super-shingle hash.
     pub seed: u64,
 }
 
+/// Image elements per super shingle when no threshold chooses them.
+pub const DEFAULT_PER: u32 = 8;
+
 impl Default for SuperShingleConfig {
     fn default() -> Self {
         SuperShingleConfig {
-            per: 8,
+            per: None,
             min_shared: 1,
             seed: 0x7375_7065_7273_6800, // "supersh"
         }
@@ -41,7 +48,7 @@ impl Default for SuperShingleConfig {
 impl SuperShingleConfig {
     /// `per` and `min_shared` must be positive.
     pub fn validate(&self) -> Result<()> {
-        if self.per == 0 || self.min_shared == 0 {
+        if self.per == Some(0) || self.min_shared == 0 {
             return Err(Error::config(
                 "super shingles need per >= 1 and min_shared >= 1",
             ));
@@ -52,7 +59,7 @@ impl SuperShingleConfig {
 
 /// The super shingles of one image (see the module docs), in image order.
 pub fn super_shingles(image: &[u64], positional: bool, cfg: &SuperShingleConfig) -> Vec<u64> {
-    let per = cfg.per as usize;
+    let per = cfg.per.unwrap_or(DEFAULT_PER) as usize;
     let mut buf = Vec::with_capacity(8 * (per + 1));
     let mut hash = |idx: Option<u64>, vals: &[u64]| {
         buf.clear();
@@ -126,6 +133,60 @@ pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
     ))
 }
 
+/// The super-shingle step of [`super::run_method`]: the representatives' super shingles
+/// (precomputed, else from positional groups, else from sliding windows over sorted
+/// values), the pairs sharing `min_shared` of them, and their connected components.
+pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+    let inputs = arm.inputs;
+    let mut ss = arm.cfg.super_shingle;
+    if let Threshold::MinCommon(k) = arm.cfg.threshold {
+        ss.min_shared = k;
+    }
+    let positional = inputs.positional.is_some() && inputs.super_shingles.is_none();
+    if ss.per.is_none() {
+        ss.per = Some(match arm.cfg.threshold {
+            Threshold::Resemblance(t) if positional && arm.n > 0 => {
+                threshold::super_shingle_per(arm.n as u32, t, &arm.cfg.lsh)?
+            }
+            _ => DEFAULT_PER,
+        });
+    }
+    let per = ss.per.unwrap_or(DEFAULT_PER);
+    arm.summary.k = Some(ss.min_shared);
+    arm.summary.k_rule = if positional && arm.cfg.super_shingle.per.is_none() {
+        match arm.cfg.threshold {
+            Threshold::Resemblance(t) => format!(
+                ">= {} shared super shingles of {per} image elements ({per} rows of the bands LSH chooses at {t})",
+                ss.min_shared
+            ),
+            Threshold::MinCommon(_) => {
+                format!(">= {} shared super shingles of {per} image elements", ss.min_shared)
+            }
+        }
+    } else {
+        format!(
+            ">= {} shared super shingles of {per} image elements",
+            ss.min_shared
+        )
+    };
+    let collapse = arm.collapse();
+    let e = match (inputs.super_shingles, inputs.positional, inputs.keys) {
+        (Some(v), _, _) => shared_value_pairs(&super::run::mask(v, collapse), ss.min_shared)?,
+        (None, Some(p), _) => super_shingle_pairs(&super::run::mask(p, collapse), true, &ss)?,
+        (None, None, Some(k)) => super_shingle_pairs(&super::run::mask(k, collapse), false, &ss)?,
+        (None, None, None) => {
+            return Err(Error::config(
+                "method super-shingle needs positional images or keys",
+            ))
+        }
+    };
+    arm.timer.lap("super-shingles");
+    let sets = arm.components(&e);
+    arm.timer.lap("union-find");
+    let edges: Vec<ScoredPair> = Arm::scored(&e, |_, _| None, |_| None);
+    Ok(Found { sets, edges })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,7 +194,7 @@ mod tests {
     #[test]
     fn positional_groups_and_links() {
         let cfg = SuperShingleConfig {
-            per: 2,
+            per: Some(2),
             ..Default::default()
         };
         // 0 and 1 share group 1 ([3,4]); 2 has [3,4] at group 0 -> no link (position matters);
@@ -167,7 +228,15 @@ mod tests {
         let p = super_shingle_pairs(&images, false, &cfg).unwrap();
         assert!(p.contains(&(DocId(0), DocId(2), 1)));
         assert!(p.contains(&(DocId(0), DocId(3), 3))); // [1,2],[2,3],[3,4]
-        assert!(super_shingle_pairs(&images, true, &SuperShingleConfig { per: 0, ..cfg }).is_err());
+        assert!(super_shingle_pairs(
+            &images,
+            true,
+            &SuperShingleConfig {
+                per: Some(0),
+                ..cfg
+            }
+        )
+        .is_err());
         // Precomputed value sets: duplicates within a document count once.
         let sets = vec![vec![5u64, 5, 6], vec![6, 5], vec![7]];
         assert_eq!(

@@ -2,8 +2,10 @@
 //! collapse, verification, and thread-count independence.
 
 use super::concept::tests::brute_maximal;
+use super::verify::regroup_cluster;
 use super::*;
 use crate::context::{Context, ContextConfig};
+use crate::{DocId, Error};
 use rand::{Rng, SeedableRng};
 
 fn ids(v: &[u32]) -> Vec<DocId> {
@@ -214,7 +216,7 @@ fn super_shingle_hand() {
         ..Default::default()
     };
     let mut c = cfg(Method::SuperShingle, Threshold::Resemblance(0.9));
-    c.super_shingle.per = 2;
+    c.super_shingle.per = Some(2);
     let out = run_method(&inputs, &c).unwrap();
     // 0-1 share group 0, 0-2 share group 2: one component {0,1,2}.
     assert_eq!(docs_of(&out), vec![(ids(&[0, 1, 2]), 1)]);
@@ -492,7 +494,11 @@ fn version_chain_union_find_joins_concept_does_not() {
             let images: Vec<Vec<u64>> = sets
                 .iter()
                 .map(|s| match kind {
-                    ImageKind::KMins => positional_keys(&k_mins(s, 128)),
+                    ImageKind::KMins => {
+                        let mut k = Vec::new();
+                        crate::sketch::positional_keys(&k_mins(s, 128), &mut k);
+                        k
+                    }
                     ImageKind::BottomK => bottom_k(s, 128),
                 })
                 .collect();
@@ -607,7 +613,7 @@ fn identical_output_for_one_and_two_threads() {
                 };
                 let mut c = cfg(method, Threshold::Resemblance(0.8));
                 c.image_kind = ImageKind::BottomK;
-                c.super_shingle.per = 4;
+                c.super_shingle.per = Some(4);
                 let out = run_method(&inputs, &c).unwrap();
                 let d = dir.path().join(format!("{method}-{threads}"));
                 (write_all(&out, &d, &ext), out)
@@ -720,7 +726,7 @@ proptest::proptest! {
         min_shared in 1u32..3,
         positional in proptest::bool::ANY,
     ) {
-        let cfg = SuperShingleConfig { per, min_shared, ..Default::default() };
+        let cfg = SuperShingleConfig { per: Some(per), min_shared, ..Default::default() };
         let got = supershingle::super_shingle_pairs(&raw, positional, &cfg).unwrap();
         // Brute force on the super shingles as value tuples (no hashing).
         let tuples = |v: &[u64]| -> std::collections::BTreeSet<(Option<usize>, Vec<u64>)> {
@@ -809,7 +815,7 @@ fn config_validation() {
         },
         ClusterConfig {
             super_shingle: SuperShingleConfig {
-                per: 0,
+                per: Some(0),
                 ..Default::default()
             },
             ..Default::default()
@@ -868,7 +874,8 @@ fn union_find_clusters_on_context() {
         },
     )
     .unwrap();
-    let (edges, comps) = union_find_clusters(&ctx, 3).unwrap();
+    let (edges, comps) =
+        union_find_clusters(&ctx, 3, &crate::spill::SpillConfig::default()).unwrap();
     assert_eq!(
         edges,
         vec![

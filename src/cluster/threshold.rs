@@ -38,6 +38,26 @@
 //!
 //! In both cases `k = ceil(E[shared | J = t])` (with a 1e-9 tolerance against rounding noise):
 //! a pair exactly at the threshold is kept about half of the time.
+//!
+//! # Bands (LSH) and super shingles
+//!
+//! [`choose_bands`]: among the divisors `r` of `n` (so `b · r = n` and every row is used),
+//! pick the one minimising `w_fp · ∫₀ᵗ P(s) ds + w_fn · ∫ₜ¹ (1 - P(s)) ds` with
+//! `P(s) = 1 - (1 - s^r)^b`, the probability that a pair of resemblance `s` shares a band.
+//! Ties go to the smaller `r`. A super shingle of `per` positions of a k-mins image links two
+//! documents of resemblance `s` with probability `1 - (1 - s^per)^(n/per)`: LSH banding
+//! without the filtering pass, so [`super_shingle_per`] chooses `per` as LSH chooses its rows.
+//!
+//! # Verification
+//!
+//! With exact verification at `t`, a method finds candidates at the lower
+//! [`candidate_threshold`]: `t` minus [`VERIFY_SIGMAS`] standard errors of the estimate.
+//!
+//! Invariant: every translation of a threshold in the crate is a function of this module.
+
+use super::LshConfig;
+use crate::sketch::Scheme;
+use crate::{Error, Result};
 
 /// How the images were made, which decides the translation of a threshold. Sketch schemes
 /// map as: `bottom-k` -> [`ImageKind::BottomK`]; `k-mins` and `one-permutation` (densified
@@ -57,12 +77,12 @@ pub enum ImageKind {
 }
 
 impl std::str::FromStr for ImageKind {
-    type Err = crate::Error;
-    fn from_str(s: &str) -> crate::Result<Self> {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
         match s {
             "bottom-k" => Ok(ImageKind::BottomK),
             "k-mins" => Ok(ImageKind::KMins),
-            _ => Err(crate::Error::config(format!(
+            _ => Err(Error::config(format!(
                 "image kind must be bottom-k or k-mins, not {s:?}"
             ))),
         }
@@ -107,6 +127,89 @@ pub fn describe(t: f64, n: usize, kind: ImageKind) -> String {
             "bottom-k: k = ceil(n*2t/(1+t)*(1-sqrt((1-t)/((1+t)*pi*n)))) with t={t}, n={n}: {k}"
         ),
     }
+}
+
+/// `P(s) = 1 - (1 - s^r)^b`: probability that a pair of resemblance `s` shares a band.
+pub fn s_curve(s: f64, b: u32, r: u32) -> f64 {
+    1.0 - (1.0 - s.powi(r as i32)).powi(b as i32)
+}
+
+/// Simpson's rule with `steps` (even) intervals.
+fn simpson(f: impl Fn(f64) -> f64, lo: f64, hi: f64, steps: usize) -> f64 {
+    if hi <= lo {
+        return 0.0;
+    }
+    let h = (hi - lo) / steps as f64;
+    let mut s = f(lo) + f(hi);
+    for i in 1..steps {
+        let w = if i % 2 == 1 { 4.0 } else { 2.0 };
+        s += w * f(lo + i as f64 * h);
+    }
+    s * h / 3.0
+}
+
+/// The weighted error `w_fp · FP + w_fn · FN` of `(b, r)` at threshold `t`.
+pub fn band_error(t: f64, b: u32, r: u32, fp_weight: f64, fn_weight: f64) -> f64 {
+    let fp = simpson(|s| s_curve(s, b, r), 0.0, t, 1000);
+    let fnr = simpson(|s| 1.0 - s_curve(s, b, r), t, 1.0, 1000);
+    fp_weight * fp + fn_weight * fnr
+}
+
+/// Chooses `(b, r)` with `b · r = n` minimising [`band_error`] (ties: smaller `r`).
+pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u32, u32)> {
+    if n == 0 {
+        return Err(Error::config("LSH needs images of at least one position"));
+    }
+    if !(0.0..=1.0).contains(&t) {
+        return Err(Error::config(format!(
+            "threshold must be in [0, 1], not {t}"
+        )));
+    }
+    let mut best: Option<(f64, u32, u32)> = None;
+    for r in (1..=n).filter(|r| n % r == 0) {
+        let b = n / r;
+        let e = band_error(t, b, r, fp_weight, fn_weight);
+        if best.map_or(true, |(be, _, _)| e < be) {
+            best = Some((e, b, r));
+        }
+    }
+    let (_, b, r) = best.expect("n has at least one divisor");
+    Ok((b, r))
+}
+
+/// `per` for super shingles of positional images of `n` elements at resemblance threshold
+/// `t`: the rows per band that [`choose_bands`] picks with the LSH weights of `lsh` (`t`
+/// clamped to `[0.01, 0.99]`).
+pub fn super_shingle_per(n: u32, t: f64, lsh: &LshConfig) -> Result<u32> {
+    Ok(choose_bands(n, t.clamp(0.01, 0.99), lsh.fp_weight, lsh.fn_weight)?.1)
+}
+
+/// How the images of a scheme translate a resemblance threshold (`None` for mod-m, whose
+/// images have no fixed size: give an absolute min-common k).
+pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
+    match scheme {
+        Scheme::BottomK => Some(ImageKind::BottomK),
+        Scheme::KMins | Scheme::OnePermutation => Some(ImageKind::KMins),
+        Scheme::ModM => None,
+    }
+}
+
+/// Standard errors below the threshold that candidates are found at by default when exact
+/// verification follows (see [`candidate_threshold`]).
+pub const VERIFY_SIGMAS: f64 = 2.0;
+
+/// The threshold a method finds candidates at when exact verification at `t` follows:
+/// `t` lowered by `sigmas` standard errors of the resemblance estimate of an image of size
+/// `n` at `t` (`sqrt(t (1 - t) / n)`), so that pairs just above `t` whose estimate falls
+/// short are still verified. Rounded down to 4 decimals and clamped to `[0, t]`; `t` itself
+/// when `n` is 0 (images of no fixed size).
+pub fn candidate_threshold(t: f64, n: usize, sigmas: f64) -> f64 {
+    if n == 0 || !(0.0..=1.0).contains(&t) {
+        return t;
+    }
+    let se = (t * (1.0 - t) / n as f64).sqrt();
+    // Rounded down to 4 decimals, so that it prints as the number a user would type.
+    ((t - sigmas * se) * 1e4).floor().clamp(0.0, t * 1e4) / 1e4
 }
 
 #[cfg(test)]
@@ -185,5 +288,37 @@ mod tests {
         assert_eq!(k_for_threshold(1.0, 10, ImageKind::BottomK), 10);
         // 128*2*0.8/1.8 = 113.78; correction 1.66% -> 111.9 -> 112
         assert_eq!(k_for_threshold(0.8, 128, ImageKind::BottomK), 112);
+    }
+
+    #[test]
+    fn bands_for_128_at_0_8() {
+        let (b, r) = choose_bands(128, 0.8, 0.5, 0.5).unwrap();
+        assert_eq!(b * r, 128);
+        let thr = (1.0 / f64::from(b)).powf(1.0 / f64::from(r));
+        assert!((thr - 0.8).abs() < 0.1, "b={b} r={r} threshold {thr}");
+        // Independent check of optimality: a plain midpoint Riemann sum with 200k steps.
+        let err = |b: u32, r: u32| {
+            let steps = 200_000;
+            let (mut fp, mut fnr) = (0.0, 0.0);
+            for i in 0..steps {
+                let s = (i as f64 + 0.5) / steps as f64;
+                let p = 1.0 - (1.0 - s.powf(r as f64)).powf(b as f64);
+                if s < 0.8 {
+                    fp += p
+                } else {
+                    fnr += 1.0 - p
+                }
+            }
+            0.5 * (fp + fnr) / steps as f64
+        };
+        let e = err(b, r);
+        for r2 in [1u32, 2, 4, 8, 16, 32, 64, 128] {
+            assert!(e <= err(128 / r2, r2) + 1e-6, "r={r} worse than r={r2}");
+        }
+        // Weights move the choice: penalising false negatives heavily means fewer rows.
+        let (_, r_fn) = choose_bands(128, 0.8, 0.01, 0.99).unwrap();
+        let (_, r_fp) = choose_bands(128, 0.8, 0.99, 0.01).unwrap();
+        assert!(r_fn < r && r < r_fp, "{r_fn} < {r} < {r_fp}");
+        assert!(choose_bands(0, 0.8, 0.5, 0.5).is_err());
     }
 }

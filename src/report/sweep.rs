@@ -1,8 +1,10 @@
 //! Threshold sweeps: every method at every threshold on one corpus, evaluated against one
 //! labeled pair list (IK09 section 4, Tables 2-6, Figures 1-4).
 //!
-//! Each image scheme is sketched once and reused for every threshold ([`Prepared`]); the
-//! exact method's shingle sets are loaded once. For every (method, threshold) the member
+//! Every (method, threshold) is one [`Job`], the job `fimdup cluster` runs; each image
+//! scheme is sketched once ([`Job::prepare`]) and every job of that scheme runs on it
+//! ([`Job::run_on`]); the exact method's shingle sets are loaded once. For every
+//! (method, threshold) the member
 //! pairs of the method's clusters are compared with the truth (the five values, P, R, F1)
 //! and its clusters are checked for false duplicates (a member pair of exact resemblance
 //! below a floor).
@@ -14,18 +16,15 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
-use crate::cluster::job::{load_sets, verify_with_corpus, CorpusSource, Prepared};
-use crate::cluster::lsh::choose_bands;
 use crate::cluster::{
-    candidate_threshold, ClusterConfig, Grouping, Measure, Method, Regroup, Threshold,
-    VERIFY_SIGMAS,
+    ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
 };
 use crate::corpus;
 use crate::eval::{
     evaluate_labeled, false_clusters, FalseClusterConfig, Labels, Prediction, ShingleSets,
     TruthTable,
 };
-use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
+use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
 use crate::{Error, Result};
 
@@ -50,8 +49,11 @@ pub struct SweepConfig {
     /// exact (collapse); lsh and super-shingle use k-mins images of the same size and seed
     /// unless the scheme is already positional.
     pub pipeline: PipelineConfig,
-    /// Options shared by every method (max_df, guards, LSH weights...).
+    /// Options shared by every method (max_df, guards, LSH weights...); its method and
+    /// threshold are replaced by each row's.
     pub cluster: ClusterConfig,
+    /// Where the context and the pair counts may spill.
+    pub spill: crate::spill::SpillConfig,
     /// Keep only pairs whose exact resemblance passes the threshold (`--verify exact`).
     pub verify: bool,
     /// False-duplicate cluster floor.
@@ -84,7 +86,7 @@ impl SweepConfig {
         }
         if self.verify && self.cluster.measure == Measure::Containment {
             return Err(Error::config(
-                "--verify exact checks resemblance; it cannot be combined with --measure containment",
+                "exact verification checks resemblance; it cannot be combined with the containment measure",
             ));
         }
         if self.cluster.measure == Measure::Containment {
@@ -94,12 +96,12 @@ impl SweepConfig {
                 .find(|m| !matches!(m, Method::Exact | Method::UnionFind))
             {
                 return Err(Error::config(format!(
-                    "--measure containment is supported by exact and union-find (on mod-m images) only, not {m}"
+                    "containment is measured by exact and union-find (on mod-m images) only, not by {m}"
                 )));
             }
             if let SweepThresholds::MinCommon(_) = self.thresholds {
                 return Err(Error::config(
-                    "--measure containment takes containment thresholds, not --min-common",
+                    "a containment sweep takes containment thresholds, not absolute min-common values",
                 ));
             }
         }
@@ -108,12 +110,9 @@ impl SweepConfig {
     }
 }
 
-/// The scheme a method is run on in a sweep.
+/// The scheme a method is run on in a sweep ([`Method::scheme_for`]).
 pub fn scheme_for(method: Method, base: Scheme) -> Scheme {
-    match method {
-        Method::Lsh | Method::SuperShingle if !base.is_positional() => Scheme::KMins,
-        _ => base,
-    }
+    method.scheme_for(base)
 }
 
 /// What [`sweep`] returns.
@@ -147,48 +146,8 @@ pub fn sweep(
         truth_pairs: labels.len() as u64,
         ..Default::default()
     };
-    // Sketch each needed scheme once.
-    let base = cfg.pipeline.sketch.scheme;
-    let mut prepared: Vec<(Scheme, Prepared, f64, Option<Vec<u64>>)> = Vec::new();
-    for &m in &cfg.methods {
-        let scheme = scheme_for(m, base);
-        if prepared.iter().any(|p| p.0 == scheme) {
-            continue;
-        }
-        progress(&format!("sketching ({})", scheme.name()));
-        let t0 = Instant::now();
-        let mut pcfg = cfg.pipeline.clone();
-        pcfg.sketch.scheme = scheme;
-        let s = sketch_corpus(input, &pcfg, &|_| {})?;
-        let prep = Prepared::new(s.images, Some(&s.fingerprints))?;
-        let secs = t0.elapsed().as_secs_f64();
-        out.sketch_seconds.push((scheme.name().to_string(), secs));
-        out.documents = prep.n_docs() as u64;
-        prepared.push((scheme, prep, secs, s.offsets));
-    }
-    // The exact join needs the full shingle sets.
-    if cfg.methods.contains(&Method::Exact) {
-        let t0 = Instant::now();
-        let i = prepared
-            .iter()
-            .position(|p| p.0 == scheme_for(Method::Exact, base))
-            .unwrap();
-        let sets = load_sets(
-            input,
-            &cfg.pipeline.corpus,
-            &cfg.pipeline.text,
-            &cfg.pipeline.shingle,
-            None,
-        )?;
-        prepared[i].1.sets = Some(sets.into_iter().map(|(_, s)| s).collect());
-        prepared[i].2 += t0.elapsed().as_secs_f64();
-    }
-    // Exact resemblance of pairs the truth lacks, for the false-cluster check.
-    let docs = corpus::open(input, &cfg.pipeline.corpus)?.read_all()?;
-    let exact_sets =
-        ShingleSets::from_texts(docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())));
-    drop(docs);
-
+    let input_path = input;
+    let input = Input::Corpus(input_path.to_path_buf());
     let thresholds: Vec<(f64, Threshold)> = match &cfg.thresholds {
         SweepThresholds::Resemblance(v) => {
             v.iter().map(|&t| (t, Threshold::Resemblance(t))).collect()
@@ -198,90 +157,92 @@ pub fn sweep(
             .map(|&k| (f64::from(k), Threshold::MinCommon(k)))
             .collect(),
     };
+    // One job per (method, threshold), built (and so validated) before anything runs.
+    let base = cfg.pipeline.sketch.scheme;
+    let mut jobs: Vec<(Method, f64, Job)> = Vec::new();
     for &m in &cfg.methods {
-        let (_, prep, sketch_secs, offsets) = prepared
-            .iter()
-            .find(|p| p.0 == scheme_for(m, base))
-            .unwrap();
         for &(tval, threshold) in &thresholds {
             if m == Method::Exact && matches!(threshold, Threshold::MinCommon(_)) {
                 out.notes
                     .push("exact skipped: it takes resemblance thresholds, not min-common".into());
                 break;
             }
-            progress(&format!("{} at {tval}", m.name()));
-            let mut ccfg = ClusterConfig {
-                method: m,
-                threshold,
-                ..cfg.cluster
-            };
-            if let (true, Threshold::Resemblance(t)) = (cfg.verify && m != Method::Exact, threshold)
-            {
-                // Candidates below t, so that pairs whose estimate falls short are verified.
-                let n = match cfg.pipeline.sketch.scheme {
-                    crate::sketch::Scheme::ModM => 0,
-                    _ => cfg.pipeline.sketch.size,
-                };
-                ccfg.threshold = Threshold::Resemblance(candidate_threshold(t, n, VERIFY_SIGMAS));
-            }
-            if let (Method::SuperShingle, Threshold::Resemblance(t)) = (m, threshold) {
-                // Super shingles of `per` positions of a k-mins image link two documents of
-                // resemblance s with probability 1 - (1 - s^per)^(n/per): LSH banding without
-                // the filtering pass. Choose `per` as LSH chooses its rows.
-                let n = cfg.pipeline.sketch.size as u32;
-                ccfg.super_shingle.per = choose_bands(n, t.clamp(0.01, 0.99), 0.5, 0.5)?.1;
-            }
-            reset_peak_rss();
-            let t0 = Instant::now();
-            let mut res = prep.run(&ccfg)?;
-            if cfg.verify && m != Method::Exact {
-                if let Threshold::Resemblance(t) = threshold {
-                    let src = CorpusSource {
-                        path: input,
-                        corpus: &cfg.pipeline.corpus,
-                        text: &cfg.pipeline.text,
-                        shingle: &cfg.pipeline.shingle,
-                        offsets: offsets.as_deref(),
-                        ext_ids: Some(prep.ext_ids()),
-                    };
-                    verify_with_corpus(
-                        &mut res,
-                        &src,
-                        t,
-                        Regroup::for_method(m, ccfg.lsh.grouping == Grouping::UnionFind),
-                    )?;
-                }
-            }
-            let secs = sketch_secs + t0.elapsed().as_secs_f64();
-            let ids = prep.ext_ids();
-            let pred = Prediction::from_pairs(
-                res.pairs
-                    .iter()
-                    .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
-            )?;
-            let counts = evaluate_labeled(labels, &pred, listed.as_ref());
-            let clusters = Prediction::from_clusters(
-                res.clusters
-                    .iter()
-                    .map(|c| c.docs.iter().map(|d| ids[d.index()].as_str())),
-            );
-            let fc = false_clusters(
-                &clusters,
-                Some(truth),
-                Some(&exact_sets),
-                &cfg.false_clusters,
-            )?
-            .map(|r| r.false_clusters as u64);
-            out.rows.push(SweepRow::new(
-                m.name(),
-                tval,
-                res.summary.k.map(u64::from),
-                &counts,
-                fc,
-                secs,
-                peak_rss_bytes(),
-            ));
+            let mut pipeline = cfg.pipeline.clone();
+            pipeline.sketch.scheme = m.scheme_for(base);
+            let job = JobBuilder::new(m)
+                .cluster(ClusterConfig {
+                    method: m,
+                    threshold,
+                    ..cfg.cluster
+                })
+                .pipeline(pipeline)
+                .verify(cfg.verify.then_some(Verify::Exact))
+                .spill(cfg.spill.clone())
+                .build()?;
+            jobs.push((m, tval, job));
         }
+    }
+    // Sketch each needed scheme once.
+    let mut prepared: Vec<(Scheme, Sketched)> = Vec::new();
+    for (m, _, job) in &jobs {
+        let scheme = m.scheme_for(base);
+        if prepared.iter().any(|p| p.0 == scheme) {
+            continue;
+        }
+        progress(&format!("sketching ({})", scheme.name()));
+        let s = job.prepare(&input, &|_| {})?;
+        out.sketch_seconds
+            .push((scheme.name().to_string(), s.seconds()));
+        out.documents = s.n_docs() as u64;
+        prepared.push((scheme, s));
+    }
+    // Exact resemblance of pairs the truth lacks, for the false-cluster check.
+    let docs = corpus::open(input_path, &cfg.pipeline.corpus)?.read_all()?;
+    let exact_sets =
+        ShingleSets::from_texts(docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())));
+    drop(docs);
+
+    for (m, tval, job) in &jobs {
+        let (m, tval) = (*m, *tval);
+        let sketched = &mut prepared
+            .iter_mut()
+            .find(|p| p.0 == m.scheme_for(base))
+            .expect("every scheme was prepared")
+            .1;
+        progress(&format!("{} at {tval}", m.name()));
+        reset_peak_rss();
+        let t0 = Instant::now();
+        let res = job.run_on(sketched)?;
+        let sketch_secs = sketched.seconds();
+        let secs = sketch_secs + t0.elapsed().as_secs_f64();
+        let ids = sketched.ext_ids();
+        let pred = Prediction::from_pairs(
+            res.pairs
+                .iter()
+                .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
+        )?;
+        let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+        let clusters = Prediction::from_clusters(
+            res.clusters
+                .iter()
+                .map(|c| c.docs.iter().map(|d| ids[d.index()].as_str())),
+        );
+        let fc = false_clusters(
+            &clusters,
+            Some(truth),
+            Some(&exact_sets),
+            &cfg.false_clusters,
+        )?
+        .map(|r| r.false_clusters as u64);
+        out.rows.push(SweepRow::new(
+            m.name(),
+            tval,
+            res.summary.k.map(u64::from),
+            &counts,
+            fc,
+            secs,
+            peak_rss_bytes(),
+        ));
     }
     Ok(out)
 }

@@ -54,6 +54,17 @@ use crate::{DocId, Error, Result};
 
 /// Magic bytes at the start of an images file.
 pub const MAGIC: &[u8; 8] = b"FIMDUPIM";
+
+/// Whether the file at `path` starts with [`MAGIC`] (an images file of the sketch stage,
+/// whatever its name); `false` when it cannot be read.
+pub fn is_images_file(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut magic = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == MAGIC
+}
 /// Version of the whole-file format ([`ImageSet::to_bytes`], [`ImageSet::write`]).
 pub const VERSION: u32 = 1;
 /// Version of the streamed format ([`ImageWriter`], [`ImageReader`]).

@@ -250,24 +250,31 @@ impl Image {
     ///
     /// The empty image has no key.
     pub fn keys(&self, scheme: Scheme, out: &mut Vec<u64>) {
-        let start = out.len();
         if scheme.is_positional() {
-            out.extend(
-                self.values
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &v)| fmix64(v ^ position_salt(i))),
-            );
-            out[start..].sort_unstable();
-            // Positional values repeat after densification, but their keys differ; dedup
-            // only guards against the negligible cross-position collisions.
-            let mut tail = out.split_off(start);
-            tail.dedup();
-            out.extend(tail);
+            positional_keys(&self.values, out);
         } else {
             out.extend_from_slice(&self.values);
         }
     }
+}
+
+/// Appends to `out` the keys of a positional image's values, sorted ascending and distinct:
+/// value `v` at position `i` has key `fmix64(v ^ salt(i))` (see [`Image::keys`]). The one
+/// positional-key function of the crate.
+pub fn positional_keys(values: &[u64], out: &mut Vec<u64>) {
+    let start = out.len();
+    out.extend(
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| fmix64(v ^ position_salt(i))),
+    );
+    out[start..].sort_unstable();
+    // Positional values repeat after densification, but their keys differ; dedup only
+    // guards against the negligible cross-position collisions.
+    let mut tail = out.split_off(start);
+    tail.dedup();
+    out.extend(tail);
 }
 
 /// Reusable buffers for sketching one document at a time.

@@ -1,0 +1,277 @@
+//! Exact verification (`--verify exact`): any method becomes a candidate generator. The
+//! candidates' full shingle sets are read again ([`CorpusSource`]: at the byte offsets the
+//! sketch pass recorded, or by re-reading the corpus without parsing the other documents),
+//! every candidate pair is checked against the threshold with the one resemblance predicate
+//! ([`super::exact::passes`]), and each cluster is rebuilt from its verified pairs as the
+//! method's [`Regroup`] says: maximal cliques (no transitive-closure chains) or connected
+//! components.
+//!
+//! Invariants: a verified pair's `exact` score is its exact resemblance; a cluster none of
+//! whose pairs passed disappears; the result is sorted and independent of the thread count.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use super::{finish_clusters, uf, verify_exact, ClusterOutput, Method, ScoredPair};
+use crate::corpus::CorpusConfig;
+use crate::shingle::ShingleConfig;
+use crate::text::TextConfig;
+use crate::{DocId, Error, Result};
+
+/// How clusters are rebuilt from the verified pairs after exact verification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Regroup {
+    /// Connected components of the verified pairs inside each cluster (transitive-closure
+    /// methods: union-find, LSH with union-find grouping).
+    Components,
+    /// Maximal cliques of the verified pairs inside each cluster: every pair of a cluster
+    /// passed verification (concept clusters, LSH center clusters, super shingles, exact).
+    Cliques,
+}
+
+impl Regroup {
+    /// The regrouping that keeps a method's cluster semantics (`grouping_components`: the
+    /// LSH grouping is union-find).
+    pub fn for_method(method: Method, grouping_components: bool) -> Regroup {
+        match method {
+            Method::UnionFind => Regroup::Components,
+            Method::Lsh if grouping_components => Regroup::Components,
+            _ => Regroup::Cliques,
+        }
+    }
+}
+
+/// Clusters of more members than this are regrouped into components even under
+/// [`Regroup::Cliques`] (maximal cliques can be exponentially many).
+pub const MAX_CLIQUE_CLUSTER: usize = 128;
+
+/// Exact verification: keeps the pairs (and edges) of `out` whose exact resemblance is `>= t`,
+/// filling their `exact` score; documents are fetched once each through `fetch`. Each
+/// cluster is then rebuilt from its verified pairs as `regroup` says (a cluster none of whose
+/// pairs passed disappears); `summary.pairs`, `summary.edges`, `summary.clusters`,
+/// `summary.clustered_documents`, `summary.largest_cluster` and `summary.verify_removed`
+/// are updated.
+pub fn verify_output<F>(out: &mut ClusterOutput, fetch: F, t: f64, regroup: Regroup) -> Result<()>
+where
+    F: Fn(DocId) -> Result<Vec<u64>> + Sync,
+{
+    let all: Vec<(DocId, DocId)> = out
+        .pairs
+        .iter()
+        .chain(&out.edges)
+        .map(|p| (p.a, p.b))
+        .collect();
+    let ok = verify_exact(&all, fetch, t)?;
+    let find = |p: &ScoredPair| {
+        ok.binary_search_by_key(&(p.a, p.b), |e| (e.a, e.b))
+            .ok()
+            .map(|i| ok[i].jaccard)
+    };
+    let before = out.pairs.len() as u64;
+    for v in [&mut out.pairs, &mut out.edges] {
+        let kept: Vec<ScoredPair> = v
+            .iter()
+            .filter_map(|p| {
+                find(p).map(|j| ScoredPair {
+                    exact: Some(j),
+                    ..*p
+                })
+            })
+            .collect();
+        *v = kept;
+    }
+    let verified: Vec<(DocId, DocId)> = ok.iter().map(|e| (e.a, e.b)).collect();
+    let sets: Vec<(Vec<DocId>, u32)> = out
+        .clusters
+        .par_iter()
+        .flat_map_iter(|c| {
+            regroup_cluster(&c.docs, &verified, regroup)
+                .into_iter()
+                .map(move |d| (d, c.support))
+        })
+        .collect();
+    out.clusters = finish_clusters(sets);
+    let mut members: Vec<DocId> = out.clusters.iter().flat_map(|c| c.docs.clone()).collect();
+    members.sort_unstable();
+    members.dedup();
+    out.summary.clusters = out.clusters.len() as u64;
+    out.summary.clustered_documents = members.len() as u64;
+    out.summary.largest_cluster = out
+        .clusters
+        .iter()
+        .map(|c| c.docs.len() as u64)
+        .max()
+        .unwrap_or(0);
+    out.summary.pairs = out.pairs.len() as u64;
+    out.summary.edges = out.edges.len() as u64;
+    out.summary.verify_removed = Some(before - out.summary.pairs);
+    Ok(())
+}
+
+/// The sub-clusters (at least two members each) of the cluster `docs` (ascending) under the
+/// verified pairs (`(a, b)` with `a < b`, sorted).
+pub(super) fn regroup_cluster(
+    docs: &[DocId],
+    verified: &[(DocId, DocId)],
+    regroup: Regroup,
+) -> Vec<Vec<DocId>> {
+    let m = docs.len();
+    let mut adj = vec![Vec::new(); m];
+    let mut edges = Vec::new();
+    for i in 0..m {
+        let lo = verified.partition_point(|&(a, _)| a < docs[i]);
+        for &(a, b) in verified[lo..].iter().take_while(|&&(a, _)| a == docs[i]) {
+            debug_assert_eq!(a, docs[i]);
+            if let Ok(j) = docs.binary_search(&b) {
+                adj[i].push(j);
+                adj[j].push(i);
+                edges.push((DocId(i as u32), DocId(j as u32)));
+            }
+        }
+    }
+    let local: Vec<Vec<usize>> = if regroup == Regroup::Components || m > MAX_CLIQUE_CLUSTER {
+        uf::components(m, edges.iter().copied())
+            .into_iter()
+            .map(|c| c.into_iter().map(|d| d.index()).collect())
+            .collect()
+    } else {
+        let mut out = Vec::new();
+        let mut r = Vec::new();
+        bron_kerbosch(&adj, &mut r, (0..m).collect(), Vec::new(), &mut out);
+        out
+    };
+    local
+        .into_iter()
+        .filter(|c| c.len() >= 2)
+        .map(|c| {
+            let mut d: Vec<DocId> = c.into_iter().map(|i| docs[i]).collect();
+            d.sort_unstable();
+            d
+        })
+        .collect()
+}
+
+/// Maximal cliques of the graph `adj` (Bron-Kerbosch with a pivot); `p` and `x` ascending.
+fn bron_kerbosch(
+    adj: &[Vec<usize>],
+    r: &mut Vec<usize>,
+    p: Vec<usize>,
+    x: Vec<usize>,
+    out: &mut Vec<Vec<usize>>,
+) {
+    if p.is_empty() {
+        if x.is_empty() {
+            out.push(r.clone());
+        }
+        return;
+    }
+    let pivot = *p
+        .iter()
+        .chain(&x)
+        .max_by_key(|&&u| p.iter().filter(|v| adj[u].contains(v)).count())
+        .expect("p is not empty");
+    let mut p = p;
+    let mut x = x;
+    let candidates: Vec<usize> = p
+        .iter()
+        .copied()
+        .filter(|v| !adj[pivot].contains(v))
+        .collect();
+    for v in candidates {
+        r.push(v);
+        let np: Vec<usize> = p.iter().copied().filter(|u| adj[v].contains(u)).collect();
+        let nx: Vec<usize> = x.iter().copied().filter(|u| adj[v].contains(u)).collect();
+        bron_kerbosch(adj, r, np, nx, out);
+        r.pop();
+        p.retain(|&u| u != v);
+        x.push(v);
+    }
+}
+
+/// Full shingle sets of the documents of a corpus whose DocIds are in `wanted` (ascending;
+/// `None` = all), re-reading the corpus: only the wanted documents are shingled and only
+/// their sets are kept in memory ([`crate::sketch::pipeline::shingle_sets_filtered`]).
+pub fn load_sets(
+    path: &Path,
+    corpus: &CorpusConfig,
+    text: &TextConfig,
+    shingle: &ShingleConfig,
+    wanted: Option<&[DocId]>,
+) -> Result<crate::sketch::pipeline::DocSets> {
+    crate::sketch::pipeline::shingle_sets_filtered(path, corpus, text, shingle, wanted, &|_| {})
+}
+
+/// Where exact verification reads the documents again: the corpus and how it was read, plus,
+/// when the first pass recorded them ([`crate::sketch::pipeline::SketchOutput::offsets`]),
+/// the byte offset of every document's line and the external ids read then (so that only
+/// the candidates are read again, and a changed file is caught).
+#[derive(Clone, Copy, Debug)]
+pub struct CorpusSource<'a> {
+    /// The corpus file.
+    pub path: &'a Path,
+    /// How it is read.
+    pub corpus: &'a CorpusConfig,
+    /// How its text becomes tokens.
+    pub text: &'a TextConfig,
+    /// How tokens become shingles.
+    pub shingle: &'a ShingleConfig,
+    /// `offsets[d]`: where DocId `d`'s line starts, if recorded.
+    pub offsets: Option<&'a [u64]>,
+    /// External ids in DocId order (checked against the lines read at `offsets`).
+    pub ext_ids: Option<&'a [String]>,
+}
+
+impl CorpusSource<'_> {
+    /// The full shingle sets of `wanted` (ascending, distinct), in DocId order: read at the
+    /// recorded offsets when there are some and the file allows it, else by re-reading the
+    /// whole corpus (only the wanted documents are parsed and shingled).
+    pub fn sets_of(&self, wanted: &[DocId]) -> Result<crate::sketch::pipeline::DocSets> {
+        if let Some(offsets) = self.offsets {
+            if let Some(sets) = crate::sketch::pipeline::shingle_sets_at(
+                self.path,
+                self.corpus,
+                self.text,
+                self.shingle,
+                wanted,
+                offsets,
+                self.ext_ids,
+            )? {
+                return Ok(sets);
+            }
+        }
+        load_sets(
+            self.path,
+            self.corpus,
+            self.text,
+            self.shingle,
+            Some(wanted),
+        )
+    }
+}
+
+/// Exact verification of a method's output: keeps the pairs whose exact resemblance (from the documents read
+/// again, see [`CorpusSource::sets_of`]) is at least `t`; fills their `exact` scores and
+/// rebuilds the clusters as `regroup` says.
+pub fn verify_with_corpus(
+    out: &mut ClusterOutput,
+    src: &CorpusSource<'_>,
+    t: f64,
+    regroup: Regroup,
+) -> Result<()> {
+    let mut wanted: Vec<DocId> = out
+        .pairs
+        .iter()
+        .chain(&out.edges)
+        .flat_map(|p| [p.a, p.b])
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let sets = src.sets_of(&wanted)?;
+    let fetch = |d: DocId| -> Result<Vec<u64>> {
+        sets.binary_search_by_key(&d, |s| s.0)
+            .map(|i| sets[i].1.clone())
+            .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
+    };
+    verify_output(out, fetch, t, regroup)
+}

@@ -1,0 +1,199 @@
+//! Every entry point runs the one library job (`cluster::Job`): `fimdup cluster` and
+//! `fimdup sweep` find the same pairs for every method at the same threshold, with and
+//! without exact verification; and a job on a corpus sketched once (as a sweep runs it)
+//! gives what it gives on the corpus itself.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fimdup::cluster::{Input, JobBuilder, Method, Threshold, Verify};
+use fimdup::sketch::pipeline::PipelineConfig;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_fimdup")
+}
+
+fn default_corpus() -> (PathBuf, PathBuf) {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("datasets/default");
+    (d.join("docs.jsonl"), d.join("truth.csv"))
+}
+
+fn run(args: &[&str]) {
+    let out = Command::new(bin()).args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "fimdup {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The `a,b` pairs of a pairs.csv.
+fn pairs(path: &Path) -> BTreeSet<(String, String)> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            (rec[0].to_string(), rec[1].to_string())
+        })
+        .collect()
+}
+
+/// The truth's pairs with resemblance >= 0.8, read here with the csv crate.
+fn positives(truth: &Path) -> BTreeSet<(String, String)> {
+    let mut r = csv::Reader::from_path(truth).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = h.iter().position(|c| c == "resemblance").unwrap();
+    r.records()
+        .map(|x| x.unwrap())
+        .filter(|x| x[col].parse::<f64>().unwrap() >= 0.8)
+        .map(|x| {
+            let (a, b) = (x[0].to_string(), x[1].to_string());
+            if a < b {
+                (a, b)
+            } else {
+                (b, a)
+            }
+        })
+        .collect()
+}
+
+/// `(method, threshold) -> (found, common)` from a sweep's results.csv.
+fn sweep_rows(path: &Path) -> BTreeMap<(String, String), (usize, usize)> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let (m, t, f, c) = (col("method"), col("threshold"), col("found"), col("common"));
+    r.records()
+        .map(|x| x.unwrap())
+        .map(|x| {
+            (
+                (x[m].to_string(), x[t].to_string()),
+                (x[f].parse().unwrap(), x[c].parse().unwrap()),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cluster_and_sweep_find_the_same_pairs() {
+    let (docs, truth) = default_corpus();
+    let (docs_s, truth_s) = (docs.to_str().unwrap(), truth.to_str().unwrap());
+    let pos = positives(&truth);
+    let dir = tempfile::tempdir().unwrap();
+    for verify in [false, true] {
+        let sweep_dir = dir.path().join(format!("sweep-{verify}"));
+        let mut args = vec![
+            "sweep",
+            docs_s,
+            "--truth",
+            truth_s,
+            "--truth-rule",
+            "resemblance>=0.8",
+            "--html",
+            "--thresholds",
+            "0.8,0.6",
+            "--out",
+            sweep_dir.to_str().unwrap(),
+        ];
+        if verify {
+            args.extend(["--verify", "exact"]);
+        }
+        run(&args);
+        let rows = sweep_rows(&sweep_dir.join("results.csv"));
+        for m in Method::ALL {
+            for t in ["0.8", "0.6"] {
+                let out = dir.path().join(format!("{m}-{t}-{verify}"));
+                let mut args = vec![
+                    "cluster",
+                    docs_s,
+                    "--html",
+                    "--method",
+                    m.name(),
+                    "--threshold",
+                    t,
+                    "--out",
+                    out.to_str().unwrap(),
+                ];
+                if verify {
+                    args.extend(["--verify", "exact"]);
+                }
+                run(&args);
+                let got = pairs(&out.join("pairs.csv"));
+                let common = got.intersection(&pos).count();
+                let what = format!("{m} at {t}, verify {verify}");
+                assert!(!got.is_empty(), "{what}: a test with pairs");
+                assert_eq!(
+                    rows[&(m.name().to_string(), t.to_string())],
+                    (got.len(), common),
+                    "{what}: sweep (found, common) vs cluster's pairs.csv"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_job_on_a_prepared_corpus_equals_the_job_on_the_corpus() {
+    let (docs, _) = default_corpus();
+    let input = Input::Corpus(docs);
+    let mut pipeline = PipelineConfig::default();
+    pipeline.text.html = true;
+    for m in Method::ALL {
+        pipeline.sketch.scheme = m.default_scheme();
+        let job = |t: f64, verify: bool| {
+            JobBuilder::new(m)
+                .threshold(Threshold::Resemblance(t))
+                .pipeline(pipeline.clone())
+                .verify(verify.then_some(Verify::Exact))
+                .build()
+                .unwrap()
+        };
+        let mut once = job(0.9, false).prepare(&input, &|_| {}).unwrap();
+        for t in [0.9, 0.7] {
+            for verify in [false, true] {
+                let j = job(t, verify);
+                let whole = j.run(&input, &|_| {}).unwrap();
+                let reused = j.run_on(&mut once).unwrap();
+                let what = format!("{m} at {t}, verify {verify}");
+                assert_eq!(whole.output.pairs, reused.pairs, "{what}");
+                assert_eq!(whole.output.clusters, reused.clusters, "{what}");
+                assert_eq!(whole.ext_ids, once.ext_ids(), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_job_settings_are_refused_before_anything_runs() {
+    let refuse = |b: &mut JobBuilder, needle: &str| {
+        let e = b.build().unwrap_err().to_string();
+        assert!(e.contains(needle), "{e:?} lacks {needle:?}");
+        assert!(!e.contains("--"), "a library message names a flag: {e:?}");
+    };
+    refuse(
+        JobBuilder::new(Method::Concept)
+            .threshold(Threshold::MinCommon(100))
+            .verify(Some(Verify::Exact)),
+        "resemblance threshold",
+    );
+    refuse(
+        JobBuilder::new(Method::Concept).candidate_threshold(Some(0.5)),
+        "only applies with exact verification",
+    );
+    refuse(
+        JobBuilder::new(Method::Concept)
+            .verify(Some(Verify::Exact))
+            .candidate_threshold(Some(0.9)),
+        "must be in [0, 0.8]",
+    );
+    refuse(JobBuilder::new(Method::Lsh).lsh_bands(Some(7)), "divide");
+    refuse(
+        JobBuilder::new(Method::Lsh).lsh_fn_weight(Some(1.5)),
+        "[0, 1]",
+    );
+    refuse(
+        JobBuilder::new(Method::Exact).threshold(Threshold::MinCommon(3)),
+        "resemblance threshold",
+    );
+}
