@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use fimdup::eval::{
     evaluate_labeled, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthRule,
-    TruthTable, ROMIP_RULE,
+    TruthTable,
 };
 
 /// Evaluate predicted duplicates against labeled pairs.
@@ -62,11 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     fc_cfg.validate()?;
     let table = TruthTable::read(&args.truth)?;
-    let rule = match (&args.truth_rule, table.is_scored()) {
-        (Some(r), _) => Some(TruthRule::parse(r)?),
-        (None, true) => Some(TruthRule::parse(ROMIP_RULE)?),
-        (None, false) => None,
-    };
+    let rule = TruthRule::for_table(args.truth_rule.as_deref(), &table)?;
     let labels = table.labels(rule.as_ref())?;
     let pred = match (&args.pairs, &args.clusters) {
         (Some(p), _) => Prediction::read_pairs_csv(p)?,

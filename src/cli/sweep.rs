@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use fimdup::cluster::{ClusterConfig, Measure, Method};
-use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable, ROMIP_RULE};
-use fimdup::report::sweep::{sweep, SweepConfig, SweepOutput, SweepThresholds};
+use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable};
+use fimdup::report::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
 use fimdup::report::{best_rows, write_report, MachineInfo};
 
 use super::common::{print_json, PipelineArgs};
@@ -100,11 +100,7 @@ pub fn run_sweep(
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
     let truth = TruthTable::read(truth_path)?;
-    let rule = match &a.truth_rule {
-        Some(r) => Some(TruthRule::parse(r)?),
-        None if truth.is_scored() => Some(TruthRule::parse(ROMIP_RULE)?),
-        None => None,
-    };
+    let rule = TruthRule::for_table(a.truth_rule.as_deref(), &truth)?;
     let labels = truth.labels(rule.as_ref())?;
     let thresholds = match &a.min_common {
         Some(spec) => SweepThresholds::MinCommon(
@@ -143,85 +139,19 @@ pub fn run_sweep(
         labeled_only: a.labeled_only,
     };
     let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
+    let thresholds_label = a
+        .min_common
+        .clone()
+        .map_or(a.thresholds.clone(), |m| format!("min-common {m}"));
     let mut params: Vec<(String, String)> = extra_params.to_vec();
-    let p = &cfg.pipeline;
-    params.extend([
-        ("corpus".to_string(), input.display().to_string()),
-        ("documents".into(), res.documents.to_string()),
-        ("truth".into(), truth_path.display().to_string()),
-        (
-            "truth rule".into(),
-            rule.map_or("every listed pair".into(), |r| r.to_string()),
-        ),
-        ("truth pairs".into(), res.truth_pairs.to_string()),
-        (
-            "methods".into(),
-            cfg.methods
-                .iter()
-                .map(|m| m.name())
-                .collect::<Vec<_>>()
-                .join(","),
-        ),
-        (
-            "thresholds".into(),
-            a.min_common
-                .clone()
-                .map_or(a.thresholds.clone(), |m| format!("min-common {m}")),
-        ),
-        ("measure".into(), a.measure.name().to_string()),
-        (
-            "labeled only".into(),
-            if a.labeled_only {
-                "yes: predicted pairs absent from the truth file are ignored".into()
-            } else {
-                "no".into()
-            },
-        ),
-        ("unit".into(), p.text.unit.name().to_string()),
-        ("html".into(), p.text.html.to_string()),
-        ("shingle length".into(), p.shingle.len.to_string()),
-        ("offset".into(), p.shingle.offset.to_string()),
-        (
-            "scheme (concept, union-find)".into(),
-            p.sketch.scheme.name().to_string(),
-        ),
-        (
-            "scheme (lsh, super-shingle)".into(),
-            fimdup::report::sweep::scheme_for(Method::Lsh, p.sketch.scheme)
-                .name()
-                .to_string(),
-        ),
-        ("image size n".into(), p.sketch.size.to_string()),
-        (
-            "modulus m (mod-m)".into(),
-            if p.sketch.scheme == fimdup::sketch::Scheme::ModM {
-                p.sketch.modulus.to_string()
-            } else {
-                "-".into()
-            },
-        ),
-        ("seed".into(), p.sketch.seed.to_string()),
-        (
-            "max_df".into(),
-            a.max_df.map_or("none".into(), |d| d.to_string()),
-        ),
-        (
-            "verify".into(),
-            if verify { "exact".into() } else { "no".into() },
-        ),
-        ("false-cluster floor".into(), a.floor.to_string()),
-        ("threads".into(), rayon::current_num_threads().to_string()),
-        (
-            "seconds column".into(),
-            "sketching of the method's scheme + clustering (+ verification)".into(),
-        ),
-    ]);
-    for (s, secs) in &res.sketch_seconds {
-        params.push((format!("sketch seconds ({s})"), format!("{secs:.3}")));
-    }
-    for n in &res.notes {
-        params.push(("note".into(), n.clone()));
-    }
+    params.extend(describe(
+        input,
+        truth_path,
+        rule.as_ref(),
+        &thresholds_label,
+        &cfg,
+        &res,
+    ));
     write_report(out_dir, &res.rows, &params, &MachineInfo::detect())?;
     if a.json {
         print_json(&serde_json::to_value(&res.rows)?)?;

@@ -48,6 +48,16 @@ pub struct TruthRule {
 pub const ROMIP_RULE: &str = "edit_similarity>0.85";
 
 impl TruthRule {
+    /// The rule a run uses on `table`: `given` parsed, else the ROMIP rule for a scored
+    /// truth (one with columns to apply it to), else none (every listed pair is positive).
+    pub fn for_table(given: Option<&str>, table: &super::TruthTable) -> Result<Option<Self>> {
+        match given {
+            Some(r) => TruthRule::parse(r).map(Some),
+            None if table.is_scored() => TruthRule::parse(ROMIP_RULE).map(Some),
+            None => Ok(None),
+        }
+    }
+
     /// Parses `column op number`; the error names the rule and what was expected.
     pub fn parse(s: &str) -> Result<Self> {
         let bad = |why: &str| {

@@ -246,3 +246,99 @@ pub fn sweep(
     }
     Ok(out)
 }
+
+/// How a sweep was made, as the report's parameter table: the corpus, the truth and its
+/// rule, every setting, the sketch times and the notes. `thresholds` is the grid as given
+/// (e.g. `0.95:0.5:0.05`).
+pub fn describe(
+    input: &Path,
+    truth_path: &Path,
+    rule: Option<&crate::eval::TruthRule>,
+    thresholds: &str,
+    cfg: &SweepConfig,
+    res: &SweepOutput,
+) -> Vec<(String, String)> {
+    let mut params: Vec<(String, String)> = Vec::new();
+    let p = &cfg.pipeline;
+    params.extend([
+        ("corpus".to_string(), input.display().to_string()),
+        ("documents".into(), res.documents.to_string()),
+        ("truth".into(), truth_path.display().to_string()),
+        (
+            "truth rule".into(),
+            rule.map_or("every listed pair".into(), |r| r.to_string()),
+        ),
+        ("truth pairs".into(), res.truth_pairs.to_string()),
+        (
+            "methods".into(),
+            cfg.methods
+                .iter()
+                .map(|m| m.name())
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ("thresholds".into(), thresholds.to_string()),
+        ("measure".into(), cfg.cluster.measure.name().to_string()),
+        (
+            "labeled only".into(),
+            if cfg.labeled_only {
+                "yes: predicted pairs absent from the truth file are ignored".into()
+            } else {
+                "no".into()
+            },
+        ),
+        ("unit".into(), p.text.unit.name().to_string()),
+        ("html".into(), p.text.html.to_string()),
+        ("shingle length".into(), p.shingle.len.to_string()),
+        ("offset".into(), p.shingle.offset.to_string()),
+        (
+            "scheme (concept, union-find)".into(),
+            p.sketch.scheme.name().to_string(),
+        ),
+        (
+            "scheme (lsh, super-shingle)".into(),
+            Method::Lsh.scheme_for(p.sketch.scheme).name().to_string(),
+        ),
+        ("image size n".into(), p.sketch.size.to_string()),
+        (
+            "modulus m (mod-m)".into(),
+            if p.sketch.scheme == Scheme::ModM {
+                p.sketch.modulus.to_string()
+            } else {
+                "-".into()
+            },
+        ),
+        ("seed".into(), p.sketch.seed.to_string()),
+        (
+            "max_df".into(),
+            cfg.cluster
+                .context
+                .max_df
+                .map_or("none".into(), |d| d.to_string()),
+        ),
+        (
+            "verify".into(),
+            if cfg.verify {
+                "exact".into()
+            } else {
+                "no".into()
+            },
+        ),
+        (
+            "false-cluster floor".into(),
+            cfg.false_clusters.floor.to_string(),
+        ),
+        ("threads".into(), rayon::current_num_threads().to_string()),
+        (
+            "seconds column".into(),
+            "sketching of the method's scheme + clustering (+ verification)".into(),
+        ),
+    ]);
+    for (s, secs) in &res.sketch_seconds {
+        params.push((format!("sketch seconds ({s})"), format!("{secs:.3}")));
+    }
+    for n in &res.notes {
+        params.push(("note".into(), n.clone()));
+    }
+    params
+}
