@@ -1,11 +1,11 @@
 //! Concept clusters computed with the project's miner (`mine::mine` behind
-//! `cluster::job::FpMiner`) equal the brute-force maximal frequent itemsets (of two or more
+//! `cluster::fp_miner`) equal the brute-force maximal frequent itemsets (of two or more
 //! documents) of the shingle-rows context, with and without the split by connected
 //! components, for 1 and 2 threads.
 
 use fimdup::cluster::concept::concept_clusters;
+use fimdup::cluster::fp_miner;
 use fimdup::cluster::ConceptConfig;
-use fimdup::cluster::FpMiner;
 use fimdup::context::{Context, ContextConfig, Orientation};
 use fimdup::mine::{brute_force, Target};
 use fimdup::spill::SpillConfig;
@@ -35,7 +35,7 @@ fn check(docs: &[Vec<u64>], k: u32) {
                         ctx.rows(),
                         ctx.n_docs(),
                         k,
-                        &FpMiner,
+                        &fp_miner,
                         &cfg,
                         &SpillConfig::default(),
                     )
@@ -76,7 +76,7 @@ fn overlapping_groups() {
         ctx.rows(),
         ctx.n_docs(),
         5,
-        &FpMiner,
+        &fp_miner,
         &ConceptConfig::default(),
         &SpillConfig::default(),
     )

@@ -43,26 +43,17 @@ pub trait MaximalMiner: Sync {
     ) -> Result<Vec<Itemset>>;
 }
 
-/// The project's maximal itemset miner ([`mine::mine`]) as a [`MaximalMiner`].
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FpMiner;
-
-impl MaximalMiner for FpMiner {
-    fn mine_maximal(
-        &self,
-        t: &Transactions,
-        minsup: u64,
-        max_itemsets: Option<u64>,
-    ) -> Result<Vec<Itemset>> {
-        mine::mine(
-            t,
-            &MineConfig {
-                minsup: MinSupport::Absolute(minsup),
-                target: Target::Maximal,
-                max_itemsets,
-            },
-        )
-    }
+/// The project's maximal itemset miner ([`mine::mine`]); a [`MaximalMiner`] through the
+/// impl for functions (`&fp_miner`).
+pub fn fp_miner(t: &Transactions, minsup: u64, max_itemsets: Option<u64>) -> Result<Vec<Itemset>> {
+    mine::mine(
+        t,
+        &MineConfig {
+            minsup: MinSupport::Absolute(minsup),
+            target: Target::Maximal,
+            max_itemsets,
+        },
+    )
 }
 
 impl<F> MaximalMiner for F

@@ -45,7 +45,7 @@ pub mod verify;
 mod tests;
 
 pub use collapse::{collapse, Collapse, CollapseSummary};
-pub use concept::{concept_clusters, ConceptConfig, ConceptResult, FpMiner, MaximalMiner};
+pub use concept::{concept_clusters, fp_miner, ConceptConfig, ConceptResult, MaximalMiner};
 pub use config::{ClusterConfig, Method, Threshold};
 pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair, Measure};
 pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};

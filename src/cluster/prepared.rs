@@ -15,7 +15,7 @@ use rayon::prelude::*;
 
 use super::threshold::image_kind;
 use super::{
-    collapse, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, FpMiner, Method,
+    collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, Method,
 };
 use crate::context::{Context, ContextConfig, KeySource, KeyStats};
 use crate::sketch::pipeline::Fingerprints;
@@ -348,7 +348,7 @@ impl Prepared {
             image_size: (self.scheme() != Scheme::ModM).then_some(self.params.sketch.size),
             image_lens: self.image_lens.as_deref(),
             collapse: Some(&self.collapse),
-            miner: Some(&FpMiner),
+            miner: Some(&fp_miner),
             spill: Some(spill),
         };
         run_method(&inputs, &cfg)
