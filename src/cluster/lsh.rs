@@ -3,8 +3,9 @@
 //! threshold is [`super::threshold::choose_bands`].
 //!
 //! - [`candidate_pairs`]: band `i` of a document is the positions `[i·r, (i+1)·r)` of its image,
-//!   hashed with xxh3 (seed `seed + i`) over the little-endian values. Entries
-//!   `(band, hash, doc)` are sorted; every run of equal `(band, hash)` yields all its pairs.
+//!   keyed by the crate's one group hash ([`crate::sketch::hash::group_hashes`]: xxh3 with
+//!   the seed over `i` and the little-endian values). Entries `(key, doc)` are sorted; every
+//!   run of equal keys yields all its pairs.
 //!   Pairs are deduplicated; documents with an empty image take part in no band.
 //! - [`filter_pairs`]: keeps pairs whose images agree on at least `k` positions
 //!   (`k = ceil(t·n)`), scored by the agreement fraction (the unbiased estimate of resemblance).
@@ -131,27 +132,27 @@ pub fn candidate_pairs<S: AsRef<[u64]> + Sync>(
             "bands x rows = {bands} x {rows} must equal the image length {n}"
         )));
     }
-    let r = rows as usize;
-    let mut entries: Vec<(u32, u64, u32)> = images
+    // A band is a group of `rows` positions: its key is the crate's one group hash, which
+    // holds the band index, so equal keys are equal bands of the same index.
+    let mut entries: Vec<(u64, u32)> = images
         .par_iter()
         .enumerate()
         .flat_map_iter(|(d, im)| {
-            let im = im.as_ref();
-            let mut buf = Vec::with_capacity(r * 8);
-            (0..if im.is_empty() { 0 } else { bands }).map(move |i| {
-                buf.clear();
-                for v in &im[i as usize * r..(i as usize + 1) * r] {
-                    buf.extend_from_slice(&v.to_le_bytes());
-                }
-                let h = xxhash_rust::xxh3::xxh3_64_with_seed(&buf, seed.wrapping_add(u64::from(i)));
-                (i, h, d as u32)
-            })
+            crate::sketch::hash::group_hashes(
+                im.as_ref(),
+                true,
+                rows as usize,
+                bands as usize,
+                seed,
+            )
+            .into_iter()
+            .map(move |h| (h, d as u32))
         })
         .collect();
     entries.par_sort_unstable();
     let mut starts = Vec::new();
     for i in 0..entries.len() {
-        if i == 0 || entries[i].0 != entries[i - 1].0 || entries[i].1 != entries[i - 1].1 {
+        if i == 0 || entries[i].0 != entries[i - 1].0 {
             starts.push(i);
         }
     }
@@ -161,7 +162,7 @@ pub fn candidate_pairs<S: AsRef<[u64]> + Sync>(
         .flat_map_iter(|w| {
             let run = &entries[w[0]..w[1]];
             (0..run.len()).flat_map(move |i| {
-                (i + 1..run.len()).map(move |j| (DocId(run[i].2), DocId(run[j].2)))
+                (i + 1..run.len()).map(move |j| (DocId(run[i].1), DocId(run[j].1)))
             })
         })
         .collect();

@@ -7,8 +7,9 @@
 //! - Sorted (bottom-k) images: B97 sorts the sketch and shingles it, so the super shingles are
 //!   the hashes of every window of `per` consecutive values (`len - per + 1` of them).
 //!
-//! A super shingle is `xxh3_64_with_seed` of the little-endian values (and, when positional,
-//! the group index first) with the configured seed. Documents whose image is shorter than `per`
+//! A super shingle is the crate's one group hash ([`crate::sketch::hash::group_hashes`]):
+//! `xxh3_64_with_seed` of the little-endian values (and, when positional, the group index
+//! first) with the configured seed. Documents whose image is shorter than `per`
 //! have none. Links come from the same sort-and-count machinery as union-find
 //! ([`pair_counts_of_rows`](crate::context::pair_counts_of_rows)), so the output is
 //! independent of the thread count.
@@ -57,32 +58,11 @@ impl SuperShingleConfig {
     }
 }
 
-/// The super shingles of one image (see the module docs), in image order.
+/// The super shingles of one image (see the module docs), in image order: the crate's one
+/// group hash ([`crate::sketch::hash::group_hashes`]) with the configured seed.
 pub fn super_shingles(image: &[u64], positional: bool, cfg: &SuperShingleConfig) -> Vec<u64> {
     let per = cfg.per.unwrap_or(DEFAULT_PER) as usize;
-    let mut buf = Vec::with_capacity(8 * (per + 1));
-    let mut hash = |idx: Option<u64>, vals: &[u64]| {
-        buf.clear();
-        if let Some(i) = idx {
-            buf.extend_from_slice(&i.to_le_bytes());
-        }
-        for v in vals {
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        xxhash_rust::xxh3::xxh3_64_with_seed(&buf, cfg.seed)
-    };
-    if image.len() < per {
-        return Vec::new();
-    }
-    if positional {
-        image
-            .chunks_exact(per)
-            .enumerate()
-            .map(|(i, c)| hash(Some(i as u64), c))
-            .collect()
-    } else {
-        image.windows(per).map(|w| hash(None, w)).collect()
-    }
+    crate::sketch::hash::group_hashes(image, positional, per, usize::MAX, cfg.seed)
 }
 
 /// Linked pairs `(a, b, shared super shingles)`, `a < b`, sorted.

@@ -1,6 +1,7 @@
-//! Seeded, stable mixers used by the sketch schemes. Everything here is plain wrapping
-//! 64-bit arithmetic, identical on every machine and version (changing any constant is a
-//! format change and needs a new images-file version).
+//! Seeded, stable mixers used by the sketch schemes, and the one hash of a group of image
+//! values ([`group_hashes`]: super shingles, LSH bands). Everything here is plain wrapping
+//! 64-bit arithmetic or xxh3 with an explicit seed, identical on every machine and version
+//! (changing any constant is a format change and needs a new images-file version).
 
 pub use crate::shingle::fmix64;
 
@@ -85,6 +86,55 @@ impl Divisor {
     pub fn divides(&self, x: u64) -> bool {
         let low = (1u64 << self.shift) - 1;
         x & low == 0 && (x >> self.shift).wrapping_mul(self.inv) <= self.limit
+    }
+}
+
+/// The hashes of groups of an image's values, in image order: super shingles (B97 5.3) and
+/// LSH bands (H00) are both these.
+/// * `positional` (k-mins images): group `j < count` is the `per` consecutive positions
+///   `j*per .. (j+1)*per` (only full groups), hashed as `xxh3_64_with_seed(j ++ values,
+///   seed)` over little-endian `u64`s, so group `j` only matches group `j` (an LSH band of
+///   `per` rows);
+/// * sorted images ("shingling the shingles"): the windows of `per` consecutive values
+///   starting at `0, 1, .., count - 1` (those that fit), hashed as
+///   `xxh3_64_with_seed(values, seed)`.
+///
+/// An image shorter than `per`, or `per == 0`, has none.
+pub fn group_hashes(
+    values: &[u64],
+    positional: bool,
+    per: usize,
+    count: usize,
+    seed: u64,
+) -> Vec<u64> {
+    use xxhash_rust::xxh3::xxh3_64_with_seed;
+    if per == 0 || values.len() < per {
+        return Vec::new();
+    }
+    let mut buf = Vec::with_capacity(8 * (per + 1));
+    let mut hash = |index: Option<u64>, group: &[u64]| {
+        buf.clear();
+        if let Some(j) = index {
+            buf.extend_from_slice(&j.to_le_bytes());
+        }
+        for v in group {
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        xxh3_64_with_seed(&buf, seed)
+    };
+    if positional {
+        values
+            .chunks_exact(per)
+            .take(count)
+            .enumerate()
+            .map(|(j, g)| hash(Some(j as u64), g))
+            .collect()
+    } else {
+        values
+            .windows(per)
+            .take(count)
+            .map(|w| hash(None, w))
+            .collect()
     }
 }
 

@@ -594,43 +594,18 @@ pub fn estimate_containment(a: &Image, b: &Image, cfg: &SketchConfig) -> Result<
     Ok(crate::shingle::containment(&a.values, &b.values))
 }
 
-/// Super shingles (B97 5.3): shingles of the image, sorted ascending and distinct.
-/// * positional schemes: group `j < count` is the `per` consecutive positions
-///   `j*per .. (j+1)*per` (only full groups within `n`); its super shingle is
-///   `xxh3_64_with_seed(j ++ values, seed ^ DOMAIN)` (little endian), so two documents share
-///   it iff they agree on that whole band (this is LSH banding with `count` bands of `per`
-///   rows).
-/// * sorted schemes (the image sorted, "shingling the shingles"): the windows of `per`
-///   consecutive image values starting at `0, 1, .., count-1` (those that fit), hashed as
-///   `xxh3_64_with_seed(values, seed ^ DOMAIN)`.
-///
-/// An empty image, `per == 0`, or an image shorter than `per` gives none.
+/// Super shingles (B97 5.3): shingles of the image, sorted ascending and distinct: the
+/// [`hash::group_hashes`] of its values with the seed `cfg.seed ^ DOMAIN` (positional
+/// schemes: `count` bands of `per` rows; sorted schemes: windows of `per` values). Two
+/// documents share a positional super shingle iff they agree on that whole band.
 pub fn super_shingles(image: &Image, cfg: &SketchConfig, count: usize, per: usize) -> Vec<u64> {
-    let v = &image.values;
-    let mut out = Vec::new();
-    if per == 0 || v.len() < per {
-        return out;
-    }
-    let seed = cfg.seed ^ DOMAIN_SUPER;
-    let mut buf = Vec::with_capacity(8 * (per + 1));
-    if cfg.scheme.is_positional() {
-        for j in 0..count.min(v.len() / per) {
-            buf.clear();
-            buf.extend_from_slice(&(j as u64).to_le_bytes());
-            for x in &v[j * per..(j + 1) * per] {
-                buf.extend_from_slice(&x.to_le_bytes());
-            }
-            out.push(xxh3_64_with_seed(&buf, seed));
-        }
-    } else {
-        for s in 0..count.min(v.len() - per + 1) {
-            buf.clear();
-            for x in &v[s..s + per] {
-                buf.extend_from_slice(&x.to_le_bytes());
-            }
-            out.push(xxh3_64_with_seed(&buf, seed));
-        }
-    }
+    let mut out = hash::group_hashes(
+        &image.values,
+        cfg.scheme.is_positional(),
+        per,
+        count,
+        cfg.seed ^ DOMAIN_SUPER,
+    );
     out.sort_unstable();
     out.dedup();
     out
