@@ -12,7 +12,7 @@ use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageInputs, Scheme};
 
 use super::common::{
-    is_images_file, peak_rss_bytes, print_json, progress, PipelineArgs, SpillArgs,
+    is_images_file, peak_rss_bytes, print_json, progress, PipelineArgs, SpillArgs, Verify,
 };
 
 /// Cluster near-duplicate documents with one method.
@@ -86,14 +86,14 @@ pub struct Args {
     pub fn_weight: f64,
     /// lsh: how filtered pairs become clusters.
     #[arg(long, default_value = "center", value_name = "center|union-find")]
-    pub grouping: String,
+    pub grouping: Grouping,
     /// super-shingle: image elements per super shingle.
     #[arg(long, default_value_t = 8, value_name = "N")]
     pub super_per: u32,
     /// Keep only the pairs whose exact resemblance passes the threshold (re-reads the
     /// documents; needs a corpus as INPUT).
     #[arg(long, value_name = "exact")]
-    pub verify: Option<String>,
+    pub verify: Option<Verify>,
     /// With --verify exact: the threshold the method finds candidates at [default: the
     /// threshold minus 2 standard errors of the estimate, sqrt(t(1-t)/n), so that pairs just
     /// above the threshold whose estimate falls short are still verified].
@@ -153,17 +153,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     );
     cfg.lsh.fn_weight = args.fn_weight;
     cfg.lsh.fp_weight = 1.0 - args.fn_weight;
-    cfg.lsh.grouping = match args.grouping.as_str() {
-        "center" => Grouping::Center,
-        "union-find" => Grouping::UnionFind,
-        g => anyhow::bail!("--grouping must be center or union-find, not {g:?}"),
-    };
+    cfg.lsh.grouping = args.grouping;
     cfg.super_shingle.per = args.super_per;
-    let verify = match args.verify.as_deref() {
-        None => false,
-        Some("exact") => true,
-        Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
-    };
+    let verify = args.verify == Some(Verify::Exact);
     anyhow::ensure!(
         args.candidate_threshold.is_none() || verify,
         "--candidate-threshold only applies with --verify exact"

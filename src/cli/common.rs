@@ -1,4 +1,5 @@
-//! Helpers shared by the subcommands: thread pool set-up, progress bars, summaries.
+//! Helpers shared by the subcommands: thread pool set-up, progress bars, summaries, the
+//! argument groups and value enums several subcommands take, the interrupt handler.
 
 use std::io::IsTerminal;
 
@@ -140,7 +141,33 @@ pub struct SchemeArgs {
     pub seed: u64,
     /// Bag images over (shingle, occurrence) pairs, or tf-idf weighted bags (H00).
     #[arg(long, value_name = "bag|tfidf")]
-    pub weighting: Option<String>,
+    pub weighting: Option<WeightingArg>,
+}
+
+/// The values of `--weighting`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightingArg {
+    /// Every occurrence of a shingle counts.
+    Bag,
+    /// tf-idf weights from a first pass, normalized to 100 pairs.
+    #[value(alias = "tf-idf")]
+    Tfidf,
+}
+
+impl From<WeightingArg> for Weighting {
+    fn from(w: WeightingArg) -> Self {
+        match w {
+            WeightingArg::Bag => Weighting::Bag,
+            WeightingArg::Tfidf => Weighting::TfIdf { total: 100 },
+        }
+    }
+}
+
+/// The values of `--verify` (`cluster`, `sweep`, `demo`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// Keep only the pairs whose exact resemblance (full shingle sets) passes the threshold.
+    Exact,
 }
 
 impl SchemeArgs {
@@ -150,18 +177,12 @@ impl SchemeArgs {
 
     /// The sketch configuration, with `default` as the scheme when none was given.
     pub fn sketch_config_or(&self, default: Scheme) -> anyhow::Result<SketchConfig> {
-        let weighting = match self.weighting.as_deref() {
-            None => None,
-            Some("bag") => Some(Weighting::Bag),
-            Some("tfidf") | Some("tf-idf") => Some(Weighting::TfIdf { total: 100 }),
-            Some(w) => anyhow::bail!("--weighting must be bag or tfidf, not {w:?}"),
-        };
         let cfg = SketchConfig {
             scheme: self.scheme.unwrap_or(default),
             size: self.size,
             modulus: self.modulus,
             seed: self.seed,
-            weighting,
+            weighting: self.weighting.map(Weighting::from),
         };
         cfg.validate()?;
         Ok(cfg)
@@ -208,13 +229,7 @@ pub fn id_table_for(output: &std::path::Path) -> PathBuf {
     fimdup::corpus::id_table_path(output)
 }
 
-/// Peak resident memory of this process so far, in bytes (Linux: VmHWM), if known.
-pub fn peak_rss_bytes() -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
+pub use fimdup::report::peak_rss_bytes;
 
 /// True when `path` is an images file made by `fimdup sketch` (by its magic bytes).
 pub fn is_images_file(path: &std::path::Path) -> bool {
@@ -241,9 +256,19 @@ pub struct SpillArgs {
 }
 
 impl SpillArgs {
-    /// Validates the flags and makes them the process-global spill configuration.
+    /// The validated spill configuration, to pass to the library.
+    pub fn config(&self) -> anyhow::Result<fimdup::spill::SpillConfig> {
+        Ok(fimdup::spill::SpillConfig::new(
+            self.memory_budget,
+            self.tmp_dir.clone(),
+        )?)
+    }
+
+    /// Transitional, for `fimdup cluster` only: [`SpillArgs::config`], also set as the
+    /// library's process-wide configuration that the cluster paths not yet taking a
+    /// `SpillConfig` read.
     pub fn install(&self) -> anyhow::Result<fimdup::spill::SpillConfig> {
-        let cfg = fimdup::spill::SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?;
+        let cfg = self.config()?;
         fimdup::spill::set_global(cfg.clone());
         Ok(cfg)
     }
@@ -266,7 +291,7 @@ pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         // Closes the gate for new temporary files first, so nothing appears after this.
-        fimdup::io::shut_down_and_clean();
+        fimdup::cleanup::shut_down_and_clean();
         eprintln!("fimdup: interrupted; temporary files removed");
         std::process::exit(130);
     });
