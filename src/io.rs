@@ -5,63 +5,15 @@
 //! written to a temporary file in the destination directory and renamed into place on
 //! [`AtomicFile::commit`]. Dropping an uncommitted `AtomicFile` removes the temporary file.
 //!
-//! Interrupts: every temporary file or directory (an `AtomicFile`'s, a spill directory, a
-//! spill run) is created through [`create_gated`], and [`shut_down_and_clean`] (for a Ctrl-C
-//! handler) closes that gate before it removes anything. So no temporary file can appear
-//! after the cleanup, nor between the creation of a file and its registration, whatever the
-//! other threads are doing when the signal arrives.
+//! Interrupts: an `AtomicFile`'s temporary file is created through
+//! [`cleanup::create_gated`] and registered there until it is committed or dropped, so a
+//! Ctrl-C handler's [`cleanup::shut_down_and_clean`] removes it and none can appear after.
 
+use crate::cleanup::{self, create_gated};
+use crate::{Error, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, RwLock};
-
-use crate::{Error, Result};
-
-/// Temporary files of the [`AtomicFile`]s being written, for [`remove_live_temp_files`].
-static LIVE_TEMPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-fn live_temps() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    LIVE_TEMPS.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Removes the temporary files of every [`AtomicFile`] not yet committed (for a Ctrl-C
-/// handler, before exiting: destructors do not run on `process::exit`); returns how many.
-pub fn remove_live_temp_files() -> usize {
-    let temps = std::mem::take(&mut *live_temps());
-    let n = temps.len();
-    for t in temps {
-        let _ = std::fs::remove_file(t);
-    }
-    n
-}
-
-/// Closed (`true`) by [`shut_down_and_clean`]; creators of temporary files hold it for
-/// reading while they create and register, the cleanup holds it for writing.
-static GATE: RwLock<bool> = RwLock::new(false);
-
-/// Runs `create` (which makes a temporary file or directory and registers it for cleanup)
-/// unless the process is shutting down, in which case it fails with an I/O error of kind
-/// `Interrupted` naming `path`. The cleanup waits for a `create` under way to finish.
-pub fn create_gated<R>(path: &Path, create: impl FnOnce() -> Result<R>) -> Result<R> {
-    let closed = GATE.read().unwrap_or_else(|e| e.into_inner());
-    if *closed {
-        return Err(Error::io(
-            path,
-            std::io::Error::new(std::io::ErrorKind::Interrupted, "interrupted"),
-        ));
-    }
-    create()
-}
-
-/// For a Ctrl-C handler: forbids every later temporary file, waits for those being created,
-/// then removes the spill directories and the temporary files of unfinished outputs.
-/// Returns how many were removed.
-pub fn shut_down_and_clean() -> usize {
-    let mut closed = GATE.write().unwrap_or_else(|e| e.into_inner());
-    *closed = true;
-    crate::spill::remove_live_dirs() + remove_live_temp_files()
-}
 
 /// Buffer size used for file readers and writers.
 pub const BUF_SIZE: usize = 1 << 16;
@@ -122,7 +74,7 @@ impl AtomicFile {
                 .suffix(".tmp")
                 .tempfile_in(&dir)
                 .map_err(|e| Error::io(&dest, e))?;
-            live_temps().push(tmp.path().to_path_buf());
+            cleanup::register(cleanup::Kind::File, tmp.path().to_path_buf());
             Ok(tmp)
         })?;
         let file = tmp.reopen().map_err(|e| Error::io(&dest, e))?;
@@ -149,7 +101,7 @@ impl AtomicFile {
         drop(f);
         let tmp = self.tmp.take().expect("tmp present until commit");
         let tmp_path = tmp.path().to_path_buf();
-        let forget = || live_temps().retain(|p| p != &tmp_path);
+        let forget = || cleanup::forget(&tmp_path);
         // Temporary files are created 0600; give the output the usual 0644 (less umask
         // is not available portably, and outputs are not secrets).
         #[cfg(unix)]
@@ -180,8 +132,7 @@ impl AtomicFile {
 impl Drop for AtomicFile {
     fn drop(&mut self) {
         if let Some(t) = &self.tmp {
-            let p = t.path();
-            live_temps().retain(|q| q != p);
+            cleanup::forget(t.path());
         }
     }
 }

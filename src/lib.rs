@@ -16,6 +16,7 @@
 //! `src/cli/`) does that. Every fallible function returns [`Result`] with the one
 //! library error enum [`Error`], whose messages name the file and line at fault.
 
+pub mod cleanup;
 pub mod error;
 pub mod ids;
 pub mod io;

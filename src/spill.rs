@@ -1,6 +1,7 @@
 //! Larger-than-memory building blocks (B97's divide, compute, merge): a [`MemoryBudget`],
 //! temporary spill directories that are removed on drop (and by a Ctrl-C handler through
-//! [`remove_live_dirs`], see [`crate::io::shut_down_and_clean`]), and an [`ExternalSorter`] for fixed-size records.
+//! [`crate::cleanup::shut_down_and_clean`]), and an [`ExternalSorter`] for fixed-size
+//! records.
 //!
 //! An [`ExternalSorter`] keeps records in memory until their size reaches the budget, then
 //! sorts them and writes them as a sorted run to its [`SpillDir`]; [`ExternalSorter::finish`]
@@ -9,23 +10,25 @@
 //! fits, nothing touches the disk. The sorted output is the same whether or not it spilled:
 //! records are totally ordered, and equal records are indistinguishable.
 //!
-//! The process-global [`SpillConfig`] ([`set_global`] / [`global`]) is set once by the binary
-//! from `--memory-budget` / `--tmp-dir`; library functions that may spill read it when they
-//! are not given a configuration explicitly.
+//! Functions that may spill take their [`SpillConfig`] explicitly. A few cluster paths still
+//! read a transitional process-wide configuration ([`global`], hidden from the docs) that
+//! the binary sets for `fimdup cluster`; it goes once those paths take a `SpillConfig`.
 //!
-//! Invariants: every spill file lives in a [`SpillDir`]; a `SpillDir` is registered in a
-//! global list while alive and deletes itself (recursively) when dropped, so temporary files
-//! are gone after success, after an error (the sorter is dropped while the error unwinds the
-//! stack) and, through [`remove_live_dirs`], after Ctrl-C.
+//! Invariants: every spill file lives in a [`SpillDir`]; a `SpillDir` is registered with
+//! [`crate::cleanup`] while alive (created through its gate) and deletes itself
+//! (recursively) when dropped, so temporary files are gone after success, after an error
+//! (the sorter is dropped while the error unwinds the stack) and, through
+//! [`crate::cleanup::shut_down_and_clean`], after Ctrl-C.
 
 use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use crate::cleanup;
 use crate::{Error, Result};
 
 /// A memory budget in bytes, parsed from `4GiB`, `512MiB`, `100k`, `1G`, `65536` ...
@@ -130,46 +133,24 @@ impl SpillConfig {
     }
 }
 
-static GLOBAL: OnceLock<Mutex<SpillConfig>> = OnceLock::new();
+/// The transitional process-wide configuration read by [`global`].
+static GLOBAL: Mutex<SpillConfig> = Mutex::new(SpillConfig {
+    budget: None,
+    tmp_dir: None,
+});
 
-fn global_cell() -> &'static Mutex<SpillConfig> {
-    GLOBAL.get_or_init(|| Mutex::new(SpillConfig::default()))
-}
-
-/// Sets the process-global spill configuration (the binary does, from its flags).
+/// Transitional: sets the configuration [`global`] returns (the binary does, for the
+/// cluster paths that do not take a [`SpillConfig`] yet). New code passes a `SpillConfig`.
+#[doc(hidden)]
 pub fn set_global(cfg: SpillConfig) {
-    *global_cell().lock().unwrap_or_else(|e| e.into_inner()) = cfg;
+    *GLOBAL.lock().unwrap_or_else(|e| e.into_inner()) = cfg;
 }
 
-/// The process-global spill configuration (no budget unless [`set_global`] was called).
+/// Transitional: the configuration last given to [`set_global`] (no budget before). Read
+/// only by the cluster paths that do not take a [`SpillConfig`] yet.
+#[doc(hidden)]
 pub fn global() -> SpillConfig {
-    global_cell()
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone()
-}
-
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Removes every live [`SpillDir`] (for a Ctrl-C handler, before exiting); returns how many
-/// were removed.
-pub fn remove_live_dirs() -> usize {
-    let dirs: Vec<PathBuf> = std::mem::take(&mut *LIVE.lock().unwrap_or_else(|e| e.into_inner()));
-    let n = dirs.len();
-    for d in dirs {
-        // A file removed by another thread during the walk can fail one attempt.
-        for _ in 0..5 {
-            if std::fs::remove_dir_all(&d).is_ok() || !d.exists() {
-                break;
-            }
-        }
-    }
-    n
-}
-
-/// Paths of the live spill directories.
-pub fn live_dirs() -> Vec<PathBuf> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    GLOBAL.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// A temporary directory (`fimdup-spill-*`) removed with its contents when dropped.
@@ -182,17 +163,15 @@ pub struct SpillDir {
 impl SpillDir {
     /// Creates a new directory under `parent`.
     pub fn new_in(parent: &Path) -> Result<Self> {
-        let path = crate::io::create_gated(parent, || {
+        let path = cleanup::create_gated(parent, || {
             let dir = tempfile::Builder::new()
                 .prefix("fimdup-spill-")
                 .tempdir_in(parent)
                 .map_err(|e| Error::io(parent, e))?;
             // Keep the directory ourselves (tempfile's guard would remove it on drop too,
-            // but the global list must hold the path for the Ctrl-C handler).
+            // but the cleanup registry must hold the path for the Ctrl-C handler).
             let path = dir.keep();
-            LIVE.lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(path.clone());
+            cleanup::register(cleanup::Kind::Dir, path.clone());
             Ok(path)
         })?;
         Ok(SpillDir { path, next: 0 })
@@ -210,10 +189,10 @@ impl SpillDir {
     }
 
     /// Creates (truncating) a fresh file inside the directory, unless the process is
-    /// shutting down (see [`crate::io::create_gated`]).
+    /// shutting down (see [`cleanup::create_gated`]).
     pub fn create_file(&mut self, what: &str) -> Result<(PathBuf, File)> {
         let path = self.next_file(what);
-        let f = crate::io::create_gated(&path, || {
+        let f = cleanup::create_gated(&path, || {
             File::create(&path).map_err(|e| Error::io(&path, e))
         })?;
         Ok((path, f))
@@ -223,9 +202,7 @@ impl SpillDir {
 impl Drop for SpillDir {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.path);
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .retain(|p| p != &self.path);
+        cleanup::forget(&self.path);
     }
 }
 
@@ -567,9 +544,9 @@ mod tests {
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
         let d = SpillDir::new_in(tmp.path()).unwrap();
         let p = d.path().to_path_buf();
-        assert!(p.is_dir() && live_dirs().contains(&p));
+        assert!(p.is_dir() && cleanup::is_registered(&p));
         drop(d);
-        assert!(!p.exists() && !live_dirs().contains(&p));
+        assert!(!p.exists() && !cleanup::is_registered(&p));
     }
 
     proptest! {

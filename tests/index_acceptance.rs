@@ -219,7 +219,10 @@ fn containment_needs_mod_m_images() {
     let err = idx
         .query_image(&Image::from_values(vec![1, 2]), None, &opts)
         .unwrap_err();
-    assert!(err.to_string().contains("--containment"), "{err}");
+    assert!(
+        err.to_string().contains("mod-m image per document"),
+        "{err}"
+    );
 }
 
 /// Connected components of "estimated resemblance >= t" by an O(n^2) scan, as labels

@@ -298,11 +298,11 @@ fn errors_exit_2() {
         None,
     );
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--containment"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("mod-m image per document"));
     // --exact without sources
     let o = fimdup(&["index", "query", &idx, &s("a.jsonl"), "--exact"], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--keep-sources"));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("keeps its sources"));
     // the same tag twice
     let o = fimdup(
         &["index", "add", &idx, &s("b.jsonl"), "--tag", "sweep-1"],

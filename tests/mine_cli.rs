@@ -71,7 +71,7 @@ fn mines_counts_writes_and_reports_errors() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8(out.stderr)
         .unwrap()
-        .contains("--max-itemsets"));
+        .contains("the itemset limit"));
     assert!(!dest2.exists());
 
     // Bad input: exit 2, file and line named.

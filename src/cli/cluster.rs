@@ -88,7 +88,7 @@ pub struct Args {
     /// Keep only the pairs whose exact resemblance passes the threshold (re-reads the
     /// documents; needs a corpus as INPUT).
     #[arg(long, value_name = "exact")]
-    pub verify: Option<String>,
+    pub verify: Option<Verify>,
     /// With --verify exact: the threshold the method finds candidates at [default: the
     /// threshold minus 2 standard errors of the estimate, sqrt(t(1-t)/n), so that pairs just
     /// above the threshold whose estimate falls short are still verified].
@@ -124,19 +124,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     cfg.concept.split_components = !args.no_split;
     cfg.lsh.grouping = args.grouping;
     cfg.super_shingle.per = args.super_per;
-    let verify = match args.verify.as_deref() {
-        None => None,
-        Some("exact") => Some(Verify::Exact),
-        Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
-    };
     let job = JobBuilder::new(args.method)
         .cluster(cfg)
         .pipeline(pipeline)
         .lsh_bands(args.bands)
         .lsh_fn_weight(Some(args.fn_weight))
-        .verify(verify)
+        .verify(args.verify)
         .candidate_threshold(args.candidate_threshold)
-        .spill(args.spill.install()?)
+        .spill(args.spill.config()?)
         .build()?;
     let input = Input::from_paths(&args.input)?;
     let pb = progress(None, "sketching");

@@ -1,4 +1,5 @@
-//! Helpers shared by the subcommands: thread pool set-up, progress bars, summaries.
+//! Helpers shared by the subcommands: thread pool set-up, progress bars, summaries, the
+//! argument groups and value enums several subcommands take, the interrupt handler.
 
 use std::io::IsTerminal;
 
@@ -140,7 +141,26 @@ pub struct SchemeArgs {
     pub seed: u64,
     /// Bag images over (shingle, occurrence) pairs, or tf-idf weighted bags (H00).
     #[arg(long, value_name = "bag|tfidf")]
-    pub weighting: Option<String>,
+    pub weighting: Option<WeightingArg>,
+}
+
+/// The values of `--weighting`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightingArg {
+    /// Every occurrence of a shingle counts.
+    Bag,
+    /// tf-idf weights from a first pass, normalized to 100 pairs.
+    #[value(alias = "tf-idf")]
+    Tfidf,
+}
+
+impl From<WeightingArg> for Weighting {
+    fn from(w: WeightingArg) -> Self {
+        match w {
+            WeightingArg::Bag => Weighting::Bag,
+            WeightingArg::Tfidf => Weighting::TfIdf { total: 100 },
+        }
+    }
 }
 
 impl SchemeArgs {
@@ -150,18 +170,12 @@ impl SchemeArgs {
 
     /// The sketch configuration, with `default` as the scheme when none was given.
     pub fn sketch_config_or(&self, default: Scheme) -> anyhow::Result<SketchConfig> {
-        let weighting = match self.weighting.as_deref() {
-            None => None,
-            Some("bag") => Some(Weighting::Bag),
-            Some("tfidf") | Some("tf-idf") => Some(Weighting::TfIdf { total: 100 }),
-            Some(w) => anyhow::bail!("--weighting must be bag or tfidf, not {w:?}"),
-        };
         let cfg = SketchConfig {
             scheme: self.scheme.unwrap_or(default),
             size: self.size,
             modulus: self.modulus,
             seed: self.seed,
-            weighting,
+            weighting: self.weighting.map(Weighting::from),
         };
         cfg.validate()?;
         Ok(cfg)
@@ -223,11 +237,12 @@ pub struct SpillArgs {
 }
 
 impl SpillArgs {
-    /// Validates the flags and makes them the process-global spill configuration.
-    pub fn install(&self) -> anyhow::Result<fimdup::spill::SpillConfig> {
-        let cfg = fimdup::spill::SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?;
-        fimdup::spill::set_global(cfg.clone());
-        Ok(cfg)
+    /// The validated spill configuration, to pass to the library.
+    pub fn config(&self) -> anyhow::Result<fimdup::spill::SpillConfig> {
+        Ok(fimdup::spill::SpillConfig::new(
+            self.memory_budget,
+            self.tmp_dir.clone(),
+        )?)
     }
 }
 
@@ -248,7 +263,7 @@ pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         // Closes the gate for new temporary files first, so nothing appears after this.
-        fimdup::io::shut_down_and_clean();
+        fimdup::cleanup::shut_down_and_clean();
         eprintln!("fimdup: interrupted; temporary files removed");
         std::process::exit(130);
     });

@@ -56,7 +56,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_df: args.max_df,
     };
     cfg.validate()?;
-    let spill = args.spill.install()?;
+    let spill = args.spill.config()?;
     let inputs = ImageInputs::open(&args.images)?;
     let scheme = inputs.params().sketch.scheme;
     let mut b = ContextBuilder::new(&cfg, &spill)?;

@@ -40,7 +40,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = args.pipeline.config()?;
-    args.spill.install()?;
+    // Checked like everywhere else; sketching streams its images out and never spills.
+    args.spill.config()?;
     let t0 = Instant::now();
     let pb = progress(None, "sketching");
     let (stats, written) = sketch_to_file(&args.input, &cfg, &args.out, args.shard, &|n| {

@@ -7,6 +7,8 @@ use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable};
 use fimdup::report::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
 use fimdup::report::{best_rows, write_report, MachineInfo};
 
+use fimdup::cluster::Verify;
+
 use super::common::{print_json, PipelineArgs};
 
 /// Sweep the threshold for several methods against labeled pairs; write results.csv, the
@@ -59,7 +61,7 @@ pub struct SweepArgs {
     pub max_df: Option<u32>,
     /// Keep only the pairs whose exact resemblance passes the threshold.
     #[arg(long, value_name = "exact")]
-    pub verify: Option<String>,
+    pub verify: Option<Verify>,
     /// A cluster is a false duplicate when a member pair's exact resemblance is below this.
     #[arg(long, default_value_t = 0.5)]
     pub floor: f64,
@@ -117,11 +119,7 @@ pub fn run_sweep(
         ),
         None => SweepThresholds::Resemblance(parse_thresholds(&a.thresholds)?),
     };
-    let verify = match a.verify.as_deref() {
-        None => false,
-        Some("exact") => true,
-        Some(v) => anyhow::bail!("--verify takes `exact`, not {v:?}"),
-    };
+    let verify = a.verify == Some(Verify::Exact);
     let mut cluster = ClusterConfig::default();
     cluster.context.max_df = a.max_df;
     cluster.measure = a.measure;

@@ -87,8 +87,9 @@ impl Input {
 
 /// Exact verification of a method's candidates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Verify {
-    /// Every candidate pair is checked against its exact shingle sets at the threshold.
+    /// Keep only the pairs whose exact resemblance (full shingle sets) passes the threshold.
     Exact,
 }
 

@@ -106,7 +106,7 @@ impl Format {
             "txt" => Ok(Format::Lines),
             "warc" => Ok(Format::Warc),
             _ => Err(Error::config(format!(
-                "cannot guess the format of {} from its name; give one of {} (--format)",
+                "cannot guess the format of {} from its name; give the format explicitly, one of {}",
                 path.display(),
                 Format::NAMES.join(", ")
             ))),
@@ -689,7 +689,7 @@ fn parse_jsonl_line(
         }
         None => {
             return Err(format!(
-                "no field {:?}; expected a string field {:?} holding the text (--text-field)",
+                "no field {:?}; expected a string field {:?} holding the text (the configured text field)",
                 text_field, text_field
             ))
         }
@@ -709,7 +709,7 @@ fn parse_jsonl_line(
         }
         None => {
             return Err(format!(
-                "no field {:?}; expected a string or number id (--id-field; an empty id field numbers the lines)",
+                "no field {:?}; expected a string or number id (the configured id field; an empty id field name numbers the lines)",
                 id_field
             ))
         }
@@ -796,13 +796,13 @@ impl Delimited {
         let (text_col, id_col) = if empty {
             (0, None)
         } else {
-            let t = find(&cfg.text_column, "--text-column")?;
+            let t = find(&cfg.text_column, "the configured text column")?;
             let i = if cfg.id_column.is_empty() {
                 None
             } else {
                 Some(find(
                     &cfg.id_column,
-                    "--id-column; an empty id column numbers the lines",
+                    "the configured id column; an empty id column name numbers the lines",
                 )?)
             };
             (t, i)

@@ -312,7 +312,7 @@ impl Index {
         if matches!(pipeline.sketch.weighting, Some(Weighting::TfIdf { .. })) {
             return Err(Error::config(
                 "an index cannot use tf-idf weighted images: their weights depend on the whole \
-                 collection and would change with every sweep (use --weighting bag or none)",
+                 collection and would change with every sweep (use bag weighting or none)",
             ));
         }
         let text = text_params(&pipeline.text);
@@ -790,8 +790,8 @@ impl Index {
                 if !self.has_containment() {
                     return Err(Error::config(format!(
                         "this index uses {scheme} images, which cannot estimate containment; \
-                         rebuild it with --containment (keeps a mod-m image per document) or \
-                         --scheme mod-m"
+                         rebuild it keeping a mod-m image per document (containment images) \
+                         or with the mod-m scheme"
                     )));
                 }
                 if self.cont_params.is_some() {
@@ -862,7 +862,7 @@ impl Index {
     pub fn exact_measures(&self, qset: &[u64], measure: Measure, hits: &mut [Hit]) -> Result<()> {
         if !self.cfg.keep_sources {
             return Err(Error::config(
-                "exact measures need an index built with --keep-sources",
+                "exact measures need an index that keeps its sources (built with keep_sources)",
             ));
         }
         let mut by_sweep: HashMap<u32, Vec<(u64, usize)>> = HashMap::new();

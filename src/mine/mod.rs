@@ -516,7 +516,7 @@ impl Limit {
     fn check(&self) -> Result<()> {
         match self.max {
             Some(m) if self.total() > m => Err(Error::Limit(format!(
-                "more than {m} itemsets (--max-itemsets); raise the limit or the minimum support"
+                "more than {m} itemsets (the itemset limit); raise the limit or the minimum support"
             ))),
             _ => Ok(()),
         }

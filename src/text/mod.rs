@@ -428,12 +428,12 @@ impl TextConfig {
         if self.unit == Unit::Char {
             if self.stopwords.is_some() {
                 return Err(Error::config(
-                    "stop words need --unit word (char mode keeps every character)",
+                    "stop words need word units (char mode keeps every character)",
                 ));
             }
             if self.stem {
                 return Err(Error::config(
-                    "stemming needs --unit word (char mode keeps every character)",
+                    "stemming needs word units (char mode keeps every character)",
                 ));
             }
         }
