@@ -35,8 +35,9 @@
 
 use rayon::prelude::*;
 
-use super::exact::intersection_size;
-use crate::context::{pair_counts_of_rows, Transactions};
+use crate::context::pair_counts_of_rows;
+use crate::fimi::Transactions;
+use crate::sorted::intersection_size;
 use crate::{DocId, Error, Result};
 
 /// The similarity measure a threshold applies to.
@@ -347,6 +348,7 @@ mod tests {
         let ctx = crate::context::Context::from_doc_keys(
             &samples,
             &crate::context::ContextConfig::default(),
+            &crate::spill::SpillConfig::default(),
         )
         .unwrap();
         let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();

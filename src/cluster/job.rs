@@ -21,8 +21,9 @@ use super::{
     collapse, run_method, verify_output, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
     ImageKind, MaximalMiner, Method, Regroup,
 };
-use crate::context::{Context, ContextConfig, KeySource, KeyStats, Transactions};
+use crate::context::{Context, ContextConfig, KeySource, KeyStats};
 use crate::corpus::CorpusConfig;
+use crate::fimi::Transactions;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
 use crate::shingle::ShingleConfig;
 use crate::sketch::pipeline::Fingerprints;

@@ -549,7 +549,11 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
                             )))
                         }
                     };
-                    built = Context::from_doc_keys(&mask(keys, collapse), &cfg.context)?;
+                    built = Context::from_doc_keys(
+                        &mask(keys, collapse),
+                        &cfg.context,
+                        &crate::spill::global(),
+                    )?;
                     &built
                 }
             };
@@ -557,7 +561,7 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             // A given context may hold documents that collapse into others: restrict it
             // to the representatives (unless it holds only representatives already, e.g.
             // one built streaming by `Prepared::from_images_streamed`).
-            let rows: &crate::context::Transactions = match (inputs.context, collapse) {
+            let rows: &crate::fimi::Transactions = match (inputs.context, collapse) {
                 (Some(c), Some(col))
                     if c.rows()
                         .iter()
