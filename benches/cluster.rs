@@ -4,6 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion};
 use fimdup::cluster::{exact_join, lsh, ExactConfig};
 use fimdup::context::{Context, ContextConfig};
+use fimdup::spill::SpillConfig;
 use rand::{Rng, SeedableRng};
 
 /// `groups` groups of 4 documents of ~300 random shingles, each up to 10 % edited.
@@ -52,7 +53,8 @@ fn bench(c: &mut Criterion) {
                 .collect()
         })
         .collect();
-    let ctx = Context::from_doc_keys(&bottom, &ContextConfig::default()).unwrap();
+    let ctx = Context::from_doc_keys(&bottom, &ContextConfig::default(), &SpillConfig::default())
+        .unwrap();
     let mut g = c.benchmark_group("cluster");
     g.sample_size(10);
     g.bench_function("pair_counts_10k_docs", |b| b.iter(|| ctx.pair_counts(100)));

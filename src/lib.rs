@@ -25,12 +25,14 @@ pub mod cluster;
 pub mod context;
 pub mod corpus;
 pub mod eval;
+pub mod fimi;
 pub mod gen;
 pub mod index;
 pub mod mine;
 pub mod report;
 pub mod shingle;
 pub mod sketch;
+pub mod sorted;
 pub mod spill;
 pub mod text;
 

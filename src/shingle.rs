@@ -25,6 +25,7 @@
 //!
 //! Invariant: [`shingle_set`] is sorted ascending without duplicates (the set F(D)).
 
+use crate::sorted::intersection_size;
 use crate::text::Canonical;
 use crate::{Error, Result};
 use xxhash_rust::xxh3::xxh3_64_with_seed;
@@ -187,23 +188,6 @@ pub fn shingle_set(doc: &Canonical, cfg: &ShingleConfig) -> Vec<u64> {
     v.sort_unstable();
     v.dedup();
     v
-}
-
-/// Size of the intersection of two ascending, duplicate-free slices.
-pub fn intersection_size<T: Ord>(a: &[T], b: &[T]) -> usize {
-    let (mut i, mut j, mut c) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                c += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    c
 }
 
 /// Exact resemblance (Jaccard) `|A n B| / |A u B|` of two ascending duplicate-free sets.

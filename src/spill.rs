@@ -10,9 +10,8 @@
 //! fits, nothing touches the disk. The sorted output is the same whether or not it spilled:
 //! records are totally ordered, and equal records are indistinguishable.
 //!
-//! Functions that may spill take their [`SpillConfig`] explicitly. A few cluster paths still
-//! read a transitional process-wide configuration ([`global`], hidden from the docs) that
-//! the binary sets for `fimdup cluster`; it goes once those paths take a `SpillConfig`.
+//! Functions that may spill take their [`SpillConfig`] explicitly (budgets travel in configs:
+//! there is no process-wide setting).
 //!
 //! Invariants: every spill file lives in a [`SpillDir`]; a `SpillDir` is registered with
 //! [`crate::cleanup`] while alive (created through its gate) and deletes itself
@@ -24,7 +23,6 @@ use std::collections::BinaryHeap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use rayon::prelude::*;
 
@@ -131,26 +129,6 @@ impl SpillConfig {
     pub fn dir(&self) -> PathBuf {
         self.tmp_dir.clone().unwrap_or_else(std::env::temp_dir)
     }
-}
-
-/// The transitional process-wide configuration read by [`global`].
-static GLOBAL: Mutex<SpillConfig> = Mutex::new(SpillConfig {
-    budget: None,
-    tmp_dir: None,
-});
-
-/// Transitional: sets the configuration [`global`] returns (the binary does, for the
-/// cluster paths that do not take a [`SpillConfig`] yet). New code passes a `SpillConfig`.
-#[doc(hidden)]
-pub fn set_global(cfg: SpillConfig) {
-    *GLOBAL.lock().unwrap_or_else(|e| e.into_inner()) = cfg;
-}
-
-/// Transitional: the configuration last given to [`set_global`] (no budget before). Read
-/// only by the cluster paths that do not take a [`SpillConfig`] yet.
-#[doc(hidden)]
-pub fn global() -> SpillConfig {
-    GLOBAL.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
 /// A temporary directory (`fimdup-spill-*`) removed with its contents when dropped.

@@ -161,9 +161,9 @@ fn context_rows_match_shared_elements_of_images() {
     .status
     .success());
     let set = fimdup::sketch::ImageSet::read(&img).unwrap();
-    let rows = fimdup::context::fimi::read_transactions(
+    let rows = fimdup::fimi::read_transactions(
         &dat,
-        fimdup::context::fimi::FimiOptions {
+        fimdup::fimi::FimiOptions {
             strictly_ascending: true,
         },
     )

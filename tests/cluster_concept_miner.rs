@@ -12,7 +12,8 @@ use fimdup::spill::SpillConfig;
 use fimdup::DocId;
 
 fn check(docs: &[Vec<u64>], k: u32) {
-    let ctx = Context::from_doc_keys(docs, &ContextConfig::default()).unwrap();
+    let ctx =
+        Context::from_doc_keys(docs, &ContextConfig::default(), &SpillConfig::default()).unwrap();
     let t = ctx.to_transactions(Orientation::ShingleRows);
     let mut want: Vec<(Vec<DocId>, u32)> = brute_force(&t, u64::from(k), Target::Maximal)
         .into_iter()
@@ -71,7 +72,8 @@ fn overlapping_groups() {
         (10..16).collect(),
     ];
     check(&docs, 5);
-    let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+    let ctx =
+        Context::from_doc_keys(&docs, &ContextConfig::default(), &SpillConfig::default()).unwrap();
     let got = concept_clusters(
         ctx.rows(),
         ctx.n_docs(),

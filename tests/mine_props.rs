@@ -2,7 +2,7 @@
 //! itemsets (sets and supports) equal the brute-force reference, on 1 and 2 threads, and the
 //! streamed output, the counts and the `--max-itemsets` guard agree with them.
 
-use fimdup::context::Transactions;
+use fimdup::fimi::Transactions;
 use fimdup::mine::{self, brute_force, MinSupport, MineConfig, Target};
 use proptest::prelude::*;
 

@@ -3,8 +3,7 @@
 //! eclat, FPmax*/FPclose and LCM). Quick settings run always; the slow ones are `#[ignore]`d
 //! and run by `.ci/run` in release mode.
 
-use fimdup::context::fimi::{read_transactions, FimiOptions};
-use fimdup::context::Transactions;
+use fimdup::fimi::{read_transactions, FimiOptions, Transactions};
 use fimdup::mine::{self, MinSupport, MineConfig, Target};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/datasets/fimi");

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use fimdup::context::fimi::{read_transactions, FimiOptions};
+use fimdup::fimi::{read_transactions, FimiOptions};
 use fimdup::mine::{self, MinSupport, MineConfig, Target};
 
 /// Mine maximal (default), closed or all frequent itemsets of a FIMI transaction file.

@@ -21,7 +21,8 @@ use rayon::prelude::*;
 
 use super::run::{estimate, Arm, Found};
 use super::uf;
-use crate::context::{pair_counts, Transactions};
+use crate::context::pair_counts;
+use crate::fimi::Transactions;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
 use crate::spill::SpillConfig;
 use crate::{DocId, Error, Result};
@@ -330,7 +331,8 @@ pub(crate) mod tests {
             vec![5, 6],
             vec![1],
         ];
-        let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+        let ctx = Context::from_doc_keys(&docs, &ContextConfig::default(), &SpillConfig::default())
+            .unwrap();
         let id = |v: &[u32]| v.iter().map(|&d| DocId(d)).collect::<Vec<_>>();
         // k = 2: {0,1} (support 4) is contained in {0,1,2} (support 3) -- maximal only {0,1,2}
         // and {3,4}. Doc 5 alone shares 1 element.
@@ -393,7 +395,7 @@ pub(crate) mod tests {
             docs in prop::collection::vec(prop::collection::vec(0u64..14, 0..9), 1..12),
             k in 1u32..5,
         ) {
-            let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+            let ctx = Context::from_doc_keys(&docs, &ContextConfig::default(), &SpillConfig::default()).unwrap();
             let want = whole_brute(&ctx, k);
             prop_assert_eq!(run(&ctx, k, true), want.clone());
             prop_assert_eq!(run(&ctx, k, false), want);

@@ -35,10 +35,11 @@
 
 use rayon::prelude::*;
 
-use super::exact::intersection_size;
 use super::run::{mask, Arm, Found};
 use super::Threshold;
-use crate::context::{pair_counts_of_rows, Transactions};
+use crate::context::pair_counts_of_rows;
+use crate::fimi::Transactions;
+use crate::sorted::intersection_size;
 use crate::{DocId, Error, Result};
 
 /// The similarity measure a threshold applies to.
@@ -372,6 +373,7 @@ mod tests {
         let ctx = crate::context::Context::from_doc_keys(
             &samples,
             &crate::context::ContextConfig::default(),
+            &crate::spill::SpillConfig::default(),
         )
         .unwrap();
         let sizes: Vec<usize> = samples.iter().map(Vec::len).collect();

@@ -21,6 +21,7 @@ use rayon::prelude::*;
 
 use super::run::{mask, Arm, Found};
 use super::{containment_join, Measure, ScoredPair, Threshold};
+use crate::sorted::intersection_size;
 use crate::{DocId, Error, Result};
 
 /// Exact-join options.
@@ -63,9 +64,6 @@ pub struct ExactPair {
 pub fn passes(overlap: usize, union: usize, t: f64) -> bool {
     union > 0 && overlap as f64 / union as f64 >= t
 }
-
-/// Size of the intersection of two ascending slices (the one in [`crate::shingle`]).
-pub use crate::shingle::intersection_size;
 
 fn check_t(t: f64) -> Result<()> {
     if !(t > 0.0 && t <= 1.0) {

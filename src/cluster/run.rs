@@ -202,7 +202,7 @@ impl<'a> Arm<'_, 'a> {
                         )))
                     }
                 };
-                ArmContext::Built(Context::from_doc_keys_with(
+                ArmContext::Built(Context::from_doc_keys(
                     &mask(keys, collapse),
                     &self.cfg.context,
                     self.spill(),

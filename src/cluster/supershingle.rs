@@ -93,7 +93,7 @@ pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
         .collect();
     entries.par_sort_unstable();
     entries.dedup();
-    let mut rows = crate::context::Transactions::new();
+    let mut rows = crate::fimi::Transactions::new();
     let mut i = 0;
     while i < entries.len() {
         let mut j = i;

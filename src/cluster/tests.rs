@@ -416,7 +416,12 @@ fn candidate_threshold_is_two_standard_errors_below() {
 #[test]
 fn prebuilt_context_is_masked_by_collapse() {
     let keys = hand_keys();
-    let ctx = Context::from_doc_keys(&keys, &ContextConfig::default()).unwrap();
+    let ctx = Context::from_doc_keys(
+        &keys,
+        &ContextConfig::default(),
+        &crate::spill::SpillConfig::default(),
+    )
+    .unwrap();
     // Pretend 4 is identical to 3.
     let raw = [0u64, 1, 2, 3, 3, 5];
     let col = collapse(&raw, &raw, &[None; 6]).unwrap();
@@ -477,7 +482,7 @@ fn version_chain(seed: u64) -> Vec<Vec<u64>> {
 }
 
 fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let o = exact::intersection_size(a, b);
+    let o = crate::sorted::intersection_size(a, b);
     o as f64 / (a.len() + b.len() - o) as f64
 }
 
@@ -640,7 +645,7 @@ proptest::proptest! {
         docs in proptest::collection::vec(proptest::collection::vec(0u64..20, 0..10), 0..15),
         k in 1u32..4,
     ) {
-        let ctx = Context::from_doc_keys(&docs, &ContextConfig::default()).unwrap();
+        let ctx = Context::from_doc_keys(&docs, &ContextConfig::default(), &crate::spill::SpillConfig::default()).unwrap();
         let mut want = Vec::new();
         for a in 0..docs.len() {
             for b in a + 1..docs.len() {
@@ -872,6 +877,7 @@ fn union_find_clusters_on_context() {
             min_df: 2,
             max_df: Some(5),
         },
+        &crate::spill::SpillConfig::default(),
     )
     .unwrap();
     let (edges, comps) =

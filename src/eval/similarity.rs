@@ -12,6 +12,7 @@
 use std::path::Path;
 
 use super::ids::Ids;
+use crate::sorted::intersection_size;
 use crate::{Error, Result};
 
 /// Words per shingle for the evaluation's exact resemblance.
@@ -86,23 +87,6 @@ pub fn shingle_set<T: Copy + Eq + std::hash::Hash>(
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// Size of the intersection of two sorted, deduplicated slices.
-pub fn intersection_len(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// Jaccard resemblance `|A∩B| / |A∪B|` from the set sizes and the intersection size
@@ -250,13 +234,13 @@ impl ShingleSets {
     /// Exact resemblance of two documents; `None` when either id is unknown.
     pub fn resemblance(&self, a: &str, b: &str) -> Option<f64> {
         let (x, y) = (self.set(a)?, self.set(b)?);
-        Some(jaccard(x.len(), y.len(), intersection_len(x, y)))
+        Some(jaccard(x.len(), y.len(), intersection_size(x, y)))
     }
 
     /// Exact containment of `a` in `b`; `None` when either id is unknown.
     pub fn containment(&self, a: &str, b: &str) -> Option<f64> {
         let (x, y) = (self.set(a)?, self.set(b)?);
-        Some(containment(x.len(), intersection_len(x, y)))
+        Some(containment(x.len(), intersection_size(x, y)))
     }
 }
 

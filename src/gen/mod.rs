@@ -28,10 +28,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::eval::similarity::{
-    containment, edit_similarity, intersection_len, jaccard, shingle_set, SHINGLE_LEN,
-};
+use crate::eval::similarity::{containment, edit_similarity, jaccard, shingle_set, SHINGLE_LEN};
 use crate::io::AtomicFile;
+use crate::sorted::intersection_size;
 use crate::{Error, Result};
 use lang::{Lexicon, Sep, Tok, Writer};
 use render::{case_variant, edit, render, whitespace_variant, Style};
@@ -709,7 +708,7 @@ fn compute_truth(
         .map(|&(i, j)| {
             let (i, j) = (i as usize, j as usize);
             let (sa, sb) = (&sets[i], &sets[j]);
-            let inter = intersection_len(sa, sb);
+            let inter = intersection_size(sa, sb);
             let kind = match (groups[i], groups[j]) {
                 (Some((x, k)), Some((y, _))) if x == y => k,
                 _ => "other",

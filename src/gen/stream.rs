@@ -28,8 +28,9 @@ use super::lang::{Lexicon, Writer};
 use super::levenshtein::edit_similarity_u32;
 use super::render::Style;
 use super::{Draft, Gen, GenConfig, GenSummary, TRUTH_HEADER};
-use crate::eval::similarity::{containment, intersection_len, jaccard, shingle_set, SHINGLE_LEN};
+use crate::eval::similarity::{containment, jaccard, shingle_set, SHINGLE_LEN};
 use crate::io::AtomicFile;
+use crate::sorted::intersection_size;
 use crate::{Error, Result};
 
 /// Documents held back in the shuffle window.
@@ -129,7 +130,7 @@ fn group_rows(kind: &'static str, members: &[Member]) -> Vec<Row> {
                 (j, i)
             };
             let (sa, sb) = (&sets[x], &sets[y]);
-            let inter = intersection_len(sa, sb);
+            let inter = intersection_size(sa, sb);
             rows.push(Row {
                 a: members[x].idx,
                 b: members[y].idx,

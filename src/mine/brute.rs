@@ -4,7 +4,7 @@
 //! databases); exponential in the number of frequent items.
 
 use super::{Itemset, Target};
-use crate::context::Transactions;
+use crate::fimi::Transactions;
 
 /// Every non-empty frequent (`Target::All`), closed or maximal itemset of `t` with support
 /// at least `minsup` (treated as 1 when 0), sorted like [`super::mine`]'s output. Items

@@ -1,5 +1,5 @@
 //! Frequent itemset mining: maximal, closed and all frequent itemsets of a list of
-//! [`Transactions`](crate::context::Transactions), plus a brute-force reference miner.
+//! [`Transactions`](crate::fimi::Transactions), plus a brute-force reference miner.
 //!
 //! Items are recoded by ascending support (infrequent ones dropped, items repeated within a
 //! transaction counted once), items present in every transaction are set aside (the closure of
@@ -53,7 +53,7 @@ use rayon::prelude::*;
 
 pub use brute::brute_force;
 
-use crate::context::Transactions;
+use crate::fimi::Transactions;
 use crate::{Error, Result};
 use search::{Miner, Scratch, Sink};
 
@@ -231,26 +231,10 @@ fn mine_impl(
     allow_dense: bool,
     split_min_items: u64,
 ) -> Result<Vec<Itemset>> {
-    let (mut prep, minsup) = setup(t, cfg, allow_dense, split_min_items)?;
     let limit = Limit::new(cfg.max_itemsets);
-    let mut root = BufSink::new(&limit);
-    root_emit(&prep, cfg.target, &mut root);
-    let root_parts = Root::new(&mut prep);
-    let branches = run_branches(
-        &prep,
-        &root_parts,
-        cfg.target,
-        minsup,
-        0..prep.root.gid.len(),
-        &limit,
-        BufSink::new,
-    );
-    for b in std::iter::once(&root).chain(branches.iter()) {
-        b.count.flush();
-    }
-    limit.check()?;
+    let (prep, _, sinks) = run(t, cfg, allow_dense, split_min_items, &limit, BufSink::new)?;
     let mut out = Vec::with_capacity(limit.total() as usize);
-    for b in std::iter::once(&root).chain(branches.iter()) {
+    for b in &sinks {
         b.decode_into(&prep, |items, s| {
             out.push(Itemset {
                 items: items.to_vec(),
@@ -269,9 +253,25 @@ pub fn count(t: &Transactions, cfg: &MineConfig) -> Result<u64> {
 
 /// Like [`count`], with the figures of the run.
 pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
-    let (mut prep, minsup) = setup(t, cfg, true, prep::SPLIT_MIN_ITEMS)?;
     let limit = Limit::new(cfg.max_itemsets);
-    let mut root = CountSink::new(&limit);
+    let (prep, minsup, _) = run(t, cfg, true, prep::SPLIT_MIN_ITEMS, &limit, CountSink::new)?;
+    Ok(stats(&prep, minsup, limit.total()))
+}
+
+/// Prepares `t` and runs the whole search into sinks made by `make`: the first sink gets the
+/// closure of the empty set, the others the top-level branches in order (see
+/// [`run_branches`]). Every sink's count is flushed to `limit` and the limit checked. Returns
+/// the preparation (to decode the sinks' items), the absolute minimum support and the sinks.
+fn run<'l, S: Sink + Tally + Send>(
+    t: &Transactions,
+    cfg: &MineConfig,
+    allow_dense: bool,
+    split_min_items: u64,
+    limit: &'l Limit,
+    make: impl Fn(&'l Limit) -> S + Sync,
+) -> Result<(prep::Prepared, u64, Vec<S>)> {
+    let (mut prep, minsup) = setup(t, cfg, allow_dense, split_min_items)?;
+    let mut root = make(limit);
     root_emit(&prep, cfg.target, &mut root);
     let root_parts = Root::new(&mut prep);
     let branches = run_branches(
@@ -280,15 +280,17 @@ pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
         cfg.target,
         minsup,
         0..prep.root.gid.len(),
-        &limit,
-        CountSink::new,
+        limit,
+        make,
     );
-    for b in &branches {
-        b.flush();
+    let mut sinks = Vec::with_capacity(branches.len() + 1);
+    sinks.push(root);
+    sinks.extend(branches);
+    for s in &sinks {
+        s.flush();
     }
-    root.flush();
     limit.check()?;
-    Ok(stats(&prep, minsup, limit.total()))
+    Ok((prep, minsup, sinks))
 }
 
 /// Mines `t` and writes the itemsets to `out`, one per line as `i1 i2 ... (support)` with
@@ -523,6 +525,12 @@ impl Limit {
     }
 }
 
+/// A sink that counts its itemsets towards the shared [`Limit`].
+trait Tally {
+    /// Reports the itemsets not yet reported to the limit.
+    fn flush(&self);
+}
+
 /// Counts, reporting to the shared limit every 4096 itemsets.
 struct CountSink<'l> {
     pending: std::cell::Cell<u64>,
@@ -546,6 +554,9 @@ impl<'l> CountSink<'l> {
         self.pending.set(p);
         true
     }
+}
+
+impl Tally for CountSink<'_> {
     fn flush(&self) {
         let p = self.pending.replace(0);
         if p > 0 {
@@ -588,6 +599,12 @@ impl<'l> BufSink<'l> {
             f(&items, s);
             i += 2 + len;
         }
+    }
+}
+
+impl Tally for BufSink<'_> {
+    fn flush(&self) {
+        self.count.flush()
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::db::{hash_mask, Db};
 use super::trie::Trie;
-use crate::context::Transactions;
+use crate::fimi::Transactions;
 use crate::{Error, Result};
 
 /// A database ready for the search.

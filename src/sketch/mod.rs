@@ -52,9 +52,8 @@ pub mod weight;
 use rayon::prelude::*;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
-use crate::shingle::{
-    intersection_size, shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig,
-};
+use crate::shingle::{shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig};
+use crate::sorted::intersection_size;
 use crate::text::Canonical;
 use crate::{Error, Result};
 use hash::{fmix64, position_salt, reduce, splitmix64, Permutation};

@@ -1,0 +1,225 @@
+//! The `<id,id,count>` phase (B97 4.1): the document pairs that share at least `k` rows of a
+//! context, with the number shared. In memory ([`pair_counts_of_rows`]: dense counters for
+//! `k = 1`, prefix filtering for `k >= 2`) or by sorted `<id,id>` runs spilled to disk
+//! ([`pair_counts_spilled`]); [`pair_counts`] picks one under a memory budget.
+//!
+//! Invariants: every form returns the same pairs, `(a, b, shared)` with `a < b`, sorted, for
+//! any number of threads.
+
+use rayon::prelude::*;
+
+use crate::fimi::Transactions;
+use crate::sorted::intersection_size;
+use crate::spill::{ExternalSorter, SpillConfig};
+use crate::{DocId, Result};
+
+/// Number of `(a, b)` pair incidences over the rows (`sum C(|row|, 2)`): what the spilled
+/// pair counting writes, at 8 bytes each.
+pub fn pair_incidences(rows: &Transactions) -> u64 {
+    rows.iter()
+        .map(|r| {
+            let l = r.len() as u64;
+            l * l.saturating_sub(1) / 2
+        })
+        .sum()
+}
+
+/// An upper bound of the working set of [`pair_counts_of_rows`] besides `rows` and its
+/// result: the document -> rows index (8 bytes per document, 4 per incidence in rows of two
+/// or more documents) and one dense `u32` counter per document and worker thread (k = 1;
+/// the prefix-filtered path for k >= 2 holds less). It does not hold the pair incidences
+/// themselves. The result is left out on purpose: [`pair_counts_spilled`] returns the same
+/// pairs in memory, so it cannot decide between the two (it did once, and sent a 4M-document
+/// run with a large estimated result to the spilled path, whose pair-incidence runs filled the
+/// disk where the prefix filter needs a few hundred MiB).
+pub fn pair_counts_in_memory_bytes(rows: &Transactions, n_docs: u32) -> u64 {
+    let n = u64::from(n_docs);
+    let inc: u64 = rows
+        .iter()
+        .filter(|r| r.len() >= 2)
+        .map(|r| r.len() as u64)
+        .sum();
+    let threads = rayon::current_num_threads() as u64;
+    8 * (n + 1) + 4 * inc + threads * 4 * n
+}
+
+/// The `<id,id,count>` phase under a spill configuration: in memory
+/// ([`pair_counts_of_rows`]) when there is no budget or its working set
+/// ([`pair_counts_in_memory_bytes`]) fits in it, else by sorted runs on disk
+/// ([`pair_counts_spilled`]). Both give the same result.
+pub fn pair_counts(
+    rows: &Transactions,
+    n_docs: u32,
+    k: u32,
+    spill: &SpillConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    if spill.budget.is_none() || pair_counts_in_memory_bytes(rows, n_docs) <= spill.budget_bytes() {
+        Ok(pair_counts_of_rows(rows, n_docs, k))
+    } else {
+        pair_counts_spilled(rows, k, spill)
+    }
+}
+
+/// The `<id,id,count>` phase by divide, compute, merge (B97 4.1): every pair `(a, b)`, `a < b`,
+/// of every row is written to an [`ExternalSorter`] (sorted runs spilled under `spill`), and
+/// the merged stream is counted; pairs seen in at least `max(k, 1)` rows are returned,
+/// sorted. Equal to [`pair_counts_of_rows`].
+pub fn pair_counts_spilled(
+    rows: &Transactions,
+    k: u32,
+    spill: &SpillConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    let k = k.max(1);
+    let mut s = ExternalSorter::<u64>::new(spill, "pairs");
+    for r in rows.iter() {
+        for (i, &a) in r.iter().enumerate() {
+            for &b in &r[i + 1..] {
+                s.push((u64::from(a) << 32) | u64::from(b))?;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut cur: Option<(u64, u32)> = None;
+    let emit = |out: &mut Vec<(DocId, DocId, u32)>, p: u64, c: u32| {
+        if c >= k {
+            out.push((DocId((p >> 32) as u32), DocId(p as u32), c));
+        }
+    };
+    for p in s.finish()? {
+        let p = p?;
+        match &mut cur {
+            Some((q, c)) if *q == p => *c += 1,
+            _ => {
+                if let Some((q, c)) = cur {
+                    emit(&mut out, q, c);
+                }
+                cur = Some((p, 1));
+            }
+        }
+    }
+    if let Some((q, c)) = cur {
+        emit(&mut out, q, c);
+    }
+    Ok(out)
+}
+
+/// The `<id,id,count>` phase over any rows (each a strictly ascending set of DocIds below
+/// `n_docs`), in memory: every pair `(a, b, shared)` with `a < b` whose documents appear
+/// together in at least `max(k, 1)` rows, sorted. Parallel over documents with one dense
+/// counter array per worker (no hashing), and deterministic: each document's pairs are
+/// produced in ascending `b` and concatenated in `a` order.
+pub fn pair_counts_of_rows(rows: &Transactions, n_docs: u32, k: u32) -> Vec<(DocId, DocId, u32)> {
+    let k = k.max(1);
+    let n = n_docs as usize;
+    // Rows of each document (CSR), rows of one document only left out.
+    let doc_rows = Transactions::transpose(n, rows.len(), |i| {
+        let r = rows.get(i);
+        if r.len() >= 2 {
+            r
+        } else {
+            &[]
+        }
+    });
+    if k >= 2 {
+        return pair_counts_prefix(rows, &doc_rows, k);
+    }
+    let per_doc: Vec<Vec<(DocId, DocId, u32)>> = (0..n)
+        .into_par_iter()
+        .map_init(
+            || (vec![0u32; n], Vec::<u32>::new()),
+            |(counts, touched), a| {
+                for &r in doc_rows.get(a) {
+                    let row = rows.get(r as usize);
+                    let from = row.partition_point(|&b| b as usize <= a);
+                    for &b in &row[from..] {
+                        let c = &mut counts[b as usize];
+                        if *c == 0 {
+                            touched.push(b);
+                        }
+                        *c += 1;
+                    }
+                }
+                touched.sort_unstable();
+                let mut v = Vec::new();
+                for &b in touched.iter() {
+                    let c = std::mem::take(&mut counts[b as usize]);
+                    if c >= k {
+                        v.push((DocId(a as u32), DocId(b), c));
+                    }
+                }
+                touched.clear();
+                v
+            },
+        )
+        .collect();
+    per_doc.into_iter().flatten().collect()
+}
+
+/// [`pair_counts_of_rows`] for `k >= 2` by prefix filtering (an exact candidate filter, as
+/// in the exact join): rows are ordered rarest first (`(length, index)`); a document holding
+/// `m` rows can share `k` of them with another only if the first `m - k + 1` of its rows in
+/// that order (its prefix) meet the other's prefix. So pairs are generated from the prefix
+/// rows only (the common rows, whose pairs grow with the square of the corpus, are never
+/// expanded) and each candidate's shared rows are counted exactly by merging the two
+/// documents' row lists. `doc_rows` is the document -> rows index (rows of two or
+/// more documents, ascending). The result is the counting form's, pair for pair.
+fn pair_counts_prefix(
+    rows: &Transactions,
+    doc_rows: &Transactions,
+    k: u32,
+) -> Vec<(DocId, DocId, u32)> {
+    let n = doc_rows.len();
+    let k = k as usize;
+    let rank = |r: u32| (rows.get(r as usize).len(), r);
+    // Each document's prefix rows.
+    let prefixes: Vec<Vec<u32>> = (0..n)
+        .into_par_iter()
+        .map(|a| {
+            let mine = doc_rows.get(a);
+            if mine.len() < k {
+                return Vec::new();
+            }
+            let p = mine.len() - k + 1;
+            let mut v = mine.to_vec();
+            if p < v.len() {
+                v.select_nth_unstable_by_key(p - 1, |&r| rank(r));
+                v.truncate(p);
+            }
+            v.sort_unstable();
+            v
+        })
+        .collect();
+    // Row -> documents holding it in their prefix (ascending DocIds).
+    let pdocs = Transactions::transpose(rows.len(), n, |a| &prefixes[a][..]);
+    let per_doc: Vec<Vec<(DocId, DocId, u32)>> = (0..n)
+        .into_par_iter()
+        .map_init(
+            || (vec![u32::MAX; n], Vec::<u32>::new()),
+            |(seen, cand), a| {
+                for &r in &prefixes[a] {
+                    let docs = pdocs.get(r as usize);
+                    let from = docs.partition_point(|&b| b as usize <= a);
+                    for &b in &docs[from..] {
+                        if seen[b as usize] != a as u32 {
+                            seen[b as usize] = a as u32;
+                            cand.push(b);
+                        }
+                    }
+                }
+                cand.sort_unstable();
+                let ra = doc_rows.get(a);
+                let mut v = Vec::new();
+                for &b in cand.iter() {
+                    let rb = doc_rows.get(b as usize);
+                    let c = intersection_size(ra, rb);
+                    if c >= k {
+                        v.push((DocId(a as u32), DocId(b), c as u32));
+                    }
+                }
+                cand.clear();
+                v
+            },
+        )
+        .collect();
+    per_doc.into_iter().flatten().collect()
+}

@@ -1,0 +1,471 @@
+//! The radix builds of a context: [`Context::from_doc_keys`] partitions the in-memory keys of
+//! every document into buckets of consecutive keys (no comparison sort of all incidences),
+//! sorts and groups the buckets in parallel; [`Context::from_key_source`] does the same from
+//! keys read again from disk (a [`KeySource`]), one scan per pass. Both hold at most the
+//! budget of incidences (12 bytes each) at once, in up to [`MAX_PASSES`] passes over
+//! consecutive bucket ranges, and fall back on the spilled [`ContextBuilder`] beyond.
+//!
+//! Invariants: the result equals [`ContextBuilder`]'s on the same incidences, for any budget,
+//! any number of threads and (for a key source) any order of the documents; a key source that
+//! changes between scans is an error, never a wrong context.
+
+use rayon::prelude::*;
+
+use super::builder::{doc_count, rec, RowGrouper};
+use super::{Context, ContextBuilder, ContextConfig};
+use crate::spill::SpillConfig;
+use crate::{DocId, Error, Result};
+
+/// The key range `lo..=hi` cut into buckets of consecutive keys, about
+/// [`BUCKET_TARGET`] incidences each when keys are spread evenly (at most
+/// `2^MAX_BUCKET_BITS` buckets).
+#[derive(Clone, Copy, Debug)]
+struct Buckets {
+    lo: u64,
+    shift: u32,
+    n: usize,
+}
+
+impl Buckets {
+    fn new(lo: u64, hi: u64, total: usize) -> Self {
+        let span = hi - lo;
+        let want_bits = (total / BUCKET_TARGET)
+            .max(1)
+            .next_power_of_two()
+            .trailing_zeros()
+            .min(MAX_BUCKET_BITS);
+        let shift = (64 - span.leading_zeros()).saturating_sub(want_bits);
+        // `shift` may be 64 (a few keys spanning the whole range): one bucket.
+        let n = span.checked_shr(shift).unwrap_or(0) as usize + 1;
+        Buckets { lo, shift, n }
+    }
+
+    #[inline]
+    fn of(&self, k: u64) -> usize {
+        (k - self.lo).checked_shr(self.shift).unwrap_or(0) as usize
+    }
+}
+
+/// Consecutive bucket ranges of at most `cap` incidences each (one bucket at least), or
+/// `None` when that takes more than [`MAX_PASSES`].
+fn plan_passes(bucket_total: &[usize], cap: usize) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut passes: Vec<std::ops::Range<usize>> = Vec::new();
+    let (mut b0, mut acc) = (0usize, 0usize);
+    for (b, &t) in bucket_total.iter().enumerate() {
+        if acc > 0 && acc + t > cap {
+            passes.push(b0..b);
+            b0 = b;
+            acc = 0;
+        }
+        acc += t;
+    }
+    passes.push(b0..bucket_total.len());
+    (passes.len() <= MAX_PASSES).then_some(passes)
+}
+
+/// Sorts and groups, in parallel, the incidences of one pass: `recs[start[i]..start[i + 1]]`
+/// holds the `i`-th bucket of the pass, its incidences of one key in ascending document
+/// order unless `sort_docs`. The groupers come back in bucket (so key) order.
+fn group_pass(
+    recs: &mut [[u32; 3]],
+    start: &[usize],
+    b: &Buckets,
+    cfg: &ContextConfig,
+    sort_docs: bool,
+) -> Vec<RowGrouper> {
+    let mut slices: Vec<&mut [[u32; 3]]> = Vec::with_capacity(start.len().saturating_sub(1));
+    let mut rest: &mut [[u32; 3]] = recs;
+    for w in start.windows(2) {
+        let (head, tail) = rest.split_at_mut(w[1] - w[0]);
+        slices.push(head);
+        rest = tail;
+    }
+    // One grouper per run of buckets (a key never spans two buckets), appended in order.
+    slices
+        .par_chunks_mut(GROUP_BUCKETS)
+        .map(|group| {
+            let mut g = RowGrouper::new(sort_docs);
+            let (mut tmp, mut cnt) = (Vec::new(), Vec::new());
+            for s in group.iter_mut() {
+                let sorted = sort_bucket(s, b.lo, b.shift, &mut tmp, &mut cnt);
+                g.group(cfg, sorted.iter().map(|&r| Ok(r)), &|_| true)
+                    .expect("records in memory do not fail");
+            }
+            g
+        })
+        .collect()
+}
+
+/// Builds the context of `doc_keys` (holding `total` keys) in memory, in parallel, without
+/// comparison-sorting the incidences as one array (B97's sort of `<shingle, id>` pairs, done
+/// as a radix partition):
+/// 1. the key range is cut into about `total / BUCKET_TARGET` buckets of consecutive keys;
+/// 2. documents are cut into contiguous chunks; each chunk counts its keys per bucket, and
+///    the counts give every (chunk, bucket) a disjoint place in one array, which the chunks
+///    fill in parallel, in document order (so within a bucket, the incidences of one key are
+///    in ascending document order);
+/// 3. each bucket is stably sorted by key and grouped into rows, in parallel; rows are
+///    concatenated in bucket order, i.e. ascending key.
+///
+/// At most `cap` incidences are held at once: a larger total is done in passes over
+/// consecutive bucket ranges (`None` when that takes more than [`MAX_PASSES`]).
+/// The result equals [`ContextBuilder`]'s (the test `spilled_context_and_pair_counts_equal_in_memory`
+/// compares them).
+fn context_in_memory<K: AsRef<[u64]> + Sync>(
+    doc_keys: &[K],
+    total: usize,
+    cfg: &ContextConfig,
+    n_docs: u32,
+    cap: usize,
+) -> Option<Context> {
+    let mut out = RowGrouper::default();
+    if total == 0 {
+        return Some(out.into_context(n_docs));
+    }
+    let (lo, hi) = doc_keys
+        .par_iter()
+        .map(|ks| {
+            ks.as_ref()
+                .iter()
+                .fold((u64::MAX, 0u64), |(a, b), &k| (a.min(k), b.max(k)))
+        })
+        .reduce(|| (u64::MAX, 0), |(a, b), (c, d)| (a.min(c), b.max(d)));
+    let bk = Buckets::new(lo, hi, total);
+    let n_buckets = bk.n;
+
+    // Contiguous document chunks of about equal incidence counts.
+    let n_chunks = (rayon::current_num_threads() * 4).clamp(1, doc_keys.len().max(1));
+    let per_chunk = total.div_ceil(n_chunks);
+    let mut chunks: Vec<std::ops::Range<usize>> = Vec::with_capacity(n_chunks + 1);
+    let (mut from, mut acc) = (0usize, 0usize);
+    for (d, ks) in doc_keys.iter().enumerate() {
+        acc += ks.as_ref().len();
+        if acc >= per_chunk {
+            chunks.push(from..d + 1);
+            from = d + 1;
+            acc = 0;
+        }
+    }
+    if from < doc_keys.len() {
+        chunks.push(from..doc_keys.len());
+    }
+    let counts: Vec<Vec<usize>> = chunks
+        .par_iter()
+        .map(|r| {
+            let mut c = vec![0usize; n_buckets];
+            for ks in &doc_keys[r.clone()] {
+                for &k in ks.as_ref() {
+                    c[bk.of(k)] += 1;
+                }
+            }
+            c
+        })
+        .collect();
+    // Passes over consecutive bucket ranges, each of at most `cap` incidences (one bucket
+    // at least): rows come out in key order pass after pass.
+    let bucket_total: Vec<usize> = (0..n_buckets)
+        .map(|b| counts.iter().map(|c| c[b]).sum())
+        .collect();
+    let passes = plan_passes(&bucket_total, cap)?;
+    let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
+    for pass in passes {
+        // Bucket starts within the pass, and each chunk's write position in each bucket.
+        let mut start = Vec::with_capacity(pass.len() + 1);
+        let mut pos = 0usize;
+        for b in pass.clone() {
+            start.push(pos);
+            for (c, cnt) in counts.iter().enumerate() {
+                offsets[c][b] = pos;
+                pos += cnt[b];
+            }
+        }
+        start.push(pos);
+        let n_pass = pos;
+        let mut recs: Vec<[u32; 3]> = Vec::with_capacity(n_pass);
+        let base = SendPtr(recs.as_mut_ptr());
+        let in_pass = pass.clone();
+        chunks
+            .par_iter()
+            .zip(offsets.par_iter_mut())
+            .for_each(|(r, off)| {
+                let base = &base;
+                for d in r.clone() {
+                    for &k in doc_keys[d].as_ref() {
+                        let b = bk.of(k);
+                        if !in_pass.contains(&b) {
+                            continue;
+                        }
+                        // SAFETY: the offsets of (chunk, bucket) pairs of this pass are
+                        // disjoint ranges of exactly the counted length inside `0..n_pass`
+                        // (the capacity), and this chunk writes exactly its counted keys of
+                        // the pass, each once.
+                        unsafe { base.0.add(off[b]).write(rec(k, d as u32)) };
+                        off[b] += 1;
+                    }
+                }
+            });
+        // SAFETY: every index of `0..n_pass` was written exactly once above.
+        unsafe { recs.set_len(n_pass) };
+        for g in group_pass(&mut recs, &start, &bk, cfg, false) {
+            out.append(g);
+        }
+    }
+    Some(out.into_context(n_docs))
+}
+
+/// What a first scan of a [`KeySource`] learns: the key range, the number of keys and
+/// documents, and whether documents come in ascending DocId order. Fill it with
+/// [`KeyStats::add`] on every document of one scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KeyStats {
+    lo: u64,
+    hi: u64,
+    total: u64,
+    n_docs: u64,
+    last: Option<u32>,
+    ascending: bool,
+}
+
+impl Default for KeyStats {
+    fn default() -> Self {
+        KeyStats {
+            lo: u64::MAX,
+            hi: 0,
+            total: 0,
+            n_docs: 0,
+            last: None,
+            ascending: true,
+        }
+    }
+}
+
+impl KeyStats {
+    /// Counts one document and its keys.
+    pub fn add(&mut self, doc: DocId, keys: &[u64]) {
+        for &k in keys {
+            self.lo = self.lo.min(k);
+            self.hi = self.hi.max(k);
+        }
+        self.total += keys.len() as u64;
+        self.n_docs = self.n_docs.max(u64::from(doc.0) + 1);
+        if self.last.is_some_and(|l| l >= doc.0) {
+            self.ascending = false;
+        }
+        self.last = Some(doc.0);
+    }
+
+    /// Keys counted.
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// One more than the largest DocId seen.
+    pub fn n_docs(&self) -> u64 {
+        self.n_docs
+    }
+}
+
+/// The documents' keys, readable more than once (e.g. an images file on disk): the
+/// source of [`Context::from_key_source`], which reads it several times instead of holding
+/// the keys.
+pub trait KeySource {
+    /// Calls `f(doc, keys)` on every document, in the same order on every call.
+    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()>;
+}
+
+/// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
+/// `k` all have the same `(k - lo) >> shift`: a counting sort on the next bits below
+/// `shift` (about one incidence per slot), then an insertion sort of each slot (a
+/// comparison sort for the rare crowded slot). Stable, so the documents of a key stay in
+/// ascending order. Returns the sorted incidences: `s` itself when it was already sorted,
+/// else `tmp` (not copied back).
+fn sort_bucket<'a>(
+    s: &'a mut [[u32; 3]],
+    lo: u64,
+    shift: u32,
+    tmp: &'a mut Vec<[u32; 3]>,
+    cnt: &mut Vec<u32>,
+) -> &'a [[u32; 3]] {
+    let key = |r: &[u32; 3]| (u64::from(r[0]) << 32) | u64::from(r[1]);
+    if s.len() < 2 || shift == 0 {
+        // One key only when `shift == 0`: already in document order.
+        return s;
+    }
+    let bits = (usize::BITS - (s.len() - 1).leading_zeros()).min(shift);
+    let mask = u64::MAX >> (64 - shift);
+    let sub = |r: &[u32; 3]| (((key(r) - lo) & mask) >> (shift - bits)) as usize;
+    cnt.clear();
+    cnt.resize((1usize << bits) + 1, 0);
+    for r in s.iter() {
+        cnt[sub(r) + 1] += 1;
+    }
+    for i in 1..cnt.len() {
+        cnt[i] += cnt[i - 1];
+    }
+    tmp.clear();
+    tmp.resize(s.len(), [0; 3]);
+    for r in s.iter() {
+        let j = sub(r);
+        tmp[cnt[j] as usize] = *r;
+        cnt[j] += 1;
+    }
+    // `cnt[j]` is now the end of slot `j`.
+    let mut from = 0usize;
+    for &end in &cnt[..cnt.len() - 1] {
+        let end = end as usize;
+        let slot = &mut tmp[from..end];
+        if slot.len() > 16 {
+            slot.sort_by_key(key);
+        } else {
+            for i in 1..slot.len() {
+                let mut m = i;
+                while m > 0 && key(&slot[m - 1]) > key(&slot[m]) {
+                    slot.swap(m - 1, m);
+                    m -= 1;
+                }
+            }
+        }
+        from = end;
+    }
+    tmp
+}
+
+/// A raw pointer that may cross threads (the writers use disjoint ranges).
+struct SendPtr<T>(*mut T);
+// SAFETY: used only for writes to disjoint indices, see `context_in_memory`.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
+// SAFETY: as above.
+unsafe impl<T: Send> Send for SendPtr<T> {}
+
+/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one.
+fn incidence_cap(spill: &SpillConfig) -> usize {
+    usize::try_from(spill.budget_bytes() / 12)
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
+/// Incidences per bucket aimed at by [`context_in_memory`].
+const BUCKET_TARGET: usize = 16384;
+/// At most `2^MAX_BUCKET_BITS` buckets.
+const MAX_BUCKET_BITS: u32 = 20;
+/// At most this many passes over the keys in [`context_in_memory`]; a smaller budget spills.
+const MAX_PASSES: usize = 16;
+/// Buckets grouped per parallel task by [`context_in_memory`].
+const GROUP_BUCKETS: usize = 16;
+
+impl Context {
+    /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
+    /// `DocId(d)`; duplicates within one document are ignored), holding at most `spill`'s
+    /// budget of incidences at once (spilling sorted runs under it when that takes more than
+    /// 16 passes). Deterministic.
+    pub fn from_doc_keys<K: AsRef<[u64]> + Sync>(
+        doc_keys: &[K],
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+    ) -> Result<Self> {
+        let n_docs = doc_count(doc_keys.len() as u64)?;
+        let mut b = ContextBuilder::new(cfg, spill)?;
+        b.ensure_docs(u64::from(n_docs));
+        let total: u64 = doc_keys.iter().map(|k| k.as_ref().len() as u64).sum();
+        // The keys are in memory already: the budget bounds the incidences held at once
+        // (12 bytes each), in as many passes over key ranges as it takes; only a budget
+        // needing more than MAX_PASSES passes spills sorted runs.
+        let cap = incidence_cap(spill);
+        if let Some(c) = context_in_memory(doc_keys, total as usize, cfg, n_docs, cap) {
+            return Ok(c);
+        }
+        for (d, ks) in doc_keys.iter().enumerate() {
+            b.push_doc(DocId(d as u32), ks.as_ref())?;
+        }
+        b.finish()
+    }
+
+    /// Builds the context of the documents of `src` for which `keep` is true (the others
+    /// count as documents without elements), reading `src` again instead of holding the
+    /// keys: `stats` comes from one scan already made (see [`KeyStats`]); one more scan
+    /// counts the keys per bucket of the key range, then each pass over a range of buckets
+    /// holding at most `spill`'s budget of incidences (12 bytes each) is one scan, its
+    /// buckets sorted and grouped in parallel as [`Context::from_doc_keys`] does. A budget
+    /// that would need more than 16 passes spills sorted runs instead (one scan). Equal to
+    /// [`Context::from_doc_keys`] on the same keys, for any order of the documents.
+    pub fn from_key_source(
+        src: &mut dyn KeySource,
+        stats: &KeyStats,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        keep: &dyn Fn(DocId) -> bool,
+    ) -> Result<Self> {
+        cfg.validate()?;
+        let n_docs = doc_count(stats.n_docs)?;
+        let mut out = RowGrouper::default();
+        if stats.total == 0 {
+            return Ok(out.into_context(n_docs));
+        }
+        let total = usize::try_from(stats.total)
+            .map_err(|_| Error::config("more keys than this machine can address"))?;
+        let bk = Buckets::new(stats.lo, stats.hi, total);
+        let mut counts = vec![0usize; bk.n];
+        let out_of_range = || {
+            Error::config(
+                "a key source changed between scans (a key outside the first scan's range)",
+            )
+        };
+        src.scan(&mut |d, ks| {
+            if keep(d) {
+                for &k in ks {
+                    if k < bk.lo || k > stats.hi {
+                        return Err(out_of_range());
+                    }
+                    counts[bk.of(k)] += 1;
+                }
+            }
+            Ok(())
+        })?;
+        let cap = incidence_cap(spill);
+        let Some(passes) = plan_passes(&counts, cap) else {
+            let mut b = ContextBuilder::new(cfg, spill)?;
+            b.ensure_docs(u64::from(n_docs));
+            src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
+            return b.finish();
+        };
+        let mut off = vec![0usize; bk.n];
+        for pass in passes {
+            let mut start = Vec::with_capacity(pass.len() + 1);
+            let mut pos = 0usize;
+            for b in pass.clone() {
+                start.push(pos);
+                off[b] = pos;
+                pos += counts[b];
+            }
+            start.push(pos);
+            let n_pass = pos;
+            let mut recs: Vec<[u32; 3]> = vec![[0; 3]; n_pass];
+            src.scan(&mut |d, ks| {
+                if keep(d) {
+                    for &k in ks {
+                        if k < bk.lo || k > stats.hi {
+                            return Err(out_of_range());
+                        }
+                        let b = bk.of(k);
+                        if pass.contains(&b) {
+                            let slot = recs.get_mut(off[b]).ok_or_else(out_of_range)?;
+                            *slot = rec(k, d.0);
+                            off[b] += 1;
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+            // Every bucket must have been filled exactly as counted.
+            for (i, b) in pass.clone().enumerate() {
+                if off[b] != start[i + 1] {
+                    return Err(out_of_range());
+                }
+            }
+            for g in group_pass(&mut recs, &start, &bk, cfg, !stats.ascending) {
+                out.append(g);
+            }
+        }
+        Ok(out.into_context(n_docs))
+    }
+}
