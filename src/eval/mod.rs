@@ -11,6 +11,7 @@
 
 mod ids;
 pub mod metrics;
+mod pairs;
 pub mod predict;
 pub mod rule;
 pub mod similarity;

@@ -7,6 +7,8 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::ids::{key, Ids};
+use super::pairs::{Layout, PairReader};
+use crate::corpus::ext_id_from_json;
 use crate::{Error, Result};
 
 /// One predicted cluster (members interned; see [`Prediction::cluster_members`]).
@@ -104,64 +106,11 @@ impl Prediction {
     /// Reads `pairs.csv`: a header whose first two columns are `a` and `b` (further score
     /// columns are ignored), then one pair per line. Errors name file and line.
     pub fn read_pairs_csv(path: &Path) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(r);
+        let mut rdr = PairReader::open(path, Layout::Scored)?;
         let mut p = Prediction::default();
-        let mut rec = csv::StringRecord::new();
-        let mut first = true;
-        loop {
-            let more = rdr.read_record(&mut rec).map_err(|e| {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                Error::parse(path, line, format!("invalid CSV: {e}"))
-            })?;
-            if !more {
-                break;
-            }
-            let line = rec.position().map(|p| p.line()).unwrap_or(0);
-            if rec.len() == 1 && rec[0].is_empty() {
-                continue;
-            }
-            if first {
-                first = false;
-                if rec.len() >= 2 && &rec[0] == "a" && &rec[1] == "b" {
-                    continue;
-                }
-                return Err(Error::parse(
-                    path,
-                    line,
-                    "expected a header starting with columns a,b",
-                ));
-            }
-            if rec.len() < 2 || rec[0].is_empty() || rec[1].is_empty() {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    "expected a pair of document ids: a,b[,score...]",
-                ));
-            }
-            if rec[0] == rec[1] {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    format!(
-                        "pair ({}, {}) pairs a document with itself",
-                        &rec[0], &rec[1]
-                    ),
-                ));
-            }
-            let (x, y) = (p.ids.intern(&rec[0]), p.ids.intern(&rec[1]));
+        while let Some(row) = rdr.next_row()? {
+            let (x, y) = (p.ids.intern(row.a()), p.ids.intern(row.b()));
             p.pairs.insert(key(x, y));
-        }
-        if first {
-            return Err(Error::parse(
-                path,
-                1,
-                "empty file: expected a header starting with columns a,b",
-            ));
         }
         Ok(p)
     }
@@ -180,41 +129,28 @@ impl Prediction {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: serde_json::Value = serde_json::from_str(&line)
+            let mut v: serde_json::Value = serde_json::from_str(&line)
                 .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
-            let id = match v.get("id") {
+            let id = match v.get_mut("id").map(serde_json::Value::take) {
                 None | Some(serde_json::Value::Null) => lineno.to_string(),
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                Some(_) => {
-                    return Err(Error::parse(
-                        path,
-                        lineno,
-                        "\"id\" must be a string or a number",
-                    ))
-                }
+                Some(id) => ext_id_from_json(id).map_err(|_| {
+                    Error::parse(path, lineno, "\"id\" must be a string or a number")
+                })?,
             };
-            let Some(serde_json::Value::Array(docs)) = v.get("docs") else {
+            let Some(serde_json::Value::Array(docs)) =
+                v.get_mut("docs").map(serde_json::Value::take)
+            else {
                 return Err(Error::parse(
                     path,
                     lineno,
                     "expected a \"docs\" array of document ids",
                 ));
             };
-            let mut names = Vec::with_capacity(docs.len());
-            for d in docs {
-                match d {
-                    serde_json::Value::String(s) => names.push(s.clone()),
-                    serde_json::Value::Number(n) => names.push(n.to_string()),
-                    _ => {
-                        return Err(Error::parse(
-                            path,
-                            lineno,
-                            "\"docs\" must hold strings or numbers",
-                        ))
-                    }
-                }
-            }
+            let names = docs
+                .into_iter()
+                .map(ext_id_from_json)
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|_| Error::parse(path, lineno, "\"docs\" must hold strings or numbers"))?;
             let support = match v.get("support") {
                 None | Some(serde_json::Value::Null) => None,
                 Some(s) => Some(s.as_u64().ok_or_else(|| {

@@ -204,21 +204,20 @@ impl ShingleSets {
             if line.trim().is_empty() {
                 continue;
             }
-            let v: serde_json::Value = serde_json::from_str(&line)
+            let mut v: serde_json::Value = serde_json::from_str(&line)
                 .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
-            let id = match v.get("id") {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                _ => {
-                    return Err(Error::parse(
-                        path,
-                        lineno,
-                        "expected an \"id\" field (string or number)",
-                    ))
-                }
+            let Some(Ok(id)) = v
+                .get_mut("id")
+                .map(|i| crate::corpus::ext_id_from_json(i.take()))
+            else {
+                return Err(Error::parse(
+                    path,
+                    lineno,
+                    "expected an \"id\" field (string or number)",
+                ));
             };
-            let text = match v.get("text") {
-                Some(serde_json::Value::String(s)) => s.clone(),
+            let text = match v.get_mut("text").map(serde_json::Value::take) {
+                Some(serde_json::Value::String(s)) => s,
                 _ => {
                     return Err(Error::parse(
                         path,
