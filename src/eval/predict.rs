@@ -3,10 +3,10 @@
 //! one set of unordered pairs (every member pair of every cluster; clusters may overlap; each
 //! pair counted once).
 
-use std::io::BufRead;
 use std::path::Path;
 
-use super::ids::{key, Ids};
+use super::ids::{insert_pairs, key, Ids};
+use super::json_lines::for_each_json_line;
 use super::pairs::{Layout, PairReader};
 use crate::corpus::ext_id_from_json;
 use crate::{Error, Result};
@@ -46,16 +46,7 @@ impl Prediction {
         B: AsRef<str>,
     {
         let mut p = Prediction::default();
-        for (a, b) in pairs {
-            let (a, b) = (a.as_ref(), b.as_ref());
-            if a == b {
-                return Err(Error::config(format!(
-                    "predicted pair ({a}, {a}) pairs a document with itself"
-                )));
-            }
-            let (x, y) = (p.ids.intern(a), p.ids.intern(b));
-            p.pairs.insert(key(x, y));
-        }
+        insert_pairs(&mut p.ids, &mut p.pairs, pairs, "predicted")?;
         Ok(p)
     }
 
@@ -118,19 +109,11 @@ impl Prediction {
     /// Reads `clusters.jsonl`: one `{"id": .., "docs": [ids..], "support": k}` per line (`id`
     /// and `support` optional; ids may be strings or numbers). Errors name file and line.
     pub fn read_clusters_jsonl(path: &Path) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
         let mut p = Prediction {
             clusters: Some(Vec::new()),
             ..Default::default()
         };
-        for (i, line) in r.lines().enumerate() {
-            let lineno = i as u64 + 1;
-            let line = line.map_err(|e| Error::io(path, e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let mut v: serde_json::Value = serde_json::from_str(&line)
-                .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
+        for_each_json_line(path, |lineno, mut v| {
             let id = match v.get_mut("id").map(serde_json::Value::take) {
                 None | Some(serde_json::Value::Null) => lineno.to_string(),
                 Some(id) => ext_id_from_json(id).map_err(|_| {
@@ -158,7 +141,8 @@ impl Prediction {
                 })?),
             };
             p.push_cluster(id, names, support);
-        }
+            Ok(())
+        })?;
         Ok(p)
     }
 

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ids::{key, Ids};
+use super::ids::{insert_pairs, key, Ids};
 use super::pairs::{Layout, PairReader};
 use super::rule::TruthRule;
 use crate::{Error, Result};
@@ -28,15 +28,7 @@ impl Labels {
         B: AsRef<str>,
     {
         let mut l = Labels::default();
-        for (a, b) in pairs {
-            let (a, b) = (a.as_ref(), b.as_ref());
-            if a == b {
-                return Err(Error::config(format!(
-                    "labeled pair ({a}, {a}) pairs a document with itself"
-                )));
-            }
-            l.insert(a, b);
-        }
+        insert_pairs(&mut l.ids, &mut l.pairs, pairs, "labeled")?;
         Ok(l)
     }
 
