@@ -34,9 +34,10 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::{
-    decode_ref, open_read, parse_jsonl_line_fast, read_err, CorpusConfig, CorpusStats, Format,
-};
+use super::input::{decode_ref, is_blank, open_read, read_err};
+use super::jsonl::parse_jsonl_line_fast;
+use super::reader::too_many_documents;
+use super::{CorpusConfig, CorpusStats, Format};
 use crate::{DocId, Error, Result};
 
 /// Default size of a block of input bytes handed to one worker.
@@ -99,18 +100,25 @@ impl ParOptions {
     }
 }
 
+/// The per-document map of the parallel reader: the result for one document, given the
+/// worker's state (a named form of the bound `Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync`,
+/// which every closure of that shape meets).
+pub trait MapDoc<S, T>: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync {}
+
+impl<S, T, F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync> MapDoc<S, T> for F {}
+
+/// The consumer of the mapped blocks, called on the calling thread in input order.
+pub trait Consume<T>: FnMut(Block<T>) -> Result<()> {}
+
+impl<T, C: FnMut(Block<T>) -> Result<()>> Consume<T> for C {}
+
 /// [`par_map_corpus_with`] without per-worker state.
-pub fn par_map_corpus<T, F, C>(
+pub fn par_map_corpus<T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
-    f: F,
-    consume: C,
-) -> Result<CorpusStats>
-where
-    T: Send,
-    F: Fn(RawDoc<'_>) -> Result<T> + Sync,
-    C: FnMut(Block<T>) -> Result<()>,
-{
+    f: impl Fn(RawDoc<'_>) -> Result<T> + Sync,
+    consume: impl Consume<T>,
+) -> Result<CorpusStats> {
     par_map_corpus_with(path, cfg, || (), |_, d| f(d), consume)
 }
 
@@ -119,20 +127,13 @@ where
 /// results to `consume` block by block in input order, on the calling thread. Returns the
 /// reader's counts. Stops at the first error in document order (of the reader, of `f` or of
 /// `consume`).
-pub fn par_map_corpus_with<S, T, I, F, C>(
+pub fn par_map_corpus_with<S: Send, T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
-    init: I,
-    f: F,
-    consume: C,
-) -> Result<CorpusStats>
-where
-    S: Send,
-    T: Send,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
-    C: FnMut(Block<T>) -> Result<()>,
-{
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
+    consume: impl Consume<T>,
+) -> Result<CorpusStats> {
     par_map_corpus_opts(path, cfg, &ParOptions::default(), init, f, consume)
 }
 
@@ -142,22 +143,15 @@ where
 /// lines are then neither checked nor counted, so this is for a corpus read whole before
 /// (e.g. re-reading the candidates of an earlier pass); the counts returned cover the
 /// documents parsed only.
-pub fn par_map_corpus_wanted<S, T, I, F, C>(
+pub fn par_map_corpus_wanted<S: Send, T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
     opts: &ParOptions,
     wanted: &[DocId],
-    init: I,
-    f: F,
-    consume: C,
-) -> Result<CorpusStats>
-where
-    S: Send,
-    T: Send,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
-    C: FnMut(Block<Option<T>>) -> Result<()>,
-{
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
+    consume: impl Consume<Option<T>>,
+) -> Result<CorpusStats> {
     if !wanted.windows(2).all(|w| w[0] < w[1]) {
         return Err(Error::config(
             "wanted DocIds must be strictly ascending".to_string(),
@@ -202,6 +196,20 @@ enum LineKind<'a> {
     Lines,
 }
 
+impl<'a> LineKind<'a> {
+    /// JSONL with the fields of `cfg`, or plain lines.
+    fn new(jsonl: bool, cfg: &'a CorpusConfig) -> Self {
+        if jsonl {
+            LineKind::Jsonl {
+                text_field: &cfg.text_field,
+                id_field: &cfg.id_field,
+            }
+        } else {
+            LineKind::Lines
+        }
+    }
+}
+
 /// A finished piece of the output, or the end (with the sequential reader's counts when
 /// it was used).
 enum Piece<T> {
@@ -212,21 +220,14 @@ enum Piece<T> {
 type Msg<T> = (u64, std::thread::Result<Result<Piece<T>>>);
 
 /// As [`par_map_corpus_with`] with explicit [`ParOptions`].
-pub fn par_map_corpus_opts<S, T, I, F, C>(
+pub fn par_map_corpus_opts<S: Send, T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
     opts: &ParOptions,
-    init: I,
-    f: F,
-    consume: C,
-) -> Result<CorpusStats>
-where
-    S: Send,
-    T: Send,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
-    C: FnMut(Block<T>) -> Result<()>,
-{
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
+    consume: impl Consume<T>,
+) -> Result<CorpusStats> {
     par_map_impl(
         path,
         cfg,
@@ -241,23 +242,16 @@ where
 
 /// The reader behind every entry point: with `wanted`, documents not in it give `skip()`.
 #[allow(clippy::too_many_arguments)]
-fn par_map_impl<S, T, I, F, C>(
+fn par_map_impl<S: Send, T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
     opts: &ParOptions,
     wanted: Option<&[DocId]>,
     skip: fn() -> T,
-    init: I,
-    f: F,
-    mut consume: C,
-) -> Result<CorpusStats>
-where
-    S: Send,
-    T: Send,
-    I: Fn() -> S + Sync,
-    F: Fn(&mut S, RawDoc<'_>) -> Result<T> + Sync,
-    C: FnMut(Block<T>) -> Result<()>,
-{
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
+    mut consume: impl Consume<T>,
+) -> Result<CorpusStats> {
     let line_kind = line_kind(path, cfg)?;
     // Open in the calling thread, so that a missing file fails before any thread starts.
     enum Src {
@@ -323,14 +317,11 @@ where
 }
 
 /// Reorders the pieces and feeds `consume`; returns the counts at the end.
-fn consume_in_order<T, C>(
+fn consume_in_order<T>(
     res_rx: mpsc::Receiver<Msg<T>>,
     permit_tx: mpsc::SyncSender<()>,
-    consume: &mut C,
-) -> Result<CorpusStats>
-where
-    C: FnMut(Block<T>) -> Result<()>,
-{
+    consume: &mut impl Consume<T>,
+) -> Result<CorpusStats> {
     let mut pending: BTreeMap<u64, Result<Piece<T>>> = BTreeMap::new();
     let mut next = 0u64;
     let mut stats = CorpusStats {
@@ -401,28 +392,12 @@ fn add_stats(a: &mut CorpusStats, b: &CorpusStats) {
     a.skipped_records += b.skipped_records;
 }
 
-fn limit_error(path: &Path) -> Error {
-    Error::Limit(format!(
-        "{}: more than {} documents; DocIds are 32-bit",
-        path.display(),
-        u64::from(u32::MAX) + 1
-    ))
-}
-
 /// How the parallel reader reads `path` by lines (JSONL, unless malformed lines are to be
 /// skipped, or plain lines); `None` for the formats read by the sequential reader.
 fn line_kind<'c>(path: &Path, cfg: &'c CorpusConfig) -> Result<Option<LineKind<'c>>> {
-    cfg.validate()?;
-    let format = match cfg.format {
-        Some(f) => f,
-        None => Format::guess(path)?,
-    };
-    Ok(match format {
-        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::Jsonl {
-            text_field: &cfg.text_field,
-            id_field: &cfg.id_field,
-        }),
-        Format::Lines => Some(LineKind::Lines),
+    Ok(match cfg.format_of(path)? {
+        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::new(true, cfg)),
+        Format::Lines => Some(LineKind::new(false, cfg)),
         _ => None,
     })
 }
@@ -479,20 +454,18 @@ fn read_lines(
         *seq += 1;
         true
     };
-    loop {
+    // How the reading ends; the lines before the end are shipped in any case.
+    let end = loop {
         let start = buf.len();
         let n = match r.read_until(b'\n', &mut buf) {
             Ok(n) => n,
             Err(e) => {
                 buf.truncate(start);
-                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
-                    return (seq, Ok(None));
-                }
-                return (seq, Err(read_err(path, line + 1, e)));
+                break Err(read_err(path, line + 1, e));
             }
         };
         if n == 0 {
-            break;
+            break Ok(None);
         }
         read += n as u64;
         line += 1;
@@ -500,14 +473,11 @@ fn read_lines(
             buf.drain(..3);
             first_byte = 3;
         }
-        let is_doc = !jsonl || !buf[start..].iter().all(|c| c.is_ascii_whitespace());
+        let is_doc = !jsonl || !is_blank(&buf[start..]);
         if is_doc {
             if docs > u64::from(u32::MAX) {
                 buf.truncate(start);
-                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
-                    return (seq, Ok(None));
-                }
-                return (seq, Err(limit_error(path)));
+                break Err(too_many_documents(path));
             }
             docs += 1;
         }
@@ -519,11 +489,11 @@ fn read_lines(
             first_doc = docs;
             first_byte = read;
         }
-    }
+    };
     if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
         return (seq, Ok(None));
     }
-    (seq, Ok(None))
+    (seq, end)
 }
 
 /// The reader of the other formats: the sequential reader in batches.
@@ -568,18 +538,15 @@ fn read_seq(
 }
 
 /// Parses and maps one block.
-fn run_job<S, T, F>(
+fn run_job<S, T>(
     job: Job,
     kind: Option<LineKind<'_>>,
     path: &Path,
     wanted: Option<&[DocId]>,
     skip: fn() -> T,
     st: &mut S,
-    f: &F,
-) -> Result<Piece<T>>
-where
-    F: Fn(&mut S, RawDoc<'_>) -> Result<T>,
-{
+    f: &impl MapDoc<S, T>,
+) -> Result<Piece<T>> {
     let mut stats = CorpusStats::default();
     let unwanted = |d: DocId| wanted.is_some_and(|w| w.binary_search(&d).is_err());
     match job {
@@ -625,8 +592,7 @@ where
                 }
                 if unwanted(DocId(id as u32)) {
                     // Not decoded nor parsed; a blank JSONL line is still no document.
-                    let blank = matches!(kind, LineKind::Jsonl { .. })
-                        && l.iter().all(|c| c.is_ascii_whitespace());
+                    let blank = matches!(kind, LineKind::Jsonl { .. }) && is_blank(l);
                     if !blank {
                         items.push(skip());
                         id += 1;
@@ -640,10 +606,7 @@ where
                     Ok(None) => continue,
                     Err(msg) => return Err(Error::parse(path, line_no, msg)),
                 };
-                stats.documents += 1;
-                stats.lossy_utf8 += u64::from(lossy);
-                stats.empty += u64::from(text.trim().is_empty());
-                stats.text_bytes += text.len() as u64;
+                stats.count_document(&text, lossy);
                 items.push(f(
                     st,
                     RawDoc {
@@ -683,7 +646,7 @@ fn parse_line<'a>(
             text_field,
             id_field,
         } => {
-            if l.iter().all(|c| c.is_ascii_whitespace()) {
+            if is_blank(l) {
                 return Ok(None);
             }
             match decode_ref(l) {
@@ -706,8 +669,7 @@ type ParsedLine<'a> = (Option<String>, Cow<'a, str>, bool);
 pub struct LineDocReader {
     file: std::fs::File,
     path: std::path::PathBuf,
-    text_field: String,
-    id_field: String,
+    cfg: CorpusConfig,
     jsonl: bool,
 }
 
@@ -737,8 +699,7 @@ impl LineDocReader {
         Ok(Some(LineDocReader {
             file,
             path: path.to_path_buf(),
-            text_field: cfg.text_field.clone(),
-            id_field: cfg.id_field.clone(),
+            cfg: cfg.clone(),
             jsonl,
         }))
     }
@@ -764,14 +725,7 @@ impl LineDocReader {
             pos += n as u64;
         }
         let l = buf.strip_suffix(b"\r").unwrap_or(buf);
-        let kind = if self.jsonl {
-            LineKind::Jsonl {
-                text_field: &self.text_field,
-                id_field: &self.id_field,
-            }
-        } else {
-            LineKind::Lines
-        };
+        let kind = LineKind::new(self.jsonl, &self.cfg);
         let changed = |what: String| {
             Error::format(
                 &self.path,
@@ -834,61 +788,4 @@ pub fn read_all_par_opts(
         },
     )?;
     Ok((out, stats))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::{parse_jsonl_line, parse_jsonl_line_fast};
-    use proptest::prelude::*;
-
-    fn same(line: &str) {
-        for (t, i) in [("text", "id"), ("text", ""), ("body", "url")] {
-            let want = parse_jsonl_line(line, t, i);
-            let got = parse_jsonl_line_fast(line, t, i).map(|(i, t)| (i, t.into_owned()));
-            assert_eq!(got, want, "{line:?} text {t:?} id {i:?}");
-        }
-    }
-
-    #[test]
-    fn fast_json_parse_equals_reference() {
-        let deep = format!(
-            "{{\"id\":1,\"text\":\"t\",\"x\":{}{}}}",
-            "[".repeat(200),
-            "]".repeat(200)
-        );
-        for line in [
-            r#"{"id":1,"text":"plain"}"#,
-            r#"{"id":"a","text":"esc\n\u00e9\"q"}"#,
-            r#" {"text":"x","id":1.5e3} "#,
-            r#"{"id":18446744073709551616,"text":"big"}"#,
-            r#"{"id":-3,"text":"t","id":"second"}"#,
-            r#"{"text":5,"text":"last wins","id":1}"#,
-            r#"{"text":"first","text":5,"id":1}"#,
-            r#"{"id":1,"text":"t","other":"\ud800"}"#,
-            r#"{"id":1,"text":"t","other":1e999}"#,
-            r#"{"id":1,"text":"t","":"empty key"}"#,
-            r#"{"id":null,"text":"t"}"#,
-            r#"{"id":[1],"text":"t"}"#,
-            r#"{"id":1}"#,
-            r#"{"id":1,"text":"t"} trailing"#,
-            r#"{"id":1,"text":"t",}"#,
-            r#"[1,2]"#,
-            r#""str""#,
-            r#"{"id":1,"text":"t","body":"b","url":"u"}"#,
-            r#"{"id":1,"text":"tab	inside"}"#,
-            "",
-            &deep,
-        ] {
-            same(line);
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn fast_json_parse_equals_reference_on_noise(s in r#"[{}\[\]":,a-z0-9.\\ -]{0,40}"#) {
-            same(&s);
-            same(&format!("{{\"text\":\"x\",{s}"));
-            same(&format!("{{\"id\":{s},\"text\":\"x\"}}"));
-        }
-    }
 }

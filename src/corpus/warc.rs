@@ -14,6 +14,9 @@
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
+use super::input::{decode, open_read, read_err, read_line};
+use super::reader::{Raw, Source};
+use super::CorpusStats;
 use crate::{Error, Result};
 
 /// One WARC record.
@@ -64,15 +67,9 @@ impl WarcReader {
 
     /// Reads one line into `self.buf` (without its line end); false at end of input.
     fn read_line(&mut self) -> Result<bool> {
-        self.buf.clear();
-        let n = self
-            .r
-            .read_until(b'\n', &mut self.buf)
-            .map_err(|e| super::read_err(&self.path, self.line + 1, e))?;
-        if n == 0 {
+        if !read_line(&mut *self.r, &self.path, &mut self.line, &mut self.buf)? {
             return Ok(false);
         }
-        self.line += 1;
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
         }
@@ -184,7 +181,7 @@ impl WarcReader {
         let got = (&mut self.r)
             .take(len)
             .read_to_end(&mut block)
-            .map_err(|e| super::read_err(&self.path, self.line + 1, e))?;
+            .map_err(|e| read_err(&self.path, self.line + 1, e))?;
         if (got as u64) < len {
             return Err(self.err(
                 start,
@@ -291,6 +288,56 @@ fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
             b = &b[2..];
         } else if b.starts_with(b"\n") {
             b = &b[1..];
+        }
+    }
+}
+
+/// The `response` records of a WARC file as documents (the corpus format `warc`): the
+/// external id is the `WARC-Target-URI` (angle brackets removed), the text the HTTP body
+/// after the HTTP headers; other records are skipped and counted.
+pub(super) struct WarcDocs {
+    r: WarcReader,
+}
+
+impl WarcDocs {
+    pub(super) fn open(path: &Path) -> Result<Self> {
+        Ok(WarcDocs {
+            r: WarcReader::new(open_read(path)?, path),
+        })
+    }
+}
+
+impl Source for WarcDocs {
+    fn next_raw(&mut self, stats: &mut CorpusStats) -> Result<Option<Raw>> {
+        loop {
+            let Some(rec) = self.r.next_record()? else {
+                return Ok(None);
+            };
+            let is_response = rec
+                .header("WARC-Type")
+                .is_some_and(|t| t.eq_ignore_ascii_case("response"));
+            if !is_response {
+                stats.skipped_records += 1;
+                continue;
+            }
+            let Some(uri) = rec.header("WARC-Target-URI") else {
+                return Err(self.r.record_error(
+                    &rec,
+                    "response record without WARC-Target-URI; expected the URI as the document id",
+                ));
+            };
+            // WARC/1.0 examples write the URI in angle brackets.
+            let uri = uri
+                .strip_prefix('<')
+                .and_then(|u| u.strip_suffix('>'))
+                .unwrap_or(uri)
+                .to_string();
+            let (text, lossy) = decode(http_body(&rec.block));
+            return Ok(Some(Raw {
+                ext_id: uri,
+                text,
+                lossy,
+            }));
         }
     }
 }

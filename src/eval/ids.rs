@@ -40,3 +40,29 @@ pub fn key(a: u32, b: u32) -> (u32, u32) {
         (b, a)
     }
 }
+
+/// Adds pairs of external ids to a pair set (`ids` interns them, `pairs` holds their
+/// [`key`]s); a pair of a document with itself is an error calling it a `what` pair.
+pub(crate) fn insert_pairs<I, A, B>(
+    ids: &mut Ids,
+    pairs: &mut hashbrown::HashSet<(u32, u32)>,
+    input: I,
+    what: &str,
+) -> crate::Result<()>
+where
+    I: IntoIterator<Item = (A, B)>,
+    A: AsRef<str>,
+    B: AsRef<str>,
+{
+    for (a, b) in input {
+        let (a, b) = (a.as_ref(), b.as_ref());
+        if a == b {
+            return Err(crate::Error::config(format!(
+                "{what} pair ({a}, {a}) pairs a document with itself"
+            )));
+        }
+        let (x, y) = (ids.intern(a), ids.intern(b));
+        pairs.insert(key(x, y));
+    }
+    Ok(())
+}

@@ -10,7 +10,9 @@
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
 mod ids;
+mod json_lines;
 pub mod metrics;
+mod pairs;
 pub mod predict;
 pub mod rule;
 pub mod similarity;

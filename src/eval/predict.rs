@@ -3,10 +3,12 @@
 //! one set of unordered pairs (every member pair of every cluster; clusters may overlap; each
 //! pair counted once).
 
-use std::io::BufRead;
 use std::path::Path;
 
-use super::ids::{key, Ids};
+use super::ids::{insert_pairs, key, Ids};
+use super::json_lines::for_each_json_line;
+use super::pairs::{Layout, PairReader};
+use crate::corpus::ext_id_from_json;
 use crate::{Error, Result};
 
 /// One predicted cluster (members interned; see [`Prediction::cluster_members`]).
@@ -44,16 +46,7 @@ impl Prediction {
         B: AsRef<str>,
     {
         let mut p = Prediction::default();
-        for (a, b) in pairs {
-            let (a, b) = (a.as_ref(), b.as_ref());
-            if a == b {
-                return Err(Error::config(format!(
-                    "predicted pair ({a}, {a}) pairs a document with itself"
-                )));
-            }
-            let (x, y) = (p.ids.intern(a), p.ids.intern(b));
-            p.pairs.insert(key(x, y));
-        }
+        insert_pairs(&mut p.ids, &mut p.pairs, pairs, "predicted")?;
         Ok(p)
     }
 
@@ -104,64 +97,11 @@ impl Prediction {
     /// Reads `pairs.csv`: a header whose first two columns are `a` and `b` (further score
     /// columns are ignored), then one pair per line. Errors name file and line.
     pub fn read_pairs_csv(path: &Path) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(r);
+        let mut rdr = PairReader::open(path, Layout::Scored)?;
         let mut p = Prediction::default();
-        let mut rec = csv::StringRecord::new();
-        let mut first = true;
-        loop {
-            let more = rdr.read_record(&mut rec).map_err(|e| {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                Error::parse(path, line, format!("invalid CSV: {e}"))
-            })?;
-            if !more {
-                break;
-            }
-            let line = rec.position().map(|p| p.line()).unwrap_or(0);
-            if rec.len() == 1 && rec[0].is_empty() {
-                continue;
-            }
-            if first {
-                first = false;
-                if rec.len() >= 2 && &rec[0] == "a" && &rec[1] == "b" {
-                    continue;
-                }
-                return Err(Error::parse(
-                    path,
-                    line,
-                    "expected a header starting with columns a,b",
-                ));
-            }
-            if rec.len() < 2 || rec[0].is_empty() || rec[1].is_empty() {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    "expected a pair of document ids: a,b[,score...]",
-                ));
-            }
-            if rec[0] == rec[1] {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    format!(
-                        "pair ({}, {}) pairs a document with itself",
-                        &rec[0], &rec[1]
-                    ),
-                ));
-            }
-            let (x, y) = (p.ids.intern(&rec[0]), p.ids.intern(&rec[1]));
+        while let Some(row) = rdr.next_row()? {
+            let (x, y) = (p.ids.intern(row.a()), p.ids.intern(row.b()));
             p.pairs.insert(key(x, y));
-        }
-        if first {
-            return Err(Error::parse(
-                path,
-                1,
-                "empty file: expected a header starting with columns a,b",
-            ));
         }
         Ok(p)
     }
@@ -169,52 +109,31 @@ impl Prediction {
     /// Reads `clusters.jsonl`: one `{"id": .., "docs": [ids..], "support": k}` per line (`id`
     /// and `support` optional; ids may be strings or numbers). Errors name file and line.
     pub fn read_clusters_jsonl(path: &Path) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
         let mut p = Prediction {
             clusters: Some(Vec::new()),
             ..Default::default()
         };
-        for (i, line) in r.lines().enumerate() {
-            let lineno = i as u64 + 1;
-            let line = line.map_err(|e| Error::io(path, e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(&line)
-                .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
-            let id = match v.get("id") {
+        for_each_json_line(path, |lineno, mut v| {
+            let id = match v.get_mut("id").map(serde_json::Value::take) {
                 None | Some(serde_json::Value::Null) => lineno.to_string(),
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                Some(_) => {
-                    return Err(Error::parse(
-                        path,
-                        lineno,
-                        "\"id\" must be a string or a number",
-                    ))
-                }
+                Some(id) => ext_id_from_json(id).map_err(|_| {
+                    Error::parse(path, lineno, "\"id\" must be a string or a number")
+                })?,
             };
-            let Some(serde_json::Value::Array(docs)) = v.get("docs") else {
+            let Some(serde_json::Value::Array(docs)) =
+                v.get_mut("docs").map(serde_json::Value::take)
+            else {
                 return Err(Error::parse(
                     path,
                     lineno,
                     "expected a \"docs\" array of document ids",
                 ));
             };
-            let mut names = Vec::with_capacity(docs.len());
-            for d in docs {
-                match d {
-                    serde_json::Value::String(s) => names.push(s.clone()),
-                    serde_json::Value::Number(n) => names.push(n.to_string()),
-                    _ => {
-                        return Err(Error::parse(
-                            path,
-                            lineno,
-                            "\"docs\" must hold strings or numbers",
-                        ))
-                    }
-                }
-            }
+            let names = docs
+                .into_iter()
+                .map(ext_id_from_json)
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|_| Error::parse(path, lineno, "\"docs\" must hold strings or numbers"))?;
             let support = match v.get("support") {
                 None | Some(serde_json::Value::Null) => None,
                 Some(s) => Some(s.as_u64().ok_or_else(|| {
@@ -222,7 +141,8 @@ impl Prediction {
                 })?),
             };
             p.push_cluster(id, names, support);
-        }
+            Ok(())
+        })?;
         Ok(p)
     }
 

@@ -179,30 +179,20 @@ impl ShingleSets {
     /// Reads a JSONL corpus (`{"id": .., "text": ..}` per line; the id may be a string or
     /// a number) and builds its shingle sets. Errors name the file and line.
     pub fn read_jsonl(path: &Path) -> Result<Self> {
-        use std::io::BufRead;
-        let r = crate::io::open_read(path)?;
         let mut docs = Vec::new();
-        for (i, line) in r.lines().enumerate() {
-            let lineno = i as u64 + 1;
-            let line = line.map_err(|e| Error::io(path, e))?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let v: serde_json::Value = serde_json::from_str(&line)
-                .map_err(|e| Error::parse(path, lineno, format!("invalid JSON: {e}")))?;
-            let id = match v.get("id") {
-                Some(serde_json::Value::String(s)) => s.clone(),
-                Some(serde_json::Value::Number(n)) => n.to_string(),
-                _ => {
-                    return Err(Error::parse(
-                        path,
-                        lineno,
-                        "expected an \"id\" field (string or number)",
-                    ))
-                }
+        super::json_lines::for_each_json_line(path, |lineno, mut v| {
+            let Some(Ok(id)) = v
+                .get_mut("id")
+                .map(|i| crate::corpus::ext_id_from_json(i.take()))
+            else {
+                return Err(Error::parse(
+                    path,
+                    lineno,
+                    "expected an \"id\" field (string or number)",
+                ));
             };
-            let text = match v.get("text") {
-                Some(serde_json::Value::String(s)) => s.clone(),
+            let text = match v.get_mut("text").map(serde_json::Value::take) {
+                Some(serde_json::Value::String(s)) => s,
                 _ => {
                     return Err(Error::parse(
                         path,
@@ -212,7 +202,8 @@ impl ShingleSets {
                 }
             };
             docs.push((id, text));
-        }
+            Ok(())
+        })?;
         Ok(Self::from_texts(docs))
     }
 

@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::ids::{key, Ids};
+use super::ids::{insert_pairs, key, Ids};
+use super::pairs::{Layout, PairReader};
 use super::rule::TruthRule;
 use crate::{Error, Result};
 
@@ -27,15 +28,7 @@ impl Labels {
         B: AsRef<str>,
     {
         let mut l = Labels::default();
-        for (a, b) in pairs {
-            let (a, b) = (a.as_ref(), b.as_ref());
-            if a == b {
-                return Err(Error::config(format!(
-                    "labeled pair ({a}, {a}) pairs a document with itself"
-                )));
-            }
-            l.insert(a, b);
-        }
+        insert_pairs(&mut l.ids, &mut l.pairs, pairs, "labeled")?;
         Ok(l)
     }
 
@@ -109,61 +102,14 @@ impl TruthTable {
     /// columns are kept by name; without one (first line not `a,b`), every line is a pair.
     /// Errors name the file and line.
     pub fn read(path: &Path) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
-        let mut rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(r);
+        let mut rdr = PairReader::open(path, Layout::Table)?;
         let mut t = TruthTable {
             path: path.to_path_buf(),
+            columns: rdr.columns().to_vec(),
             ..Default::default()
         };
-        let mut first = true;
-        let mut ncols = 2usize;
-        let mut rec = csv::StringRecord::new();
-        loop {
-            let more = rdr.read_record(&mut rec).map_err(|e| {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                Error::parse(path, line, format!("invalid CSV: {e}"))
-            })?;
-            if !more {
-                break;
-            }
-            let line = rec.position().map(|p| p.line()).unwrap_or(0);
-            if rec.len() == 1 && rec[0].is_empty() {
-                continue;
-            }
-            if first {
-                first = false;
-                if rec.len() >= 2 && &rec[0] == "a" && &rec[1] == "b" {
-                    t.columns = rec.iter().skip(2).map(str::to_string).collect();
-                    ncols = rec.len();
-                    continue;
-                }
-            }
-            if rec.len() != ncols {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    format!(
-                        "expected {ncols} comma-separated fields, found {}",
-                        rec.len()
-                    ),
-                ));
-            }
-            let (a, b) = (&rec[0], &rec[1]);
-            if a.is_empty() || b.is_empty() {
-                return Err(Error::parse(path, line, "empty document id"));
-            }
-            if a == b {
-                return Err(Error::parse(
-                    path,
-                    line,
-                    format!("pair ({a}, {b}) pairs a document with itself"),
-                ));
-            }
-            let (x, y) = (t.ids.intern(a), t.ids.intern(b));
+        while let Some(row) = rdr.next_row()? {
+            let (x, y) = (t.ids.intern(row.a()), t.ids.intern(row.b()));
             let k = key(x, y);
             if t.index.contains_key(&k) {
                 continue;
@@ -172,8 +118,8 @@ impl TruthTable {
             t.rows.push(Row {
                 a: x,
                 b: y,
-                line,
-                values: rec.iter().skip(2).map(str::to_string).collect(),
+                line: row.line,
+                values: row.values().map(str::to_string).collect(),
             });
         }
         Ok(t)

@@ -1,0 +1,76 @@
+//! [`CorpusConfig`]: how to read a corpus (format, field and column names, skipping of
+//! malformed lines).
+//!
+//! Invariant: a validated configuration names a text field and column, each different from
+//! the id field and column.
+
+use std::path::Path;
+
+use super::Format;
+use crate::{Error, Result};
+
+/// How to read a corpus.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorpusConfig {
+    /// The format; `None` guesses it from the path ([`Format::guess`]).
+    pub format: Option<Format>,
+    /// JSONL: the field holding the text (default `text`).
+    pub text_field: String,
+    /// JSONL: the field holding the external id (default `id`); empty = use the line number.
+    pub id_field: String,
+    /// CSV/TSV: the header name of the text column (default `text`).
+    pub text_column: String,
+    /// CSV/TSV: the header name of the id column (default `id`); empty = use the line number.
+    pub id_column: String,
+    /// Skip (and count) malformed JSONL/CSV/TSV lines instead of failing.
+    pub skip_bad_lines: bool,
+}
+
+impl Default for CorpusConfig {
+    fn default() -> Self {
+        CorpusConfig {
+            format: None,
+            text_field: "text".into(),
+            id_field: "id".into(),
+            text_column: "text".into(),
+            id_column: "id".into(),
+            skip_bad_lines: false,
+        }
+    }
+}
+
+impl CorpusConfig {
+    /// Checks the configuration: the text field and column must be named, and differ from
+    /// the id field and column.
+    pub fn validate(&self) -> Result<()> {
+        if self.text_field.is_empty() {
+            return Err(Error::config("the JSONL text field name is empty"));
+        }
+        if self.text_column.is_empty() {
+            return Err(Error::config("the CSV/TSV text column name is empty"));
+        }
+        if self.text_field == self.id_field {
+            return Err(Error::config(format!(
+                "the text field and the id field are both {:?}",
+                self.text_field
+            )));
+        }
+        if self.text_column == self.id_column {
+            return Err(Error::config(format!(
+                "the text column and the id column are both {:?}",
+                self.text_column
+            )));
+        }
+        Ok(())
+    }
+
+    /// Validates the configuration and gives the format of the corpus at `path`: the one
+    /// configured, or the guess from the path ([`Format::guess`]).
+    pub(crate) fn format_of(&self, path: &Path) -> Result<Format> {
+        self.validate()?;
+        match self.format {
+            Some(f) => Ok(f),
+            None => Format::guess(path),
+        }
+    }
+}

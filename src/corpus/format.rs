@@ -1,0 +1,99 @@
+//! The corpus formats: [`Format`], its names and aliases, and the guess from a path.
+//!
+//! Invariant: every format has one canonical name ([`Format::NAMES`]); [`FromStr`] accepts
+//! the canonical names and the aliases, and [`fmt::Display`] prints the canonical name.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use crate::{Error, Result};
+
+/// Input format of a corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// One JSON object per line.
+    Jsonl,
+    /// Comma-separated values with a header row.
+    Csv,
+    /// Tab-separated values with a header row (no quoting).
+    Tsv,
+    /// Plain text, one document per line.
+    Lines,
+    /// A directory of files, one document per file.
+    Dir,
+    /// A WARC file (web crawl), one document per response record.
+    Warc,
+}
+
+impl Format {
+    /// Canonical names, as accepted by [`FromStr`] and printed by [`fmt::Display`].
+    pub const NAMES: [&'static str; 6] = ["jsonl", "csv", "tsv", "lines", "dir", "warc"];
+
+    /// The canonical name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Jsonl => "jsonl",
+            Format::Csv => "csv",
+            Format::Tsv => "tsv",
+            Format::Lines => "lines",
+            Format::Dir => "dir",
+            Format::Warc => "warc",
+        }
+    }
+
+    /// Guesses the format: a directory is [`Format::Dir`]; otherwise the extension after
+    /// removing a final `.gz`: `.jsonl`/`.ndjson`/`.json` -> Jsonl, `.csv`, `.tsv`,
+    /// `.txt` -> Lines, `.warc` -> Warc (case-insensitive). Anything else (and `-`) is an
+    /// [`Error::Config`] asking for an explicit format.
+    pub fn guess(path: &Path) -> Result<Format> {
+        if path.is_dir() {
+            return Ok(Format::Dir);
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let stem = name.strip_suffix(".gz").unwrap_or(&name);
+        let ext = stem.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+        match ext {
+            "jsonl" | "ndjson" | "json" => Ok(Format::Jsonl),
+            "csv" => Ok(Format::Csv),
+            "tsv" => Ok(Format::Tsv),
+            "txt" => Ok(Format::Lines),
+            "warc" => Ok(Format::Warc),
+            _ => Err(Error::config(format!(
+                "cannot guess the format of {} from its name; give the format explicitly, one of {}",
+                path.display(),
+                Format::NAMES.join(", ")
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    /// Accepts the canonical names and the aliases `ndjson`, `json` (Jsonl), `txt`, `text`
+    /// (Lines), `directory` (Dir), case-insensitive.
+    fn from_str(s: &str) -> Result<Self> {
+        match s.to_ascii_lowercase().as_str() {
+            "jsonl" | "ndjson" | "json" => Ok(Format::Jsonl),
+            "csv" => Ok(Format::Csv),
+            "tsv" => Ok(Format::Tsv),
+            "lines" | "txt" | "text" => Ok(Format::Lines),
+            "dir" | "directory" => Ok(Format::Dir),
+            "warc" => Ok(Format::Warc),
+            _ => Err(Error::config(format!(
+                "unknown corpus format {s:?}; expected one of {}",
+                Format::NAMES.join(", ")
+            ))),
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! The streaming reader: [`open`] picks a format's source, and [`CorpusReader`] numbers its
+//! documents and counts them.
+//!
+//! Invariant: documents come out in input order with dense [`DocId`]s 0, 1, 2, ...; after
+//! the first error the reader is finished (it yields `None`).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use super::{csv, dir, jsonl, lines, warc, CorpusConfig, Format};
+use crate::{DocId, Error, Result};
+
+/// One input document.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Document {
+    /// Dense id in input order.
+    pub id: DocId,
+    /// The id the input gave it (JSON field, CSV column, line number, relative path, URI).
+    pub ext_id: String,
+    /// The document text (decoded lossily if it was not valid UTF-8).
+    pub text: String,
+    /// True when invalid UTF-8 was replaced while decoding.
+    pub lossy: bool,
+}
+
+/// Counts gathered while reading (read them after the iteration, or at any time).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CorpusStats {
+    /// Documents yielded.
+    pub documents: u64,
+    /// Documents whose text had invalid UTF-8 (decoded lossily).
+    pub lossy_utf8: u64,
+    /// Documents whose text is empty or only whitespace (kept).
+    pub empty: u64,
+    /// Total bytes of document text (after decoding).
+    pub text_bytes: u64,
+    /// Malformed lines skipped with `skip_bad_lines`.
+    pub skipped_bad_lines: u64,
+    /// WARC records that are not `response` records (skipped).
+    pub skipped_records: u64,
+    /// Files read (1, or the number of files of a directory).
+    pub files: u64,
+}
+
+impl CorpusStats {
+    /// Counts one document yielded with `text` (`lossy`: decoded with replacements).
+    #[inline]
+    pub(super) fn count_document(&mut self, text: &str, lossy: bool) {
+        self.documents += 1;
+        self.lossy_utf8 += u64::from(lossy);
+        self.empty += u64::from(text.trim().is_empty());
+        self.text_bytes += text.len() as u64;
+    }
+}
+
+/// The error of a corpus with more documents than 32-bit DocIds can number.
+pub(super) fn too_many_documents(path: &Path) -> Error {
+    Error::Limit(format!(
+        "{}: more than {} documents; DocIds are 32-bit",
+        path.display(),
+        u64::from(u32::MAX) + 1
+    ))
+}
+
+/// A document before it gets its DocId.
+pub(super) struct Raw {
+    pub(super) ext_id: String,
+    pub(super) text: String,
+    pub(super) lossy: bool,
+}
+
+/// One format's documents in input order (the reader numbers and counts them).
+pub(super) trait Source: Send {
+    /// The next document, `None` at the end; skipped lines and records go to `stats`.
+    fn next_raw(&mut self, stats: &mut CorpusStats) -> Result<Option<Raw>>;
+}
+
+/// A streaming corpus reader: yields documents in input order with dense DocIds.
+pub struct CorpusReader {
+    src: Box<dyn Source>,
+    path: PathBuf,
+    format: Format,
+    next_id: u64,
+    stats: CorpusStats,
+    done: bool,
+}
+
+impl fmt::Debug for CorpusReader {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CorpusReader")
+            .field("path", &self.path)
+            .field("format", &self.format)
+            .field("stats", &self.stats)
+            .finish()
+    }
+}
+
+/// Opens a corpus for streaming (validates `cfg`, guesses the format if not given).
+/// `-` reads standard input (the format must then be given; `dir` cannot be).
+pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
+    let format = cfg.format_of(path)?;
+    let src: Box<dyn Source> = match format {
+        Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
+        Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),
+        Format::Lines => Box::new(lines::Lines::open(path)?),
+        Format::Dir => Box::new(dir::Dir::open(path)?),
+        Format::Warc => Box::new(warc::WarcDocs::open(path)?),
+    };
+    let files = u64::from(format != Format::Dir);
+    Ok(CorpusReader {
+        src,
+        path: path.to_path_buf(),
+        format,
+        next_id: 0,
+        stats: CorpusStats {
+            files,
+            ..CorpusStats::default()
+        },
+        done: false,
+    })
+}
+
+impl CorpusReader {
+    /// The counts so far.
+    pub fn stats(&self) -> CorpusStats {
+        self.stats
+    }
+
+    /// The format being read.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The corpus path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Up to `n` next documents (fewer only at the end; empty when the corpus is exhausted).
+    /// On an error the documents read before it in this batch are lost with it (the error
+    /// ends the reading anyway).
+    pub fn next_batch(&mut self, n: usize) -> Result<Vec<Document>> {
+        let mut v = Vec::with_capacity(n.min(1 << 16));
+        self.fill_batch(&mut v, n)?;
+        Ok(v)
+    }
+
+    /// Clears `batch` and fills it with up to `n` next documents; returns how many.
+    pub fn fill_batch(&mut self, batch: &mut Vec<Document>, n: usize) -> Result<usize> {
+        batch.clear();
+        while batch.len() < n {
+            match self.next() {
+                Some(Ok(d)) => batch.push(d),
+                Some(Err(e)) => return Err(e),
+                None => break,
+            }
+        }
+        Ok(batch.len())
+    }
+
+    /// Reads everything, returning the documents (holds the whole corpus: for small inputs
+    /// and tests).
+    pub fn read_all(self) -> Result<Vec<Document>> {
+        self.collect()
+    }
+}
+
+impl Iterator for CorpusReader {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Result<Document>> {
+        if self.done {
+            return None;
+        }
+        match self.src.next_raw(&mut self.stats) {
+            Ok(Some(raw)) => {
+                if self.next_id > u64::from(u32::MAX) {
+                    self.done = true;
+                    return Some(Err(too_many_documents(&self.path)));
+                }
+                let id = DocId(self.next_id as u32);
+                self.next_id += 1;
+                self.stats.count_document(&raw.text, raw.lossy);
+                Some(Ok(Document {
+                    id,
+                    ext_id: raw.ext_id,
+                    text: raw.text,
+                    lossy: raw.lossy,
+                }))
+            }
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,312 @@
+//! [`Canonical`] text and the [`Canonicalizer`] that makes it: the general Unicode path and
+//! the ASCII fast path of word mode (on the [`super::scanner`]).
+//!
+//! Invariant: a [`Canonical`] holds the canonical text and the byte ranges of its tokens, in
+//! order; tokens never overlap and each range lies on UTF-8 boundaries of `text`. Both paths
+//! give the same tokens; text past `u32::MAX` bytes (4 GiB) is not tokenized.
+
+use std::ops::Range;
+
+use unicode_segmentation::UnicodeSegmentation;
+
+use super::scanner::ascii_words;
+use super::stopwords::normalize_word;
+use super::{html, TextConfig, Unit};
+use crate::Result;
+
+/// A document in canonical form.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Canonical {
+    /// The canonical text.
+    pub text: String,
+    /// Byte ranges of the tokens in `text`, in order.
+    pub tokens: Vec<Range<u32>>,
+}
+
+impl Canonical {
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// True when there is no token.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// Token `i`.
+    pub fn token(&self, i: usize) -> &str {
+        let r = &self.tokens[i];
+        &self.text[r.start as usize..r.end as usize]
+    }
+
+    /// Iterates over the tokens.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.tokens
+            .iter()
+            .map(move |r| &self.text[r.start as usize..r.end as usize])
+    }
+}
+
+/// Reusable intermediate buffers for [`Canonicalizer::canonicalize_into`] (one per thread).
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    html: String,
+    lower: String,
+    tmp: String,
+    canon: Canonical,
+}
+
+/// Turns raw text into [`Canonical`] form according to a [`TextConfig`].
+/// Cheap to share between threads (`Send + Sync`).
+pub struct Canonicalizer {
+    cfg: TextConfig,
+    stemmer: Option<rust_stemmers::Stemmer>,
+}
+
+impl std::fmt::Debug for Canonicalizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Canonicalizer")
+            .field("cfg", &self.cfg)
+            .finish()
+    }
+}
+
+impl Canonicalizer {
+    /// Validates `cfg` and builds the canonicalizer.
+    pub fn new(cfg: TextConfig) -> Result<Self> {
+        cfg.validate()?;
+        let stemmer = cfg
+            .stem
+            .then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        Ok(Canonicalizer { cfg, stemmer })
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TextConfig {
+        &self.cfg
+    }
+
+    /// The token unit.
+    pub fn unit(&self) -> Unit {
+        self.cfg.unit
+    }
+
+    /// The canonical form of `raw`.
+    pub fn canonicalize(&self, raw: &str) -> Canonical {
+        let mut out = Canonical::default();
+        self.canonicalize_into(raw, &mut Scratch::default(), &mut out);
+        out
+    }
+
+    /// The canonical form of `raw` written into `out` (cleared first), reusing the
+    /// allocations of `out` and `scratch`. Same result as [`Canonicalizer::canonicalize`]
+    /// and [`Canonicalizer::canonicalize_reference_into`] (it takes the ASCII fast path of
+    /// [`Canonicalizer::for_each_token`] when it can).
+    pub fn canonicalize_into(&self, raw: &str, scratch: &mut Scratch, out: &mut Canonical) {
+        if self.cfg.unit != Unit::Word {
+            return self.canonicalize_reference_into(raw, scratch, out);
+        }
+        out.text.clear();
+        out.tokens.clear();
+        self.for_each_token(raw, scratch, |t| {
+            push_token(out, t, true);
+        });
+    }
+
+    /// `raw` with its HTML stripped into `buf` when the configuration asks for it, else `raw`.
+    fn strip_html<'a>(&self, raw: &'a str, buf: &'a mut String) -> &'a str {
+        if self.cfg.html {
+            buf.clear();
+            html::strip_html_into(raw, buf);
+            buf
+        } else {
+            raw
+        }
+    }
+
+    /// Calls `f` on every canonical token of `raw`, in order: the tokens of
+    /// [`Canonicalizer::canonicalize`]`(raw)`, without building the canonical text when the
+    /// (HTML-stripped) text is ASCII and the unit is words. That fast path splits words with
+    /// a byte-class scanner that implements the UAX #29 word-boundary rules restricted to
+    /// ASCII (letters, digits, `_` joining; `.` and `'` between two letters or two digits,
+    /// `:` between two letters, `,` and `;` between two digits) and keeps the segments
+    /// holding a letter or digit, as `unicode_words` does; any other input goes through
+    /// [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical text does,
+    /// before the text would pass `u32::MAX` bytes.
+    pub fn for_each_token<F: FnMut(&str)>(&self, raw: &str, scratch: &mut Scratch, mut f: F) {
+        let Scratch {
+            html: hbuf,
+            lower,
+            tmp,
+            canon,
+        } = scratch;
+        let mut s = self.strip_html(raw, hbuf);
+        if self.cfg.unit != Unit::Word || !s.is_ascii() {
+            self.reference_stripped(s, lower, canon);
+            for t in canon.iter() {
+                f(t);
+            }
+            return;
+        }
+        if self.cfg.lowercase {
+            lower.clear();
+            lower.push_str(s);
+            lower.make_ascii_lowercase();
+            s = lower;
+        }
+        let mut text_len = 0usize;
+        let sw = self.cfg.stopwords.as_ref();
+        let lowercase = self.cfg.lowercase;
+        let stemmer = self.stemmer.as_ref();
+        ascii_words(s, |w| {
+            if let Some(sw) = sw {
+                let stop = if lowercase {
+                    sw.contains(w)
+                } else {
+                    tmp.clear();
+                    tmp.push_str(w);
+                    tmp.make_ascii_lowercase();
+                    sw.contains(tmp)
+                };
+                if stop {
+                    return true;
+                }
+            }
+            let stemmed;
+            let tok: &str = match stemmer {
+                Some(st) => {
+                    stemmed = st.stem(w);
+                    &stemmed
+                }
+                None => w,
+            };
+            if tok.is_empty() {
+                return true;
+            }
+            let sep = usize::from(text_len != 0);
+            if text_len + sep + tok.len() > u32::MAX as usize {
+                return false;
+            }
+            text_len += sep + tok.len();
+            f(tok);
+            true
+        });
+    }
+
+    /// The general canonicalization (any Unicode input, both units): HTML stripping,
+    /// Unicode lowercase, `unicode_words`, stop words, stemming. The reference that the fast
+    /// path of [`Canonicalizer::for_each_token`] is tested against.
+    pub fn canonicalize_reference_into(
+        &self,
+        raw: &str,
+        scratch: &mut Scratch,
+        out: &mut Canonical,
+    ) {
+        out.text.clear();
+        out.tokens.clear();
+        let Scratch {
+            html: hbuf, lower, ..
+        } = scratch;
+        let s = self.strip_html(raw, hbuf);
+        self.reference_stripped(s, lower, out);
+    }
+
+    /// The general path after HTML stripping: lowercase, then words or characters.
+    fn reference_stripped<'a>(&self, mut s: &'a str, lower: &'a mut String, out: &mut Canonical) {
+        out.text.clear();
+        out.tokens.clear();
+        if self.cfg.lowercase {
+            lower.clear();
+            push_lowercase(s, lower);
+            s = lower;
+        }
+        match self.cfg.unit {
+            Unit::Word => self.words(s, out),
+            Unit::Char => chars(s, out),
+        }
+    }
+
+    /// The words of `s` (lowercased already if asked) through the Unicode path.
+    fn words(&self, s: &str, out: &mut Canonical) {
+        let mut tmp = String::new();
+        for w in s.unicode_words() {
+            if let Some(sw) = &self.cfg.stopwords {
+                let stop = if self.cfg.lowercase && !w.contains('\u{2019}') {
+                    sw.contains(w)
+                } else {
+                    tmp.clear();
+                    tmp.push_str(&normalize_word(w));
+                    sw.contains(&tmp)
+                };
+                if stop {
+                    continue;
+                }
+            }
+            match &self.stemmer {
+                Some(st) => {
+                    let stemmed = st.stem(w);
+                    if !push_token(out, &stemmed, true) {
+                        return;
+                    }
+                }
+                None => {
+                    if !push_token(out, w, true) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Appends a token (with a separating space in word mode); false when past the u32 limit.
+fn push_token(out: &mut Canonical, tok: &str, space: bool) -> bool {
+    if tok.is_empty() {
+        return true;
+    }
+    let sep = usize::from(space && !out.text.is_empty());
+    if out.text.len() + sep + tok.len() > u32::MAX as usize {
+        return false;
+    }
+    if sep == 1 {
+        out.text.push(' ');
+    }
+    let start = out.text.len() as u32;
+    out.text.push_str(tok);
+    out.tokens.push(start..out.text.len() as u32);
+    true
+}
+
+/// The characters of `s` as tokens, whitespace runs collapsed to one space (char mode).
+fn chars(s: &str, out: &mut Canonical) {
+    let mut pending_space = false;
+    let mut buf = [0u8; 4];
+    for c in s.chars() {
+        if c.is_whitespace() {
+            pending_space = !out.text.is_empty();
+            continue;
+        }
+        if pending_space {
+            pending_space = false;
+            if !push_token(out, " ", false) {
+                return;
+            }
+        }
+        if !push_token(out, c.encode_utf8(&mut buf), false) {
+            return;
+        }
+    }
+}
+
+/// Appends the Unicode lowercase of `s` to `out` (per `char`; ASCII fast path).
+pub fn push_lowercase(s: &str, out: &mut String) {
+    out.reserve(s.len());
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.extend(c.to_lowercase());
+        }
+    }
+}
