@@ -7,8 +7,8 @@
 //! For a document of `t` tokens, shingle `j` covers tokens `s .. s + len` with start
 //! `s = j * offset`, for every `s` with `s + len <= t`. A document with fewer than `len`
 //! tokens (in particular an empty one) has **no** shingle; the sketch stage gives it the
-//! empty image, which shares nothing with any image (the foundation issue asks exactly this:
-//! documents shorter than the shingle length are kept, reported and given an empty image).
+//! empty image, which shares nothing with any image (such documents are kept, counted in the
+//! stage's report and given an empty image).
 //!
 //! # The hash (stable across versions and machines)
 //! 1. Each token is hashed with `xxh3_64_with_seed(token_utf8_bytes, seed)` (xxhash-rust,

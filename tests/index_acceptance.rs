@@ -1,4 +1,4 @@
-//! Acceptance of the index (issue 6): queries equal a brute-force scan of the same images,
+//! Acceptance of the index: queries equal a brute-force scan of the same images,
 //! two sweeps give the clusters of one build (and of an independent brute-force union-find),
 //! the lost-and-found report equals a brute-force search, and a save/open round trip
 //! changes nothing.
