@@ -172,14 +172,14 @@ impl Collapse {
         clusters: Vec<(Vec<DocId>, u32)>,
         class_support: impl Fn(DocId) -> u32,
     ) -> Vec<(Vec<DocId>, u32)> {
-        let mut in_cluster = vec![false; self.members.len()];
+        let mut in_cluster = bitvec::bitvec![0; self.members.len()];
         let mut out: Vec<(Vec<DocId>, u32)> = clusters
             .into_iter()
             .map(|(docs, s)| {
                 let mut all = docs.clone();
                 for d in docs {
                     if let Ok(i) = self.members.binary_search_by_key(&d, |m| m.0) {
-                        in_cluster[i] = true;
+                        in_cluster.set(i, true);
                         all.extend_from_slice(&self.members[i].1);
                     }
                 }

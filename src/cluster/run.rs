@@ -462,13 +462,13 @@ fn finish(arm: Arm<'_, '_>, found: Found) -> Result<ClusterOutput> {
         .map(|c| c.docs.len() as u64)
         .max()
         .unwrap_or(0);
-    let mut in_any = vec![false; n_docs];
+    let mut in_any = bitvec::bitvec![0; n_docs];
     for c in &clusters {
         for d in &c.docs {
-            in_any[d.index()] = true;
+            in_any.set(d.index(), true);
         }
     }
-    s.clustered_documents = in_any.iter().filter(|&&x| x).count() as u64;
+    s.clustered_documents = in_any.count_ones() as u64;
     let total_pairs: u64 = clusters
         .iter()
         .map(|c| {
