@@ -180,9 +180,10 @@ fn roaring_pairs_k1(rows: &[RoaringBitmap], n_docs: u32) -> Vec<(u32, u32, u32)>
 /// rows of at least `min_len` documents only).
 fn row_pairs(ctx: &Context, min_len: usize) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
-    for rs in ctx.doc_rows() {
+    for rs in ctx.to_transactions(Orientation::DocRows).iter() {
         let big: Vec<u32> = rs
-            .into_iter()
+            .iter()
+            .copied()
             .filter(|&r| ctx.row(r as usize).len() >= min_len)
             .collect();
         out.extend(big.windows(2).map(|w| (w[0], w[1])));
