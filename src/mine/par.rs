@@ -20,6 +20,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use bitvec::vec::BitVec;
+
 use super::db::Db;
 use super::search::{Miner, Scratch, Sink, Top};
 use super::Target;
@@ -50,16 +52,16 @@ impl Sink for Cands {
 struct Done {
     recs: Vec<u32>,
     masks: Arc<Vec<u64>>,
-    seeded: Vec<bool>,
+    seeded: BitVec,
 }
 
-/// For each set of `cands` (bitsets of `w` words), true when it lies inside no set of
+/// For each set of `cands` (bitsets of `w` words), a bit set when it lies inside no set of
 /// `others`. Vertical: one bitset over `others` per item; a candidate's items' bitsets are
 /// intersected rarest first, over the words still nonzero, stopping when nothing is left.
-fn outside_all(cands: &[u64], others: &[u64], w: usize) -> Vec<bool> {
+fn outside_all(cands: &[u64], others: &[u64], w: usize) -> BitVec {
     let k = others.len() / w;
     if k == 0 {
-        return vec![true; cands.len() / w];
+        return BitVec::repeat(true, cands.len() / w);
     }
     let kw = k.div_ceil(64);
     let nbits = w * 64;
@@ -154,10 +156,10 @@ pub(crate) fn dense_maximal(
                         .enumerate()
                         .filter_map(|(j, a)| a.as_ref().map(|a| (j, Arc::clone(a))))
                         .collect();
-                    let mut seeded = vec![false; i];
+                    let mut seeded = BitVec::repeat(false, i);
                     let mut seed = Vec::new();
                     for (j, a) in &finished {
-                        seeded[*j] = true;
+                        seeded.set(*j, true);
                         for x in a.chunks_exact(w) {
                             if x[e / 64] >> (e % 64) & 1 == 1 {
                                 seed.extend_from_slice(x);
@@ -201,7 +203,7 @@ pub(crate) fn dense_maximal(
         .collect();
     // The filter, branch by branch in parallel: keep[i][k] for candidate k of branch i.
     use rayon::prelude::*;
-    let keep: Vec<Vec<bool>> = (0..n)
+    let keep: Vec<BitVec> = (0..n)
         .into_par_iter()
         .map(|i| {
             let e = lo + i;
@@ -222,7 +224,7 @@ pub(crate) fn dense_maximal(
         .collect();
     for (i, (d, keep)) in done.iter().zip(&keep).enumerate() {
         let mut p = 0;
-        for &k in keep {
+        for k in keep.iter().by_vals() {
             let len = d.recs[p] as usize;
             let s = d.recs[p + 1];
             if k && !out(i, &d.recs[p + 2..p + 2 + len], s) {
@@ -265,7 +267,7 @@ mod tests {
                 };
                 let cands = set(30);
                 let others = set((round % 5) * 40);
-                let want: Vec<bool> = cands
+                let want: bitvec::vec::BitVec = cands
                     .chunks_exact(w)
                     .map(|x| {
                         !others
@@ -274,8 +276,8 @@ mod tests {
                     })
                     .collect();
                 assert_eq!(outside_all(&cands, &others, w), want, "w {w} round {round}");
-                seen_in |= want.iter().any(|&k| !k);
-                seen_out |= want.iter().any(|&k| k);
+                seen_in |= want.not_all();
+                seen_out |= want.any();
             }
         }
         assert!(seen_in && seen_out, "the cases cover both outcomes");
