@@ -27,8 +27,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use criterion::{BenchmarkId, Criterion};
-use fimdup::context::{Context, ContextConfig, Orientation, Transactions};
-use fimdup::shingle::intersection_size;
+use fimdup::context::{Context, ContextConfig, Orientation};
+use fimdup::fimi::Transactions;
+use fimdup::sorted::intersection_size;
+use fimdup::spill::SpillConfig;
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
@@ -305,7 +307,8 @@ fn bench(c: &mut Criterion) {
         let keys = generated_keys(docs);
         let cfg = ContextConfig::default();
         let name = format!("{}k", docs / 1000);
-        let (ctx, ctx_bytes) = retained(|| Context::from_doc_keys(&keys, &cfg).unwrap());
+        let (ctx, ctx_bytes) =
+            retained(|| Context::from_doc_keys(&keys, &cfg, &SpillConfig::default()).unwrap());
         let (rows, rows_bytes) = retained(|| to_roaring(&ctx));
         sizes(&name, &ctx, ctx_bytes, &rows, rows_bytes);
         let n = ctx.n_docs();
@@ -325,7 +328,7 @@ fn bench(c: &mut Criterion) {
             .warm_up_time(std::time::Duration::from_secs(1))
             .measurement_time(std::time::Duration::from_secs(3));
         g.bench_function(BenchmarkId::new("build", "csr"), |b| {
-            b.iter(|| Context::from_doc_keys(&keys, &cfg).unwrap())
+            b.iter(|| Context::from_doc_keys(&keys, &cfg, &SpillConfig::default()).unwrap())
         });
         g.bench_function(BenchmarkId::new("convert", "roaring"), |b| {
             b.iter(|| to_roaring(&ctx))
@@ -396,7 +399,11 @@ fn once<T>(what: &str, f: impl FnOnce() -> T) -> T {
 fn one_shot(images: &str, repr: &str) {
     let keys = once("read keys", || file_keys(images));
     let cfg = ContextConfig::default();
-    let (ctx, ctx_bytes) = retained(|| once("build csr", || Context::from_doc_keys(&keys, &cfg)));
+    let (ctx, ctx_bytes) = retained(|| {
+        once("build csr", || {
+            Context::from_doc_keys(&keys, &cfg, &SpillConfig::default())
+        })
+    });
     let ctx = ctx.unwrap();
     drop(keys);
     let n = ctx.n_docs();
