@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long, default_value_t = 0.5, value_name = "W")]
     pub fn_weight: f64,
     /// lsh: how filtered pairs become clusters.
-    #[arg(long, default_value = "center", value_name = "center|union-find")]
+    #[arg(long, value_enum, default_value_t = Grouping::Center)]
     pub grouping: Grouping,
     /// super-shingle: image elements per super shingle [default: with --threshold on k-mins
     /// images, the rows per band LSH chooses for it; else 8].

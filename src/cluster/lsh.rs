@@ -75,6 +75,7 @@ impl LshConfig {
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Grouping {
     /// H00 center clustering (disjoint, star-shaped clusters).
     #[default]
