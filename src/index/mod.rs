@@ -33,7 +33,6 @@
 //!
 //! The on-disk layout, the atomic generation switch and the checksums are in [`store`].
 
-mod codec;
 pub mod overlap;
 mod postings;
 pub mod store;
