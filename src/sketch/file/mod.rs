@@ -41,11 +41,12 @@
 //! caught before parsing), then every field (bounds, UTF-8, scheme codes, image layout:
 //! positional images have 0 or `size` values, sorted ones are strictly ascending, bottom-k
 //! ones have at most `size`, mod-m values are multiples of `m`). Every failure is an
-//! [`Error::Format`] naming the file; nothing panics.
+//! [`Error::Format`](crate::Error::Format) naming the file and the byte offset; nothing
+//! panics.
 
-//! The code is split along the format: [`params`] (the header's parameters), [`shard`],
-//! [`record`] (one document), [`set`] (the whole-file form), [`writer`] and [`reader`] (the
-//! streamed form, read through the hashing chunked source of [`stream`]). Integers go through
+//! The code is split along the format: `params` (the header's parameters), `shard`, `record`
+//! (one document), `set` (the whole-file form), `writer` and `reader` (the streamed form,
+//! read through the hashing chunked source of `stream`). Integers go through
 //! the crate's one byte codec, [`crate::codec`].
 
 mod params;

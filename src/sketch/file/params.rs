@@ -49,7 +49,7 @@ pub struct SketchParams {
     pub shingle: ShingleConfig,
     /// Scheme options.
     pub sketch: SketchConfig,
-    /// Fingerprint of the tf-idf document-frequency table ([`super::DocFreq::fingerprint`]).
+    /// Fingerprint of the tf-idf document-frequency table ([`crate::sketch::DocFreq::fingerprint`]).
     pub weight_table: Option<u64>,
 }
 
