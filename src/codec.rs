@@ -84,6 +84,7 @@ pub trait ByteSource {
     fn path(&self) -> &Path;
 
     /// An [`Error::Format`] naming the file and the current offset.
+    #[cold]
     fn err(&self, msg: impl std::fmt::Display) -> Error {
         Error::format(self.path(), format!("at byte {}: {msg}", self.at()))
     }

@@ -41,11 +41,12 @@
 //!   non-empty (after `min(64 n, 1024)` failed probes, which only happens for documents
 //!   with a handful of shingles in a large image, it takes the next non-empty bin
 //!   cyclically).
-
-//! The code: `scheme` ([`Scheme`], [`SketchConfig`]), `image` ([`Image`] and its keys),
-//! `sketcher` ([`Sketcher`]), `estimate` (resemblance and containment from images),
-//! `fingerprint` (fingerprints and super shingles), [`hash`] (the permutations and the group
-//! hash), [`weight`](mod@weight), [`file`](mod@file) (the images file), [`inputs`] and [`pipeline`].
+//!
+//! # The code
+//! `scheme` ([`Scheme`], [`SketchConfig`]), `image` ([`Image`] and its keys), `sketcher`
+//! ([`Sketcher`]), `estimate` (resemblance and containment from images), `fingerprint`
+//! (fingerprints and super shingles), [`hash`] (the permutations and the group hash),
+//! [`weight`](mod@weight), [`file`](mod@file) (the images file), [`inputs`], [`pipeline`].
 
 mod estimate;
 pub mod file;
