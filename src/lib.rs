@@ -17,6 +17,7 @@
 //! library error enum [`Error`], whose messages name the file and line at fault.
 
 pub mod cleanup;
+pub mod codec;
 pub mod error;
 pub mod ids;
 pub mod io;

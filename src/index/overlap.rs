@@ -64,7 +64,7 @@ impl OverlapConfig {
         if self.sample == 0 {
             return Err(Error::config("sample size must be >= 1"));
         }
-        super::check_threshold(self.threshold)?;
+        super::config::check_threshold(self.threshold)?;
         if !(self.confidence > 0.0 && self.confidence < 1.0) {
             return Err(Error::config(format!(
                 "confidence must be in (0, 1), not {}",

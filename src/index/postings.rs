@@ -11,7 +11,7 @@
 
 use roaring::RoaringBitmap;
 
-use super::codec::{put_varint, Reader};
+use crate::codec::{put_varint, ByteSource, SliceReader};
 use crate::Result;
 
 /// Sorted `(key, doc)` incidences.
@@ -190,7 +190,7 @@ impl Postings {
     }
 
     /// Reads what [`Postings::encode`] wrote; every document id must be below `n_docs`.
-    pub fn decode(r: &mut Reader<'_>, n_docs: u32) -> Result<Self> {
+    pub fn decode(r: &mut SliceReader<'_>, n_docs: u32) -> Result<Self> {
         let nkeys = r.varint("key count")?;
         let mut p = Postings::default();
         let mut prev = 0u64;
@@ -293,9 +293,9 @@ mod tests {
         let p = Postings::from_pairs(vec![(3, 0), (3, 7), (8, 2), (u64::MAX, 1), (3, 5)]);
         let mut out = Vec::new();
         p.encode(&mut out);
-        let mut r = Reader::new(&out, std::path::Path::new("x"));
+        let mut r = SliceReader::new(&out, std::path::Path::new("x"));
         assert_eq!(Postings::decode(&mut r, 8).unwrap(), p);
-        let mut r = Reader::new(&out, std::path::Path::new("x"));
+        let mut r = SliceReader::new(&out, std::path::Path::new("x"));
         assert!(Postings::decode(&mut r, 7).is_err());
     }
 }

@@ -41,8 +41,8 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashMap;
 use xxhash_rust::xxh64::xxh64;
 
-use super::codec::{put_header, put_varint, Reader};
 use super::{Index, IndexConfig, Postings, Sweep};
+use crate::codec::{put_header, put_varint, ByteSource, SliceReader};
 use crate::sketch::{ImageSet, SketchParams};
 use crate::{Error, Result};
 
@@ -372,8 +372,8 @@ impl Index {
             None => Postings::default(),
         };
         let (p, b) = take("docs.bin", true)?.expect("needed");
-        let mut r = Reader::new(&b, &p);
-        r.header(MAGIC_DOCS, VERSION)?;
+        let mut r = SliceReader::new(&b, &p);
+        r.header(MAGIC_DOCS, VERSION, "index file")?;
         if r.varint("document count")? != n as u64 {
             return Err(r.err("document count differs from the manifest"));
         }
@@ -445,8 +445,8 @@ impl Index {
 }
 
 fn read_postings(path: &Path, bytes: &[u8], magic: &[u8; 8], n: u32) -> Result<Postings> {
-    let mut r = Reader::new(bytes, path);
-    r.header(magic, VERSION)?;
+    let mut r = SliceReader::new(bytes, path);
+    r.header(magic, VERSION, "index file")?;
     let p = Postings::decode(&mut r, n)?;
     r.finish()?;
     Ok(p)

@@ -1,0 +1,119 @@
+//! The [`Index`] itself: its fields and the accessors of what it holds.
+//!
+//! Invariant: the per-document vectors (`ext_ids`, `images`, `first_sweep`, `last_seen`,
+//! `labels`, and `cont_images` / `source` when kept) all have one entry per DocId.
+
+use hashbrown::HashMap;
+
+use super::{IndexConfig, Postings, Sweep};
+use crate::shingle::ShingleConfig;
+use crate::sketch::{Image, SketchParams};
+use crate::text::{StopWords, TextConfig};
+use crate::DocId;
+
+/// The index (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Index {
+    pub(crate) params: SketchParams,
+    pub(crate) stopword_list: Option<Vec<String>>,
+    pub(crate) cfg: IndexConfig,
+    pub(crate) bands: Option<(u32, u32)>,
+    pub(crate) cont_params: Option<SketchParams>,
+    pub(crate) ext_ids: Vec<String>,
+    pub(crate) images: Vec<Image>,
+    pub(crate) cont_images: Vec<Image>,
+    pub(crate) first_sweep: Vec<u32>,
+    pub(crate) last_seen: Vec<u32>,
+    pub(crate) source: Vec<u64>,
+    pub(crate) labels: Vec<u32>,
+    pub(crate) context: Postings,
+    pub(crate) cont_context: Postings,
+    pub(crate) band_table: Postings,
+    pub(crate) sweeps: Vec<Sweep>,
+    pub(crate) latest: HashMap<String, u32>,
+}
+
+impl Index {
+    /// Every parameter of the images.
+    pub fn params(&self) -> &SketchParams {
+        &self.params
+    }
+
+    /// The build options.
+    pub fn config(&self) -> &IndexConfig {
+        &self.cfg
+    }
+
+    /// `(bands, rows)` of the LSH band table (positional schemes).
+    pub fn bands(&self) -> Option<(u32, u32)> {
+        self.bands
+    }
+
+    /// Number of documents (all versions, lost ones included).
+    pub fn len(&self) -> usize {
+        self.images.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.images.is_empty()
+    }
+
+    /// External id of `d`.
+    pub fn ext_id(&self, d: DocId) -> &str {
+        &self.ext_ids[d.index()]
+    }
+
+    /// Images in DocId order.
+    pub fn images(&self) -> &[Image] {
+        &self.images
+    }
+
+    /// The sweeps, oldest first.
+    pub fn sweeps(&self) -> &[Sweep] {
+        &self.sweeps
+    }
+
+    /// Tag of the sweep `d` was first stored in.
+    pub fn first_seen(&self, d: DocId) -> &str {
+        &self.sweeps[self.first_sweep[d.index()] as usize].tag
+    }
+
+    /// Tag of the sweep `d` was last seen in.
+    pub fn last_seen(&self, d: DocId) -> &str {
+        &self.sweeps[self.last_seen[d.index()] as usize].tag
+    }
+
+    /// Cluster label of each document (the smallest DocId of its cluster).
+    pub fn labels(&self) -> &[u32] {
+        &self.labels
+    }
+
+    /// The clusters of at least two documents, each ascending, ordered by smallest member.
+    pub fn clusters(&self) -> Vec<Vec<DocId>> {
+        let mut by: HashMap<u32, Vec<DocId>> = HashMap::new();
+        for (d, &l) in self.labels.iter().enumerate() {
+            by.entry(l).or_default().push(DocId(d as u32));
+        }
+        let mut out: Vec<Vec<DocId>> = by.into_values().filter(|c| c.len() >= 2).collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// The text options as a [`TextConfig`] (to canonicalize queries and sweeps).
+    pub fn text_config(&self) -> TextConfig {
+        let t = &self.params.text;
+        TextConfig {
+            html: t.html,
+            lowercase: t.lowercase,
+            unit: t.unit,
+            stopwords: self.stopword_list.as_ref().map(StopWords::from_words),
+            stem: t.stem,
+        }
+    }
+
+    /// The shingle options.
+    pub fn shingle_config(&self) -> ShingleConfig {
+        self.params.shingle
+    }
+}

@@ -1,0 +1,353 @@
+//! Queries: candidates from the inverted context or the LSH band table, estimates, the
+//! best hits, and exact measures re-read from the sources; [`QuerySketcher`] sketches query
+//! texts with the index's parameters.
+//!
+//! Invariant: context candidates lose nothing ([`min_shared`] is a bound every document at
+//! or above the threshold satisfies), so [`Index::query_image`] equals a brute-force scan.
+
+use std::path::PathBuf;
+
+use hashbrown::HashMap;
+
+use super::config::check_threshold;
+use super::{Index, Measure, Postings};
+use crate::sketch::pipeline::for_each_canonical_batch;
+use crate::sketch::{
+    estimate_resemblance, super_shingles, Image, Scheme, Scratch, SketchConfig, Sketcher,
+};
+use crate::text::{Canonical, Canonicalizer};
+use crate::{DocId, Error, Result};
+
+/// How query candidates are found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Candidates {
+    /// Documents sharing enough image elements (inverted context); exact with respect to a
+    /// brute-force scan.
+    #[default]
+    Context,
+    /// Documents agreeing on a whole LSH band (positional schemes only; may miss
+    /// documents, as LSH does, and is faster for very common elements).
+    Lsh,
+}
+
+/// Options of one query.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueryOptions {
+    /// Report documents whose estimated measure is `>= threshold`, in `(0, 1]`.
+    pub threshold: f64,
+    /// Resemblance or containment.
+    pub measure: Measure,
+    /// Keep the best `top` hits (`None` = all).
+    pub top: Option<usize>,
+    /// Candidate generation.
+    pub candidates: Candidates,
+}
+
+impl Default for QueryOptions {
+    fn default() -> Self {
+        QueryOptions {
+            threshold: 0.5,
+            measure: Measure::Resemblance,
+            top: None,
+            candidates: Candidates::Context,
+        }
+    }
+}
+
+/// One query answer.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Hit {
+    /// The indexed document.
+    pub doc: DocId,
+    /// Its external id.
+    pub ext_id: String,
+    /// Tag of the sweep it was last seen in.
+    pub last_seen: String,
+    /// Estimated measure.
+    pub estimate: f64,
+    /// Exact measure from the shingle sets (only with sources and `--exact`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact: Option<f64>,
+}
+
+/// Smallest number of shared image elements a document must have with a query image `q`
+/// for its estimated `measure` to reach `t` (`t > 0`), so that counting shared elements
+/// loses nothing:
+/// * k-mins / one-permutation: `est = equal positions / n`, so `>= ceil(t n)`;
+/// * bottom-k: `est = both / taken` with `taken = min(n, |Q u D|) >= min(n, |Q|)` and
+///   `both <= |Q n D|`, so `>= ceil(t min(n, |Q|))`;
+/// * mod-m resemblance `|Q n D| / |Q u D|` and containment `|Q n D| / |Q|`: `>= ceil(t |Q|)`.
+///
+/// Always at least 1 (a document sharing nothing estimates 0). A tiny slack guards against
+/// rounding in `t * m`.
+pub fn min_shared(q: &Image, cfg: &SketchConfig, t: f64) -> usize {
+    let m = match cfg.scheme {
+        Scheme::KMins | Scheme::OnePermutation => cfg.size,
+        Scheme::BottomK => cfg.size.min(q.len()),
+        Scheme::ModM => q.len(),
+    };
+    ((t * m as f64 - 1e-9).ceil() as usize).max(1)
+}
+
+impl Index {
+    /// The main sketcher and (when the index keeps mod-m images) the containment one.
+    fn sketchers(&self) -> Result<(Sketcher, Option<Sketcher>)> {
+        let main = Sketcher::new(self.params.shingle, self.params.sketch)?;
+        let cont = match &self.cont_params {
+            Some(p) => Some(Sketcher::new(p.shingle, p.sketch)?),
+            None => None,
+        };
+        Ok((main, cont))
+    }
+
+    /// A sketcher bundle for query texts.
+    pub fn query_sketcher(&self) -> Result<QuerySketcher> {
+        let (main, cont) = self.sketchers()?;
+        Ok(QuerySketcher {
+            canon: Canonicalizer::new(self.text_config())?,
+            main,
+            cont,
+        })
+    }
+
+    /// Documents with estimated `measure(q, d) >= t` among those `keep` accepts, found via
+    /// `postings` (unsorted).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn scan(
+        &self,
+        q: &Image,
+        postings: &Postings,
+        scheme: Scheme,
+        t: f64,
+        measure: Measure,
+        counts: &mut HashMap<u32, u32>,
+        keep: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f64)> {
+        if q.is_empty() {
+            return Vec::new();
+        }
+        let (cfg, images) = match measure {
+            Measure::Resemblance => (&self.params.sketch, &self.images),
+            Measure::Containment => match &self.cont_params {
+                Some(p) => (&p.sketch, &self.cont_images),
+                None => (&self.params.sketch, &self.images),
+            },
+        };
+        let need = min_shared(q, cfg, t) as u32;
+        counts.clear();
+        let mut keys = Vec::with_capacity(q.len());
+        q.keys(scheme, &mut keys);
+        for k in keys {
+            for &d in postings.get(k) {
+                if keep(d) {
+                    *counts.entry(d).or_default() += 1;
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for (&d, &c) in counts.iter() {
+            if c < need {
+                continue;
+            }
+            let im = &images[d as usize];
+            let est = match measure {
+                Measure::Resemblance => estimate_resemblance(q, im, cfg),
+                Measure::Containment => crate::shingle::containment(q.values(), im.values()),
+            };
+            if est >= t {
+                out.push((d, est));
+            }
+        }
+        out
+    }
+
+    /// True when containment can be estimated (mod-m main images or kept mod-m images).
+    pub fn has_containment(&self) -> bool {
+        self.params.sketch.scheme == Scheme::ModM || self.cont_params.is_some()
+    }
+
+    /// The indexed documents whose estimated measure with the query is `>= threshold`,
+    /// best first (ties by DocId). `q` is the query's image with the index's parameters;
+    /// `qc` its mod-m containment image when the index keeps them (see [`QuerySketcher`]).
+    pub fn query_image(
+        &self,
+        q: &Image,
+        qc: Option<&Image>,
+        opts: &QueryOptions,
+    ) -> Result<Vec<Hit>> {
+        check_threshold(opts.threshold)?;
+        let scheme = self.params.sketch.scheme;
+        let mut counts = HashMap::new();
+        let t = opts.threshold;
+        let mut hits = match (opts.measure, opts.candidates) {
+            (Measure::Containment, Candidates::Lsh) => {
+                return Err(Error::config(
+                    "LSH candidates estimate resemblance only; use the context candidates",
+                ))
+            }
+            (Measure::Containment, Candidates::Context) => {
+                if !self.has_containment() {
+                    return Err(Error::config(format!(
+                        "this index uses {scheme} images, which cannot estimate containment; \
+                         rebuild it keeping a mod-m image per document (containment images) \
+                         or with the mod-m scheme"
+                    )));
+                }
+                if self.cont_params.is_some() {
+                    let qc = qc.ok_or_else(|| {
+                        Error::config("a containment query needs the query's mod-m image")
+                    })?;
+                    let p = &self.cont_context;
+                    self.scan(
+                        qc,
+                        p,
+                        Scheme::ModM,
+                        t,
+                        Measure::Containment,
+                        &mut counts,
+                        |_| true,
+                    )
+                } else {
+                    let p = &self.context;
+                    self.scan(q, p, scheme, t, Measure::Containment, &mut counts, |_| true)
+                }
+            }
+            (Measure::Resemblance, Candidates::Context) => {
+                let p = &self.context;
+                self.scan(q, p, scheme, t, Measure::Resemblance, &mut counts, |_| true)
+            }
+            (Measure::Resemblance, Candidates::Lsh) => {
+                let Some((b, r)) = self.bands else {
+                    return Err(Error::config(format!(
+                        "LSH candidates need a positional scheme (k-mins, one-permutation), \
+                         this index uses {scheme}"
+                    )));
+                };
+                let cfg = &self.params.sketch;
+                let mut cands: Vec<u32> = Vec::new();
+                for k in super_shingles(q, cfg, b as usize, r as usize) {
+                    cands.extend_from_slice(self.band_table.get(k));
+                }
+                cands.sort_unstable();
+                cands.dedup();
+                cands
+                    .into_iter()
+                    .filter_map(|d| {
+                        let e = estimate_resemblance(q, &self.images[d as usize], cfg);
+                        (e >= t).then_some((d, e))
+                    })
+                    .collect()
+            }
+        };
+        hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(n) = opts.top {
+            hits.truncate(n);
+        }
+        Ok(hits
+            .into_iter()
+            .map(|(d, e)| Hit {
+                doc: DocId(d),
+                ext_id: self.ext_ids[d as usize].clone(),
+                last_seen: self.last_seen(DocId(d)).to_string(),
+                estimate: e,
+                exact: None,
+            })
+            .collect())
+    }
+
+    /// Fills [`Hit::exact`] from the sources (needs an index built with `keep_sources`):
+    /// re-reads the corpora of the hits' sweeps and computes the exact measure of the
+    /// query's shingle set `qset` with each hit's.
+    pub fn exact_measures(&self, qset: &[u64], measure: Measure, hits: &mut [Hit]) -> Result<()> {
+        if !self.cfg.keep_sources {
+            return Err(Error::config(
+                "exact measures need an index that keeps its sources (built with keep_sources)",
+            ));
+        }
+        let mut by_sweep: HashMap<u32, Vec<(u64, usize)>> = HashMap::new();
+        for (h, hit) in hits.iter().enumerate() {
+            let d = hit.doc.index();
+            by_sweep
+                .entry(self.first_sweep[d])
+                .or_default()
+                .push((self.source[d], h));
+        }
+        let canon = Canonicalizer::new(self.text_config())?;
+        let mut sweeps: Vec<_> = by_sweep.into_iter().collect();
+        sweeps.sort_unstable_by_key(|(s, _)| *s);
+        for (s, mut want) in sweeps {
+            want.sort_unstable();
+            let sw = &self.sweeps[s as usize];
+            let path = PathBuf::from(&sw.input);
+            let mut ordinal = 0u64;
+            let mut w = 0usize;
+            for_each_canonical_batch(
+                &path,
+                &sw.corpus.to_config()?,
+                &canon,
+                &|_| {},
+                |batch, canon_docs| {
+                    for (doc, c) in batch.iter().zip(&canon_docs) {
+                        while w < want.len() && want[w].0 == ordinal {
+                            let hit = &mut hits[want[w].1];
+                            if doc.ext_id != hit.ext_id {
+                                return Err(Error::format(
+                                &path,
+                                format!(
+                                    "source changed since indexing: document {ordinal} is {:?}, the index expected {:?}",
+                                    doc.ext_id, hit.ext_id
+                                ),
+                            ));
+                            }
+                            let set = crate::shingle::shingle_set(c, &self.params.shingle);
+                            hit.exact = Some(match measure {
+                                Measure::Resemblance => crate::shingle::resemblance(qset, &set),
+                                Measure::Containment => crate::shingle::containment(qset, &set),
+                            });
+                            w += 1;
+                        }
+                        ordinal += 1;
+                    }
+                    Ok(())
+                },
+            )?;
+            if w < want.len() {
+                return Err(Error::format(
+                    &path,
+                    format!("source changed since indexing: it has only {ordinal} documents"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Canonicalizer and sketchers of an index, for query documents.
+pub struct QuerySketcher {
+    /// Text canonicalizer with the index's options.
+    pub canon: Canonicalizer,
+    main: Sketcher,
+    cont: Option<Sketcher>,
+}
+
+impl QuerySketcher {
+    /// The main image and (when the index keeps them) the mod-m containment image.
+    pub fn sketch_canonical(&self, c: &Canonical, s: &mut Scratch) -> (Image, Option<Image>) {
+        (
+            self.main.sketch_with(c, s),
+            self.cont.as_ref().map(|k| k.sketch_with(c, s)),
+        )
+    }
+
+    /// Canonicalizes and sketches a raw text.
+    pub fn sketch_text(&self, raw: &str) -> (Canonical, Image, Option<Image>) {
+        let c = self.canon.canonicalize(raw);
+        let (a, b) = self.sketch_canonical(&c, &mut Scratch::default());
+        (c, a, b)
+    }
+
+    /// The exact shingle set of a canonical text.
+    pub fn shingle_set(&self, c: &Canonical) -> Vec<u64> {
+        crate::shingle::shingle_set(c, self.main.shingle_config())
+    }
+}

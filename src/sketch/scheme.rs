@@ -1,0 +1,135 @@
+//! The image schemes ([`Scheme`]) and their parameters ([`SketchConfig`]).
+//!
+//! Invariant: a validated configuration has `1 <= size <= MAX_SIZE` (not mod-m) and a
+//! modulus `>= 1` (mod-m); the scheme codes of the images file never change.
+
+use super::Weighting;
+use crate::{Error, Result};
+
+/// Largest accepted image size `n`.
+pub const MAX_SIZE: usize = 1 << 16;
+
+/// How an image is chosen from the shingle hashes.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// The `n` smallest values of one permutation (B97 MIN_s, IK09 "n minimal elements in a
+    /// permutation"). Sorted image.
+    #[default]
+    BottomK,
+    /// The minimum under each of `n` permutations (IK09 "minimal elements in n
+    /// permutations"). Positional image.
+    KMins,
+    /// One-permutation hashing with optimal densification. Positional image.
+    OnePermutation,
+    /// B97 MOD_m: all permuted values divisible by `m`. Sorted image of variable size.
+    ModM,
+}
+
+impl Scheme {
+    /// All schemes, in file-code order.
+    pub const ALL: [Scheme; 4] = [
+        Scheme::BottomK,
+        Scheme::KMins,
+        Scheme::OnePermutation,
+        Scheme::ModM,
+    ];
+
+    /// The command-line name (`bottom-k`, `k-mins`, `one-permutation`, `mod-m`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::BottomK => "bottom-k",
+            Scheme::KMins => "k-mins",
+            Scheme::OnePermutation => "one-permutation",
+            Scheme::ModM => "mod-m",
+        }
+    }
+
+    /// True for schemes whose image value `i` belongs to permutation (or bin) `i`.
+    pub fn is_positional(self) -> bool {
+        matches!(self, Scheme::KMins | Scheme::OnePermutation)
+    }
+
+    /// Code stored in the images file.
+    pub(crate) fn code(self) -> u8 {
+        match self {
+            Scheme::BottomK => 0,
+            Scheme::KMins => 1,
+            Scheme::OnePermutation => 2,
+            Scheme::ModM => 3,
+        }
+    }
+
+    pub(crate) fn from_code(c: u8) -> Option<Self> {
+        Scheme::ALL.get(c as usize).copied()
+    }
+}
+
+impl std::fmt::Display for Scheme {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Scheme {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        Scheme::ALL
+            .into_iter()
+            .find(|x| x.name() == s)
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "unknown scheme {s:?}; expected bottom-k, k-mins, one-permutation or mod-m"
+                ))
+            })
+    }
+}
+
+/// Parameters of the image scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct SketchConfig {
+    /// The scheme.
+    pub scheme: Scheme,
+    /// Image size `n` (bottom-k, k-mins, one-permutation); default 128.
+    pub size: usize,
+    /// Modulus `m` (mod-m); default 25 (B97 kept 1 in 25).
+    pub modulus: u64,
+    /// Seed of the permutations.
+    pub seed: u64,
+    /// Bag / tf-idf images (H00); `None` uses the shingle set.
+    pub weighting: Option<Weighting>,
+}
+
+impl Default for SketchConfig {
+    fn default() -> Self {
+        SketchConfig {
+            scheme: Scheme::BottomK,
+            size: 128,
+            modulus: 25,
+            seed: 0,
+            weighting: None,
+        }
+    }
+}
+
+impl SketchConfig {
+    /// Checks `1 <= size <= MAX_SIZE` (not for mod-m), `modulus >= 1` (mod-m) and the
+    /// weighting.
+    pub fn validate(&self) -> Result<()> {
+        if self.scheme != Scheme::ModM && (self.size == 0 || self.size > MAX_SIZE) {
+            return Err(Error::config(format!(
+                "image size must be in 1..={MAX_SIZE}, got {}",
+                self.size
+            )));
+        }
+        if self.scheme == Scheme::ModM && self.modulus == 0 {
+            return Err(Error::config("mod-m needs a modulus >= 1"));
+        }
+        if let Some(w) = self.weighting {
+            w.validate()?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,275 @@
+//! The [`Sketcher`]: shingle hashes to images under each scheme (see the permutations in
+//! [the module docs](super)), one document at a time ([`Sketcher::sketch_with`]) or a batch
+//! in parallel ([`sketch_batch`]).
+//!
+//! Invariant: an image is a deterministic function of the shingle hashes and the seeds,
+//! whatever the thread count.
+
+use rayon::prelude::*;
+
+use super::hash::{self, fmix64, reduce, splitmix64, Permutation};
+use super::{kmins, weight};
+use super::{DocFreq, Image, Scheme, SketchConfig, SketchParams, TextParams, Weighting};
+use crate::shingle::{shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig};
+use crate::text::Canonical;
+use crate::{Error, Result};
+
+#[cfg(test)]
+mod tests;
+
+const DOMAIN_PI: u64 = 1;
+const DOMAIN_KMINS: u64 = 2;
+const DOMAIN_DENSIFY: u64 = 3;
+/// Probes per empty bin before densification falls back to the next non-empty bin.
+const DENSIFY_PROBES: u64 = 1024;
+
+/// Reusable buffers for sketching one document at a time.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    tokens: Vec<u64>,
+    hashes: Vec<u64>,
+    elems: Vec<u64>,
+    filled: Vec<bool>,
+    perm: Vec<u64>,
+}
+
+/// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
+/// permutation parameters (and the document-frequency table for tf-idf).
+#[derive(Clone, Debug)]
+pub struct Sketcher {
+    shingle: ShingleConfig,
+    cfg: SketchConfig,
+    pi: Permutation,
+    a: Vec<u64>,
+    b: Vec<u64>,
+    densify_key: u64,
+    df: Option<DocFreq>,
+}
+
+impl Sketcher {
+    /// Validates both configurations and precomputes the permutations. Fails for
+    /// [`Weighting::TfIdf`], which needs [`Sketcher::with_doc_freq`].
+    pub fn new(shingle: ShingleConfig, cfg: SketchConfig) -> Result<Self> {
+        if matches!(cfg.weighting, Some(Weighting::TfIdf { .. })) {
+            return Err(Error::config(
+                "tf-idf weighting needs the document frequencies of a first pass",
+            ));
+        }
+        Self::build(shingle, cfg, None)
+    }
+
+    /// As [`Sketcher::new`] with the document-frequency table of a first pass
+    /// ([`DocFreq::from_docs`]); required for [`Weighting::TfIdf`], refused otherwise.
+    pub fn with_doc_freq(shingle: ShingleConfig, cfg: SketchConfig, df: DocFreq) -> Result<Self> {
+        if !matches!(cfg.weighting, Some(Weighting::TfIdf { .. })) {
+            return Err(Error::config(
+                "a document-frequency table is only used with tf-idf weighting",
+            ));
+        }
+        Self::build(shingle, cfg, Some(df))
+    }
+
+    fn build(shingle: ShingleConfig, cfg: SketchConfig, df: Option<DocFreq>) -> Result<Self> {
+        shingle.validate()?;
+        cfg.validate()?;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        if cfg.scheme == Scheme::KMins {
+            let mut s = cfg.seed ^ DOMAIN_KMINS.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+            for _ in 0..cfg.size {
+                a.push(splitmix64(&mut s) | 1);
+                b.push(splitmix64(&mut s));
+            }
+        }
+        let mut s = cfg.seed ^ DOMAIN_DENSIFY.wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        Ok(Sketcher {
+            shingle,
+            cfg,
+            pi: Permutation::new(cfg.seed, DOMAIN_PI),
+            a,
+            b,
+            densify_key: splitmix64(&mut s),
+            df,
+        })
+    }
+
+    /// The shingle configuration.
+    pub fn shingle_config(&self) -> &ShingleConfig {
+        &self.shingle
+    }
+
+    /// The sketch configuration.
+    pub fn config(&self) -> &SketchConfig {
+        &self.cfg
+    }
+
+    /// The fingerprint of the tf-idf table, if any (goes into [`SketchParams`]).
+    pub fn weight_table(&self) -> Option<u64> {
+        self.df.as_ref().map(DocFreq::fingerprint)
+    }
+
+    /// The header parameters of images made by this sketcher with text options `text`.
+    pub fn params(&self, text: TextParams) -> SketchParams {
+        SketchParams {
+            text,
+            shingle: self.shingle,
+            sketch: self.cfg,
+            weight_table: self.weight_table(),
+        }
+    }
+
+    /// The image of a canonical document.
+    pub fn sketch(&self, doc: &Canonical) -> Image {
+        self.sketch_with(doc, &mut Scratch::default())
+    }
+
+    /// As [`Sketcher::sketch`], reusing `scratch`.
+    pub fn sketch_with(&self, doc: &Canonical, scratch: &mut Scratch) -> Image {
+        let mut hashes = std::mem::take(&mut scratch.hashes);
+        hashes.clear();
+        shingle_hashes_scratch(doc, &self.shingle, &mut hashes, &mut scratch.tokens);
+        let img = self.sketch_hashes_with(&mut hashes, scratch);
+        scratch.hashes = hashes;
+        img
+    }
+
+    /// The image of a document given the hashes of its canonical tokens, in order
+    /// ([`crate::shingle::token_hash`] of each token with the shingle seed): the same image
+    /// as [`Sketcher::sketch_with`] on that document, without the canonical text or the
+    /// shingle strings (the shingle hashes are rolled from the token hashes).
+    pub fn sketch_token_hashes(&self, token_hashes: &[u64], scratch: &mut Scratch) -> Image {
+        let mut hashes = std::mem::take(&mut scratch.hashes);
+        hashes.clear();
+        shingle_hashes_from_tokens(token_hashes, &self.shingle, &mut hashes);
+        let img = self.sketch_hashes_with(&mut hashes, scratch);
+        scratch.hashes = hashes;
+        img
+    }
+
+    /// The image of a multiset of shingle hashes (any order, duplicates allowed; only the
+    /// weighted modes look at multiplicities). `hashes` may be reordered.
+    pub fn sketch_hashes(&self, hashes: &mut [u64]) -> Image {
+        self.sketch_hashes_with(hashes, &mut Scratch::default())
+    }
+
+    fn sketch_hashes_with(&self, hashes: &mut [u64], scratch: &mut Scratch) -> Image {
+        let mut elems = std::mem::take(&mut scratch.elems);
+        let xs: &[u64] = match self.cfg.weighting {
+            None => hashes,
+            Some(w) => {
+                weight::flatten(hashes, w, self.df.as_ref(), self.cfg.seed, &mut elems);
+                &elems
+            }
+        };
+        let img = if xs.is_empty() {
+            Image::empty()
+        } else {
+            match self.cfg.scheme {
+                Scheme::BottomK => self.bottom_k(xs, &mut scratch.perm),
+                Scheme::KMins => self.k_mins(xs),
+                Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
+                Scheme::ModM => self.mod_m(xs),
+            }
+        };
+        scratch.elems = elems;
+        img
+    }
+
+    fn bottom_k(&self, xs: &[u64], v: &mut Vec<u64>) -> Image {
+        let n = self.cfg.size;
+        let len = xs.len();
+        // Permuted values are uniform on u64: keep those below a threshold that about
+        // n + 4 sqrt(n) of the `len` values pass (one branch-free pass), then sort only
+        // those. If they hold at least n distinct values, the n smallest distinct values
+        // of all are among them (every value left out is larger than each kept one).
+        let expect = n + 4 * (n as f64).sqrt() as usize + 8;
+        if len > expect + expect / 4 {
+            let tau = ((expect as u128) << 64) / len as u128;
+            let tau = u64::try_from(tau).unwrap_or(u64::MAX);
+            v.clear();
+            v.resize(len, 0);
+            let mut c = 0usize;
+            for &x in xs {
+                let y = self.pi.apply(x);
+                v[c] = y;
+                c += usize::from(y < tau);
+            }
+            v.truncate(c);
+            v.sort_unstable();
+            v.dedup();
+            if v.len() >= n {
+                return Image {
+                    values: v[..n].to_vec(),
+                };
+            }
+            // Too few passed (duplicates, or chance): the full sort.
+        }
+        v.clear();
+        v.extend(xs.iter().map(|&x| self.pi.apply(x)));
+        v.sort_unstable();
+        v.dedup();
+        v.truncate(n);
+        Image { values: v.clone() }
+    }
+
+    fn k_mins(&self, xs: &[u64]) -> Image {
+        let n = self.cfg.size;
+        let mut mins = vec![u64::MAX; n];
+        kmins::update(&self.a[..n], &self.b[..n], xs, &mut mins);
+        Image { values: mins }
+    }
+
+    fn one_permutation(&self, xs: &[u64], filled: &mut Vec<bool>) -> Image {
+        let n = self.cfg.size;
+        let mut bins = vec![u64::MAX; n];
+        filled.clear();
+        filled.resize(n, false);
+        for &x in xs {
+            let v = self.pi.apply(x);
+            let j = reduce(v, n).min(n - 1);
+            // Branch-free: unconditional stores (a value u64::MAX is still marked filled).
+            bins[j] = bins[j].min(v);
+            filled[j] = true;
+        }
+        for i in 0..n {
+            if filled[i] {
+                continue;
+            }
+            let mut src = None;
+            for t in 1..=DENSIFY_PROBES.min(64 * n as u64) {
+                let j = reduce(fmix64(self.densify_key ^ ((i as u64) << 32 | t)), n);
+                if filled[j] {
+                    src = Some(j);
+                    break;
+                }
+            }
+            let j = src.unwrap_or_else(|| {
+                (1..=n)
+                    .map(|d| (i + d) % n)
+                    .find(|&j| filled[j])
+                    .expect("at least one bin is filled")
+            });
+            bins[i] = bins[j];
+        }
+        Image { values: bins }
+    }
+
+    fn mod_m(&self, xs: &[u64]) -> Image {
+        let div = hash::Divisor::new(self.cfg.modulus);
+        let mut v: Vec<u64> = xs
+            .iter()
+            .map(|&x| self.pi.apply(x))
+            .filter(|&y| div.divides(y))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        Image { values: v }
+    }
+}
+
+/// Sketches a batch of documents in parallel (rayon); `out[i]` is the image of `docs[i]`,
+/// identical for any thread count.
+pub fn sketch_batch(docs: &[Canonical], sketcher: &Sketcher) -> Vec<Image> {
+    docs.par_iter()
+        .map_init(Scratch::default, |s, d| sketcher.sketch_with(d, s))
+        .collect()
+}
