@@ -12,8 +12,8 @@ use crate::text::Unit;
 use crate::{Error, Result};
 use std::path::Path;
 
-/// Text options that produced the canonical tokens (the lead maps the text module's
-/// configuration onto this).
+/// Text options that produced the canonical tokens (the text module's configuration, as
+/// stored in an images file).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct TextParams {
     /// Word or character tokens.
