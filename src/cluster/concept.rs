@@ -247,7 +247,7 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let ctx = arm.context()?;
     let miner = arm.need(arm.inputs.miner, "a miner")?;
     let r = concept_clusters(
-        ctx.get().rows(),
+        ctx.rows(),
         arm.n_docs() as u32,
         k,
         miner,

@@ -283,7 +283,7 @@ pub(super) fn run_mod_m(arm: &mut Arm<'_, '_>) -> Result<Found> {
         format!("mod-m containment estimate |V(a) n V(b)| / min(|V(a)|, |V(b)|) >= {t}");
     let keys = arm.need(arm.inputs.keys, "mod-m image keys (for the sample sizes)")?;
     let sizes: Vec<usize> = mask(keys, arm.collapse()).iter().map(|k| k.len()).collect();
-    let p = mod_m_containment_pairs(ctx.get().rows(), &sizes, t)?;
+    let p = mod_m_containment_pairs(ctx.rows(), &sizes, t)?;
     arm.timer.lap("pairs");
     let e: Vec<(DocId, DocId, u32)> = p.iter().map(|x| (x.0, x.1, x.2)).collect();
     let sets = arm.components(&e);

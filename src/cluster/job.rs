@@ -52,28 +52,23 @@ impl Input {
     /// The input named by `paths`: images files when the first is one (then every path must
     /// be), else one corpus.
     pub fn from_paths(paths: &[PathBuf]) -> Result<Input> {
+        use crate::sketch::file::is_images_file;
         let first = paths
             .first()
             .ok_or_else(|| Error::config("no input given"))?;
-        if crate::sketch::file::is_images_file(first) {
-            if let Some(p) = paths
-                .iter()
-                .find(|p| !crate::sketch::file::is_images_file(p))
-            {
+        if paths.len() > 1 {
+            if let Some(p) = paths.iter().find(|p| !is_images_file(p)) {
                 return Err(Error::config(format!(
                     "{}: several inputs must all be images files of the sketch stage",
                     p.display()
                 )));
             }
-            return Ok(Input::Images(paths.to_vec()));
         }
-        if let Some(p) = paths.get(1) {
-            return Err(Error::config(format!(
-                "{}: several inputs must all be images files of the sketch stage",
-                p.display()
-            )));
-        }
-        Ok(Input::Corpus(first.clone()))
+        Ok(if is_images_file(first) {
+            Input::Images(paths.to_vec())
+        } else {
+            Input::Corpus(first.clone())
+        })
     }
 
     /// The first path (the one errors name).
@@ -481,7 +476,8 @@ impl Job {
             let tv = Instant::now();
             let regroup = Regroup::for_method(method, cfg.lsh.grouping == Grouping::UnionFind);
             if s.prep.has_sets() {
-                // The full sets are in memory already (the exact method): verify from them.
+                // The full sets are in memory already (loaded for the exact method on this
+                // prepared corpus): verify from them instead of reading the corpus again.
                 let prep = &s.prep;
                 let fetch = |d: crate::DocId| -> Result<Vec<u64>> {
                     Ok(prep.set_of(d).unwrap_or_default().to_vec())

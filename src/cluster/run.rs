@@ -12,6 +12,7 @@
 //! Invariants: see the module docs of [`super`] (clusters of at least two documents in their
 //! sorted order, every member pair once and sorted, output independent of the thread count).
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -115,21 +116,6 @@ pub(super) struct Arm<'r, 'a> {
     pub timer: Timer,
 }
 
-/// The context concept and union-find run on: given, or built from the keys.
-pub(super) enum ArmContext<'a> {
-    Given(&'a Context),
-    Built(Context),
-}
-
-impl ArmContext<'_> {
-    pub(super) fn get(&self) -> &Context {
-        match self {
-            ArmContext::Given(c) => c,
-            ArmContext::Built(c) => c,
-        }
-    }
-}
-
 static NO_SPILL: SpillConfig = SpillConfig {
     budget: None,
     tmp_dir: None,
@@ -175,11 +161,11 @@ impl<'a> Arm<'_, 'a> {
 
     /// The context of the representatives: the given one, else built from the keys (or
     /// from the positional images' keys). Fills the context fields of the summary.
-    pub(super) fn context(&mut self) -> Result<ArmContext<'a>> {
+    pub(super) fn context(&mut self) -> Result<Cow<'a, Context>> {
         let inputs = self.inputs;
         let collapse = inputs.collapse;
         let mut ctx = match inputs.context {
-            Some(c) => ArmContext::Given(c),
+            Some(c) => Cow::Borrowed(c),
             None => {
                 let derived: Vec<Vec<u64>>;
                 let keys: &[Vec<u64>] = match (inputs.keys, inputs.positional) {
@@ -202,7 +188,7 @@ impl<'a> Arm<'_, 'a> {
                         )))
                     }
                 };
-                ArmContext::Built(Context::from_doc_keys(
+                Cow::Owned(Context::from_doc_keys(
                     &mask(keys, collapse),
                     &self.cfg.context,
                     self.spill(),
@@ -212,15 +198,15 @@ impl<'a> Arm<'_, 'a> {
         // A given context may hold documents that collapse into others: restrict it to the
         // representatives (unless it holds only representatives already, e.g. one built
         // streaming by `Prepared::from_images_streamed`).
-        if let (ArmContext::Given(c), Some(col)) = (&ctx, collapse) {
+        if let (Cow::Borrowed(c), Some(col)) = (&ctx, collapse) {
             if c.rows()
                 .iter()
                 .any(|r| r.iter().any(|&d| !col.is_rep(DocId(d))))
             {
-                ctx = ArmContext::Built(c.restrict(&|d| col.is_rep(d)));
+                ctx = Cow::Owned(c.restrict(&|d| col.is_rep(d)));
             }
         }
-        let c = ctx.get();
+        let c: &Context = &ctx;
         if c.n_docs() as usize != inputs.n_docs {
             return Err(Error::config(format!(
                 "context has {} documents, inputs say {}",

@@ -123,32 +123,25 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         ss.min_shared = k;
     }
     let positional = inputs.positional.is_some() && inputs.super_shingles.is_none();
-    if ss.per.is_none() {
-        ss.per = Some(match arm.cfg.threshold {
-            Threshold::Resemblance(t) if positional && arm.n > 0 => {
-                threshold::super_shingle_per(arm.n as u32, t, &arm.cfg.lsh)?
-            }
-            _ => DEFAULT_PER,
-        });
-    }
-    let per = ss.per.unwrap_or(DEFAULT_PER);
-    arm.summary.k = Some(ss.min_shared);
-    arm.summary.k_rule = if positional && arm.cfg.super_shingle.per.is_none() {
-        match arm.cfg.threshold {
-            Threshold::Resemblance(t) => format!(
-                ">= {} shared super shingles of {per} image elements ({per} rows of the bands LSH chooses at {t})",
-                ss.min_shared
-            ),
-            Threshold::MinCommon(_) => {
-                format!(">= {} shared super shingles of {per} image elements", ss.min_shared)
-            }
-        }
-    } else {
-        format!(
-            ">= {} shared super shingles of {per} image elements",
-            ss.min_shared
-        )
+    // Without a given width, a resemblance threshold on positional images chooses it.
+    let chosen_at = match (ss.per, arm.cfg.threshold) {
+        (None, Threshold::Resemblance(t)) if positional && arm.n > 0 => Some(t),
+        _ => None,
     };
+    let per = match (ss.per, chosen_at) {
+        (Some(p), _) => p,
+        (None, Some(t)) => threshold::super_shingle_per(arm.n as u32, t, &arm.cfg.lsh)?,
+        (None, None) => DEFAULT_PER,
+    };
+    ss.per = Some(per);
+    arm.summary.k = Some(ss.min_shared);
+    arm.summary.k_rule = format!(
+        ">= {} shared super shingles of {per} image elements",
+        ss.min_shared
+    );
+    if let Some(t) = chosen_at {
+        arm.summary.k_rule += &format!(" ({per} rows of the bands LSH chooses at {t})");
+    }
     let collapse = arm.collapse();
     let e = match (inputs.super_shingles, inputs.positional, inputs.keys) {
         (Some(v), _, _) => shared_value_pairs(&super::run::mask(v, collapse), ss.min_shared)?,

@@ -30,7 +30,7 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
     let ctx = arm.context()?;
-    let e = pair_counts(ctx.get().rows(), arm.n_docs() as u32, k, arm.spill())?;
+    let e = pair_counts(ctx.rows(), arm.n_docs() as u32, k, arm.spill())?;
     arm.timer.lap("pairs");
     let sets = arm.components(&e);
     arm.timer.lap("union-find");

@@ -110,11 +110,6 @@ impl SweepConfig {
     }
 }
 
-/// The scheme a method is run on in a sweep ([`Method::scheme_for`]).
-pub fn scheme_for(method: Method, base: Scheme) -> Scheme {
-    method.scheme_for(base)
-}
-
 /// What [`sweep`] returns.
 #[derive(Clone, Debug, Default)]
 pub struct SweepOutput {
