@@ -125,6 +125,17 @@ impl SpillConfig {
         self.budget.map_or(u64::MAX, |b| b.0)
     }
 
+    /// The same configuration with `held` bytes of the budget taken (by what the caller
+    /// keeps in memory meanwhile); at least one byte is left. Without a budget: unchanged.
+    pub fn less(&self, held: u64) -> SpillConfig {
+        SpillConfig {
+            budget: self
+                .budget
+                .map(|b| MemoryBudget(b.0.saturating_sub(held).max(1))),
+            tmp_dir: self.tmp_dir.clone(),
+        }
+    }
+
     /// The directory spill directories are made in.
     pub fn dir(&self) -> PathBuf {
         self.tmp_dir.clone().unwrap_or_else(std::env::temp_dir)

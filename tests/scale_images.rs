@@ -219,7 +219,8 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                     tmp_dir: Some(dir.path().to_path_buf()),
                 };
                 for paths in [vec![one.clone()], shards.clone()] {
-                    let p = Prepared::from_images_streamed(&paths, &cfg.context, &spill).unwrap();
+                    let p =
+                        Prepared::from_images_streamed(&paths, &cfg.context, &spill, None).unwrap();
                     assert_eq!(p.ext_ids(), mem.ext_ids());
                     let got = p.run(&cfg, &spill).unwrap();
                     let what = format!("{scheme} {method} budget {budget:?} {} files", paths.len());
@@ -238,6 +239,7 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                 std::slice::from_ref(&one),
                 &cfg.context,
                 &SpillConfig::default(),
+                None,
             )
             .unwrap();
             let lsh = ClusterConfig {

@@ -42,6 +42,18 @@ pub struct Collapse {
     summary: CollapseSummary,
 }
 
+impl Collapse {
+    /// An estimate of the bytes held.
+    pub fn heap_bytes(&self) -> u64 {
+        4 * self.rep.capacity() as u64
+            + self
+                .members
+                .iter()
+                .map(|(_, m)| 48 + 4 * m.capacity() as u64)
+                .sum::<u64>()
+    }
+}
+
 /// Groups the documents by their fingerprints (see the module docs). All three slices must
 /// have one entry per document.
 pub fn collapse(raw: &[u64], canonical: &[u64], image: &[Option<u64>]) -> Result<Collapse> {

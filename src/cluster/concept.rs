@@ -21,10 +21,10 @@ use rayon::prelude::*;
 
 use super::run::{estimate, Arm, Found};
 use super::uf;
-use crate::context::pair_counts;
+use crate::context::{pair_counts, pair_counts_streamed, RowSource, SpilledContext};
 use crate::fimi::Transactions;
 use crate::mine::{self, Itemset, MinSupport, MineConfig, Target};
-use crate::spill::SpillConfig;
+use crate::spill::{ExternalSorter, SpillConfig};
 use crate::{DocId, Error, Result};
 
 /// A maximal frequent itemset miner: given transactions, an absolute minimum support and an
@@ -129,41 +129,21 @@ fn limit_check(count: usize, cfg: &ConceptConfig, what: &str) -> Result<()> {
 /// `0..|component|`, keeping rows with at least two documents of the component. One pass
 /// over the rows: each row is cut into its per-component runs.
 fn sub_transactions(rows: &Transactions, n_docs: u32, comps: &[Vec<DocId>]) -> Vec<Transactions> {
-    const NONE: u32 = u32::MAX;
-    let mut comp_of = vec![(NONE, 0u32); n_docs as usize];
-    for (c, comp) in comps.iter().enumerate() {
-        for (i, d) in comp.iter().enumerate() {
-            comp_of[d.index()] = (c as u32, i as u32);
-        }
-    }
+    let comp_of = component_index(n_docs, comps);
     let mut out: Vec<Transactions> = vec![Transactions::new(); comps.len()];
-    let mut buf: Vec<(u32, u32)> = Vec::new();
-    let mut local = Vec::new();
+    let (mut buf, mut local) = (Vec::new(), Vec::new());
     for r in rows.iter() {
-        buf.clear();
-        buf.extend(
-            r.iter()
-                .map(|&d| comp_of[d as usize])
-                .filter(|p| p.0 != NONE),
-        );
-        // Docs ascending and components' docs ascending => locals ascending within a comp.
-        buf.sort_unstable();
-        let mut i = 0;
-        while i < buf.len() {
-            let mut j = i;
-            while j < buf.len() && buf[j].0 == buf[i].0 {
-                j += 1;
-            }
-            if j - i >= 2 {
-                local.clear();
-                local.extend(buf[i..j].iter().map(|p| p.1));
-                out[buf[i].0 as usize].push(&local);
-            }
-            i = j;
-        }
+        split_row(r, &comp_of, &mut buf, &mut local, |c, l| {
+            out[c as usize].push(l);
+            Ok(())
+        })
+        .expect("pushing in memory does not fail");
     }
     out
 }
+
+/// No component (see [`component_index`]).
+const NONE: u32 = u32::MAX;
 
 /// Concept clusters of the context given by its rows (each the DocIds holding one element)
 /// over `n_docs` documents, at minimum support `k >= 1`.
@@ -175,11 +155,45 @@ pub fn concept_clusters(
     cfg: &ConceptConfig,
     spill: &SpillConfig,
 ) -> Result<ConceptResult> {
+    concept_of(Rows::Memory(rows), n_docs, k, miner, cfg, spill)
+}
+
+/// [`concept_clusters`] of a context whose rows are in a file: the pair counts and the
+/// components' transactions go through sorted runs on disk under `spill`, and the
+/// components are mined in batches of bounded size. The same result.
+pub fn concept_clusters_spilled(
+    rows: &SpilledContext,
+    k: u32,
+    miner: &dyn MaximalMiner,
+    cfg: &ConceptConfig,
+    spill: &SpillConfig,
+) -> Result<ConceptResult> {
+    concept_of(Rows::File(rows), rows.n_docs(), k, miner, cfg, spill)
+}
+
+/// The rows a concept run reads.
+#[derive(Clone, Copy)]
+enum Rows<'a> {
+    Memory(&'a Transactions),
+    File(&'a SpilledContext),
+}
+
+fn concept_of(
+    rows: Rows<'_>,
+    n_docs: u32,
+    k: u32,
+    miner: &dyn MaximalMiner,
+    cfg: &ConceptConfig,
+    spill: &SpillConfig,
+) -> Result<ConceptResult> {
     cfg.validate()?;
     if k == 0 {
         return Err(Error::config("concept clusters need k >= 1"));
     }
-    let edges = pair_counts(rows, n_docs, k, spill)?;
+    let edges = match rows {
+        Rows::Memory(t) => pair_counts(t, n_docs, k, spill)?,
+        Rows::File(f) => pair_counts_streamed(f, n_docs, k, spill)?,
+    };
     let comps: Vec<Vec<DocId>> = if cfg.split_components {
         uf::components(n_docs as usize, edges.iter().map(|&(a, b, _)| (a, b)))
     } else if edges.is_empty() {
@@ -204,27 +218,44 @@ pub fn concept_clusters(
             (c, edges[i].2)
         })
         .collect();
-    let subs = sub_transactions(rows, n_docs, &comps);
-    // Largest first for load balance; results are re-sorted afterwards.
-    let mut by_size: Vec<(&Vec<DocId>, &Transactions)> = comps.iter().zip(&subs).collect();
-    by_size.sort_by_key(|c| std::cmp::Reverse(c.1.total_items()));
-    let per_comp: Vec<Vec<(Vec<DocId>, u32)>> = by_size
-        .par_iter()
-        .map(|&(comp, t)| {
-            let sets = miner.mine_maximal(t, u64::from(k), cfg.max_itemsets)?;
-            limit_check(sets.len(), cfg, "one component")?;
-            Ok(sets
-                .into_iter()
-                .filter(|s| s.items.len() >= 2)
-                .map(|s| {
-                    let docs: Vec<DocId> = s.items.iter().map(|&i| comp[i as usize]).collect();
-                    (docs, s.support)
-                })
-                .collect())
-        })
-        .collect::<Result<_>>()?;
-    let mut sets: Vec<(Vec<DocId>, u32)> =
-        per_comp.into_iter().flatten().chain(pair_sets).collect();
+    let mut sets: Vec<(Vec<DocId>, u32)> = Vec::new();
+    let mut mine_batch = |batch: Vec<(usize, Transactions)>| -> Result<()> {
+        // Largest first for load balance; results are re-sorted afterwards.
+        let mut by_size = batch;
+        by_size.sort_by_key(|c| std::cmp::Reverse(c.1.total_items()));
+        let per_comp: Vec<Vec<(Vec<DocId>, u32)>> = by_size
+            .par_iter()
+            .map(|(c, t)| {
+                let comp = &comps[*c];
+                let found = miner.mine_maximal(t, u64::from(k), cfg.max_itemsets)?;
+                limit_check(found.len(), cfg, "one component")?;
+                Ok(found
+                    .into_iter()
+                    .filter(|s| s.items.len() >= 2)
+                    .map(|s| {
+                        let docs: Vec<DocId> = s.items.iter().map(|&i| comp[i as usize]).collect();
+                        (docs, s.support)
+                    })
+                    .collect())
+            })
+            .collect::<Result<_>>()?;
+        sets.extend(per_comp.into_iter().flatten());
+        limit_check(sets.len(), cfg, "mining")
+    };
+    match rows {
+        Rows::Memory(t) => {
+            let subs = sub_transactions(t, n_docs, &comps);
+            mine_batch(subs.into_iter().enumerate().collect())?;
+        }
+        Rows::File(f) => {
+            // What is left of the budget besides the edges and the component index.
+            let held = 8 * u64::from(n_docs) + 16 * edges.len() as u64;
+            let spill = spill.less(held);
+            let batch_bytes = (spill.budget_bytes() / 4).max(1 << 20);
+            sub_transactions_spilled(f, n_docs, &comps, &spill, batch_bytes, &mut mine_batch)?;
+        }
+    }
+    sets.extend(pair_sets);
     limit_check(sets.len(), cfg, "mining")?;
     for s in &mut sets {
         s.0.sort_unstable();
@@ -238,22 +269,131 @@ pub fn concept_clusters(
     })
 }
 
+/// Where each document sits: `(component, index in it)`, `NONE` outside every component.
+fn component_index(n_docs: u32, comps: &[Vec<DocId>]) -> Vec<(u32, u32)> {
+    let mut comp_of = vec![(NONE, 0u32); n_docs as usize];
+    for (c, comp) in comps.iter().enumerate() {
+        for (i, d) in comp.iter().enumerate() {
+            comp_of[d.index()] = (c as u32, i as u32);
+        }
+    }
+    comp_of
+}
+
+/// Calls `emit(component, locals)` for each run of at least two documents of one component
+/// in `row` (locals ascending).
+fn split_row(
+    row: &[u32],
+    comp_of: &[(u32, u32)],
+    buf: &mut Vec<(u32, u32)>,
+    local: &mut Vec<u32>,
+    mut emit: impl FnMut(u32, &[u32]) -> Result<()>,
+) -> Result<()> {
+    buf.clear();
+    buf.extend(
+        row.iter()
+            .map(|&d| comp_of[d as usize])
+            .filter(|p| p.0 != NONE),
+    );
+    // Docs ascending and components' docs ascending => locals ascending within a comp.
+    buf.sort_unstable();
+    let mut i = 0;
+    while i < buf.len() {
+        let mut j = i;
+        while j < buf.len() && buf[j].0 == buf[i].0 {
+            j += 1;
+        }
+        if j - i >= 2 {
+            local.clear();
+            local.extend(buf[i..j].iter().map(|p| p.1));
+            emit(buf[i].0, local)?;
+        }
+        i = j;
+    }
+    Ok(())
+}
+
+/// [`sub_transactions`] from rows read in order, through sorted `(component, row, local)`
+/// records on disk under `spill`: `f` receives the components' transactions in batches
+/// (ascending component) of about `batch_bytes` each.
+fn sub_transactions_spilled(
+    rows: &dyn RowSource,
+    n_docs: u32,
+    comps: &[Vec<DocId>],
+    spill: &SpillConfig,
+    batch_bytes: u64,
+    f: &mut dyn FnMut(Vec<(usize, Transactions)>) -> Result<()>,
+) -> Result<()> {
+    let comp_of = component_index(n_docs, comps);
+    let mut sorter = ExternalSorter::<[u32; 3]>::new(spill, "components");
+    let (mut buf, mut local) = (Vec::new(), Vec::new());
+    let mut row_no = 0u32;
+    rows.for_each_row(&mut |r| {
+        split_row(r, &comp_of, &mut buf, &mut local, |c, l| {
+            for &x in l {
+                sorter.push([c, row_no, x])?;
+            }
+            Ok(())
+        })?;
+        row_no += 1;
+        Ok(())
+    })?;
+    drop(comp_of);
+    let mut batch: Vec<(usize, Transactions)> = Vec::new();
+    let mut batch_size = 0u64;
+    let mut cur: Option<(u32, u32)> = None;
+    let mut t = Transactions::new();
+    let mut row: Vec<u32> = Vec::new();
+    for r in sorter.finish()? {
+        let [c, rn, x] = r?;
+        if cur != Some((c, rn)) {
+            if !row.is_empty() {
+                t.push(&row);
+                row.clear();
+            }
+            if let Some((pc, _)) = cur.filter(|p| p.0 != c) {
+                batch_size += t.heap_bytes();
+                batch.push((pc as usize, std::mem::take(&mut t)));
+                if batch_size >= batch_bytes {
+                    f(std::mem::take(&mut batch))?;
+                    batch_size = 0;
+                }
+            }
+            cur = Some((c, rn));
+        }
+        row.push(x);
+    }
+    if let Some((c, _)) = cur {
+        t.push(&row);
+        batch.push((c as usize, t));
+    }
+    if !batch.is_empty() {
+        f(batch)?;
+    }
+    Ok(())
+}
+
 /// The concept step of [`super::run_method`]: the context of the representatives at the
 /// method's k, mined for its maximal itemsets component by component.
 pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
-    let ctx = arm.context()?;
     let miner = arm.need(arm.inputs.miner, "a miner")?;
-    let r = concept_clusters(
-        ctx.rows(),
-        arm.n_docs() as u32,
-        k,
-        miner,
-        &arm.cfg.concept,
-        arm.spill(),
-    )?;
+    let r = match arm.spilled_context()? {
+        Some(sc) => concept_clusters_spilled(sc, k, miner, &arm.cfg.concept, arm.spill())?,
+        None => {
+            let ctx = arm.context()?;
+            concept_clusters(
+                ctx.rows(),
+                arm.n_docs() as u32,
+                k,
+                miner,
+                &arm.cfg.concept,
+                arm.spill(),
+            )?
+        }
+    };
     arm.summary.components = r.components;
     arm.summary.largest_component = r.largest_component;
     arm.timer.lap("mine");
@@ -399,6 +539,31 @@ pub(crate) mod tests {
             let want = whole_brute(&ctx, k);
             prop_assert_eq!(run(&ctx, k, true), want.clone());
             prop_assert_eq!(run(&ctx, k, false), want);
+        }
+
+        /// The concept clusters of a context whose rows are in a file (pair counts and
+        /// components' transactions through sorted runs, mined in batches) are the
+        /// in-memory ones, with the same edges and component counts.
+        #[test]
+        fn spilled_equals_in_memory(
+            docs in prop::collection::vec(prop::collection::vec(0u64..14, 0..9), 1..40),
+            k in 1u32..5,
+            budget in 1u64..4096,
+        ) {
+            let ctx = Context::from_doc_keys(&docs, &ContextConfig::default(), &SpillConfig::default()).unwrap();
+            let tmp = tempfile::tempdir().unwrap();
+            let spill = SpillConfig {
+                budget: Some(crate::spill::MemoryBudget(budget)),
+                tmp_dir: Some(tmp.path().to_path_buf()),
+            };
+            let sc = SpilledContext::of(&ctx, &spill).unwrap();
+            let cfg = ConceptConfig::default();
+            let want = concept_clusters(ctx.rows(), ctx.n_docs(), k, &fp_miner, &cfg, &SpillConfig::default()).unwrap();
+            let got = concept_clusters_spilled(&sc, k, &fp_miner, &cfg, &spill).unwrap();
+            prop_assert_eq!(got.sets, want.sets);
+            prop_assert_eq!(got.edges, want.edges);
+            prop_assert_eq!(got.components, want.components);
+            prop_assert_eq!(got.largest_component, want.largest_component);
         }
     }
 }

@@ -34,7 +34,7 @@ use super::{
     Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
-use crate::sketch::{ImageInputs, Scheme};
+use crate::sketch::{sketch_to_file_keeping_prints, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
@@ -393,6 +393,11 @@ impl Job {
     pub fn prepare(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<Sketched> {
         let t0 = Instant::now();
         let method = self.cluster.method;
+        // Concept and union-find by resemblance need only the inverted context: under a
+        // budget (or from images files) it is built in passes over the images on disk
+        // instead of holding them.
+        let streamed = matches!(method, Method::Concept | Method::UnionFind)
+            && self.cluster.measure == Measure::Resemblance;
         let (prep, corpus, offsets) = match input {
             Input::Images(paths) => {
                 if self.verify_at.is_some() || method == Method::Exact {
@@ -406,16 +411,38 @@ impl Job {
                         }
                     )));
                 }
-                let prep = if matches!(method, Method::Concept | Method::UnionFind)
-                    && self.cluster.measure == Measure::Resemblance
-                {
-                    // Only the context is needed: build it in passes over the files, under
-                    // the memory budget, instead of holding every image.
-                    Prepared::from_images_streamed(paths, &self.cluster.context, &self.spill)?
+                let prep = if streamed {
+                    Prepared::from_images_streamed(paths, &self.cluster.context, &self.spill, None)?
                 } else {
-                    Prepared::new(ImageInputs::open(paths)?.read_all()?, None)?
+                    let inputs = ImageInputs::open(paths)?;
+                    self.check_images_fit(&paths[0], &inputs, 0)?;
+                    Prepared::new(inputs.read_all()?, None)?
                 };
                 (prep, None, None)
+            }
+            Input::Corpus(path) if self.spill.budget.is_some() => {
+                // Sketch to a temporary images file, keeping only the fingerprints and
+                // offsets, then prepare from the file as above: the same images and the
+                // same collapse as in memory.
+                let dir = crate::spill::SpillDir::new_in(&self.spill.dir())?;
+                let file = dir.path().join("corpus.img");
+                let (_, prints, _) =
+                    sketch_to_file_keeping_prints(path, &self.pipeline, &file, progress)?;
+                let files = [file];
+                let prep = if streamed {
+                    Prepared::from_images_streamed(
+                        &files,
+                        &self.cluster.context,
+                        &self.spill,
+                        Some(&prints.fps),
+                    )?
+                } else {
+                    let inputs = ImageInputs::open(&files)?;
+                    let extra = 24 * inputs.count();
+                    self.check_images_fit(path, &inputs, extra)?;
+                    Prepared::new(inputs.read_all()?, Some(&prints.fps))?
+                };
+                (prep, Some(path.clone()), prints.offsets)
             }
             Input::Corpus(path) => {
                 let out = sketch_corpus(path, &self.pipeline, progress)?;
@@ -430,6 +457,35 @@ impl Job {
             offsets,
             seconds: t0.elapsed().as_secs_f64(),
         })
+    }
+
+    /// Under a budget, an error when holding every image of `inputs` (plus `extra` bytes)
+    /// cannot fit in it, before they are read.
+    fn check_images_fit(&self, path: &Path, inputs: &ImageInputs, extra: u64) -> Result<()> {
+        let Some(budget) = self.spill.budget else {
+            return Ok(());
+        };
+        let n = inputs.count();
+        let params = inputs.params();
+        let copies = if params.sketch.scheme.is_positional() {
+            2
+        } else {
+            1
+        };
+        // Per document: the external id, and the image values (keys and, for positional
+        // schemes, the positional values too), each a vector.
+        let need = extra + n * (64 + copies * (40 + 8 * params.sketch.size as u64));
+        if need > budget.0 {
+            return Err(Error::config(format!(
+                "{}: {} holds every image in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
+                path.display(),
+                self.cluster.method,
+                need.div_ceil(1 << 20),
+                n,
+                budget
+            )));
+        }
+        Ok(())
     }
 
     /// The threshold the method runs at: the candidate threshold with verification, else
@@ -462,7 +518,9 @@ impl Job {
         let sets_secs = t0.elapsed().as_secs_f64();
         let mut cfg = self.cluster;
         cfg.threshold = self.run_threshold(s);
-        let mut out = s.prep.run(&cfg, &self.spill)?;
+        // What the prepared corpus holds counts against the budget.
+        let held = s.prep.heap_bytes() + s.offsets.as_ref().map_or(0, |o| 8 * o.len() as u64);
+        let mut out = s.prep.run(&cfg, &self.spill.less(held))?;
         if method == Method::Exact {
             out.summary.phases.insert(
                 0,

@@ -17,7 +17,7 @@ use super::threshold::image_kind;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, Method,
 };
-use crate::context::{Context, ContextConfig, KeySource, KeyStats};
+use crate::context::{BuiltContext, Context, ContextConfig, KeySource, KeyStats};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
 use crate::spill::SpillConfig;
@@ -42,10 +42,15 @@ pub struct Prepared {
     collapse: Collapse,
     /// The context of the representatives and the configuration it was built with, when
     /// prepared by [`Prepared::from_images_streamed`] (then `keys` is empty).
-    context: Option<(ContextConfig, Context)>,
+    context: Option<(ContextConfig, std::sync::Arc<BuiltContext>)>,
     /// Image length per document, when `keys` is empty (with `context`).
     image_lens: Option<Vec<u32>>,
 }
+
+/// A budgeted build of the context needs room for passes of at least `1 / MAX_USEFUL_PASSES`
+/// of the incidences (20 bytes each) besides what the prepared corpus holds: a smaller
+/// budget is refused rather than read the images that many times.
+const MAX_USEFUL_PASSES: u64 = 64;
 
 /// Images files read again on every scan, as the documents' keys. A scan decodes the files
 /// on a second thread, in batches of [`ImageKeys::BATCH`] documents handed over a bounded
@@ -192,45 +197,118 @@ impl Prepared {
         paths: &[P],
         cfg: &ContextConfig,
         spill: &SpillConfig,
+        fingerprints: Option<&Fingerprints>,
     ) -> Result<Self> {
         let inputs = ImageInputs::open(paths)?;
         let params = inputs.params().clone();
         let scheme = params.sketch.scheme;
         let mut stats = KeyStats::default();
-        let mut docs: Vec<(DocId, String, Option<u64>, u32)> = Vec::new();
+        let mut doc_ids: Vec<DocId> = Vec::new();
+        let mut ext_ids: Vec<String> = Vec::new();
+        let mut img_fp: Vec<Option<u64>> = Vec::new();
+        let mut image_lens: Vec<u32> = Vec::new();
         let mut buf = Vec::new();
         inputs.for_each(|d, id, img| {
             buf.clear();
             img.keys(scheme, &mut buf);
             stats.add(d, &buf);
-            docs.push((d, id, image_fingerprint(&img), buf.len() as u32));
+            doc_ids.push(d);
+            ext_ids.push(id);
+            img_fp.push(image_fingerprint(&img));
+            image_lens.push(buf.len() as u32);
             Ok(())
         })?;
-        docs.sort_unstable_by_key(|x| x.0);
-        let mut ext_ids = Vec::with_capacity(docs.len());
-        let mut img_fp = Vec::with_capacity(docs.len());
-        let mut image_lens = Vec::with_capacity(docs.len());
-        for (_, id, fp, len) in docs {
-            ext_ids.push(id);
-            img_fp.push(fp);
-            image_lens.push(len);
+        // Shards interleave their DocIds: put everything in DocId order.
+        if doc_ids.windows(2).any(|w| w[0] > w[1]) {
+            let mut order: Vec<u32> = (0..doc_ids.len() as u32).collect();
+            order.sort_unstable_by_key(|&i| doc_ids[i as usize]);
+            let mut ids: Vec<Option<String>> = ext_ids.into_iter().map(Some).collect();
+            ext_ids = order
+                .iter()
+                .map(|&i| ids[i as usize].take().unwrap_or_default())
+                .collect();
+            img_fp = order.iter().map(|&i| img_fp[i as usize]).collect();
+            image_lens = order.iter().map(|&i| image_lens[i as usize]).collect();
         }
-        let own: Vec<u64> = (0..ext_ids.len() as u64).collect();
-        let collapse = collapse(&own, &own, &img_fp)?;
+        drop(doc_ids);
+        let collapse = match fingerprints {
+            Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
+            None => {
+                let own: Vec<u64> = (0..ext_ids.len() as u64).collect();
+                collapse(&own, &own, &img_fp)?
+            }
+        };
         drop(img_fp);
         let mut src = ImageKeys { paths, scheme };
-        let context =
-            Context::from_key_source(&mut src, &stats, cfg, spill, &|d| collapse.is_rep(d))?;
-        Ok(Prepared {
+        let mut prep = Prepared {
             params,
             ext_ids,
             keys: Vec::new(),
             positional: None,
             sets: None,
             collapse,
-            context: Some((*cfg, context)),
+            context: None,
             image_lens: Some(image_lens),
-        })
+        };
+        let held = prep.heap_bytes() + fingerprints.map_or(0, |f| 16 * f.raw.len() as u64);
+        if let Some(b) = spill.budget {
+            // The ids and per-document arrays, and room for passes of useful size.
+            let work = (stats.total() * 20 / MAX_USEFUL_PASSES).max(1 << 16);
+            let need = held + work;
+            if need > b.0 {
+                return Err(Error::config(format!(
+                    "{}: the context of {} documents needs at least {} MiB (their ids and per-document data, and {} MiB to build it in), more than the memory budget ({b})",
+                    paths[0].as_ref().display(),
+                    prep.n_docs(),
+                    need.div_ceil(1 << 20),
+                    work.div_ceil(1 << 20)
+                )));
+            }
+        }
+        let context = Context::from_key_source_bounded(
+            &mut src,
+            &stats,
+            cfg,
+            spill,
+            &|d| prep.collapse.is_rep(d),
+            held,
+        )?;
+        prep.context = Some((*cfg, std::sync::Arc::new(context)));
+        Ok(prep)
+    }
+
+    /// An estimate of the bytes this prepared corpus holds (ids, keys, images, sets, the
+    /// in-memory context, per-document arrays), counted against a memory budget.
+    pub fn heap_bytes(&self) -> u64 {
+        // A `String` or `Vec` header, and what the allocator rounds a small block up to.
+        const HDR: u64 = 24;
+        const ALLOC: u64 = 16;
+        let vecs = |v: &[Vec<u64>]| -> u64 {
+            v.iter()
+                .map(|x| HDR + ALLOC + 8 * x.capacity() as u64)
+                .sum::<u64>()
+        };
+        let ids: u64 = self
+            .ext_ids
+            .iter()
+            .map(|s| HDR + ALLOC + s.capacity() as u64)
+            .sum();
+        let context = match &self.context {
+            Some((_, c)) => match &**c {
+                BuiltContext::Memory(c) => c.heap_bytes(),
+                BuiltContext::Spilled(_) => 0,
+            },
+            _ => 0,
+        };
+        ids + vecs(&self.keys)
+            + self.positional.as_deref().map_or(0, vecs)
+            + self.sets.as_deref().map_or(0, vecs)
+            + self
+                .image_lens
+                .as_ref()
+                .map_or(0, |v| 4 * v.capacity() as u64)
+            + self.collapse.heap_bytes()
+            + context
     }
 
     /// Number of documents.
@@ -344,7 +422,14 @@ impl Prepared {
             positional: self.positional.as_deref(),
             sets: self.sets.as_deref(),
             super_shingles: None,
-            context: self.context.as_ref().map(|(_, c)| c),
+            context: match self.context.as_ref().map(|c| &*c.1) {
+                Some(BuiltContext::Memory(c)) => Some(c),
+                _ => None,
+            },
+            spilled: match self.context.as_ref().map(|c| &*c.1) {
+                Some(BuiltContext::Spilled(c)) => Some(c),
+                _ => None,
+            },
             image_size: (self.scheme() != Scheme::ModM).then_some(self.params.sketch.size),
             image_lens: self.image_lens.as_deref(),
             collapse: Some(&self.collapse),

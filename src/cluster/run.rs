@@ -21,7 +21,7 @@ use super::{
     threshold, uf, Cluster, ClusterConfig, ClusterOutput, ClusterSummary, Collapse, ImageKind,
     MaximalMiner, Method, Phase, ScoredPair, Threshold,
 };
-use crate::context::Context;
+use crate::context::{Context, SpilledContext};
 use crate::spill::SpillConfig;
 use crate::{DocId, Error, Result};
 
@@ -45,6 +45,9 @@ pub struct ClusterInputs<'a> {
     pub super_shingles: Option<&'a [Vec<u64>]>,
     /// A ready context for concept / union-find (used as is instead of `keys`).
     pub context: Option<&'a Context>,
+    /// A ready context whose rows are in a file, of the representatives only (concept /
+    /// union-find; used instead of `context` and `keys`).
+    pub spilled: Option<&'a SpilledContext>,
     /// Image size `n` (sketch size); inferred as the longest image when absent.
     pub image_size: Option<usize>,
     /// Image length per document, for the support of a collapsed class that stands alone
@@ -157,6 +160,27 @@ impl<'a> Arm<'_, 'a> {
                 threshold::k_for_threshold(t, n, kind)
             }
         })
+    }
+
+    /// The context whose rows are in a file, when one was given; fills the context fields of
+    /// the summary.
+    pub(super) fn spilled_context(&mut self) -> Result<Option<&'a SpilledContext>> {
+        let Some(c) = self.inputs.spilled else {
+            return Ok(None);
+        };
+        if c.n_docs() as usize != self.inputs.n_docs {
+            return Err(Error::config(format!(
+                "context has {} documents, inputs say {}",
+                c.n_docs(),
+                self.inputs.n_docs
+            )));
+        }
+        let st = c.stats();
+        self.summary.dropped_common = st.dropped_common;
+        self.summary.dropped_rare = st.dropped_rare;
+        self.summary.context_rows = Some(c.len() as u64);
+        self.timer.lap("context");
+        Ok(Some(c))
     }
 
     /// The context of the representatives: the given one, else built from the keys (or

@@ -7,7 +7,7 @@
 //! member, whatever the thread count.
 
 use super::run::{components_with_support, estimate, Arm, Found};
-use crate::context::{pair_counts, Context};
+use crate::context::{pair_counts, pair_counts_streamed, Context};
 use crate::spill::SpillConfig;
 use crate::{DocId, Result};
 
@@ -29,8 +29,13 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
-    let ctx = arm.context()?;
-    let e = pair_counts(ctx.rows(), arm.n_docs() as u32, k, arm.spill())?;
+    let e = match arm.spilled_context()? {
+        Some(sc) => pair_counts_streamed(sc, sc.n_docs(), k, arm.spill())?,
+        None => {
+            let ctx = arm.context()?;
+            pair_counts(ctx.rows(), arm.n_docs() as u32, k, arm.spill())?
+        }
+    };
     arm.timer.lap("pairs");
     let sets = arm.components(&e);
     arm.timer.lap("union-find");

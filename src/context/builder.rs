@@ -7,6 +7,7 @@
 //! they spilled; rows come out in ascending key order, each holding its documents ascending
 //! and once; rows outside `min_df..=max_df` are dropped and counted.
 
+use super::spilled::RowsWriter;
 use super::{Context, ContextConfig, ContextStats};
 use crate::fimi::Transactions;
 use crate::spill::{ExternalSorter, SpillConfig};
@@ -173,6 +174,26 @@ impl RowGrouper {
         st.dropped_common += o.dropped_common;
         st.incidences += o.incidences;
         st.max_row = st.max_row.max(o.max_row);
+    }
+
+    /// Bytes the kept keys and rows have allocated.
+    pub(super) fn heap_bytes(&self) -> u64 {
+        self.keys.capacity() as u64 * 8 + self.rows.heap_bytes()
+    }
+
+    /// Writes the kept rows to `w` (the keys are not kept) and adds the counts to `stats`.
+    pub(super) fn write_to(self, w: &mut RowsWriter, stats: &mut ContextStats) -> Result<()> {
+        for r in self.rows.iter() {
+            w.push(r)?;
+        }
+        let o = self.stats;
+        stats.elements += o.elements;
+        stats.dropped_rare += o.dropped_rare;
+        stats.dropped_common += o.dropped_common;
+        stats.incidences += o.incidences;
+        stats.max_row = stats.max_row.max(o.max_row);
+        stats.rows += self.keys.len() as u64;
+        Ok(())
     }
 
     pub(super) fn into_context(self, n_docs: u32) -> Context {

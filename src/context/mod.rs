@@ -18,7 +18,9 @@
 //!
 //! Files: `config.rs` (what to keep, orientation, stats), `builder.rs` (sorted runs and
 //! grouping into rows), `radix.rs` (the in-memory and streamed radix builds), `rows.rs` (the
-//! [`Context`] itself and its FIMI form), `pairs.rs` (pair counts).
+//! [`Context`] itself and its FIMI form), `spilled.rs` (rows kept in a temporary file when a
+//! budget that bounds the whole process cannot hold them: [`SpilledContext`], read back as a
+//! [`RowSource`]), `pairs.rs` (pair counts).
 //!
 //! Invariants:
 //! - rows are ordered by ascending key, so a context built from the same images is the same
@@ -32,6 +34,7 @@ mod config;
 mod pairs;
 mod radix;
 mod rows;
+mod spilled;
 
 #[cfg(test)]
 mod tests;
@@ -40,7 +43,8 @@ pub use builder::ContextBuilder;
 pub use config::{ContextConfig, ContextStats, Orientation};
 pub use pairs::{
     pair_counts, pair_counts_in_memory_bytes, pair_counts_of_rows, pair_counts_spilled,
-    pair_incidences,
+    pair_counts_streamed, pair_incidences,
 };
-pub use radix::{KeySource, KeyStats};
+pub use radix::{BuiltContext, KeySource, KeyStats};
 pub use rows::Context;
+pub use spilled::{RowSource, SpilledContext};

@@ -8,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use super::RowSource;
 use crate::fimi::Transactions;
 use crate::sorted::intersection_size;
 use crate::spill::{ExternalSorter, SpillConfig};
@@ -65,19 +66,20 @@ pub fn pair_counts(
 /// the merged stream is counted; pairs seen in at least `max(k, 1)` rows are returned,
 /// sorted. Equal to [`pair_counts_of_rows`].
 pub fn pair_counts_spilled(
-    rows: &Transactions,
+    rows: &dyn RowSource,
     k: u32,
     spill: &SpillConfig,
 ) -> Result<Vec<(DocId, DocId, u32)>> {
     let k = k.max(1);
     let mut s = ExternalSorter::<u64>::new(spill, "pairs");
-    for r in rows.iter() {
+    rows.for_each_row(&mut |r| {
         for (i, &a) in r.iter().enumerate() {
             for &b in &r[i + 1..] {
                 s.push((u64::from(a) << 32) | u64::from(b))?;
             }
         }
-    }
+        Ok(())
+    })?;
     let mut out = Vec::new();
     let mut cur: Option<(u64, u32)> = None;
     let emit = |out: &mut Vec<(DocId, DocId, u32)>, p: u64, c: u32| {
@@ -222,4 +224,139 @@ fn pair_counts_prefix(
         )
         .collect();
     per_doc.into_iter().flatten().collect()
+}
+
+/// [`pair_counts_of_rows`] for `k >= 2` over rows read in order (e.g. a
+/// [`SpilledContext`](super::SpilledContext)), holding per document only a few counters
+/// and, for a batch of documents at a time, their row lists: the prefix filter of
+/// [`pair_counts_prefix`] with rows ordered by `(length class, position)` (length class =
+/// `floor(log2(length))`, one scan of the rows per class), candidates through sorted runs
+/// under `spill`, then each batch of candidates counted exactly from the row lists of its
+/// documents (one scan of the rows per batch). Rows of one document are ignored, as in the
+/// other forms. The same result as [`pair_counts_of_rows`], pair for pair; `k <= 1` is
+/// [`pair_counts_spilled`].
+pub fn pair_counts_streamed(
+    rows: &dyn RowSource,
+    n_docs: u32,
+    k: u32,
+    spill: &SpillConfig,
+) -> Result<Vec<(DocId, DocId, u32)>> {
+    if k <= 1 {
+        return pair_counts_spilled(rows, k, spill);
+    }
+    let n = n_docs as usize;
+    let k = k as usize;
+    // Rows (of two or more documents) per document, and the length classes present.
+    let mut held = vec![0u32; n];
+    let mut classes = 0u64;
+    rows.for_each_row(&mut |r| {
+        if r.len() >= 2 {
+            for &d in r {
+                held[d as usize] += 1;
+            }
+            classes |= 1 << r.len().ilog2();
+        }
+        Ok(())
+    })?;
+    // Candidates: pairs meeting in a row that lies in both documents' prefixes.
+    let mut cands = ExternalSorter::<u64>::new(spill, "candidates");
+    let mut seen = vec![0u32; n];
+    let mut in_prefix: Vec<u32> = Vec::new();
+    for class in 1..64u32 {
+        if classes & (1 << class) == 0 {
+            continue;
+        }
+        rows.for_each_row(&mut |r| {
+            if r.len() < 2 || r.len().ilog2() != class {
+                return Ok(());
+            }
+            in_prefix.clear();
+            for &d in r {
+                let m = held[d as usize] as usize;
+                let s = &mut seen[d as usize];
+                *s += 1;
+                if m >= k && (*s as usize) <= m - k + 1 {
+                    in_prefix.push(d);
+                }
+            }
+            for (i, &a) in in_prefix.iter().enumerate() {
+                for &b in &in_prefix[i + 1..] {
+                    cands.push((u64::from(a) << 32) | u64::from(b))?;
+                }
+            }
+            Ok(())
+        })?;
+    }
+    drop(seen);
+    // Exact counts, a batch of candidates at a time: the row lists of the batch's
+    // documents are gathered in one scan, then each candidate's lists are intersected.
+    let batch_bytes = (spill.budget_bytes() / 2).clamp(1 << 20, 1 << 40);
+    let mut slot = vec![u32::MAX; n];
+    let mut out = Vec::new();
+    let mut batch: Vec<u64> = Vec::new();
+    let mut docs: Vec<u32> = Vec::new();
+    let mut bytes = 0u64;
+    let mut verify =
+        |batch: &mut Vec<u64>, docs: &mut Vec<u32>, slot: &mut Vec<u32>| -> Result<()> {
+            let mut lists: Vec<Vec<u32>> = docs
+                .iter()
+                .map(|&d| Vec::with_capacity(held[d as usize] as usize))
+                .collect();
+            let mut row_no = 0u32;
+            rows.for_each_row(&mut |r| {
+                if r.len() >= 2 {
+                    for &d in r {
+                        let s = slot[d as usize];
+                        if s != u32::MAX {
+                            lists[s as usize].push(row_no);
+                        }
+                    }
+                }
+                row_no += 1;
+                Ok(())
+            })?;
+            let found: Vec<Option<(DocId, DocId, u32)>> = batch
+                .par_iter()
+                .map(|&p| {
+                    let (a, b) = ((p >> 32) as u32, p as u32);
+                    let c = intersection_size(
+                        &lists[slot[a as usize] as usize],
+                        &lists[slot[b as usize] as usize],
+                    );
+                    (c >= k).then_some((DocId(a), DocId(b), c as u32))
+                })
+                .collect();
+            out.extend(found.into_iter().flatten());
+            for &d in docs.iter() {
+                slot[d as usize] = u32::MAX;
+            }
+            docs.clear();
+            batch.clear();
+            Ok(())
+        };
+    let mut last = None;
+    for p in cands.finish()? {
+        let p = p?;
+        if last == Some(p) {
+            continue;
+        }
+        last = Some(p);
+        for d in [(p >> 32) as u32, p as u32] {
+            if slot[d as usize] == u32::MAX {
+                slot[d as usize] = docs.len() as u32;
+                docs.push(d);
+                bytes += 32 + 4 * u64::from(held[d as usize]);
+            }
+        }
+        batch.push(p);
+        bytes += 8;
+        if bytes >= batch_bytes {
+            verify(&mut batch, &mut docs, &mut slot)?;
+            bytes = 0;
+        }
+    }
+    if !batch.is_empty() {
+        verify(&mut batch, &mut docs, &mut slot)?;
+    }
+    Ok(out)
 }

@@ -12,7 +12,8 @@
 use rayon::prelude::*;
 
 use super::builder::{doc_count, rec, RowGrouper};
-use super::{Context, ContextBuilder, ContextConfig};
+use super::spilled::{RowsWriter, SpilledContext};
+use super::{Context, ContextBuilder, ContextConfig, ContextStats};
 use crate::spill::SpillConfig;
 use crate::{DocId, Error, Result};
 
@@ -395,77 +396,200 @@ impl Context {
         spill: &SpillConfig,
         keep: &dyn Fn(DocId) -> bool,
     ) -> Result<Self> {
-        cfg.validate()?;
-        let n_docs = doc_count(stats.n_docs)?;
-        let mut out = RowGrouper::default();
-        if stats.total == 0 {
-            return Ok(out.into_context(n_docs));
+        match build_from_source(src, stats, cfg, spill, keep, None)? {
+            BuiltContext::Memory(c) => Ok(c),
+            BuiltContext::Spilled(_) => unreachable!("rows are spilled only when allowed"),
         }
-        let total = usize::try_from(stats.total)
-            .map_err(|_| Error::config("more keys than this machine can address"))?;
-        let bk = Buckets::new(stats.lo, stats.hi, total);
-        let mut counts = vec![0usize; bk.n];
-        let out_of_range = || {
-            Error::config(
-                "a key source changed between scans (a key outside the first scan's range)",
-            )
+    }
+
+    /// [`Context::from_key_source`] under a budget that bounds everything the process holds:
+    /// `held` bytes are held by the caller already, the kept rows count as they grow and
+    /// each pass holds what is left (20 bytes per incidence: the record and its share of
+    /// the pass's rows). When the kept rows outgrow a third of what the caller leaves, they
+    /// move to a temporary file and the build continues there ([`BuiltContext::Spilled`]:
+    /// the same rows, without the keys). Without a budget this is
+    /// [`Context::from_key_source`].
+    pub fn from_key_source_bounded(
+        src: &mut dyn KeySource,
+        stats: &KeyStats,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        keep: &dyn Fn(DocId) -> bool,
+        held: u64,
+    ) -> Result<BuiltContext> {
+        build_from_source(src, stats, cfg, spill, keep, Some(held))
+    }
+}
+
+/// A context built under a budget: in memory, or its rows in a temporary file.
+#[derive(Debug)]
+pub enum BuiltContext {
+    /// Every row (and key) in memory.
+    Memory(Context),
+    /// The rows in a temporary file (see [`SpilledContext`]).
+    Spilled(SpilledContext),
+}
+
+impl BuiltContext {
+    /// Number of documents (columns).
+    pub fn n_docs(&self) -> u32 {
+        match self {
+            BuiltContext::Memory(c) => c.n_docs(),
+            BuiltContext::Spilled(c) => c.n_docs(),
+        }
+    }
+
+    /// What the build kept and dropped.
+    pub fn stats(&self) -> &ContextStats {
+        match self {
+            BuiltContext::Memory(c) => c.stats(),
+            BuiltContext::Spilled(c) => c.stats(),
+        }
+    }
+}
+
+/// Bytes a pass of the bounded build holds per incidence: its 12-byte record plus the
+/// rows it groups (4 bytes an incidence, and the row offsets and keys).
+const PASS_BYTES_PER_INCIDENCE: u64 = 20;
+
+/// Where the bounded build puts the rows it keeps.
+enum Kept {
+    Memory(RowGrouper),
+    File(RowsWriter, ContextStats),
+}
+
+/// The body of [`Context::from_key_source`] (`held: None`: passes of the whole budget,
+/// rows in memory) and [`Context::from_key_source_bounded`] (`held: Some(_)`).
+fn build_from_source(
+    src: &mut dyn KeySource,
+    stats: &KeyStats,
+    cfg: &ContextConfig,
+    spill: &SpillConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    held: Option<u64>,
+) -> Result<BuiltContext> {
+    cfg.validate()?;
+    let n_docs = doc_count(stats.n_docs)?;
+    if stats.total == 0 {
+        return Ok(BuiltContext::Memory(
+            RowGrouper::default().into_context(n_docs),
+        ));
+    }
+    let total = usize::try_from(stats.total)
+        .map_err(|_| Error::config("more keys than this machine can address"))?;
+    let bk = Buckets::new(stats.lo, stats.hi, total);
+    let mut counts = vec![0usize; bk.n];
+    let out_of_range = || {
+        Error::config("a key source changed between scans (a key outside the first scan's range)")
+    };
+    src.scan(&mut |d, ks| {
+        if keep(d) {
+            for &k in ks {
+                if k < bk.lo || k > stats.hi {
+                    return Err(out_of_range());
+                }
+                counts[bk.of(k)] += 1;
+            }
+        }
+        Ok(())
+    })?;
+    // What a pass may hold, given what is kept so far (bounded build), in incidences.
+    let bounded = held.filter(|_| spill.budget.is_some());
+    let avail = bounded.map(|h| {
+        spill
+            .budget_bytes()
+            .saturating_sub(h)
+            .saturating_sub((bk.n * std::mem::size_of::<usize>() * 2) as u64)
+    });
+    let pass_cap = |kept: u64| -> usize {
+        match avail {
+            Some(a) => usize::try_from(a.saturating_sub(kept) / PASS_BYTES_PER_INCIDENCE)
+                .unwrap_or(usize::MAX)
+                .max(1),
+            None => incidence_cap(spill),
+        }
+    };
+    if bounded.is_none() && plan_passes(&counts, pass_cap(0)).is_none() {
+        let mut b = ContextBuilder::new(cfg, spill)?;
+        b.ensure_docs(u64::from(n_docs));
+        src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
+        return Ok(BuiltContext::Memory(b.finish()?));
+    }
+    let mut kept = Kept::Memory(RowGrouper::default());
+    let mut off = vec![0usize; bk.n];
+    let mut b0 = 0usize;
+    while b0 < bk.n {
+        // The kept rows move to a file once they outgrow a third of what is left.
+        if let (Some(a), Kept::Memory(g)) = (avail, &mut kept) {
+            if g.heap_bytes() > a / 3 {
+                let g = std::mem::take(g);
+                let mut w = RowsWriter::new(spill)?;
+                let mut st = ContextStats::default();
+                g.write_to(&mut w, &mut st)?;
+                kept = Kept::File(w, st);
+            }
+        }
+        let kept_bytes = match &kept {
+            Kept::Memory(g) => g.heap_bytes(),
+            Kept::File(..) => 0,
         };
+        let cap = pass_cap(kept_bytes);
+        let (mut b1, mut acc) = (b0, 0usize);
+        while b1 < bk.n && (b1 == b0 || acc + counts[b1] <= cap) {
+            acc += counts[b1];
+            b1 += 1;
+        }
+        let pass = b0..b1;
+        b0 = b1;
+        let mut start = Vec::with_capacity(pass.len() + 1);
+        let mut pos = 0usize;
+        for b in pass.clone() {
+            start.push(pos);
+            off[b] = pos;
+            pos += counts[b];
+        }
+        start.push(pos);
+        let n_pass = pos;
+        if n_pass == 0 {
+            continue;
+        }
+        let mut recs: Vec<[u32; 3]> = vec![[0; 3]; n_pass];
         src.scan(&mut |d, ks| {
             if keep(d) {
                 for &k in ks {
                     if k < bk.lo || k > stats.hi {
                         return Err(out_of_range());
                     }
-                    counts[bk.of(k)] += 1;
+                    let b = bk.of(k);
+                    if pass.contains(&b) {
+                        let slot = recs.get_mut(off[b]).ok_or_else(out_of_range)?;
+                        *slot = rec(k, d.0);
+                        off[b] += 1;
+                    }
                 }
             }
             Ok(())
         })?;
-        let cap = incidence_cap(spill);
-        let Some(passes) = plan_passes(&counts, cap) else {
-            let mut b = ContextBuilder::new(cfg, spill)?;
-            b.ensure_docs(u64::from(n_docs));
-            src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
-            return b.finish();
-        };
-        let mut off = vec![0usize; bk.n];
-        for pass in passes {
-            let mut start = Vec::with_capacity(pass.len() + 1);
-            let mut pos = 0usize;
-            for b in pass.clone() {
-                start.push(pos);
-                off[b] = pos;
-                pos += counts[b];
-            }
-            start.push(pos);
-            let n_pass = pos;
-            let mut recs: Vec<[u32; 3]> = vec![[0; 3]; n_pass];
-            src.scan(&mut |d, ks| {
-                if keep(d) {
-                    for &k in ks {
-                        if k < bk.lo || k > stats.hi {
-                            return Err(out_of_range());
-                        }
-                        let b = bk.of(k);
-                        if pass.contains(&b) {
-                            let slot = recs.get_mut(off[b]).ok_or_else(out_of_range)?;
-                            *slot = rec(k, d.0);
-                            off[b] += 1;
-                        }
-                    }
-                }
-                Ok(())
-            })?;
-            // Every bucket must have been filled exactly as counted.
-            for (i, b) in pass.clone().enumerate() {
-                if off[b] != start[i + 1] {
-                    return Err(out_of_range());
-                }
-            }
-            for g in group_pass(&mut recs, &start, &bk, cfg, !stats.ascending) {
-                out.append(g);
+        // Every bucket must have been filled exactly as counted.
+        for (i, b) in pass.clone().enumerate() {
+            if off[b] != start[i + 1] {
+                return Err(out_of_range());
             }
         }
-        Ok(out.into_context(n_docs))
+        let groups = group_pass(&mut recs, &start, &bk, cfg, !stats.ascending);
+        drop(recs);
+        for g in groups {
+            match &mut kept {
+                Kept::Memory(out) => out.append(g),
+                Kept::File(w, st) => g.write_to(w, st)?,
+            }
+        }
     }
+    Ok(match kept {
+        Kept::Memory(out) => BuiltContext::Memory(out.into_context(n_docs)),
+        Kept::File(w, mut st) => {
+            st.documents = u64::from(n_docs);
+            BuiltContext::Spilled(w.finish(n_docs, st)?)
+        }
+    })
 }

@@ -29,6 +29,11 @@ impl Context {
         self.n_docs
     }
 
+    /// Bytes the keys and rows have allocated.
+    pub fn heap_bytes(&self) -> u64 {
+        8 * self.keys.capacity() as u64 + self.rows.heap_bytes()
+    }
+
     /// Number of rows (elements kept).
     pub fn len(&self) -> usize {
         self.rows.len()

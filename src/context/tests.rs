@@ -481,3 +481,107 @@ fn builder_filter_equals_masked_keys() {
     assert!(b.runs() > 0);
     assert_eq!(b.finish_filtered(&keep).unwrap(), want);
 }
+
+/// The rows of any row source, in order.
+fn collect_rows(src: &dyn RowSource) -> Vec<Vec<u32>> {
+    let mut v = Vec::new();
+    src.for_each_row(&mut |r| {
+        v.push(r.to_vec());
+        Ok(())
+    })
+    .unwrap();
+    v
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    /// Under a budget bounding everything held, the build keeps its rows in memory or moves
+    /// them to a file; either way the rows and counts are the in-memory context's, and the
+    /// streamed pair counts are the in-memory ones for every k.
+    #[test]
+    fn bounded_context_and_streamed_pair_counts_equal_in_memory(
+        docs in key_docs(),
+        max_df in proptest::option::of(2u32..30),
+        budget in 64u64..20_000,
+        held in 0u64..2_000,
+        drop_mod in 2u32..7,
+    ) {
+        let tmp = tempfile::tempdir().unwrap();
+        let n = docs.len() as u32;
+        let mut src = Replay { docs: &docs, order: (0..n).collect(), scans: 0 };
+        let mut stats = KeyStats::default();
+        src.scan(&mut |d, ks| {
+            stats.add(d, ks);
+            Ok(())
+        })
+        .unwrap();
+        let cfg = ContextConfig { min_df: 2, max_df };
+        let keep = |d: DocId| d.0 % drop_mod != 1;
+        let spill = spill_in(tmp.path(), Some(budget));
+        let want = through_builder(&masked(&docs, &keep), &cfg);
+        let got = Context::from_key_source_bounded(&mut src, &stats, &cfg, &spill, &keep, held)
+            .unwrap();
+        let want_rows: Vec<Vec<u32>> = want.rows().iter().map(|r| r.to_vec()).collect();
+        prop_assert_eq!(got.stats(), want.stats());
+        prop_assert_eq!(got.n_docs(), want.n_docs());
+        match &got {
+            BuiltContext::Memory(c) => prop_assert_eq!(c, &want),
+            BuiltContext::Spilled(c) => prop_assert_eq!(collect_rows(c), want_rows),
+        }
+        for k in 1..=6u32 {
+            let want_pairs = pair_counts_of_rows(want.rows(), want.n_docs(), k);
+            let got_pairs = match &got {
+                BuiltContext::Memory(c) => pair_counts_streamed(c.rows(), n, k, &spill).unwrap(),
+                BuiltContext::Spilled(c) => pair_counts_streamed(c, n, k, &spill).unwrap(),
+            };
+            prop_assert_eq!(got_pairs, want_pairs, "k {}", k);
+        }
+        drop(got);
+        prop_assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
+    }
+}
+
+/// A budget that cannot hold the kept rows moves them to a file (the property above then
+/// checks a spilled context, not only in-memory ones).
+#[test]
+fn bounded_context_spills_rows_under_a_small_budget() {
+    let docs = many_bucket_docs();
+    let tmp = tempfile::tempdir().unwrap();
+    let n = docs.len() as u32;
+    let mut src = Replay {
+        docs: &docs,
+        order: (0..n).collect(),
+        scans: 0,
+    };
+    let mut stats = KeyStats::default();
+    src.scan(&mut |d, ks| {
+        stats.add(d, ks);
+        Ok(())
+    })
+    .unwrap();
+    let cfg = ContextConfig::default();
+    let want = through_builder(&docs, &cfg);
+    let spill = spill_in(tmp.path(), Some(want.heap_bytes()));
+    let got =
+        Context::from_key_source_bounded(&mut src, &stats, &cfg, &spill, &|_| true, 0).unwrap();
+    let BuiltContext::Spilled(c) = &got else {
+        panic!(
+            "rows of {} bytes kept in memory under a budget of as much",
+            want.heap_bytes()
+        );
+    };
+    assert!(c.file_bytes() > 0);
+    let want_rows: Vec<Vec<u32>> = want.rows().iter().map(|r| r.to_vec()).collect();
+    assert_eq!(collect_rows(c), want_rows);
+    // Without a budget the same call keeps everything in memory.
+    let got = Context::from_key_source_bounded(
+        &mut src,
+        &stats,
+        &cfg,
+        &SpillConfig::default(),
+        &|_| true,
+        0,
+    )
+    .unwrap();
+    assert!(matches!(got, BuiltContext::Memory(c) if c == want));
+}

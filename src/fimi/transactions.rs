@@ -57,6 +57,11 @@ impl Transactions {
         &self.items[self.offsets[i]..self.offsets[i + 1]]
     }
 
+    /// Bytes the two vectors have allocated.
+    pub fn heap_bytes(&self) -> u64 {
+        (self.items.capacity() * 4 + self.offsets.capacity() * std::mem::size_of::<usize>()) as u64
+    }
+
     /// Total number of item occurrences.
     pub fn total_items(&self) -> usize {
         self.items.len()

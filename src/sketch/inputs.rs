@@ -14,7 +14,9 @@
 use std::path::{Path, PathBuf};
 
 use super::file::{ImageReader, ImageWriter, Shard};
-use super::pipeline::{sketch_stream, PipelineConfig, SketchBatch, SketchSink, SketchStats};
+use super::pipeline::{
+    sketch_stream, PipelineConfig, Prints, SketchBatch, SketchSink, SketchStats,
+};
 use super::{Image, ImageSet, SketchParams};
 use crate::corpus::IdTableWriter;
 use crate::{DocId, Error, Result};
@@ -106,6 +108,42 @@ pub fn sketch_to_file(
     let stats = sketch_stream(input, cfg, progress, &mut sink)?;
     let n = sink.finish()?;
     Ok((stats, n))
+}
+
+/// An [`ImageFileSink`] that also keeps the documents' fingerprints and offsets.
+struct FileAndPrints {
+    file: ImageFileSink,
+    prints: Prints,
+}
+
+impl SketchSink for FileAndPrints {
+    fn begin(&mut self, params: &SketchParams) -> Result<()> {
+        self.file.begin(params)
+    }
+
+    fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
+        self.prints.add(&mut b);
+        self.file.batch(b)
+    }
+}
+
+/// Sketches the corpus at `input` into the images file `out` (no id table, every
+/// document), keeping in memory only the documents' fingerprints and byte offsets
+/// ([`Prints`]): how a run under a memory budget holds a corpus it reads again from the
+/// file. Returns the pipeline's counts, the prints and the number of documents.
+pub fn sketch_to_file_keeping_prints(
+    input: &Path,
+    cfg: &PipelineConfig,
+    out: &Path,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<(SketchStats, Prints, u64)> {
+    let mut sink = FileAndPrints {
+        file: ImageFileSink::new(out, Shard::default()),
+        prints: Prints::new(),
+    };
+    let stats = sketch_stream(input, cfg, progress, &mut sink)?;
+    let n = sink.file.finish()?;
+    Ok((stats, sink.prints, n))
 }
 
 /// Several images files read as one DocId space (see the module invariants).
@@ -216,6 +254,11 @@ impl ImageInputs {
             }
         }
         Ok(offset)
+    }
+
+    /// Number of documents in all the files.
+    pub fn count(&self) -> u64 {
+        self.readers.iter().map(|r| r.count()).sum()
     }
 
     /// Reads every document into one [`ImageSet`] in DocId order.

@@ -406,15 +406,45 @@ pub fn sketch_stream_reference(
     Ok(stats)
 }
 
+/// The fingerprints and byte offsets of a stream's documents, in DocId order: what a run
+/// keeps of the documents besides their images.
+#[derive(Clone, Debug, Default)]
+pub struct Prints {
+    /// Raw and canonical fingerprints.
+    pub fps: Fingerprints,
+    /// Byte offsets; `None` once a batch came without them.
+    pub offsets: Option<Vec<u64>>,
+}
+
+impl Prints {
+    /// Keeping offsets until a batch comes without them.
+    pub fn new() -> Self {
+        Prints {
+            fps: Fingerprints::default(),
+            offsets: Some(Vec::new()),
+        }
+    }
+
+    /// Takes the fingerprints and offsets of `b`.
+    pub fn add(&mut self, b: &mut SketchBatch) {
+        if b.offsets.len() == b.ext_ids.len() {
+            if let Some(o) = &mut self.offsets {
+                o.append(&mut b.offsets);
+            }
+        } else {
+            self.offsets = None;
+        }
+        self.fps.raw.append(&mut b.raw_fingerprints);
+        self.fps.canonical.append(&mut b.canonical_fingerprints);
+    }
+}
+
 /// Collects a stream into one in-memory [`ImageSet`] plus fingerprints.
-#[derive(Default)]
 struct Collect {
     params: Option<SketchParams>,
     ext_ids: Vec<String>,
     images: Vec<Image>,
-    fps: Fingerprints,
-    /// `None` once a batch came without offsets.
-    offsets: Option<Vec<u64>>,
+    prints: Prints,
 }
 
 impl SketchSink for Collect {
@@ -423,18 +453,10 @@ impl SketchSink for Collect {
         Ok(())
     }
 
-    fn batch(&mut self, b: SketchBatch) -> Result<()> {
-        if b.offsets.len() == b.ext_ids.len() {
-            if let Some(o) = &mut self.offsets {
-                o.extend(b.offsets);
-            }
-        } else {
-            self.offsets = None;
-        }
+    fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
+        self.prints.add(&mut b);
         self.ext_ids.extend(b.ext_ids);
         self.images.extend(b.images);
-        self.fps.raw.extend(b.raw_fingerprints);
-        self.fps.canonical.extend(b.canonical_fingerprints);
         Ok(())
     }
 }
@@ -446,8 +468,10 @@ pub fn sketch_corpus(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SketchOutput> {
     let mut c = Collect {
-        offsets: Some(Vec::new()),
-        ..Collect::default()
+        params: None,
+        ext_ids: Vec::new(),
+        images: Vec::new(),
+        prints: Prints::new(),
     };
     let stats = sketch_stream(path, cfg, progress, &mut c)?;
     Ok(SketchOutput {
@@ -458,9 +482,9 @@ pub fn sketch_corpus(
             ext_ids: c.ext_ids,
             images: c.images,
         },
-        fingerprints: c.fps,
+        fingerprints: c.prints.fps,
         stats,
-        offsets: c.offsets,
+        offsets: c.prints.offsets,
     })
 }
 

@@ -1,0 +1,180 @@
+//! A context whose rows live in a temporary file instead of memory: what
+//! [`Context::from_key_source`](super::Context::from_key_source) builds when the kept rows
+//! would not fit in the memory budget beside what the caller holds. The rows are written
+//! once, in key order, as LEB128 varints (row length, then the first document and the gaps
+//! between the next ones, see [`crate::codec`]), and read back in that order as often as a
+//! method needs ([`RowSource`]).
+//!
+//! Invariants: a [`SpilledContext`] holds exactly the rows (in order) and statistics that the
+//! in-memory [`Context`](super::Context) of the same incidences holds, without the keys; its
+//! file is removed when it is dropped (and by the interrupt handler, through the spill
+//! directory's registration).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::PathBuf;
+
+use super::ContextStats;
+use crate::codec::put_varint;
+use crate::fimi::Transactions;
+use crate::spill::{SpillConfig, SpillDir};
+use crate::{Error, Result};
+
+/// Rows that can be visited in order, each a strictly ascending list of DocIds.
+pub trait RowSource: Sync {
+    /// Calls `f` on every row, in order.
+    fn for_each_row(&self, f: &mut dyn FnMut(&[u32]) -> Result<()>) -> Result<()>;
+}
+
+impl RowSource for Transactions {
+    fn for_each_row(&self, f: &mut dyn FnMut(&[u32]) -> Result<()>) -> Result<()> {
+        for r in self.iter() {
+            f(r)?;
+        }
+        Ok(())
+    }
+}
+
+/// The rows of a context in a temporary file (see the module docs).
+#[derive(Debug)]
+pub struct SpilledContext {
+    n_docs: u32,
+    stats: ContextStats,
+    path: PathBuf,
+    bytes: u64,
+    /// Owns the file's directory: removed on drop.
+    _dir: SpillDir,
+}
+
+impl SpilledContext {
+    /// Number of documents (columns).
+    pub fn n_docs(&self) -> u32 {
+        self.n_docs
+    }
+
+    /// Number of rows kept.
+    pub fn len(&self) -> usize {
+        self.stats.rows as usize
+    }
+
+    /// True when no row was kept.
+    pub fn is_empty(&self) -> bool {
+        self.stats.rows == 0
+    }
+
+    /// What the build kept and dropped.
+    pub fn stats(&self) -> &ContextStats {
+        &self.stats
+    }
+
+    /// Size of the rows file in bytes.
+    pub fn file_bytes(&self) -> u64 {
+        self.bytes
+    }
+}
+
+impl SpilledContext {
+    /// The rows of `ctx` written to a file in `spill`'s directory (for tests of the methods
+    /// that read a spilled context).
+    #[cfg(test)]
+    pub(crate) fn of(ctx: &super::Context, spill: &SpillConfig) -> Result<SpilledContext> {
+        let mut w = RowsWriter::new(spill)?;
+        for r in ctx.rows().iter() {
+            w.push(r)?;
+        }
+        w.finish(ctx.n_docs(), *ctx.stats())
+    }
+}
+
+impl RowSource for SpilledContext {
+    fn for_each_row(&self, f: &mut dyn FnMut(&[u32]) -> Result<()>) -> Result<()> {
+        let file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let mut r = BufReader::with_capacity(1 << 20, file);
+        let mut row: Vec<u32> = Vec::new();
+        let path = &self.path;
+        let next = |r: &mut BufReader<File>| -> Result<u64> {
+            let mut v = 0u64;
+            let mut shift = 0u32;
+            loop {
+                let mut b = [0u8; 1];
+                r.read_exact(&mut b).map_err(|e| Error::io(path, e))?;
+                if shift > 63 {
+                    return Err(Error::format(path, "varint too long in a spilled row"));
+                }
+                v |= u64::from(b[0] & 0x7f) << shift;
+                if b[0] & 0x80 == 0 {
+                    return Ok(v);
+                }
+                shift += 7;
+            }
+        };
+        for _ in 0..self.stats.rows {
+            let len = next(&mut r)? as usize;
+            row.clear();
+            let mut prev = 0u64;
+            for i in 0..len {
+                let g = next(&mut r)?;
+                prev = if i == 0 { g } else { prev + g };
+                row.push(prev as u32);
+            }
+            f(&row)?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes rows into a new [`SpilledContext`].
+pub(super) struct RowsWriter {
+    dir: SpillDir,
+    path: PathBuf,
+    out: BufWriter<File>,
+    buf: Vec<u8>,
+    bytes: u64,
+    rows: u64,
+}
+
+impl RowsWriter {
+    /// A new rows file in `spill`'s directory.
+    pub(super) fn new(spill: &SpillConfig) -> Result<Self> {
+        let mut dir = SpillDir::new_in(&spill.dir())?;
+        let (path, f) = dir.create_file("rows")?;
+        Ok(RowsWriter {
+            dir,
+            path,
+            out: BufWriter::with_capacity(1 << 20, f),
+            buf: Vec::new(),
+            bytes: 0,
+            rows: 0,
+        })
+    }
+
+    /// Appends one row (strictly ascending DocIds).
+    pub(super) fn push(&mut self, row: &[u32]) -> Result<()> {
+        self.buf.clear();
+        put_varint(&mut self.buf, row.len() as u64);
+        let mut prev = 0u32;
+        for (i, &d) in row.iter().enumerate() {
+            put_varint(&mut self.buf, u64::from(if i == 0 { d } else { d - prev }));
+            prev = d;
+        }
+        self.out
+            .write_all(&self.buf)
+            .map_err(|e| Error::io(&self.path, e))?;
+        self.bytes += self.buf.len() as u64;
+        self.rows += 1;
+        Ok(())
+    }
+
+    /// Completes the file; `stats` must count the rows pushed.
+    pub(super) fn finish(mut self, n_docs: u32, stats: ContextStats) -> Result<SpilledContext> {
+        self.out.flush().map_err(|e| Error::io(&self.path, e))?;
+        debug_assert_eq!(stats.rows, self.rows);
+        Ok(SpilledContext {
+            n_docs,
+            stats,
+            path: self.path,
+            bytes: self.bytes,
+            _dir: self.dir,
+        })
+    }
+}
