@@ -77,7 +77,7 @@ impl AtomicFile {
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
         let dir = parent_dir(&dest);
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(&dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let tmp = create_gated(&dest, || {
             let tmp = tempfile::Builder::new()
                 .prefix(TMP_PREFIX)
