@@ -461,7 +461,7 @@ fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tall
         if leftovers || (got != old_state && got != new_state) {
             t.mid_write += 1;
         }
-        if leftovers && ph.old.is_some() && t.cleaned < 3 {
+        if leftovers && ph.old.is_some() && t.cleaned < 2 {
             // The next writer ignores and removes what the killed one left: CURRENT, LOCK,
             // the previous and the new generation remain.
             ok(&ph.args.iter().map(String::as_str).collect::<Vec<_>>());
@@ -480,7 +480,7 @@ fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tall
 fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let corpus = gen(d, "c", 8_000, 11, "");
+    let corpus = gen(d, "c", 6_000, 11, "");
     let text = std::fs::read_to_string(&corpus).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let (base, sweep, queries) = (
