@@ -550,6 +550,7 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
         all.new += t.new;
         all.mixed += t.mixed;
         all.mid_write += t.mid_write;
+        all.cleaned += t.cleaned;
     }
     eprintln!("all: {all:?}");
     // Not vacuous: kills landed while files were being written, and some runs got through.
