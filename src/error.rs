@@ -43,6 +43,18 @@ pub enum Error {
     /// An invalid configuration value (rejected by a validating constructor).
     #[error("invalid configuration: {0}")]
     Config(String),
+    /// Another process holds the writer lock of an index directory.
+    #[error(
+        "{}: index is being written by another process ({})",
+        path.display(),
+        pid.map_or_else(|| "pid unknown".to_string(), |p| format!("pid {p}"))
+    )]
+    Locked {
+        /// The index directory.
+        path: PathBuf,
+        /// The pid the holder wrote into the lock file, if it could be read.
+        pid: Option<u32>,
+    },
     /// A guard such as `--max-itemsets` was hit; the work stopped instead of going on.
     #[error("limit exceeded: {0}")]
     Limit(String),

@@ -2,8 +2,11 @@
 //! `-` for standard input) and writing outputs atomically.
 //!
 //! Invariant: an output written through [`AtomicFile`] is either absent or complete; it is
-//! written to a temporary file in the destination directory and renamed into place on
-//! [`AtomicFile::commit`]. Dropping an uncommitted `AtomicFile` removes the temporary file.
+//! written to a temporary file in the destination directory (`.fimdup-XXXXXX.tmp`), fsynced,
+//! renamed into place on [`AtomicFile::commit`], and the directory is fsynced after the rename
+//! ([`sync_dir`]), so a committed output survives a crash of the machine too. Dropping an
+//! uncommitted `AtomicFile` removes the temporary file; a process killed before the commit
+//! (SIGKILL, power loss) leaves its temporary file behind, never a partial output.
 //!
 //! Interrupts: an `AtomicFile`'s temporary file is created through
 //! [`cleanup::create_gated`] and registered there until it is committed or dropped, so a
@@ -17,6 +20,16 @@ use std::path::{Path, PathBuf};
 
 /// Buffer size used for file readers and writers.
 pub const BUF_SIZE: usize = 1 << 16;
+
+/// Prefix and suffix of an [`AtomicFile`]'s temporary file name (`.fimdup-XXXXXX.tmp`).
+const TMP_PREFIX: &str = ".fimdup-";
+const TMP_SUFFIX: &str = ".tmp";
+
+/// Whether a file name is that of an [`AtomicFile`]'s temporary file (left behind only by a
+/// process killed before its commit).
+pub fn is_atomic_temp(name: &str) -> bool {
+    name.starts_with(TMP_PREFIX) && name.ends_with(TMP_SUFFIX)
+}
 
 /// True when `path` ends in `.gz` (case-insensitive).
 pub fn is_gzip(path: &Path) -> bool {
@@ -63,16 +76,13 @@ impl AtomicFile {
     /// Missing parent directories are created.
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
-        let dir = match dest.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-            _ => PathBuf::from("."),
-        };
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let dir = parent_dir(&dest);
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         let tmp = create_gated(&dest, || {
             let tmp = tempfile::Builder::new()
-                .prefix(".fimdup-")
-                .suffix(".tmp")
-                .tempfile_in(&dir)
+                .prefix(TMP_PREFIX)
+                .suffix(TMP_SUFFIX)
+                .tempfile_in(dir)
                 .map_err(|e| Error::io(&dest, e))?;
             cleanup::register(cleanup::Kind::File, tmp.path().to_path_buf());
             Ok(tmp)
@@ -125,7 +135,8 @@ impl AtomicFile {
         if r.is_err() {
             forget();
         }
-        r
+        r?;
+        sync_parent(dest)
     }
 }
 
@@ -147,6 +158,33 @@ impl Write for AtomicFile {
     fn flush(&mut self) -> std::io::Result<()> {
         self.writer.as_mut().expect("not committed").flush()
     }
+}
+
+/// Flushes a directory's entries to disk (`fsync` of the directory), so that a rename or a
+/// creation inside it survives a crash of the machine. A no-op where directories cannot be
+/// opened as files (not unix).
+pub fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        let d = File::open(dir).map_err(|e| Error::io(dir, e))?;
+        d.sync_all().map_err(|e| Error::io(dir, e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// The directory holding `path` (`.` for a bare file name).
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+/// [`sync_dir`] of the directory holding `path`.
+pub fn sync_parent(path: &Path) -> Result<()> {
+    sync_dir(parent_dir(path))
 }
 
 /// Writes `bytes` to `dest` atomically.

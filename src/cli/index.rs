@@ -1,10 +1,10 @@
 //! `fimdup index build|query|add`: the persisted index.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use fimdup::corpus::{CorpusConfig, Format};
-use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions};
+use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions, WriteLock};
 
 use super::common::{print_json, progress, CorpusArgs, PipelineArgs};
 
@@ -56,6 +56,10 @@ pub struct BuildArgs {
     /// Index directory (created; an existing index there gets a new generation).
     #[arg(long)]
     pub out: PathBuf,
+    /// When another process is writing the index, wait up to this many seconds for it to
+    /// finish before giving up (exit 2).
+    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
+    pub wait: u64,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -114,7 +118,11 @@ pub struct QueryArgs {
 INPUT is the full new sweep: indexed external ids absent from it are reported as lost, each
 with the most similar document of the new sweep (its probable new location). Lost documents
 stay in the index, tagged with the sweep they were last seen in. The text and sketch options
-are the index's own.")]
+are the index's own.
+
+One writer at a time: `add` takes the index's writer lock (the file INDEX/LOCK) before it
+reads the index and keeps it until the new generation is in place; a second writer waits up to
+--wait seconds, then exits 2 naming the holder's pid. Queries never wait.")]
 pub struct AddArgs {
     /// Index directory.
     pub index: PathBuf,
@@ -125,6 +133,10 @@ pub struct AddArgs {
     /// Tag of this sweep [default: sweep-<number>].
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
+    /// When another process is writing the index, wait up to this many seconds for it to
+    /// finish before giving up (exit 2).
+    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
+    pub wait: u64,
     /// Print the summary and the lost-and-found report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -152,7 +164,8 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         pb.set_position(n)
     })?;
     pb.finish_and_clear();
-    let generation = idx.save(&a.out)?;
+    let lock = WriteLock::acquire(&a.out, Duration::from_secs(a.wait))?;
+    let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
     if a.json {
         print_json(&serde_json::json!({
@@ -184,13 +197,13 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
 
 fn add(a: AddArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let mut idx = Index::open(&a.index)?;
+    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
     let pb = progress(None, "adding");
     let rep = idx.add_corpus(&a.input, &a.corpus.config(), a.tag.as_deref(), &|n| {
         pb.set_position(n)
     })?;
     pb.finish_and_clear();
-    let generation = idx.save(&a.index)?;
+    let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
     let found = rep.lost.iter().filter(|l| l.found.is_some()).count();
     if a.json {

@@ -34,12 +34,14 @@
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
 //! accessors), `build` (new index, sweeps, clusters, lost and found), `query` (queries and
 //! exact measures), [`Postings`] (key -> documents), [`overlap`] (collection overlap). The
-//! on-disk layout, the atomic generation switch and the checksums are in [`store`]; the byte
-//! codec is the crate's one, [`crate::codec`].
+//! on-disk layout, the atomic generation switch and the checksums are in [`store`], the
+//! writer lock in `lock` ([`WriteLock`]); the byte codec is the crate's one,
+//! [`crate::codec`].
 
 mod build;
 mod config;
 mod inherent;
+mod lock;
 pub mod overlap;
 mod postings;
 mod query;
@@ -48,6 +50,7 @@ pub mod store;
 pub use build::{AddReport, Lost, NewDoc};
 pub use config::{CorpusSpec, IndexConfig, Sweep};
 pub use inherent::Index;
+pub use lock::{WriteLock, LOCK};
 pub use postings::Postings;
 pub use query::{min_shared, Candidates, Hit, QueryOptions, QuerySketcher};
 

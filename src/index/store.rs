@@ -21,14 +21,24 @@
 //! version; all integers are LEB128 varints (see [`super::Postings::encode`]).
 //!
 //! # Atomicity and concurrency
-//! A save writes a complete new generation directory (each file fsynced), then its
-//! manifest, and only then replaces `CURRENT` by an atomic rename. A reader reads `CURRENT`
-//! once and opens the generation it names, so it sees either the old or the new index,
-//! never a mix; a crash at any point leaves `CURRENT` naming the old, intact generation (an
-//! unfinished generation directory is ignored and removed by the next save). After the
-//! switch, generations older than the previous one are deleted, so a reader that read
-//! `CURRENT` just before the switch still finds its files. One writer at a time: a second
-//! writer racing for the same generation number fails when creating its directory.
+//! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes a
+//! complete new generation directory (each file fsynced, then the directory), then its
+//! manifest, and only then replaces `CURRENT` by an atomic rename followed by an fsync of the
+//! index directory. A reader takes no lock: it reads `CURRENT` once and opens the generation
+//! it names, so it sees either the old or the new index, never a mix. A crash at any point
+//! (SIGKILL, power loss) leaves `CURRENT` naming either the old, intact generation or the
+//! new, complete one; what an interrupted save leaves behind (an unfinished generation
+//! directory, a `.fimdup-*.tmp` file beside `CURRENT`) is ignored by readers and removed by
+//! the next save. After the switch, generations older than the previous one are deleted, so a
+//! reader that read `CURRENT` just before the switch still finds its files.
+//!
+//! One writer at a time: a read-modify-write (a new sweep) takes the lock BEFORE it reads
+//! `CURRENT` ([`Index::open_for_write`]) and keeps it until its save
+//! ([`Index::save_locked`]), so a second writer waits for the first and builds on its
+//! generation, or gives up after its `wait` with [`Error::Locked`], leaving the index as it
+//! was. [`Index::save`] takes the lock only for the save itself (without waiting): an index
+//! [`Index::open`]ed without the lock and saved back can still overwrite a sweep another
+//! writer added in between.
 //!
 //! # Integrity
 //! `CURRENT` holds the manifest's checksum, the manifest holds each file's size and xxh64
@@ -37,11 +47,12 @@
 //! foreign files give an [`Error::Format`] naming the file, never a panic.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use hashbrown::HashMap;
 use xxhash_rust::xxh64::xxh64;
 
-use super::{Index, IndexConfig, Postings, Sweep};
+use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
 use crate::codec::{put_header, put_varint, ByteSource, SliceReader};
 use crate::sketch::{ImageSet, SketchParams};
 use crate::{Error, Result};
@@ -153,19 +164,43 @@ pub fn read_current(dir: &Path) -> Result<(u64, u64)> {
 
 impl Index {
     /// Writes the index as a new generation of the directory `dir` (created if needed) and
-    /// switches `CURRENT` to it atomically; returns the generation number.
+    /// switches `CURRENT` to it atomically; returns the generation number. Takes the writer
+    /// lock for the save, failing with [`Error::Locked`] if another process holds it.
     pub fn save(&self, dir: &Path) -> Result<u64> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        self.save_locked(&WriteLock::acquire(dir, Duration::ZERO)?)
+    }
+
+    /// Takes the writer lock of the index directory `dir` (waiting up to `wait` for another
+    /// writer to finish), then opens the generation `CURRENT` names, as [`Index::open`]. Keep
+    /// the lock until the new generation is saved with [`Index::save_locked`].
+    pub fn open_for_write(dir: &Path, wait: Duration) -> Result<(Index, WriteLock)> {
+        // Not an index (yet): say so without leaving a lock file there.
+        read_current(dir)?;
+        let lock = WriteLock::acquire(dir, wait)?;
+        let idx = Index::open(dir)?;
+        Ok((idx, lock))
+    }
+
+    /// [`Index::save`] into the directory whose writer lock is `lock`.
+    pub fn save_locked(&self, lock: &WriteLock) -> Result<u64> {
+        let dir = lock.dir();
         let previous = match read_current(dir) {
             Ok((g, _)) => Some(g),
             Err(_) if !dir.join(CURRENT).exists() => None,
             Err(e) => return Err(e),
         };
         let mut existing = Vec::new();
+        let mut stale_tmp = Vec::new();
         for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let e = e.map_err(|e| Error::io(dir, e))?;
-            if let Some(g) = e.file_name().to_str().and_then(parse_gen) {
+            let name = e.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if let Some(g) = parse_gen(name) {
                 existing.push(g);
+            } else if crate::io::is_atomic_temp(name) {
+                // The temporary file of a `CURRENT` switch that was killed; only a writer
+                // (and this one holds the lock) makes them.
+                stale_tmp.push(e.path());
             }
         }
         let generation = existing
@@ -177,6 +212,7 @@ impl Index {
             + 1;
         let gdir = dir.join(gen_name(generation));
         std::fs::create_dir(&gdir).map_err(|e| Error::io(&gdir, e))?;
+        crate::io::sync_dir(dir)?;
 
         let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
         let set = ImageSet {
@@ -255,6 +291,9 @@ impl Index {
             if g != generation && Some(g) != previous {
                 let _ = std::fs::remove_dir_all(dir.join(gen_name(g)));
             }
+        }
+        for p in stale_tmp {
+            let _ = std::fs::remove_file(p);
         }
         Ok(generation)
     }

@@ -1,0 +1,571 @@
+//! Index writers and crash safety, end to end with the built binary:
+//! * two `index add` started at once: with `--wait` both sweeps end up in the index; without,
+//!   the loser exits 2 naming the winner's pid and the index holds the winner's sweep;
+//! * a held writer lock (by this process, or by a writer stopped with SIGSTOP) makes a writer
+//!   exit 2 naming the holder's pid, while queries go on;
+//! * the kill loop: `index add`, `index build` and `cluster` killed by SIGKILL at seeded
+//!   random moments; afterwards the index opens and answers exactly as the old or the new
+//!   generation, and every output file of `cluster` is complete (byte-identical to an
+//!   un-killed run's) or absent.
+#![cfg(unix)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn fimdup(args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_fimdup"));
+    c.args(args);
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    fimdup(args).output().unwrap()
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "fimdup {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Generates `n` documents with `seed` and returns the corpus path, its ids prefixed.
+fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str) -> PathBuf {
+    let g = dir.join(format!("gen-{name}"));
+    ok(&[
+        "gen",
+        "--out",
+        s(&g),
+        "--docs",
+        &n.to_string(),
+        "--seed",
+        &seed.to_string(),
+    ]);
+    let text = std::fs::read_to_string(g.join("docs.jsonl")).unwrap();
+    let out = dir.join(format!("{name}.jsonl"));
+    std::fs::write(
+        &out,
+        text.replace("{\"id\":\"", &format!("{{\"id\":\"{prefix}")),
+    )
+    .unwrap();
+    out
+}
+
+fn ids(corpus: &Path) -> Vec<String> {
+    std::fs::read_to_string(corpus)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["id"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+/// The ids of `corpus` that the index finds as an exact copy of themselves.
+fn found_self(idx: &Path, corpus: &Path) -> BTreeSet<String> {
+    let o = ok(&[
+        "index",
+        "query",
+        s(idx),
+        "--jsonl",
+        s(corpus),
+        "--threshold",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| {
+            q["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["ext_id"] == q["query"])
+        })
+        .map(|q| q["query"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    if to.exists() {
+        std::fs::remove_dir_all(to).unwrap();
+    }
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+fn names(dir: &Path) -> BTreeSet<String> {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => rd
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect(),
+        Err(_) => BTreeSet::new(),
+    }
+}
+
+fn is_tmp(name: &str) -> bool {
+    name.starts_with(".fimdup-") && name.ends_with(".tmp")
+}
+
+fn stderr(c: Child) -> (std::process::ExitStatus, String) {
+    let o = c.wait_with_output().unwrap();
+    (o.status, String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+fn spawn_add(idx: &Path, corpus: &Path, wait: u32) -> Child {
+    fimdup(&[
+        "index",
+        "add",
+        s(idx),
+        s(corpus),
+        "--wait",
+        &wait.to_string(),
+    ])
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap()
+}
+
+#[test]
+fn concurrent_adds_lose_no_sweep() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let base = gen(d, "base", 300, 1, "");
+    let a = gen(d, "a", 300, 2, "a-");
+    let b = gen(d, "b", 300, 3, "b-");
+    let (ida, idb): (BTreeSet<_>, BTreeSet<_>) =
+        (ids(&a).into_iter().collect(), ids(&b).into_iter().collect());
+    assert!(ida.is_disjoint(&idb));
+    let idx0 = d.join("idx0");
+    ok(&["index", "build", s(&base), "--out", s(&idx0)]);
+    let idx = d.join("idx");
+
+    // Waiting writers: both sweeps are in the index, one after the other.
+    for _ in 0..3 {
+        copy_dir(&idx0, &idx);
+        let (ca, cb) = (spawn_add(&idx, &a, 30), spawn_add(&idx, &b, 30));
+        let (sa, ea) = stderr(ca);
+        let (sb, eb) = stderr(cb);
+        assert!(sa.success() && sb.success(), "{ea}\n{eb}");
+        let tags: BTreeSet<_> = [&ea, &eb]
+            .iter()
+            .map(|e| e.split_whitespace().nth(1).unwrap().to_string())
+            .collect();
+        assert_eq!(tags, BTreeSet::from(["sweep-2:".into(), "sweep-3:".into()]));
+        assert_eq!(found_self(&idx, &a), ida);
+        assert_eq!(found_self(&idx, &b), idb);
+        assert!(std::fs::read_to_string(idx.join("CURRENT"))
+            .unwrap()
+            .starts_with("gen-000003 "));
+    }
+
+    // Writers that do not wait: either they ran one after the other (both sweeps present),
+    // or the loser exits 2 naming the winner and the index holds the winner's sweep.
+    let mut lost_races = 0;
+    for _ in 0..5 {
+        copy_dir(&idx0, &idx);
+        let (ca, cb) = (spawn_add(&idx, &a, 0), spawn_add(&idx, &b, 0));
+        let (pa, pb) = (ca.id(), cb.id());
+        let (sa, ea) = stderr(ca);
+        let (sb, eb) = stderr(cb);
+        match (sa.success(), sb.success()) {
+            (true, true) => {
+                assert_eq!(found_self(&idx, &a), ida);
+                assert_eq!(found_self(&idx, &b), idb);
+            }
+            (true, false) | (false, true) => {
+                lost_races += 1;
+                let (winner, wids, loser_status, loser_err, loser, winner_pid) = if sa.success() {
+                    (&a, &ida, sb, &eb, &b, pa)
+                } else {
+                    (&b, &idb, sa, &ea, &a, pb)
+                };
+                assert_eq!(loser_status.code(), Some(2), "{loser_err}");
+                assert_eq!(
+                    loser_err.trim_end(),
+                    format!(
+                        "fimdup: {}: index is being written by another process (pid {winner_pid})",
+                        idx.display()
+                    )
+                );
+                assert_eq!(&found_self(&idx, winner), wids);
+                assert!(found_self(&idx, loser).is_empty());
+                assert!(std::fs::read_to_string(idx.join("CURRENT"))
+                    .unwrap()
+                    .starts_with("gen-000002 "));
+            }
+            (false, false) => panic!("both writers failed:\n{ea}\n{eb}"),
+        }
+    }
+    eprintln!("--wait 0: {lost_races} of 5 races had a loser");
+}
+
+#[test]
+fn a_held_lock_stops_writers_not_readers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let base = gen(d, "base", 300, 1, "");
+    let big = gen(d, "big", 3000, 5, "big-");
+    let idx = d.join("idx");
+    ok(&["index", "build", s(&base), "--out", s(&idx)]);
+    let expect_locked = |o: &Output, pid: u32| {
+        assert_eq!(o.status.code(), Some(2));
+        assert_eq!(
+            String::from_utf8_lossy(&o.stderr).trim_end(),
+            format!(
+                "fimdup: {}: index is being written by another process (pid {pid})",
+                idx.display()
+            )
+        );
+    };
+    let before = std::fs::read(idx.join("CURRENT")).unwrap();
+    let all_base: BTreeSet<_> = ids(&base).into_iter().collect();
+
+    // Held by this process, through the library.
+    let lock = fimdup::index::WriteLock::acquire(&idx, Duration::ZERO).unwrap();
+    let me = std::process::id();
+    expect_locked(&run(&["index", "add", s(&idx), s(&big)]), me);
+    let t0 = Instant::now();
+    expect_locked(
+        &run(&["index", "build", s(&big), "--out", s(&idx), "--wait", "1"]),
+        me,
+    );
+    assert!(t0.elapsed() >= Duration::from_secs(1));
+    assert_eq!(found_self(&idx, &base), all_base);
+    assert_eq!(std::fs::read(idx.join("CURRENT")).unwrap(), before);
+    drop(lock);
+
+    // Held by a writer stopped in the middle of its work.
+    let child = spawn_add(&idx, &big, 0);
+    let pid = child.id();
+    let t0 = Instant::now();
+    while std::fs::read_to_string(idx.join("LOCK")).unwrap() != format!("{pid}\n") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(20),
+            "the writer never locked"
+        );
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+    expect_locked(&run(&["index", "add", s(&idx), s(&base)]), pid);
+    assert_eq!(found_self(&idx, &base), all_base);
+    unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+    let (st, err) = stderr(child);
+    assert!(st.success(), "{err}");
+    assert_eq!(found_self(&idx, &big), ids(&big).into_iter().collect());
+}
+
+/// What one command does to its output, un-killed, and how to judge what a killed run left.
+struct Phase {
+    name: &'static str,
+    args: Vec<String>,
+    /// Index phases: the pristine old index (copied to the work path before each run).
+    old: Option<PathBuf>,
+    out: PathBuf,
+}
+
+/// The observable state of an index (query answers over a fixed set of documents, which
+/// also opens and checks every file), or of a cluster output directory (file -> contents,
+/// the summary without its timings).
+fn state(ph: &Phase, queries: &Path) -> Result<String, String> {
+    if ph.old.is_some() {
+        let o = run(&[
+            "index",
+            "query",
+            s(&ph.out),
+            "--jsonl",
+            s(queries),
+            "--json",
+        ]);
+        if !o.status.success() {
+            return Err(String::from_utf8_lossy(&o.stderr).into_owned());
+        }
+        Ok(String::from_utf8(o.stdout).unwrap())
+    } else {
+        let mut files = BTreeMap::new();
+        for n in names(&ph.out).into_iter().filter(|n| !is_tmp(n)) {
+            let b = std::fs::read(ph.out.join(&n)).unwrap();
+            let text = if n == "summary.json" {
+                let mut v: serde_json::Value = serde_json::from_slice(&b)
+                    .map_err(|e| format!("incomplete summary.json: {e}"))?;
+                for k in ["seconds", "phases", "peak_rss_bytes"] {
+                    v.as_object_mut().unwrap().remove(k);
+                }
+                v.to_string()
+            } else {
+                String::from_utf8_lossy(&b).into_owned()
+            };
+            files.insert(n, text);
+        }
+        Ok(serde_json::to_string(&files).unwrap())
+    }
+}
+
+fn reset(ph: &Phase) {
+    match &ph.old {
+        Some(old) => copy_dir(old, &ph.out),
+        None => {
+            if ph.out.exists() {
+                std::fs::remove_dir_all(&ph.out).unwrap();
+            }
+        }
+    }
+}
+
+/// Whether the command has begun writing: a new generation directory, or a file in the
+/// output directory.
+fn writing(ph: &Phase, before: &BTreeSet<String>) -> bool {
+    names(&ph.out).difference(before).next().is_some()
+}
+
+/// Whether `entries` of the output directory hold what an interrupted write leaves: a
+/// temporary file, or a generation directory newer than the one `CURRENT` names.
+fn unfinished(ph: &Phase, entries: &BTreeSet<String>) -> bool {
+    if entries.iter().any(|n| is_tmp(n)) {
+        return true;
+    }
+    if ph.old.is_none() {
+        return false;
+    }
+    let current = std::fs::read_to_string(ph.out.join("CURRENT")).unwrap();
+    let current = current.split(' ').next().unwrap();
+    entries
+        .iter()
+        .any(|n| n.starts_with("gen-") && n.as_str() > current)
+}
+
+#[derive(Debug, Default)]
+struct Tally {
+    kills: usize,
+    old: usize,
+    new: usize,
+    mixed: usize,
+    mid_write: usize,
+    cleaned: usize,
+}
+
+/// Runs `ph` un-killed (reference), then `n` times killed after a seeded random delay, and
+/// checks every killed run left the old or the new state.
+fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tally {
+    reset(ph);
+    let before = names(&ph.out);
+    let old_state = state(ph, queries).unwrap();
+    let t0 = Instant::now();
+    let mut child = fimdup(&ph.args.iter().map(String::as_str).collect::<Vec<_>>())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first_write = None;
+    let total = loop {
+        if first_write.is_none() && writing(ph, &before) {
+            first_write = Some(t0.elapsed());
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            assert!(st.success(), "{}: reference run failed", ph.name);
+            break t0.elapsed();
+        }
+        std::thread::sleep(Duration::from_micros(300));
+    };
+    let first_write = first_write.unwrap_or(total);
+    let new_state = state(ph, queries).unwrap();
+    assert_ne!(old_state, new_state, "{}: the run changes nothing", ph.name);
+    eprintln!(
+        "{}: un-killed run {:.0} ms, writing from {:.0} ms",
+        ph.name,
+        total.as_secs_f64() * 1e3,
+        first_write.as_secs_f64() * 1e3
+    );
+
+    let mut t = Tally::default();
+    let mut i = 0;
+    // Until `n` kills landed (a run that ends before its kill counts as a new state).
+    while t.kills < n {
+        assert!(i < 3 * n, "{}: kills do not land: {t:?}", ph.name);
+        reset(ph);
+        let before = names(&ph.out);
+        let mut child = fimdup(&ph.args.iter().map(String::as_str).collect::<Vec<_>>())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Half the kills anywhere in the run (or a little after it), half while it writes:
+        // once its first output appears, within the time the un-killed run wrote for.
+        let delay = if i % 2 == 0 {
+            total.mul_f64(1.1 * rng.gen::<f64>())
+        } else {
+            let d = (total - first_write).mul_f64(1.1 * rng.gen::<f64>());
+            while !writing(ph, &before) && child.try_wait().unwrap().is_none() {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            d
+        };
+        std::thread::sleep(delay);
+        let _ = child.kill();
+        let st = child.wait().unwrap();
+        if st.signal() == Some(libc::SIGKILL) {
+            t.kills += 1;
+        } else {
+            assert!(st.success(), "{}: run {i} failed: {st}", ph.name);
+        }
+        i += 1;
+        let now = names(&ph.out);
+        let got = state(ph, queries)
+            .unwrap_or_else(|e| panic!("{}: after kill {i} at {delay:?}: {e}", ph.name));
+        if got == old_state {
+            t.old += 1;
+        } else if got == new_state {
+            t.new += 1;
+        } else if ph.old.is_none() {
+            // Some outputs complete, others not written yet: each present file must be
+            // the reference's.
+            let got: BTreeMap<String, String> = serde_json::from_str(&got).unwrap();
+            let new: BTreeMap<String, String> = serde_json::from_str(&new_state).unwrap();
+            for (f, text) in &got {
+                assert_eq!(Some(text), new.get(f), "{}: kill {i}: {f} differs", ph.name);
+            }
+            t.mixed += 1;
+        } else {
+            panic!(
+                "{}: after kill {i} at {delay:?}: neither old nor new",
+                ph.name
+            );
+        }
+        // Left mid-write: a temporary file, an unfinished generation, or some outputs only.
+        let leftovers = unfinished(ph, &now);
+        if leftovers || (got != old_state && got != new_state) {
+            t.mid_write += 1;
+        }
+        if leftovers && ph.old.is_some() && t.cleaned < 2 {
+            // The next writer ignores and removes what the killed one left: CURRENT, LOCK,
+            // the previous and the new generation remain.
+            ok(&ph.args.iter().map(String::as_str).collect::<Vec<_>>());
+            assert_eq!(state(ph, queries).unwrap(), new_state, "{}", ph.name);
+            let left = names(&ph.out);
+            assert_eq!(left.len(), 4, "{}: after the next save: {left:?}", ph.name);
+            assert!(!unfinished(ph, &left), "{}: {left:?}", ph.name);
+            t.cleaned += 1;
+        }
+    }
+    eprintln!("{}: {t:?}", ph.name);
+    t
+}
+
+/// `index add`, `index build` and `cluster`, killed `n_add`, `n_build` and `n_cluster` times.
+fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let corpus = gen(d, "c", 6_000, 11, "");
+    let text = std::fs::read_to_string(&corpus).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let (base, sweep, queries) = (
+        d.join("base.jsonl"),
+        d.join("sweep.jsonl"),
+        d.join("q.jsonl"),
+    );
+    let half = lines.len() / 2;
+    std::fs::write(&base, lines[..half].join("\n") + "\n").unwrap();
+    std::fs::write(&sweep, lines[half..].join("\n") + "\n").unwrap();
+    let q: Vec<&str> = lines.iter().step_by(40).copied().collect();
+    std::fs::write(&queries, q.join("\n") + "\n").unwrap();
+    let small = gen(d, "small", 300, 1, "s-");
+
+    let (old_add, old_build) = (d.join("old-add"), d.join("old-build"));
+    ok(&["index", "build", s(&base), "--out", s(&old_add)]);
+    ok(&["index", "build", s(&small), "--out", s(&old_build)]);
+    let work = d.join("idx");
+    let strings = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let phases = [
+        Phase {
+            name: "index add",
+            args: strings(&["--threads", "1", "index", "add", s(&work), s(&sweep)]),
+            old: Some(old_add),
+            out: work.clone(),
+        },
+        Phase {
+            name: "index build",
+            args: strings(&[
+                "--threads",
+                "1",
+                "index",
+                "build",
+                s(&corpus),
+                "--out",
+                s(&work),
+            ]),
+            old: Some(old_build),
+            out: work.clone(),
+        },
+        Phase {
+            name: "cluster",
+            args: strings(&[
+                "--threads",
+                "1",
+                "cluster",
+                s(&corpus),
+                "--verify",
+                "exact",
+                "--out",
+                s(&d.join("out")),
+            ]),
+            old: None,
+            out: d.join("out"),
+        },
+    ];
+    let mut rng = ChaCha8Rng::seed_from_u64(18);
+    let mut all = Tally::default();
+    for (ph, n) in phases.iter().zip([n_add, n_build, n_cluster]) {
+        let t = kill_loop(ph, n, &queries, &mut rng);
+        // Some index kills leave the old generation.
+        if ph.old.is_some() {
+            assert!(t.old > 0, "{}: {t:?}", ph.name);
+        }
+        all.kills += t.kills;
+        all.old += t.old;
+        all.new += t.new;
+        all.mixed += t.mixed;
+        all.mid_write += t.mid_write;
+        all.cleaned += t.cleaned;
+    }
+    eprintln!("all: {all:?}");
+    // Not vacuous: kills landed while files were being written, and some runs got through.
+    assert!(all.mid_write > 0 && all.new > 0, "{all:?}");
+}
+
+/// The kill loop, short: 20 kills.
+#[test]
+fn killed_writers_leave_old_or_new() {
+    kill_all(8, 6, 6);
+}
+
+/// The kill loop, full: 100 kills (`cargo test --release --test index_crash -- --ignored`).
+#[test]
+#[ignore]
+fn killed_writers_leave_old_or_new_100() {
+    kill_all(40, 30, 30);
+}
