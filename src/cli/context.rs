@@ -2,9 +2,8 @@
 
 use std::path::PathBuf;
 
-use fimdup::context::{ContextBuilder, ContextConfig, Orientation};
+use fimdup::context::{context_of_images, ContextConfig, Orientation};
 use fimdup::corpus::IdTableWriter;
-use fimdup::sketch::ImageInputs;
 use fimdup::DocId;
 
 use super::common::{id_table_for, print_json, SpillArgs};
@@ -57,25 +56,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     };
     cfg.validate()?;
     let spill = args.spill.config()?;
-    let inputs = ImageInputs::open(&args.images)?;
-    let scheme = inputs.params().sketch.scheme;
-    let mut b = ContextBuilder::new(&cfg, &spill)?;
-    let mut ids: Vec<(DocId, String)> = Vec::new();
-    let mut keys = Vec::new();
-    let n = inputs.for_each(|d, id, img| {
-        keys.clear();
-        img.keys(scheme, &mut keys);
-        b.push_doc(d, &keys)?;
-        ids.push((d, id));
-        Ok(())
-    })?;
-    b.ensure_docs(n);
-    let ctx = b.finish()?;
-    ctx.write_fimi(&args.out, args.orientation)?;
-    ids.sort_unstable_by_key(|x| x.0);
+    let (ctx, ids) = context_of_images(&args.images, &cfg, &spill)?;
+    ctx.write_fimi(&args.out, args.orientation, &spill)?;
     let mut w = IdTableWriter::create(&id_table_for(&args.out))?;
-    for (d, e) in &ids {
-        w.push(*d, e)?;
+    for (d, e) in ids.iter().enumerate() {
+        w.push(DocId(d as u32), e)?;
     }
     w.commit()?;
     let s = ctx.stats();

@@ -38,6 +38,10 @@ use crate::sketch::{sketch_to_file_keeping_prints, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
+/// Bytes per token of the corpus that the exact join holds (full shingle sets and the
+/// join's working set; 16.4 GB for 1M documents of 300 words).
+const EXACT_BYTES_PER_TOKEN: u64 = 56;
+
 /// What a job reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -426,7 +430,7 @@ impl Job {
                 // same collapse as in memory.
                 let dir = crate::spill::SpillDir::new_in(&self.spill.dir())?;
                 let file = dir.path().join("corpus.img");
-                let (_, prints, _) =
+                let (stats, prints, _) =
                     sketch_to_file_keeping_prints(path, &self.pipeline, &file, progress)?;
                 let files = [file];
                 let prep = if streamed {
@@ -438,7 +442,13 @@ impl Job {
                     )?
                 } else {
                     let inputs = ImageInputs::open(&files)?;
-                    let extra = 24 * inputs.count();
+                    // Offsets and fingerprints; the exact join also holds every full
+                    // shingle set (8 bytes a shingle) and its working set, measured at
+                    // about seven times that.
+                    let mut extra = 24 * inputs.declared_count().unwrap_or(0);
+                    if method == Method::Exact {
+                        extra += EXACT_BYTES_PER_TOKEN * stats.tokens;
+                    }
                     self.check_images_fit(path, &inputs, extra)?;
                     Prepared::new(inputs.read_all()?, Some(&prints.fps))?
                 };
@@ -465,7 +475,11 @@ impl Job {
         let Some(budget) = self.spill.budget else {
             return Ok(());
         };
-        let n = inputs.count();
+        // A compressed images file does not say its count: read it and count.
+        let n = match inputs.declared_count() {
+            Some(n) => n,
+            None => ImageInputs::open(&inputs.paths())?.for_each(|_, _, _| Ok(()))?,
+        };
         let params = inputs.params();
         let copies = if params.sketch.scheme.is_positional() {
             2
@@ -477,9 +491,14 @@ impl Job {
         let need = extra + n * (64 + copies * (40 + 8 * params.sketch.size as u64));
         if need > budget.0 {
             return Err(Error::config(format!(
-                "{}: {} holds every image in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
+                "{}: {} holds {} in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
                 path.display(),
                 self.cluster.method,
+                if self.cluster.method == Method::Exact {
+                    "every document's full shingle set"
+                } else {
+                    "every image"
+                },
                 need.div_ceil(1 << 20),
                 n,
                 budget

@@ -17,7 +17,8 @@ use super::threshold::image_kind;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, Method,
 };
-use crate::context::{BuiltContext, Context, ContextConfig, KeySource, KeyStats};
+use crate::context::images::{doc_order, permuted, ImageKeys};
+use crate::context::{BuiltContext, Context, ContextConfig, KeyStats};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
 use crate::spill::SpillConfig;
@@ -51,89 +52,6 @@ pub struct Prepared {
 /// of the incidences (20 bytes each) besides what the prepared corpus holds: a smaller
 /// budget is refused rather than read the images that many times.
 const MAX_USEFUL_PASSES: u64 = 64;
-
-/// Images files read again on every scan, as the documents' keys. A scan decodes the files
-/// on a second thread, in batches of [`ImageKeys::BATCH`] documents handed over a bounded
-/// channel, so that decoding overlaps what the caller does with the keys (same order).
-struct ImageKeys<'a, P: AsRef<Path> + Sync> {
-    paths: &'a [P],
-    scheme: Scheme,
-}
-
-/// Documents decoded by [`ImageKeys`]: DocIds, and their keys as CSR.
-#[derive(Default)]
-struct KeyBatch {
-    docs: Vec<DocId>,
-    off: Vec<usize>,
-    keys: Vec<u64>,
-}
-
-impl<P: AsRef<Path> + Sync> ImageKeys<'_, P> {
-    const BATCH: usize = 16 * 1024;
-}
-
-impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
-    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
-        let (paths, scheme) = (self.paths, self.scheme);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<KeyBatch>>(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<KeyBatch>();
-        std::thread::scope(|s| {
-            s.spawn(move || {
-                let fresh = || {
-                    let mut b = back_rx.try_recv().unwrap_or_default();
-                    b.docs.clear();
-                    b.keys.clear();
-                    b.off.clear();
-                    b.off.push(0);
-                    b
-                };
-                let mut batch = fresh();
-                let r = ImageInputs::open(paths).and_then(|inputs| {
-                    inputs.for_each(|d, _, img| {
-                        batch.docs.push(d);
-                        img.keys(scheme, &mut batch.keys);
-                        batch.off.push(batch.keys.len());
-                        if batch.docs.len() == Self::BATCH {
-                            let full = std::mem::replace(&mut batch, fresh());
-                            if tx.send(Ok(full)).is_err() {
-                                // The consumer stopped (its error is the one reported).
-                                return Err(crate::Error::Limit("scan stopped".into()));
-                            }
-                        }
-                        Ok(())
-                    })
-                });
-                let _ = match r {
-                    Ok(_) => tx.send(Ok(batch)),
-                    Err(e) => tx.send(Err(e)),
-                };
-            });
-            let mut out = Ok(());
-            for b in rx.iter() {
-                let b = match b {
-                    Ok(b) => b,
-                    Err(e) => {
-                        out = Err(e);
-                        break;
-                    }
-                };
-                for (i, &d) in b.docs.iter().enumerate() {
-                    if let Err(e) = f(d, &b.keys[b.off[i]..b.off[i + 1]]) {
-                        out = Err(e);
-                        break;
-                    }
-                }
-                if out.is_err() {
-                    break;
-                }
-                let _ = back_tx.send(b);
-            }
-            // Dropping the receiver stops the decoder at its next batch.
-            drop(rx);
-            out
-        })
-    }
-}
 
 impl Prepared {
     /// Prepares images (consumed: their values are moved, not copied); `fingerprints` (raw
@@ -219,16 +137,10 @@ impl Prepared {
             Ok(())
         })?;
         // Shards interleave their DocIds: put everything in DocId order.
-        if doc_ids.windows(2).any(|w| w[0] > w[1]) {
-            let mut order: Vec<u32> = (0..doc_ids.len() as u32).collect();
-            order.sort_unstable_by_key(|&i| doc_ids[i as usize]);
-            let mut ids: Vec<Option<String>> = ext_ids.into_iter().map(Some).collect();
-            ext_ids = order
-                .iter()
-                .map(|&i| ids[i as usize].take().unwrap_or_default())
-                .collect();
-            img_fp = order.iter().map(|&i| img_fp[i as usize]).collect();
-            image_lens = order.iter().map(|&i| image_lens[i as usize]).collect();
+        if let Some(order) = doc_order(&doc_ids) {
+            ext_ids = permuted(ext_ids, &order);
+            img_fp = permuted(img_fp, &order);
+            image_lens = permuted(image_lens, &order);
         }
         drop(doc_ids);
         let collapse = match fingerprints {
@@ -239,7 +151,7 @@ impl Prepared {
             }
         };
         drop(img_fp);
-        let mut src = ImageKeys { paths, scheme };
+        let mut src = ImageKeys::new(paths, scheme);
         let mut prep = Prepared {
             params,
             ext_ids,

@@ -18,7 +18,8 @@
 //!
 //! Files: `config.rs` (what to keep, orientation, stats), `builder.rs` (sorted runs and
 //! grouping into rows), `radix.rs` (the in-memory and streamed radix builds), `rows.rs` (the
-//! [`Context`] itself and its FIMI form), `spilled.rs` (rows kept in a temporary file when a
+//! [`Context`] itself and its FIMI form), `images.rs` (the keys of images files as a key
+//! source, and [`context_of_images`]), `spilled.rs` (rows kept in a temporary file when a
 //! budget that bounds the whole process cannot hold them: [`SpilledContext`], read back as a
 //! [`RowSource`]), `pairs.rs` (pair counts).
 //!
@@ -31,6 +32,7 @@
 
 mod builder;
 mod config;
+pub(crate) mod images;
 mod pairs;
 mod radix;
 mod rows;
@@ -46,5 +48,6 @@ pub use pairs::{
     pair_counts_streamed, pair_incidences,
 };
 pub use radix::{BuiltContext, KeySource, KeyStats};
+pub use images::context_of_images;
 pub use rows::Context;
 pub use spilled::{RowSource, SpilledContext};

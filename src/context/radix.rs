@@ -446,6 +446,20 @@ impl BuiltContext {
             BuiltContext::Spilled(c) => c.stats(),
         }
     }
+
+    /// Writes the context as a FIMI file (atomically), as [`Context::write_fimi`] does; the
+    /// document rows of a spilled context are made by sorted runs under `spill`.
+    pub fn write_fimi(
+        &self,
+        path: &std::path::Path,
+        orientation: super::Orientation,
+        spill: &SpillConfig,
+    ) -> Result<()> {
+        match self {
+            BuiltContext::Memory(c) => c.write_fimi(path, orientation),
+            BuiltContext::Spilled(c) => c.write_fimi(path, orientation, spill),
+        }
+    }
 }
 
 /// Bytes a pass of the bounded build holds per incidence: its 12-byte record plus the

@@ -12,12 +12,13 @@
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::ContextStats;
+use super::{ContextStats, Orientation};
 use crate::codec::put_varint;
 use crate::fimi::Transactions;
-use crate::spill::{SpillConfig, SpillDir};
+use crate::fimi::write_rows;
+use crate::spill::{ExternalSorter, SpillConfig, SpillDir};
 use crate::{Error, Result};
 
 /// Rows that can be visited in order, each a strictly ascending list of DocIds.
@@ -83,6 +84,50 @@ impl SpilledContext {
             w.push(r)?;
         }
         w.finish(ctx.n_docs(), *ctx.stats())
+    }
+}
+
+impl SpilledContext {
+    /// Writes the rows as a FIMI file (atomically) in `orientation`: shingle rows as they
+    /// are read; document rows (for each document, the indices of its rows) through sorted
+    /// `(document, row)` runs under `spill`, one line per document including empty ones.
+    pub fn write_fimi(&self, path: &Path, orientation: Orientation, spill: &SpillConfig) -> Result<()> {
+        let mut f = crate::io::AtomicFile::create(path)?;
+        let io = |e| Error::io(path, e);
+        match orientation {
+            Orientation::ShingleRows => self.for_each_row(&mut |r| {
+                write_rows(&mut f, std::iter::once(r)).map_err(io)
+            })?,
+            Orientation::DocRows => {
+                let mut s = ExternalSorter::<u64>::new(spill, "doc-rows");
+                let mut i = 0u32;
+                self.for_each_row(&mut |r| {
+                    for &d in r {
+                        s.push((u64::from(d) << 32) | u64::from(i))?;
+                    }
+                    i += 1;
+                    Ok(())
+                })?;
+                let (mut doc, mut line) = (0u32, Vec::new());
+                for x in s.finish()? {
+                    let x = x?;
+                    let d = (x >> 32) as u32;
+                    while doc < d {
+                        write_rows(&mut f, std::iter::once(&line)).map_err(io)?;
+                        line.clear();
+                        doc += 1;
+                    }
+                    line.push(x as u32);
+                }
+                while doc < self.n_docs {
+                    write_rows(&mut f, std::iter::once(&line)).map_err(io)?;
+                    line.clear();
+                    doc += 1;
+                }
+            }
+        }
+        f.flush().map_err(io)?;
+        f.commit()
     }
 }
 

@@ -256,9 +256,15 @@ impl ImageInputs {
         Ok(offset)
     }
 
-    /// Number of documents in all the files.
-    pub fn count(&self) -> u64 {
-        self.readers.iter().map(|r| r.count()).sum()
+    /// The files.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.readers.iter().map(|r| r.path().to_path_buf()).collect()
+    }
+
+    /// Number of documents the files declare (see [`ImageReader::declared_count`]), when
+    /// every file declares it.
+    pub fn declared_count(&self) -> Option<u64> {
+        self.readers.iter().map(|r| r.declared_count()).sum()
     }
 
     /// Reads every document into one [`ImageSet`] in DocId order.

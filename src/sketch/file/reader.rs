@@ -159,6 +159,39 @@ impl ImageReader {
         self.shard
     }
 
+    /// The number of documents the file declares, read from its end without reading the
+    /// records (version 1: from the header); `None` for a compressed or unreadable file or
+    /// a malformed end (which the reader reports when it gets there).
+    pub fn declared_count(&self) -> Option<u64> {
+        match &self.inner {
+            ReaderInner::Whole(it) => Some(self.next + it.len() as u64),
+            ReaderInner::Stream(_) => {
+                use std::io::{Read, Seek, SeekFrom};
+                if crate::io::is_gzip(&self.path) {
+                    return None;
+                }
+                // `tag 0, varint count, u64 checksum`: the varint's bytes before its last
+                // have the high bit set, the tag before it is 0.
+                let mut f = std::fs::File::open(&self.path).ok()?;
+                let len = f.seek(SeekFrom::End(0)).ok()?;
+                let tail = len.min(8 + 11);
+                f.seek(SeekFrom::Start(len - tail)).ok()?;
+                let mut b = vec![0u8; tail as usize];
+                f.read_exact(&mut b).ok()?;
+                let v = &b[..b.len().checked_sub(8)?];
+                let last = v.len().checked_sub(1)?;
+                let mut start = last;
+                while start > 0 && v[start - 1] & 0x80 != 0 {
+                    start -= 1;
+                }
+                if start == 0 || v[start - 1] != TAG_END || v[last] & 0x80 != 0 {
+                    return None;
+                }
+                crate::codec::varint_in(&v[start..]).map(|(n, _)| n)
+            }
+        }
+    }
+
     /// Records read so far.
     pub fn count(&self) -> u64 {
         self.next
