@@ -1,0 +1,30 @@
+//! JSONL corpora: the sequential and the parallel reader, with the default fields, with
+//! line numbers as ids, and skipping bad lines; both readers must agree.
+#![no_main]
+
+use fimdup::corpus::{CorpusConfig, Format};
+use fimdup_fuzz::{read_both, write_input};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let path = write_input("in.jsonl", data);
+    let base = CorpusConfig {
+        format: Some(Format::Jsonl),
+        ..CorpusConfig::default()
+    };
+    let _ = read_both(&path, &base);
+    let _ = read_both(
+        &path,
+        &CorpusConfig {
+            id_field: String::new(),
+            ..base.clone()
+        },
+    );
+    let _ = read_both(
+        &path,
+        &CorpusConfig {
+            skip_bad_lines: true,
+            ..base
+        },
+    );
+});
