@@ -10,7 +10,11 @@ fn main() {
     for which in 0..2 {
         let base = base_index(which);
         let mut files = vec![("CURRENT", base.current.clone())];
-        files.extend(base.files.iter().map(|f| (f.name.as_str(), f.bytes.clone())));
+        files.extend(
+            base.files
+                .iter()
+                .map(|f| (f.name.as_str(), f.bytes.clone())),
+        );
         for (name, bytes) in files {
             let sel = index_selector(which, name).expect("every file has a selector");
             let mut seed = vec![sel];

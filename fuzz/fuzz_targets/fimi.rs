@@ -24,7 +24,10 @@ fn read(bytes: &[u8], strictly_ascending: bool) -> fimdup::Result<Transactions> 
 fuzz_target!(|data: &[u8]| {
     let strict = read(data, true);
     let Ok(loose) = read(data, false) else {
-        assert!(strict.is_err(), "accepted as strictly ascending, rejected without the check");
+        assert!(
+            strict.is_err(),
+            "accepted as strictly ascending, rejected without the check"
+        );
         return;
     };
     if let Ok(s) = &strict {

@@ -33,7 +33,10 @@ fn check(bytes: &[u8]) {
             }
             // What is read writes back and reads back unchanged.
             let again = set.to_bytes().expect("encode");
-            assert_eq!(&ImageSet::from_bytes(&again, Path::new("again.img")).expect("re-read"), set);
+            assert_eq!(
+                &ImageSet::from_bytes(&again, Path::new("again.img")).expect("re-read"),
+                set
+            );
         }
         (Ok(_), Err(e)) => panic!("whole-file reader accepted, streamed reader failed: {e}"),
         (Err(e), Ok((shard, _, _))) if shard.count == 1 => {

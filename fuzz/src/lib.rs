@@ -65,7 +65,10 @@ pub fn read_parallel(path: &Path, cfg: &CorpusConfig) -> Outcome {
 pub fn read_both(path: &Path, cfg: &CorpusConfig) -> Outcome {
     let seq = read_sequential(path, cfg);
     let par = read_parallel(path, cfg);
-    assert_eq!(seq, par, "sequential and parallel readers disagree on {cfg:?}");
+    assert_eq!(
+        seq, par,
+        "sequential and parallel readers disagree on {cfg:?}"
+    );
     seq
 }
 
@@ -147,10 +150,20 @@ fn build_base(which: usize) -> BaseIndex {
             })
             .collect()
     };
-    idx.add_documents(sweep(0..8, ""), Some("s1"), "a.jsonl", CorpusSpec::default())
-        .expect("first sweep");
-    idx.add_documents(sweep(3..12, "v2"), Some("s2"), "b.jsonl", CorpusSpec::default())
-        .expect("second sweep");
+    idx.add_documents(
+        sweep(0..8, ""),
+        Some("s1"),
+        "a.jsonl",
+        CorpusSpec::default(),
+    )
+    .expect("first sweep");
+    idx.add_documents(
+        sweep(3..12, "v2"),
+        Some("s2"),
+        "b.jsonl",
+        CorpusSpec::default(),
+    )
+    .expect("second sweep");
     let dir = tempfile::tempdir().expect("temp dir");
     idx.save(dir.path()).expect("save");
     let current = std::fs::read(dir.path().join("CURRENT")).expect("CURRENT");
@@ -181,7 +194,11 @@ pub fn index_slot(selector: u8) -> (usize, &'static str) {
     let which = usize::from(selector & 1);
     let base = base_index(which);
     let k = usize::from(selector >> 1) % (base.files.len() + 1);
-    let name = if k == 0 { "CURRENT" } else { base.files[k - 1].name.as_str() };
+    let name = if k == 0 {
+        "CURRENT"
+    } else {
+        base.files[k - 1].name.as_str()
+    };
     (which, name)
 }
 
