@@ -47,3 +47,32 @@ fn images_stream_length_beyond_the_file_is_a_truncation_error() {
     assert!(matches!(e, Error::Format { .. }), "{e:?}");
     assert_eq!(e.to_string(), want);
 }
+
+/// A plain-lines file holding only a UTF-8 byte order mark (no line end) gave one empty
+/// document with the sequential reader and none with the parallel one (found by the `lines`
+/// target, which checks that both agree). Such a file is empty: no document either way.
+#[test]
+fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
+    use fimdup::corpus::par::{read_all_par_opts, ParOptions};
+    use fimdup::corpus::{open, CorpusConfig, Format};
+    let dir = tempfile::tempdir().unwrap();
+    for (name, format, bytes) in [
+        ("bom.txt", Format::Lines, &b"\xEF\xBB\xBF"[..]),
+        ("bom.jsonl", Format::Jsonl, &b"\xEF\xBB\xBF"[..]),
+        ("bom-nl.txt", Format::Lines, &b"\xEF\xBB\xBF\n"[..]),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let cfg = CorpusConfig {
+            format: Some(format),
+            ..CorpusConfig::default()
+        };
+        let seq = open(&path, &cfg).unwrap().read_all().unwrap();
+        let (par, stats) = read_all_par_opts(&path, &cfg, &ParOptions::default()).unwrap();
+        assert_eq!(seq, par, "{name}");
+        // With a line end after the mark there is one (empty) line.
+        let want = usize::from(name == "bom-nl.txt");
+        assert_eq!(seq.len(), want, "{name}");
+        assert_eq!(stats.documents, want as u64, "{name}");
+    }
+}
