@@ -3,7 +3,8 @@
 //! reader.
 //!
 //! Invariant: [`LineReader`] numbers lines from 1, drops a UTF-8 byte order mark at the
-//! start of the input and strips `\n` / `\r\n`; read errors name the line being read.
+//! start of the input (an input holding only one has no line, as the parallel reader sees
+//! it) and strips `\n` / `\r\n`; read errors name the line being read.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -115,6 +116,11 @@ impl LineReader {
         }
         if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
             self.buf.drain(..3); // UTF-8 byte order mark
+            if self.buf.is_empty() {
+                // The input holds only the byte order mark: it has no line.
+                self.line = 0;
+                return Ok(false);
+            }
         }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();

@@ -14,8 +14,8 @@
 //! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz` decompressed) |
 //! | `warc` | `response` record (others skipped and counted) | `WARC-Target-URI` | HTTP body after the HTTP headers |
 //!
-//! A UTF-8 byte order mark at the start of a file is dropped; a zero-byte `*.gz` file is
-//! an empty input.
+//! A UTF-8 byte order mark at the start of a file is dropped (a file holding only one is
+//! empty); a zero-byte `*.gz` file is an empty input.
 //! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180 quoting.
 //! Invalid UTF-8 is decoded lossily (U+FFFD) and counted in [`CorpusStats::lossy_utf8`].
 //! Malformed lines (bad JSON, not an object, missing or non-string text, missing id, ragged

@@ -68,17 +68,21 @@ impl Stream {
     }
 
     /// Makes at least `n` unconsumed bytes available, or as many as the reader has left.
+    /// The buffer grows a chunk at a time as bytes arrive, so a length field claiming more
+    /// bytes than the file holds costs no more memory than the file.
     fn refill(&mut self, n: usize) -> Result<()> {
         self.hash_consumed();
         self.buf.copy_within(self.start..self.end, 0);
         self.end -= self.start;
         self.start = 0;
         self.hashed = 0;
-        let want = n.max(self.chunk);
-        if self.buf.len() < want {
-            self.buf.resize(want, 0);
+        if self.buf.len() < self.chunk {
+            self.buf.resize(self.chunk, 0);
         }
         while self.end < n {
+            if self.buf.len() < self.end + self.chunk {
+                self.buf.resize(n.min(self.end + self.chunk), 0);
+            }
             let upto = self.buf.len().min(self.end + self.chunk);
             match self.r.read(&mut self.buf[self.end..upto]) {
                 Ok(0) => break,

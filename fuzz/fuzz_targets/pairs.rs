@@ -1,0 +1,38 @@
+//! Evaluation inputs: the same bytes as a truth table, as predicted `pairs.csv` and as
+//! `clusters.jsonl`, each read whole and turned into pair sets; and as a truth rule and a
+//! threshold list (the strings `eval` and `sweep` take).
+#![no_main]
+
+use fimdup::eval::{parse_thresholds, Prediction, TruthRule, TruthTable, ROMIP_RULE};
+use fimdup_fuzz::write_input;
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let path = write_input("truth.csv", data);
+    if let Ok(t) = TruthTable::read(&path) {
+        let _ = t.columns();
+        let _ = t.listed().sorted_pairs();
+        let _ = t.labels(None).map(|l| l.sorted_pairs());
+        for rule in [ROMIP_RULE, "resemblance>=0.5"] {
+            let rule = TruthRule::parse(rule).expect("rule");
+            let _ = t.labels(Some(&rule)).map(|l| l.sorted_pairs());
+        }
+        let _ = t.resemblance("a", "b");
+    }
+    let path = write_input("pairs.csv", data);
+    if let Ok(p) = Prediction::read_pairs_csv(&path) {
+        let _ = p.sorted_pairs();
+    }
+    let path = write_input("clusters.jsonl", data);
+    if let Ok(p) = Prediction::read_clusters_jsonl(&path) {
+        let _ = p.sorted_pairs();
+        if let Some(cs) = p.clusters() {
+            for c in cs {
+                let _ = p.cluster_members(c).count();
+            }
+        }
+    }
+    let s = String::from_utf8_lossy(data);
+    let _ = TruthRule::parse(&s);
+    let _ = parse_thresholds(&s);
+});

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Builds every fuzz target once (libFuzzer through cargo-fuzz, with debug assertions, on the
+# stable toolchain with RUSTC_BOOTSTRAP=1), then runs each for a bounded time, one after the
+# other, starting from the committed seeds (fuzz/seeds/<target>/, copied into the working
+# corpus fuzz/corpus/<target>/). Prints per target the executions and whether it crashed;
+# exits non-zero when any target crashed (the input is kept in fuzz/artifacts/<target>/).
+#
+# Usage: fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+# Limits: -rss_limit_mb=2048 -malloc_limit_mb=2048 (a length in the input that drives a huge
+# allocation is a crash), -timeout=30 (one input taking longer is a crash), -detect_leaks=0
+# (LeakSanitizer reports the thread pools of the parallel reader now and then; see README.md).
+set -uo pipefail
+cd "$(dirname "$0")"
+secs=${1:-60}
+shift || true
+export RUSTC_BOOTSTRAP=1
+
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  echo "fuzz/run.sh: cargo-fuzz is not installed (cargo install cargo-fuzz)" >&2
+  exit 2
+fi
+if [ $# -gt 0 ]; then
+  targets=("$@")
+else
+  mapfile -t targets < <(cargo fuzz list)
+fi
+
+echo "== building ${#targets[@]} fuzz targets"
+start=$SECONDS
+cargo fuzz build -a || exit 2
+echo "   built in $((SECONDS - start)) s"
+
+# The targets write their inputs to a scratch directory; keep those out of /tmp for good.
+scratch=$(mktemp -d "${PWD}/target/scratch.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t" "artifacts/$t"
+  if [ -d "seeds/$t" ]; then
+    cp -n "seeds/$t"/* "corpus/$t"/ 2>/dev/null || true
+  fi
+  log="$scratch/$t.log"
+  echo "== $t: ${secs} s"
+  TMPDIR="$scratch" cargo fuzz run -a "$t" "corpus/$t" -- \
+    -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=30 \
+    -print_final_stats=1 -detect_leaks=0 >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  execs=${execs:-0}
+  if [ $rc -eq 0 ]; then
+    line="$t: $execs executions, 0 crashes"
+  else
+    failed=1
+    artifact=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -1 | sed 's/Test unit written to //')
+    line="$t: $execs executions, CRASH (exit $rc) ${artifact:+-> $artifact}"
+    grep -E 'panicked at|SUMMARY|ERROR: libFuzzer|out-of-memory|deadly signal' "$log" | head -5 | sed 's/^/   /'
+  fi
+  echo "   $line"
+  summary+=("$line")
+done
+
+echo "== fuzz summary (${secs} s per target)"
+printf '   %s\n' "${summary[@]}"
+exit $failed
