@@ -55,6 +55,9 @@ pub enum Error {
         /// The pid the holder wrote into the lock file, if it could be read.
         pid: Option<u32>,
     },
+    /// The memory budget is below what the run needs; said before the work starts.
+    #[error("memory budget too small: {0}")]
+    Budget(String),
     /// A guard such as `--max-itemsets` was hit; the work stopped instead of going on.
     #[error("limit exceeded: {0}")]
     Limit(String),

@@ -490,7 +490,7 @@ impl Job {
         // schemes, the positional values too), each a vector.
         let need = extra + n * (64 + copies * (40 + 8 * params.sketch.size as u64));
         if need > budget.0 {
-            return Err(Error::config(format!(
+            return Err(Error::Budget(format!(
                 "{}: {} holds {} in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
                 path.display(),
                 self.cluster.method,

@@ -168,7 +168,7 @@ impl Prepared {
             let work = (stats.total() * 20 / MAX_USEFUL_PASSES).max(1 << 16);
             let need = held + work;
             if need > b.0 {
-                return Err(Error::config(format!(
+                return Err(Error::Budget(format!(
                     "{}: the context of {} documents needs at least {} MiB (their ids and per-document data, and {} MiB to build it in), more than the memory budget ({b})",
                     paths[0].as_ref().display(),
                     prep.n_docs(),

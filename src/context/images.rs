@@ -150,4 +150,3 @@ impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
         })
     }
 }
-

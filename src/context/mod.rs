@@ -43,11 +43,11 @@ mod tests;
 
 pub use builder::ContextBuilder;
 pub use config::{ContextConfig, ContextStats, Orientation};
+pub use images::context_of_images;
 pub use pairs::{
     pair_counts, pair_counts_in_memory_bytes, pair_counts_of_rows, pair_counts_spilled,
     pair_counts_streamed, pair_incidences,
 };
 pub use radix::{BuiltContext, KeySource, KeyStats};
-pub use images::context_of_images;
 pub use rows::Context;
 pub use spilled::{RowSource, SpilledContext};

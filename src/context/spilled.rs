@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 
 use super::{ContextStats, Orientation};
 use crate::codec::put_varint;
-use crate::fimi::Transactions;
 use crate::fimi::write_rows;
+use crate::fimi::Transactions;
 use crate::spill::{ExternalSorter, SpillConfig, SpillDir};
 use crate::{Error, Result};
 
@@ -91,13 +91,18 @@ impl SpilledContext {
     /// Writes the rows as a FIMI file (atomically) in `orientation`: shingle rows as they
     /// are read; document rows (for each document, the indices of its rows) through sorted
     /// `(document, row)` runs under `spill`, one line per document including empty ones.
-    pub fn write_fimi(&self, path: &Path, orientation: Orientation, spill: &SpillConfig) -> Result<()> {
+    pub fn write_fimi(
+        &self,
+        path: &Path,
+        orientation: Orientation,
+        spill: &SpillConfig,
+    ) -> Result<()> {
         let mut f = crate::io::AtomicFile::create(path)?;
         let io = |e| Error::io(path, e);
         match orientation {
-            Orientation::ShingleRows => self.for_each_row(&mut |r| {
-                write_rows(&mut f, std::iter::once(r)).map_err(io)
-            })?,
+            Orientation::ShingleRows => {
+                self.for_each_row(&mut |r| write_rows(&mut f, std::iter::once(r)).map_err(io))?
+            }
             Orientation::DocRows => {
                 let mut s = ExternalSorter::<u64>::new(spill, "doc-rows");
                 let mut i = 0u32;

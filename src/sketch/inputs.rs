@@ -258,7 +258,10 @@ impl ImageInputs {
 
     /// The files.
     pub fn paths(&self) -> Vec<PathBuf> {
-        self.readers.iter().map(|r| r.path().to_path_buf()).collect()
+        self.readers
+            .iter()
+            .map(|r| r.path().to_path_buf())
+            .collect()
     }
 
     /// Number of documents the files declare (see [`ImageReader::declared_count`]), when
