@@ -197,3 +197,65 @@ fn bad_job_settings_are_refused_before_anything_runs() {
         "resemblance threshold",
     );
 }
+
+/// A job under a memory budget (the corpus sketched to a temporary images file; concept and
+/// union-find from a context built in passes, its rows in a file when they do not fit;
+/// verification in batches) gives what the job without a budget gives, for every method with
+/// and without exact verification; a budget below what a method holds is refused before
+/// anything is written, naming the documents and the memory needed.
+#[test]
+fn a_budget_changes_the_memory_not_the_output() {
+    use fimdup::spill::{MemoryBudget, SpillConfig};
+    let (docs, _) = default_corpus();
+    let input = Input::Corpus(docs);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut pipeline = PipelineConfig::default();
+    pipeline.text.html = true;
+    for m in Method::ALL {
+        pipeline.sketch.scheme = m.default_scheme();
+        for verify in [false, true] {
+            let job = |budget: Option<u64>| {
+                JobBuilder::new(m)
+                    .threshold(Threshold::Resemblance(0.7))
+                    .pipeline(pipeline.clone())
+                    .verify(verify.then_some(Verify::Exact))
+                    .spill(SpillConfig {
+                        budget: budget.map(MemoryBudget),
+                        tmp_dir: Some(tmp.path().to_path_buf()),
+                    })
+                    .build()
+                    .unwrap()
+            };
+            let want = job(None).run(&input, &|_| {}).unwrap();
+            let what = format!("{m}, verify {verify}");
+            assert!(!want.output.pairs.is_empty(), "{what}");
+            // Large enough for every method on 1,500 documents; small enough that concept
+            // and union-find build their context in several passes.
+            for budget in [40 << 20, 400 << 10] {
+                match job(Some(budget)).run(&input, &|_| {}) {
+                    Ok(got) => {
+                        assert_eq!(got.output.pairs, want.output.pairs, "{what} {budget}");
+                        assert_eq!(got.output.clusters, want.output.clusters, "{what} {budget}");
+                        assert_eq!(got.ext_ids, want.ext_ids, "{what} {budget}");
+                    }
+                    Err(e) => {
+                        let e = e.to_string();
+                        assert!(
+                            budget < 1 << 20
+                                && !matches!(m, Method::Concept | Method::UnionFind)
+                                && e.starts_with("memory budget too small: ")
+                                && e.contains("needs at least")
+                                && e.contains("for 1500 documents"),
+                            "{what} {budget}: {e}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "spill files left"
+    );
+}

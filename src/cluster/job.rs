@@ -561,7 +561,8 @@ impl Job {
                 };
                 verify_output(&mut out, fetch, t, regroup)?;
             } else {
-                verify_with_corpus(&mut out, &s.source()?, t, regroup)?;
+                let budget = self.spill.budget.map(|b| b.0.saturating_sub(held));
+                verify_with_corpus(&mut out, &s.source()?, t, regroup, budget)?;
             }
             if let Threshold::Resemblance(tc) = cfg.threshold {
                 out.summary.candidate_threshold = Some(tc);

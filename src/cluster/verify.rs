@@ -13,6 +13,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::exact::ExactPair;
 use super::{finish_clusters, uf, verify_exact, ClusterOutput, Method, ScoredPair};
 use crate::corpus::CorpusConfig;
 use crate::shingle::ShingleConfig;
@@ -63,6 +64,13 @@ where
         .map(|p| (p.a, p.b))
         .collect();
     let ok = verify_exact(&all, fetch, t)?;
+    apply_verified(out, ok, regroup);
+    Ok(())
+}
+
+/// Keeps the pairs and edges of `out` that `ok` holds (sorted by `(a, b)`), with their exact
+/// scores, and rebuilds the clusters (see [`verify_output`]).
+fn apply_verified(out: &mut ClusterOutput, ok: Vec<ExactPair>, regroup: Regroup) {
     let find = |p: &ScoredPair| {
         ok.binary_search_by_key(&(p.a, p.b), |e| (e.a, e.b))
             .ok()
@@ -106,7 +114,6 @@ where
     out.summary.pairs = out.pairs.len() as u64;
     out.summary.edges = out.edges.len() as u64;
     out.summary.verify_removed = Some(before - out.summary.pairs);
-    Ok(())
 }
 
 /// The sub-clusters (at least two members each) of the cluster `docs` (ascending) under the
@@ -258,20 +265,57 @@ pub fn verify_with_corpus(
     src: &CorpusSource<'_>,
     t: f64,
     regroup: Regroup,
+    budget: Option<u64>,
 ) -> Result<()> {
-    let mut wanted: Vec<DocId> = out
+    let mut all: Vec<(DocId, DocId)> = out
         .pairs
         .iter()
         .chain(&out.edges)
-        .flat_map(|p| [p.a, p.b])
+        .map(|p| (p.a, p.b))
         .collect();
-    wanted.sort_unstable();
-    wanted.dedup();
-    let sets = src.sets_of(&wanted)?;
-    let fetch = |d: DocId| -> Result<Vec<u64>> {
-        sets.binary_search_by_key(&d, |s| s.0)
-            .map(|i| sets[i].1.clone())
-            .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
-    };
-    verify_output(out, fetch, t, regroup)
+    all.sort_unstable();
+    all.dedup();
+    let mut ok = Vec::new();
+    // Under a budget the pairs are verified in batches whose documents' sets fit in half of
+    // it, sized from the bytes per document of the batches read so far.
+    let (mut per_doc, mut i) = (None::<u64>, 0usize);
+    while i < all.len() {
+        let max_docs = match (budget, per_doc) {
+            (None, _) => usize::MAX,
+            (Some(_), None) => 4096,
+            (Some(b), Some(p)) => usize::try_from(b / 2 / p.max(1))
+                .unwrap_or(usize::MAX)
+                .max(2),
+        };
+        let mut wanted: Vec<DocId> = Vec::new();
+        let mut seen = hashbrown::HashSet::new();
+        let start = i;
+        while i < all.len() {
+            let (a, b) = all[i];
+            let new = usize::from(!seen.contains(&a)) + usize::from(!seen.contains(&b));
+            if seen.len() + new > max_docs && i > start {
+                break;
+            }
+            for d in [a, b] {
+                if seen.insert(d) {
+                    wanted.push(d);
+                }
+            }
+            i += 1;
+        }
+        drop(seen);
+        wanted.sort_unstable();
+        let sets = src.sets_of(&wanted)?;
+        let bytes: u64 = sets.iter().map(|s| 48 + 8 * s.1.len() as u64).sum();
+        per_doc = Some(bytes / sets.len().max(1) as u64);
+        let fetch = |d: DocId| -> Result<Vec<u64>> {
+            sets.binary_search_by_key(&d, |s| s.0)
+                .map(|i| sets[i].1.clone())
+                .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
+        };
+        ok.extend(verify_exact(&all[start..i], fetch, t)?);
+    }
+    ok.sort_unstable_by_key(|e| (e.a, e.b));
+    apply_verified(out, ok, regroup);
+    Ok(())
 }
