@@ -13,6 +13,14 @@
 //! Functions that may spill take their [`SpillConfig`] explicitly (budgets travel in configs:
 //! there is no process-wide setting).
 //!
+//! What a budget bounds: a job under a budget ([`crate::cluster::Job`]) counts against it
+//! everything it holds (external ids, per-document data, kept context rows, the miner's
+//! and verifier's working sets); a stage handed a budget by its caller gets what is left
+//! after the caller's share ([`SpillConfig::less`]). Peak RSS stays within the budget plus
+//! a fixed allowance for code, thread stacks and I/O buffers (256 MiB in
+//! `eval/results/scale.md`); a run that cannot fit says so before its work starts
+//! ([`crate::Error::Budget`]).
+//!
 //! Invariants: every spill file lives in a [`SpillDir`]; a `SpillDir` is registered with
 //! [`crate::cleanup`] while alive (created through its gate) and deletes itself
 //! (recursively) when dropped, so temporary files are gone after success, after an error

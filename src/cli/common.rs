@@ -225,9 +225,11 @@ pub fn id_table_for(output: &std::path::Path) -> PathBuf {
 /// Memory budget and temporary directory for the stages that can spill to disk.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SpillArgs {
-    /// Memory for the inverted context and the pair counts before they are built by sorted
-    /// runs spilled to disk and merged (B97's divide, compute, merge), e.g. 4GiB, 512MiB
-    /// [default: no limit, everything in memory]. The output is the same either way.
+    /// Bound on the run's memory, e.g. 4GiB, 512MiB: what does not fit (images, context rows,
+    /// pair counts, sets to verify) goes to sorted runs and files in --tmp-dir; peak RSS stays
+    /// within the budget plus about 256 MiB, and a budget below what the run needs is refused
+    /// before it starts (exit 2) [default: no limit, everything in memory]. The output is the
+    /// same either way.
     #[arg(long, value_name = "SIZE")]
     pub memory_budget: Option<fimdup::spill::MemoryBudget>,
     /// Directory for the spilled runs (removed on success, on error and on Ctrl-C)
