@@ -306,13 +306,8 @@ impl KeySource for Replay<'_> {
     }
 }
 
-fn streamed(
-    docs: &[Vec<u64>],
-    order: Vec<u32>,
-    cfg: &ContextConfig,
-    spill: &SpillConfig,
-    keep: &dyn Fn(DocId) -> bool,
-) -> (Result<Context>, usize) {
+/// A replay of `docs` in `order`, after the first scan that gives its key stats.
+fn replay(docs: &[Vec<u64>], order: Vec<u32>) -> (Replay<'_>, KeyStats) {
     let mut src = Replay {
         docs,
         order,
@@ -324,6 +319,17 @@ fn streamed(
         Ok(())
     })
     .unwrap();
+    (src, stats)
+}
+
+fn streamed(
+    docs: &[Vec<u64>],
+    order: Vec<u32>,
+    cfg: &ContextConfig,
+    spill: &SpillConfig,
+    keep: &dyn Fn(DocId) -> bool,
+) -> (Result<Context>, usize) {
+    let (mut src, stats) = replay(docs, order);
     let c = Context::from_key_source(&mut src, &stats, cfg, spill, keep);
     (c, src.scans)
 }
@@ -508,13 +514,7 @@ proptest! {
     ) {
         let tmp = tempfile::tempdir().unwrap();
         let n = docs.len() as u32;
-        let mut src = Replay { docs: &docs, order: (0..n).collect(), scans: 0 };
-        let mut stats = KeyStats::default();
-        src.scan(&mut |d, ks| {
-            stats.add(d, ks);
-            Ok(())
-        })
-        .unwrap();
+        let (mut src, stats) = replay(&docs, (0..n).collect());
         let cfg = ContextConfig { min_df: 2, max_df };
         let keep = |d: DocId| d.0 % drop_mod != 1;
         let spill = spill_in(tmp.path(), Some(budget));
@@ -548,17 +548,7 @@ fn bounded_context_spills_rows_under_a_small_budget() {
     let docs = many_bucket_docs();
     let tmp = tempfile::tempdir().unwrap();
     let n = docs.len() as u32;
-    let mut src = Replay {
-        docs: &docs,
-        order: (0..n).collect(),
-        scans: 0,
-    };
-    let mut stats = KeyStats::default();
-    src.scan(&mut |d, ks| {
-        stats.add(d, ks);
-        Ok(())
-    })
-    .unwrap();
+    let (mut src, stats) = replay(&docs, (0..n).collect());
     let cfg = ContextConfig::default();
     let want = through_builder(&docs, &cfg);
     let spill = spill_in(tmp.path(), Some(want.heap_bytes()));
