@@ -290,6 +290,12 @@ pub fn verify_with_corpus(
         let mut wanted: Vec<DocId> = Vec::new();
         let mut seen = hashbrown::HashSet::new();
         let start = i;
+        if budget.is_none() {
+            wanted = all.iter().flat_map(|&(a, b)| [a, b]).collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            i = all.len();
+        }
         while i < all.len() {
             let (a, b) = all[i];
             let new = usize::from(!seen.contains(&a)) + usize::from(!seen.contains(&b));
