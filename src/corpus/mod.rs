@@ -38,10 +38,12 @@ mod jsonl;
 mod lines;
 pub mod par;
 mod reader;
+mod unique;
 pub mod warc;
 
-pub use config::CorpusConfig;
+pub use config::{CorpusConfig, DEFAULT_MAX_DOC_BYTES};
 pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
+pub use unique::{DuplicateIds, Duplicate, IdCheck};
