@@ -106,7 +106,12 @@ fn csv_and_warc_name_both_places() {
             block.len()
         )
     };
-    let warc = [rec("http://a/", TEXT_A), rec("http://b/", TEXT_B), rec("http://a/", TEXT_B)].concat();
+    let warc = [
+        rec("http://a/", TEXT_A),
+        rec("http://b/", TEXT_B),
+        rec("http://a/", TEXT_B),
+    ]
+    .concat();
     std::fs::write(d.join("d.warc"), &warc).unwrap();
     let o = run(&["sketch", "d.warc", "--out", "x.img"], d);
     assert_eq!(o.status.code(), Some(2));
@@ -119,12 +124,22 @@ fn csv_and_warc_name_both_places() {
     assert_eq!(listing(d), ["d.csv", "d.warc"]);
     // With suffix, the third record is http://a/#2.
     let o = run(
-        &["sketch", "d.warc", "--out", "x.img", "--duplicate-ids", "suffix"],
+        &[
+            "sketch",
+            "d.warc",
+            "--out",
+            "x.img",
+            "--duplicate-ids",
+            "suffix",
+        ],
         d,
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let ids = std::fs::read_to_string(d.join("x.img.ids.tsv")).unwrap();
-    assert_eq!(ids, "doc_id\text_id\n0\thttp://a/\n1\thttp://b/\n2\thttp://a/#2\n");
+    assert_eq!(
+        ids,
+        "doc_id\text_id\n0\thttp://a/\n1\thttp://b/\n2\thttp://a/#2\n"
+    );
 }
 
 #[test]
@@ -138,8 +153,17 @@ fn suffix_renames_and_counts() {
     std::fs::write(d.join("d.jsonl"), corpus).unwrap();
     let o = run(
         &[
-            "cluster", "d.jsonl", "--out", "out", "--method", "concept", "--threshold", "0.9",
-            "--duplicate-ids", "suffix", "--json",
+            "cluster",
+            "d.jsonl",
+            "--out",
+            "out",
+            "--method",
+            "concept",
+            "--threshold",
+            "0.9",
+            "--duplicate-ids",
+            "suffix",
+            "--json",
         ],
         d,
     );
@@ -147,7 +171,11 @@ fn suffix_renames_and_counts() {
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["renamed_ids"], 2);
     assert_eq!(j["documents"], 4, "no document vanished");
-    assert!(stderr(&o).contains("2 repeated ids renamed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("2 repeated ids renamed"),
+        "{}",
+        stderr(&o)
+    );
     let clusters = std::fs::read_to_string(d.join("out/clusters.jsonl")).unwrap();
     let docs: Vec<Vec<String>> = clusters
         .lines()
@@ -171,34 +199,71 @@ fn suffix_renames_and_counts() {
     assert!(pairs.contains("1,1#3,"), "{pairs}");
     // sketch and index build report the count too.
     let o = run(
-        &["sketch", "d.jsonl", "--out", "x.img", "--duplicate-ids", "suffix", "--json"],
+        &[
+            "sketch",
+            "d.jsonl",
+            "--out",
+            "x.img",
+            "--duplicate-ids",
+            "suffix",
+            "--json",
+        ],
         d,
     );
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(j["renamed_ids"], 2);
     let o = run(
-        &["index", "build", "d.jsonl", "--out", "idx", "--duplicate-ids", "suffix", "--json"],
+        &[
+            "index",
+            "build",
+            "d.jsonl",
+            "--out",
+            "idx",
+            "--duplicate-ids",
+            "suffix",
+            "--json",
+        ],
         d,
     );
     assert!(o.status.success(), "{}", stderr(&o));
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!((j["renamed_ids"].as_u64(), j["stored"].as_u64()), (Some(2), Some(4)));
+    assert_eq!(
+        (j["renamed_ids"].as_u64(), j["stored"].as_u64()),
+        (Some(2), Some(4))
+    );
 }
 
 #[test]
 fn repeats_across_images_files_are_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    std::fs::write(d.join("a.jsonl"), format!("{{\"id\":\"p\",\"text\":\"{TEXT_A}\"}}\n{{\"id\":\"q\",\"text\":\"{TEXT_B}\"}}\n")).unwrap();
-    std::fs::write(d.join("b.jsonl"), format!("{{\"id\":\"r\",\"text\":\"{TEXT_A}\"}}\n{{\"id\":\"q\",\"text\":\"{TEXT_B}\"}}\n")).unwrap();
+    std::fs::write(
+        d.join("a.jsonl"),
+        format!("{{\"id\":\"p\",\"text\":\"{TEXT_A}\"}}\n{{\"id\":\"q\",\"text\":\"{TEXT_B}\"}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("b.jsonl"),
+        format!("{{\"id\":\"r\",\"text\":\"{TEXT_A}\"}}\n{{\"id\":\"q\",\"text\":\"{TEXT_B}\"}}\n"),
+    )
+    .unwrap();
     for f in ["a", "b"] {
-        let o = run(&["sketch", &format!("{f}.jsonl"), "--out", &format!("{f}.img")], d);
+        let o = run(
+            &[
+                "sketch",
+                &format!("{f}.jsonl"),
+                "--out",
+                &format!("{f}.img"),
+            ],
+            d,
+        );
         assert!(o.status.success(), "{}", stderr(&o));
     }
     let o = run(&["cluster", "a.img", "b.img", "--out", "out"], d);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("b.img: document 2: duplicate id \"q\" (first seen at a.img document 2)"),
+        stderr(&o)
+            .contains("b.img: document 2: duplicate id \"q\" (first seen at a.img document 2)"),
         "{}",
         stderr(&o)
     );

@@ -145,16 +145,16 @@ fn too_long(path: &Path, line: u64, max: u64) -> Error {
     Error::parse(
         path,
         line,
-        format!("row longer than {max} bytes; expected rows no larger than the largest document size"),
+        format!(
+            "row longer than {max} bytes; expected rows no larger than the largest document size"
+        ),
     )
 }
 
 fn csv_err(path: &Path, fallback_line: u64, e: ::csv::Error, max: u64) -> Error {
     let line = e.position().map_or(fallback_line, |p| p.line());
     match e.into_kind() {
-        ::csv::ErrorKind::Io(io)
-            if io.get_ref().is_some_and(|i| i.is::<RowTooLong>()) =>
-        {
+        ::csv::ErrorKind::Io(io) if io.get_ref().is_some_and(|i| i.is::<RowTooLong>()) => {
             too_long(path, line, max)
         }
         ::csv::ErrorKind::Io(io) => read_err(path, line, io),

@@ -4,8 +4,9 @@
 //! [`par_map_corpus_with`] runs three kinds of work at once:
 //! * a **reader thread** (one, sequential) reads the input. For JSONL and plain lines
 //!   (gzip-compressed or not, standard input included) it cuts the byte stream into blocks
-//!   of about [`DEFAULT_BLOCK_BYTES`] at line boundaries with the same `read_until` calls as
-//!   the sequential reader (so read errors name the same line), counting the documents of
+//!   of about [`DEFAULT_BLOCK_BYTES`] and at most 8192 lines (a block's results take
+//!   memory per document) at line boundaries, reading lines as the sequential reader does
+//!   (so read errors name the same line), counting the documents of
 //!   each block so that every block knows its first [`DocId`]. Formats that cannot be cut
 //!   cheaply (CSV/TSV with quoting, directories, WARC) and JSONL with
 //!   [`CorpusConfig::skip_bad_lines`] (whose document count is only known after parsing)
@@ -53,6 +54,10 @@ pub const DEFAULT_BLOCK_BYTES: usize = 1 << 20;
 
 /// Documents per batch when the sequential reader feeds the workers (fallback formats).
 const FALLBACK_DOCS: usize = 1024;
+
+/// Lines per block at most, whatever their size: the results of a block take memory per
+/// document, so a block of millions of empty lines must not be one block.
+const MAX_BLOCK_LINES: u64 = 8192;
 
 /// One document as the map function sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -228,7 +233,19 @@ impl<'a> LineKind<'a> {
 /// the reader thread skipped as too long.
 enum Piece<T> {
     Block(Block<T>, CorpusStats, Option<Vec<u64>>),
+    /// A block that failed: the ids (and lines) of its documents before the error, which
+    /// are checked first, since an earlier duplicate is the first error in document order.
+    Failed(Vec<String>, Vec<u64>, Error),
     End(Option<CorpusStats>, u64),
+}
+
+/// The result of a block of lines that failed with `e` after the documents `ext_ids`
+/// (at `lines`, when their ids are to be checked).
+fn failed<T>(e: Error, ext_ids: Vec<String>, lines: Option<Vec<u64>>) -> Result<Piece<T>> {
+    match lines {
+        Some(lines) => Ok(Piece::Failed(ext_ids, lines, e)),
+        None => Err(e),
+    }
 }
 
 type Msg<T> = (u64, std::thread::Result<Result<Piece<T>>>);
@@ -347,11 +364,7 @@ fn par_map_impl<S: Send, T: Send>(
                 let _ = res_tx_reader.send((seq, r));
             });
             drop(res_tx);
-            let ids = IdsInOrder {
-                check,
-                path,
-                cfg,
-            };
+            let ids = IdsInOrder { check, path, cfg };
             consume_in_order(res_rx, permit_tx, ids, &mut consume)
         })
     })
@@ -407,6 +420,10 @@ fn consume_in_order<T>(
                     if !b.items.is_empty() {
                         consume(b)?;
                     }
+                }
+                Piece::Failed(mut failed_ids, lines, e) => {
+                    ids.check(&mut failed_ids, &lines)?;
+                    return Err(e);
                 }
                 Piece::End(seq_stats, oversized) => {
                     let mut stats = seq_stats.unwrap_or(stats);
@@ -523,6 +540,7 @@ fn read_lines(
     let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + (block_bytes >> 2));
     let mut first_line = 1u64;
     let mut first_doc = 0u64;
+    let mut block_lines = 0u64;
     // Bytes read from the input so far, and the offset of `buf[0]` in it.
     let mut read = 0u64;
     let mut first_byte = 0u64;
@@ -557,13 +575,13 @@ fn read_lines(
             Ok(Got::Oversized(n)) => {
                 // Not a document: the lines before it go as one block, the next block
                 // starts after it.
-                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq)
-                {
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
                     return (seq, Ok((None, oversized)));
                 }
                 read += n;
                 line += 1;
                 oversized += 1;
+                block_lines = 0;
                 first_line = line + 1;
                 first_doc = docs;
                 first_byte = read;
@@ -585,10 +603,12 @@ fn read_lines(
             }
             docs += 1;
         }
-        if buf.len() >= block_bytes {
+        block_lines += 1;
+        if buf.len() >= block_bytes || block_lines >= MAX_BLOCK_LINES {
             if !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
                 return (seq, Ok((None, oversized)));
             }
+            block_lines = 0;
             first_line = line + 1;
             first_doc = docs;
             first_byte = read;
@@ -725,10 +745,13 @@ fn run_job<S, T>(
                         (ext.unwrap_or_else(|| line_no.to_string()), text, lossy)
                     }
                     Ok(None) => continue,
-                    Err(msg) => return Err(Error::parse(path, line_no, msg)),
+                    Err(msg) => {
+                        let e = Error::parse(path, line_no, msg);
+                        return failed(e, ext_ids, check_ids.then_some(lines));
+                    }
                 };
                 stats.count_document(&text, lossy);
-                items.push(f(
+                let item = f(
                     st,
                     RawDoc {
                         id: DocId(id as u32),
@@ -737,7 +760,11 @@ fn run_job<S, T>(
                         lossy,
                         offset,
                     },
-                )?);
+                );
+                match item {
+                    Ok(item) => items.push(item),
+                    Err(e) => return failed(e, ext_ids, check_ids.then_some(lines)),
+                }
                 ext_ids.push(ext_id);
                 if check_ids {
                     lines.push(line_no);
@@ -896,23 +923,24 @@ pub fn read_all_par_opts(
     opts: &ParOptions,
 ) -> Result<(Vec<super::Document>, CorpusStats)> {
     let mut out = Vec::new();
-    let stats = par_map_corpus_opts(
-        path,
-        cfg,
-        opts,
-        || (),
-        |_, d| Ok((d.id, d.text.into_owned(), d.lossy)),
-        |b| {
-            out.extend(b.items.into_iter().zip(b.ext_ids).map(
-                |((id, text, lossy), ext_id)| super::Document {
-                    id,
-                    ext_id,
-                    text,
-                    lossy,
-                },
-            ));
-            Ok(())
-        },
-    )?;
+    let stats =
+        par_map_corpus_opts(
+            path,
+            cfg,
+            opts,
+            || (),
+            |_, d| Ok((d.id, d.text.into_owned(), d.lossy)),
+            |b| {
+                out.extend(b.items.into_iter().zip(b.ext_ids).map(
+                    |((id, text, lossy), ext_id)| super::Document {
+                        id,
+                        ext_id,
+                        text,
+                        lossy,
+                    },
+                ));
+                Ok(())
+            },
+        )?;
     Ok((out, stats))
 }

@@ -147,20 +147,21 @@ impl Index {
     ) -> Result<AddReport> {
         let qs = self.query_sketcher()?;
         let mut docs = Vec::new();
-        let stats = for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
-            let imgs: Vec<(Image, Option<Image>)> = canon
-                .par_iter()
-                .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
-                .collect();
-            for (d, (image, containment)) in batch.iter().zip(imgs) {
-                docs.push(NewDoc {
-                    ext_id: d.ext_id.clone(),
-                    image,
-                    containment,
-                });
-            }
-            Ok(())
-        })?;
+        let stats =
+            for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
+                let imgs: Vec<(Image, Option<Image>)> = canon
+                    .par_iter()
+                    .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
+                    .collect();
+                for (d, (image, containment)) in batch.iter().zip(imgs) {
+                    docs.push(NewDoc {
+                        ext_id: d.ext_id.clone(),
+                        image,
+                        containment,
+                    });
+                }
+                Ok(())
+            })?;
         let input_str = if self.cfg.keep_sources {
             std::fs::canonicalize(input)
                 .map_err(|e| Error::io(input, e))?
