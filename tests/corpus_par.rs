@@ -349,7 +349,7 @@ fn wanted_documents_only_and_unwanted_lines_not_parsed() {
                                 &opts,
                                 &wanted,
                                 || (),
-                                |_, d| Ok((d.id.0, d.ext_id, d.text.into_owned())),
+                                |_, d| Ok((d.id.0, d.ext_id.to_string(), d.text.into_owned())),
                                 |b| {
                                     assert_eq!(b.first, DocId(next), "blocks are dense");
                                     next += b.items.len() as u32;

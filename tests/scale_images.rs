@@ -113,7 +113,19 @@ fn shards_together_equal_one_file_and_bad_sets_are_refused() {
     let a = dir.path().join("a.img");
     let b = dir.path().join("b.img");
     write_v3(&set, &a, Shard::default());
+    // Their ids must differ: the same ids in both files are refused.
     other.write(&b).unwrap(); // version 1
+    let e = ImageInputs::open(&[a.clone(), b.clone()])
+        .unwrap()
+        .read_all()
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("document 1: duplicate id \"doc-0\""), "{e}");
+    let mut other = other;
+    for id in &mut other.ext_ids {
+        id.insert_str(0, "other-");
+    }
+    other.write(&b).unwrap();
     let both = ImageInputs::open(&[a, b]).unwrap().read_all().unwrap();
     assert_eq!(both.images.len(), 70);
     assert_eq!(both.ext_ids[50], other.ext_ids[0]);

@@ -7,7 +7,7 @@ use fimdup::cluster::{
     ClusterConfig, Grouping, Input, JobBuilder, Measure, Method, Threshold, Verify,
 };
 
-use super::common::{print_json, progress, PipelineArgs, SpillArgs};
+use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
 
 /// Cluster near-duplicate documents with one method.
 ///
@@ -144,10 +144,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     let s = &out.output.summary;
     eprintln!(
-        "{}: {} documents ({} collapsed into equivalents), k = {} ({}), {} clusters (largest {}), {} pairs in {:.2}s -> {}",
+        "{}: {} documents ({} collapsed into equivalents{}), k = {} ({}), {} clusters (largest {}), {} pairs in {:.2}s -> {}",
         s.method,
         s.documents,
         s.collapsed.removed,
+        input_notes(&out.input_stats),
         s.k.map_or("-".into(), |k| k.to_string()),
         s.k_rule,
         s.clusters,

@@ -29,7 +29,7 @@ pub fn progress(len: Option<u64>, msg: &'static str) -> indicatif::ProgressBar {
 
 use std::path::PathBuf;
 
-use fimdup::corpus::{CorpusConfig, Format};
+use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 use fimdup::sketch::{Scheme, SketchConfig, Weighting};
@@ -56,6 +56,37 @@ pub struct CorpusArgs {
     /// Skip (and count) malformed JSONL/CSV lines instead of stopping.
     #[arg(long)]
     pub skip_bad_lines: bool,
+    /// A repeated external id: stop with an error naming both places, or rename the 2nd,
+    /// 3rd, ... occurrence of X to X#2, X#3, ... (counted in the summary).
+    #[arg(long, value_enum, default_value = "error", value_name = "error|suffix")]
+    pub duplicate_ids: DuplicateIds,
+    /// The largest document (a JSONL or text line, a file of a directory, a WARC record):
+    /// larger ones are skipped and counted; a larger CSV/TSV row is an error.
+    #[arg(long, default_value = "64MiB", value_name = "SIZE", value_parser = parse_size)]
+    pub max_doc_bytes: u64,
+}
+
+/// What the one-line summaries add about the input when there is something to say:
+/// `; N ids renamed, M oversized documents skipped` (each part only when not zero).
+pub fn input_notes(s: &fimdup::corpus::CorpusStats) -> String {
+    let mut out = String::new();
+    if s.renamed_ids > 0 {
+        out.push_str(&format!("; {} repeated ids renamed", s.renamed_ids));
+    }
+    if s.skipped_oversized > 0 {
+        out.push_str(&format!(
+            "; {} oversized documents skipped",
+            s.skipped_oversized
+        ));
+    }
+    out
+}
+
+/// A size such as `64MiB`, `1G` or `65536` (bytes).
+fn parse_size(s: &str) -> Result<u64, String> {
+    s.parse::<fimdup::spill::MemoryBudget>()
+        .map(|b| b.bytes())
+        .map_err(|_| format!("expected a size such as 64MiB, 1GiB or 65536, not {s:?}"))
 }
 
 impl CorpusArgs {
@@ -67,6 +98,8 @@ impl CorpusArgs {
             text_column: self.text_column.clone(),
             id_column: self.id_column.clone(),
             skip_bad_lines: self.skip_bad_lines,
+            duplicate_ids: self.duplicate_ids,
+            max_doc_bytes: self.max_doc_bytes,
         }
     }
 }

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fimdup::corpus::{CorpusConfig, Format};
+use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions, WriteLock};
 
-use super::common::{print_json, progress, CorpusArgs, PipelineArgs};
+use super::common::{input_notes, print_json, progress, CorpusArgs, PipelineArgs};
 
 /// A persisted index of images: on-the-fly resemblance and containment queries, and new
 /// sweeps added incrementally with a lost-and-found report (Broder et al. 1997, 6.1-6.2).
@@ -175,6 +175,8 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
             "documents": rep.documents,
             "stored": rep.added,
             "duplicate_ids_unchanged": rep.unchanged,
+            "renamed_ids": rep.renamed_ids,
+            "skipped_oversized": rep.skipped_oversized,
             "clusters": rep.clusters,
             "threshold": a.threshold,
             "bands": idx.bands(),
@@ -183,11 +185,12 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         }))?;
     }
     eprintln!(
-        "indexed {} documents ({} stored, {} clusters at t={}) in {:.2}s -> {} (generation {})",
+        "indexed {} documents ({} stored, {} clusters at t={}{}) in {:.2}s -> {} (generation {})",
         rep.documents,
         rep.added,
         rep.clusters,
         a.threshold,
+        notes(&rep),
         secs,
         a.out.display(),
         generation
@@ -227,6 +230,8 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
             "documents": rep.documents,
             "added": rep.added,
             "unchanged": rep.unchanged,
+            "renamed_ids": rep.renamed_ids,
+            "skipped_oversized": rep.skipped_oversized,
             "merges": rep.merges,
             "clusters": rep.clusters,
             "total_documents": idx.len(),
@@ -235,7 +240,7 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
         }))?;
     }
     eprintln!(
-        "sweep {}: {} documents, {} added, {} unchanged, {} cluster merges, {} lost ({} found elsewhere) in {:.2}s -> {} (generation {})",
+        "sweep {}: {} documents, {} added, {} unchanged, {} cluster merges, {} lost ({} found elsewhere{}) in {:.2}s -> {} (generation {})",
         rep.tag,
         rep.documents,
         rep.added,
@@ -243,6 +248,7 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
         rep.merges,
         rep.lost.len(),
         found,
+        notes(&rep),
         secs,
         a.index.display(),
         generation
@@ -282,6 +288,8 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             format: Some(Format::Jsonl),
             text_field: a.text_field.clone(),
             id_field: a.id_field.clone(),
+            // Queries are numbered; their ids need not be unique.
+            duplicate_ids: DuplicateIds::Keep,
             ..CorpusConfig::default()
         };
         for d in fimdup::corpus::open(j, &cfg)?.read_all()? {
@@ -339,4 +347,13 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         1000.0 * q_secs / queries.len().max(1) as f64
     );
     Ok(())
+}
+
+/// [`input_notes`] of a sweep.
+fn notes(rep: &fimdup::index::AddReport) -> String {
+    input_notes(&fimdup::corpus::CorpusStats {
+        renamed_ids: rep.renamed_ids,
+        skipped_oversized: rep.skipped_oversized,
+        ..Default::default()
+    })
 }

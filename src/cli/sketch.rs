@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use fimdup::sketch::{sketch_to_file, Shard};
 
-use super::common::{print_json, progress, PipelineArgs, SpillArgs};
+use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
 
 /// Canonicalize, shingle and sketch every document of a corpus into an images file.
 ///
@@ -62,6 +62,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "empty_images": s.empty_images,
             "lossy_utf8": s.corpus.lossy_utf8,
             "skipped_bad_lines": s.corpus.skipped_bad_lines,
+            "skipped_oversized": s.corpus.skipped_oversized,
+            "renamed_ids": s.corpus.renamed_ids,
             "tokens": s.tokens,
             "bytes": s.corpus.text_bytes,
             "scheme": cfg.sketch.scheme.name(),
@@ -71,7 +73,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }))?;
     }
     eprintln!(
-        "sketched {} documents (shard {}: {} written; {} empty, {} shorter than {} {}s, {} lossy UTF-8) with {} n={} in {:.2}s -> {}",
+        "sketched {} documents (shard {}: {} written; {} empty, {} shorter than {} {}s, {} lossy UTF-8{}) with {} n={} in {:.2}s -> {}",
         s.corpus.documents,
         args.shard,
         written,
@@ -80,6 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         cfg.shingle.len,
         cfg.text.unit.name(),
         s.corpus.lossy_utf8,
+        input_notes(&s.corpus),
         cfg.sketch.scheme.name(),
         if cfg.sketch.scheme == fimdup::sketch::Scheme::ModM { cfg.sketch.modulus as usize } else { cfg.sketch.size },
         secs,

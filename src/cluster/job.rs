@@ -33,6 +33,7 @@ use super::{
     write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Grouping, Measure,
     Method, Phase, Prepared, Regroup, Threshold,
 };
+use crate::corpus::CorpusStats;
 use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
 use crate::sketch::{sketch_to_file_keeping_prints, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
@@ -269,6 +270,8 @@ pub struct Sketched {
     offsets: Option<Vec<u64>>,
     /// Seconds spent preparing.
     seconds: f64,
+    /// What the corpus reader counted (zero for images files).
+    input_stats: CorpusStats,
 }
 
 impl Sketched {
@@ -338,17 +341,21 @@ pub struct JobOutput {
     pub seconds: f64,
     /// Peak resident memory of the process, if known.
     pub peak_rss_bytes: Option<u64>,
+    /// What the corpus reader counted (zero for images files).
+    pub input_stats: CorpusStats,
 }
 
 impl JobOutput {
     /// The summary as written to `summary.json`: the run's summary plus `seconds`,
-    /// `peak_rss_bytes` and `scheme`.
+    /// `peak_rss_bytes`, `scheme`, and the input's `renamed_ids` and `skipped_oversized`.
     pub fn summary_json(&self) -> Result<serde_json::Value> {
         let mut v = serde_json::to_value(&self.output.summary)
             .map_err(|e| Error::config(format!("summary: {e}")))?;
         v["seconds"] = serde_json::json!(self.seconds);
         v["peak_rss_bytes"] = serde_json::json!(self.peak_rss_bytes);
         v["scheme"] = serde_json::json!(self.scheme.name());
+        v["renamed_ids"] = serde_json::json!(self.input_stats.renamed_ids);
+        v["skipped_oversized"] = serde_json::json!(self.input_stats.skipped_oversized);
         Ok(v)
     }
 
@@ -397,6 +404,7 @@ impl Job {
     pub fn prepare(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<Sketched> {
         let t0 = Instant::now();
         let method = self.cluster.method;
+        let mut input_stats = CorpusStats::default();
         // Concept and union-find by resemblance need only the inverted context: under a
         // budget (or from images files) it is built in passes over the images on disk
         // instead of holding them.
@@ -432,6 +440,7 @@ impl Job {
                 let file = dir.path().join("corpus.img");
                 let (stats, prints, _) =
                     sketch_to_file_keeping_prints(path, &self.pipeline, &file, progress)?;
+                input_stats = stats.corpus;
                 let files = [file];
                 let prep = if streamed {
                     Prepared::from_images_streamed(
@@ -456,6 +465,7 @@ impl Job {
             }
             Input::Corpus(path) => {
                 let out = sketch_corpus(path, &self.pipeline, progress)?;
+                input_stats = out.stats.corpus;
                 let prep = Prepared::new(out.images, Some(&out.fingerprints))?;
                 (prep, Some(path.clone()), out.offsets)
             }
@@ -466,6 +476,7 @@ impl Job {
             pipeline: self.pipeline.clone(),
             offsets,
             seconds: t0.elapsed().as_secs_f64(),
+            input_stats,
         })
     }
 
@@ -590,7 +601,9 @@ impl Job {
             },
         );
         let scheme = s.prep.scheme();
+        let input_stats = s.input_stats;
         Ok(JobOutput {
+            input_stats,
             output,
             scheme,
             ext_ids: s.prep.into_ext_ids(),

@@ -105,7 +105,7 @@ impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
                 };
                 let mut batch = fresh();
                 let r = ImageInputs::open(paths).and_then(|inputs| {
-                    inputs.for_each(|d, _, img| {
+                    inputs.for_each_again(|d, _, img| {
                         batch.docs.push(d);
                         img.keys(scheme, &mut batch.keys);
                         batch.off.push(batch.keys.len());

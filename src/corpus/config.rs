@@ -1,12 +1,12 @@
 //! [`CorpusConfig`]: how to read a corpus (format, field and column names, skipping of
-//! malformed lines).
+//! malformed lines, repeated ids, the largest document).
 //!
 //! Invariant: a validated configuration names a text field and column, each different from
-//! the id field and column.
+//! the id field and column, and allows documents of at least one byte.
 
 use std::path::Path;
 
-use super::Format;
+use super::{DuplicateIds, Format};
 use crate::{Error, Result};
 
 /// How to read a corpus.
@@ -24,7 +24,17 @@ pub struct CorpusConfig {
     pub id_column: String,
     /// Skip (and count) malformed JSONL/CSV/TSV lines instead of failing.
     pub skip_bad_lines: bool,
+    /// What a repeated external id gets (default: an error).
+    pub duplicate_ids: DuplicateIds,
+    /// The largest document in bytes (default [`DEFAULT_MAX_DOC_BYTES`]): a longer JSONL or
+    /// plain-text line, directory file or WARC record block is skipped and counted
+    /// ([`super::CorpusStats::skipped_oversized`]), read past in bounded memory; a longer
+    /// CSV/TSV row or WARC header line is an error.
+    pub max_doc_bytes: u64,
 }
+
+/// The default of [`CorpusConfig::max_doc_bytes`]: 64 MiB.
+pub const DEFAULT_MAX_DOC_BYTES: u64 = 64 << 20;
 
 impl Default for CorpusConfig {
     fn default() -> Self {
@@ -35,6 +45,8 @@ impl Default for CorpusConfig {
             text_column: "text".into(),
             id_column: "id".into(),
             skip_bad_lines: false,
+            duplicate_ids: DuplicateIds::Error,
+            max_doc_bytes: DEFAULT_MAX_DOC_BYTES,
         }
     }
 }
@@ -43,6 +55,9 @@ impl CorpusConfig {
     /// Checks the configuration: the text field and column must be named, and differ from
     /// the id field and column.
     pub fn validate(&self) -> Result<()> {
+        if self.max_doc_bytes == 0 {
+            return Err(Error::config("the largest document size is 0 bytes"));
+        }
         if self.text_field.is_empty() {
             return Err(Error::config("the JSONL text field name is empty"));
         }

@@ -3,18 +3,58 @@
 //! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180
 //! quoting. Invariant: every row holds as many fields as the header (a ragged row is an
 //! error naming its line, or skipped with `skip_bad_lines`); an empty input holds no
-//! documents.
+//! documents; a row longer than the largest document size is an error naming its line,
+//! found after reading at most that size plus [`READ_AHEAD`] bytes of it (quoting makes the
+//! end of a row unknowable without reading it, so it is not skipped).
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::input::{decode, decode_ref, open_read, read_err};
 use super::reader::{Raw, Source};
 use super::{CorpusConfig, CorpusStats, Format};
 use crate::{Error, Result};
 
+/// Bytes the CSV parser may read beyond the row it is parsing (more than its buffer).
+pub(super) const READ_AHEAD: u64 = 1 << 16;
+
+/// The input of the CSV parser, failing once more than `max` bytes were read since the
+/// last row ended (`since` is reset after each row).
+struct Capped {
+    inner: Box<dyn BufRead + Send>,
+    since: Arc<AtomicU64>,
+    max: u64,
+}
+
+/// The marker of a row longer than allowed, carried through the CSV parser as an I/O error.
+#[derive(Debug)]
+struct RowTooLong;
+
+impl std::fmt::Display for RowTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("row too long")
+    }
+}
+
+impl std::error::Error for RowTooLong {}
+
+impl Read for Capped {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let since = self.since.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
+        if since > self.max.saturating_add(READ_AHEAD) {
+            return Err(std::io::Error::other(RowTooLong));
+        }
+        Ok(n)
+    }
+}
+
 pub(super) struct Delimited {
-    rdr: ::csv::Reader<Box<dyn BufRead + Send>>,
+    rdr: ::csv::Reader<Capped>,
+    since: Arc<AtomicU64>,
+    max: u64,
     path: PathBuf,
     text_col: usize,
     id_col: Option<usize>,
@@ -26,7 +66,12 @@ pub(super) struct Delimited {
 
 impl Delimited {
     pub(super) fn open(path: &Path, format: Format, cfg: &CorpusConfig) -> Result<Self> {
-        let r = open_read(path)?;
+        let since = Arc::new(AtomicU64::new(0));
+        let r = Capped {
+            inner: open_read(path)?,
+            since: since.clone(),
+            max: cfg.max_doc_bytes,
+        };
         let tsv = format == Format::Tsv;
         let mut rdr = ::csv::ReaderBuilder::new()
             .delimiter(if tsv { b'\t' } else { b',' })
@@ -34,7 +79,11 @@ impl Delimited {
             .has_headers(true)
             .flexible(false)
             .from_reader(r);
-        let headers = rdr.byte_headers().map_err(|e| csv_err(path, 1, e))?.clone();
+        let headers = rdr
+            .byte_headers()
+            .map_err(|e| csv_err(path, 1, e, cfg.max_doc_bytes))?
+            .clone();
+        since.store(0, Ordering::Relaxed);
         let names: Vec<String> = headers
             .iter()
             .enumerate()
@@ -79,6 +128,8 @@ impl Delimited {
         };
         Ok(Delimited {
             rdr,
+            since,
+            max: cfg.max_doc_bytes,
             path: path.to_path_buf(),
             text_col,
             id_col,
@@ -89,9 +140,23 @@ impl Delimited {
     }
 }
 
-fn csv_err(path: &Path, fallback_line: u64, e: ::csv::Error) -> Error {
+/// The error of a row longer than `max` bytes starting at `line`.
+fn too_long(path: &Path, line: u64, max: u64) -> Error {
+    Error::parse(
+        path,
+        line,
+        format!(
+            "row longer than {max} bytes; expected rows no larger than the largest document size"
+        ),
+    )
+}
+
+fn csv_err(path: &Path, fallback_line: u64, e: ::csv::Error, max: u64) -> Error {
     let line = e.position().map_or(fallback_line, |p| p.line());
     match e.into_kind() {
+        ::csv::ErrorKind::Io(io) if io.get_ref().is_some_and(|i| i.is::<RowTooLong>()) => {
+            too_long(path, line, max)
+        }
         ::csv::ErrorKind::Io(io) => read_err(path, line, io),
         ::csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
@@ -110,8 +175,15 @@ impl Source for Delimited {
             return Ok(None);
         }
         loop {
-            match self.rdr.read_byte_record(&mut self.rec) {
+            // The line the next row starts on (for an error while reading it).
+            let next_line = self.rdr.position().line();
+            let read = self.rdr.read_byte_record(&mut self.rec);
+            self.since.store(0, Ordering::Relaxed);
+            match read {
                 Ok(false) => return Ok(None),
+                Ok(true) if self.rec.as_slice().len() as u64 > self.max => {
+                    return Err(too_long(&self.path, next_line, self.max))
+                }
                 Ok(true) => {}
                 Err(e) => {
                     if self.skip_bad && matches!(e.kind(), ::csv::ErrorKind::UnequalLengths { .. })
@@ -119,7 +191,7 @@ impl Source for Delimited {
                         stats.skipped_bad_lines += 1;
                         continue;
                     }
-                    return Err(csv_err(&self.path, 0, e));
+                    return Err(csv_err(&self.path, next_line, e, self.max));
                 }
             }
             let line = self.rec.position().map_or(0, |p| p.line());
@@ -140,6 +212,7 @@ impl Source for Delimited {
                 None => (line.to_string(), false),
             };
             return Ok(Some(Raw {
+                line,
                 ext_id,
                 text,
                 lossy: lossy_t || lossy_i,

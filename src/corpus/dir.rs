@@ -2,7 +2,9 @@
 //!
 //! Invariant: names starting with `.` are skipped, symlinks to files followed and symlinked
 //! directories skipped; the external id is the relative path with `/` separators; only the
-//! list of paths and one file's content are held at a time (`*.gz` files decompressed).
+//! list of paths and one file's content are held at a time (`*.gz` files decompressed); a
+//! file whose content (decompressed) is larger than the largest document size is skipped
+//! and counted, having been read no further than that size.
 
 use std::path::{Path, PathBuf};
 
@@ -13,10 +15,11 @@ use crate::{Error, Result};
 
 pub(super) struct Dir {
     files: std::vec::IntoIter<(String, PathBuf)>,
+    max: u64,
 }
 
 impl Dir {
-    pub(super) fn open(root: &Path) -> Result<Self> {
+    pub(super) fn open(root: &Path, max_doc_bytes: u64) -> Result<Self> {
         let meta = std::fs::metadata(root).map_err(|e| Error::io(root, e))?;
         if !meta.is_dir() {
             return Err(Error::format(
@@ -29,6 +32,7 @@ impl Dir {
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Dir {
             files: files.into_iter(),
+            max: max_doc_bytes,
         })
     }
 }
@@ -61,18 +65,29 @@ fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
 
 impl Source for Dir {
     fn next_raw(&mut self, stats: &mut CorpusStats) -> Result<Option<Raw>> {
-        let Some((rel, path)) = self.files.next() else {
-            return Ok(None);
-        };
-        stats.files += 1;
-        let mut r = open_read(&path)?;
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut r, &mut bytes).map_err(|e| read_err(&path, 1, e))?;
-        let (text, lossy) = decode(bytes);
-        Ok(Some(Raw {
-            ext_id: rel,
-            text,
-            lossy,
-        }))
+        loop {
+            let Some((rel, path)) = self.files.next() else {
+                return Ok(None);
+            };
+            stats.files += 1;
+            let r = open_read(&path)?;
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(r, self.max.saturating_add(1)),
+                &mut bytes,
+            )
+            .map_err(|e| read_err(&path, 1, e))?;
+            if bytes.len() as u64 > self.max {
+                stats.skipped_oversized += 1;
+                continue;
+            }
+            let (text, lossy) = decode(bytes);
+            return Ok(Some(Raw {
+                line: 1,
+                ext_id: rel,
+                text,
+                lossy,
+            }));
+        }
     }
 }

@@ -1,10 +1,11 @@
 //! Opening and decoding inputs, shared by the formats: gzip-aware opening (a zero-byte
 //! `*.gz` file is empty), read errors naming file and line, lossy UTF-8 decoding, and a line
-//! reader.
+//! reader whose lines are bounded in length.
 //!
 //! Invariant: [`LineReader`] numbers lines from 1, drops a UTF-8 byte order mark at the
 //! start of the input (an input holding only one has no line, as the parallel reader sees
-//! it) and strips `\n` / `\r\n`; read errors name the line being read.
+//! it) and strips `\n` / `\r\n`; read errors name the line being read; a line longer than
+//! its limit is read past without being held.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -69,23 +70,81 @@ pub(super) fn decode_ref(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, bool) {
     }
 }
 
+/// What [`append_line`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Got {
+    /// The end of the input.
+    Eof,
+    /// A line of this many bytes (line end included), appended.
+    Line(usize),
+    /// A line longer than the limit, read past and not stored: this many bytes.
+    Oversized(u64),
+}
+
+/// Appends the next line, with its `\n`, to `buf`, unless it holds more than `max` bytes
+/// before its `\n`: such a line is read past in bounded memory (never stored) and `buf` is
+/// left as it was. On an error `buf` is left as it was too.
+pub(super) fn append_line(
+    r: &mut dyn BufRead,
+    buf: &mut Vec<u8>,
+    max: u64,
+) -> std::io::Result<Got> {
+    let start = buf.len();
+    let mut total = 0u64;
+    let mut over = false;
+    loop {
+        let avail = match r.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                buf.truncate(start);
+                return Err(e);
+            }
+        };
+        if avail.is_empty() {
+            break;
+        }
+        let (take, done) = match memchr::memchr(b'\n', avail) {
+            Some(i) => (i + 1, true),
+            None => (avail.len(), false),
+        };
+        if !over {
+            if total + (take - usize::from(done)) as u64 > max {
+                over = true;
+                buf.truncate(start);
+            } else {
+                buf.extend_from_slice(&avail[..take]);
+            }
+        }
+        total += take as u64;
+        r.consume(take);
+        if done {
+            break;
+        }
+    }
+    Ok(match (total, over) {
+        (0, _) => Got::Eof,
+        (n, true) => Got::Oversized(n),
+        (n, false) => Got::Line(n as usize),
+    })
+}
+
 /// Reads one line, with its line end, into `buf` (cleared first) and counts it in `line`;
-/// false at the end of the input. A read error names line `line + 1` of `path`.
+/// a line longer than `max` bytes is read past and reported as [`Got::Oversized`] (`buf`
+/// empty). A read error names line `line + 1` of `path`.
 pub(super) fn read_line(
     r: &mut dyn BufRead,
     path: &Path,
     line: &mut u64,
     buf: &mut Vec<u8>,
-) -> Result<bool> {
+    max: u64,
+) -> Result<Got> {
     buf.clear();
-    let n = r
-        .read_until(b'\n', buf)
-        .map_err(|e| read_err(path, *line + 1, e))?;
-    if n == 0 {
-        return Ok(false);
+    let got = append_line(r, buf, max).map_err(|e| read_err(path, *line + 1, e))?;
+    if got != Got::Eof {
+        *line += 1;
     }
-    *line += 1;
-    Ok(true)
+    Ok(got)
 }
 
 /// Line reader that tracks the 1-based line number and strips `\n` / `\r\n`.
@@ -97,21 +156,40 @@ pub(super) struct LineReader {
     pub(super) line: u64,
     /// The last line read, without its line end.
     pub(super) buf: Vec<u8>,
+    /// Whether the last line was longer than `max` (then `buf` is empty).
+    pub(super) oversized: bool,
+    max: u64,
 }
 
 impl LineReader {
+    /// Reads `path` without a limit on the line length.
     pub(super) fn open(path: &Path) -> Result<Self> {
+        Self::open_max(path, u64::MAX)
+    }
+
+    /// Reads `path`; lines longer than `max` bytes are read past (see `oversized`).
+    pub(super) fn open_max(path: &Path, max: u64) -> Result<Self> {
         Ok(LineReader {
             r: open_read(path)?,
             path: path.to_path_buf(),
             line: 0,
             buf: Vec::new(),
+            oversized: false,
+            max,
         })
     }
 
     /// Reads the next line into `self.buf`; false at the end.
     pub(super) fn next_line(&mut self) -> Result<bool> {
-        if !read_line(&mut *self.r, &self.path, &mut self.line, &mut self.buf)? {
+        let got = read_line(
+            &mut *self.r,
+            &self.path,
+            &mut self.line,
+            &mut self.buf,
+            self.max,
+        )?;
+        self.oversized = matches!(got, Got::Oversized(_));
+        if got == Got::Eof {
             return Ok(false);
         }
         if self.line == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {

@@ -50,7 +50,7 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 impl Jsonl {
     pub(super) fn open(path: &Path, cfg: &CorpusConfig) -> Result<Self> {
         Ok(Jsonl {
-            lines: LineReader::open(path)?,
+            lines: LineReader::open_max(path, cfg.max_doc_bytes)?,
             text_field: cfg.text_field.clone(),
             id_field: cfg.id_field.clone(),
             skip_bad: cfg.skip_bad_lines,
@@ -270,6 +270,10 @@ impl Source for Jsonl {
             if !self.lines.next_line()? {
                 return Ok(None);
             }
+            if self.lines.oversized {
+                stats.skipped_oversized += 1;
+                continue;
+            }
             if is_blank(&self.lines.buf) {
                 continue;
             }
@@ -278,6 +282,7 @@ impl Source for Jsonl {
                 Ok((id, text)) => {
                     let ext_id = id.unwrap_or_else(|| self.lines.line.to_string());
                     return Ok(Some(Raw {
+                        line: self.lines.line,
                         ext_id,
                         text,
                         lossy,

@@ -1,7 +1,8 @@
 //! Plain lines: one document per line.
 //!
-//! Invariant: every line is a document (blank lines are empty documents); the external id
-//! is the 1-based line number, the text the line without its line end.
+//! Invariant: every line is a document (blank lines are empty documents) except a line
+//! longer than the largest document size, which is skipped and counted; the external id is
+//! the 1-based line number, the text the line without its line end.
 
 use std::path::Path;
 
@@ -15,20 +16,27 @@ pub(super) struct Lines {
 }
 
 impl Lines {
-    pub(super) fn open(path: &Path) -> Result<Self> {
+    pub(super) fn open(path: &Path, max_doc_bytes: u64) -> Result<Self> {
         Ok(Lines {
-            lines: LineReader::open(path)?,
+            lines: LineReader::open_max(path, max_doc_bytes)?,
         })
     }
 }
 
 impl Source for Lines {
-    fn next_raw(&mut self, _: &mut CorpusStats) -> Result<Option<Raw>> {
-        if !self.lines.next_line()? {
-            return Ok(None);
+    fn next_raw(&mut self, stats: &mut CorpusStats) -> Result<Option<Raw>> {
+        loop {
+            if !self.lines.next_line()? {
+                return Ok(None);
+            }
+            if !self.lines.oversized {
+                break;
+            }
+            stats.skipped_oversized += 1;
         }
         let (text, lossy) = decode(std::mem::take(&mut self.lines.buf));
         Ok(Some(Raw {
+            line: self.lines.line,
             ext_id: self.lines.line.to_string(),
             text,
             lossy,

@@ -24,9 +24,16 @@
 //! malformed WARC records, corrupt gzip, I/O errors) is always an error. After the first
 //! error the reader is finished (it yields `None`).
 //!
+//! A document larger than [`CorpusConfig::max_doc_bytes`] (a JSONL or plain-text line, a
+//! directory file, a WARC record block or decoded HTTP body) is skipped, read past without
+//! being held, and counted in [`CorpusStats::skipped_oversized`]; a longer CSV/TSV row or
+//! WARC header line is an error. A repeated external id is an error naming both places or
+//! renamed, as [`CorpusConfig::duplicate_ids`] says (see [`DuplicateIds`]).
+//!
 //! Invariant: documents come out in input order with dense [`DocId`](crate::DocId)s 0, 1, 2, ... and their
-//! external id strings; readers stream and never hold the whole corpus unless asked (a
-//! directory reader holds the list of file paths, one file's content at a time).
+//! external id strings, distinct within the input (unless [`DuplicateIds::Keep`]); readers
+//! stream and never hold the whole corpus unless asked (a directory reader holds the list of
+//! file paths, one file's content at a time), nor any document larger than the limit.
 
 mod config;
 mod csv;
@@ -38,10 +45,12 @@ mod jsonl;
 mod lines;
 pub mod par;
 mod reader;
+mod unique;
 pub mod warc;
 
-pub use config::CorpusConfig;
+pub use config::{CorpusConfig, DEFAULT_MAX_DOC_BYTES};
 pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
+pub use unique::{Duplicate, DuplicateIds, IdCheck};

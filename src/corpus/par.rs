@@ -4,8 +4,9 @@
 //! [`par_map_corpus_with`] runs three kinds of work at once:
 //! * a **reader thread** (one, sequential) reads the input. For JSONL and plain lines
 //!   (gzip-compressed or not, standard input included) it cuts the byte stream into blocks
-//!   of about [`DEFAULT_BLOCK_BYTES`] at line boundaries with the same `read_until` calls as
-//!   the sequential reader (so read errors name the same line), counting the documents of
+//!   of about [`DEFAULT_BLOCK_BYTES`] and at most 8192 lines (a block's results take
+//!   memory per document) at line boundaries, reading lines as the sequential reader does
+//!   (so read errors name the same line), counting the documents of
 //!   each block so that every block knows its first [`DocId`]. Formats that cannot be cut
 //!   cheaply (CSV/TSV with quoting, directories, WARC) and JSONL with
 //!   [`CorpusConfig::skip_bad_lines`] (whose document count is only known after parsing)
@@ -15,6 +16,13 @@
 //!   block and call the map function on each of its documents, with a per-worker state;
 //! * the **calling thread** reorders the finished blocks and hands them to the consumer in
 //!   input order.
+//!
+//! The external ids travel beside the mapped results ([`Block::ext_ids`]): the calling
+//! thread passes those of the line formats through the [`IdCheck`] in input order (the
+//! sequential reader checks those of the other formats itself), so a duplicate is found,
+//! or renamed, exactly as the sequential reader would. A line longer than
+//! [`CorpusConfig::max_doc_bytes`] is read past by the reader thread (never held) and
+//! counted, as the sequential reader does.
 //!
 //! Invariants: documents get exactly the DocIds, external ids, texts and counts that the
 //! sequential reader gives them; blocks reach the consumer in input order, so the result
@@ -34,10 +42,11 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use super::input::{decode_ref, is_blank, open_read, read_err};
+use super::input::{append_line, decode_ref, is_blank, open_read, read_err, Got};
 use super::jsonl::parse_jsonl_line_fast;
 use super::reader::too_many_documents;
-use super::{CorpusConfig, CorpusStats, Format};
+use super::unique::{check_for, duplicate_error, first_occurrence};
+use super::{CorpusConfig, CorpusStats, Format, IdCheck};
 use crate::{DocId, Error, Result};
 
 /// Default size of a block of input bytes handed to one worker.
@@ -46,13 +55,18 @@ pub const DEFAULT_BLOCK_BYTES: usize = 1 << 20;
 /// Documents per batch when the sequential reader feeds the workers (fallback formats).
 const FALLBACK_DOCS: usize = 1024;
 
+/// Lines per block at most, whatever their size: the results of a block take memory per
+/// document, so a block of millions of empty lines must not be one block.
+const MAX_BLOCK_LINES: u64 = 8192;
+
 /// One document as the map function sees it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RawDoc<'a> {
     /// Dense id in input order (as the sequential reader assigns it).
     pub id: DocId,
-    /// The id the input gave it.
-    pub ext_id: String,
+    /// The id the input gave it, before the duplicate check (the checked, possibly renamed
+    /// id is in [`Block::ext_ids`]).
+    pub ext_id: &'a str,
     /// The text (borrowed from the block when possible).
     pub text: Cow<'a, str>,
     /// True when invalid UTF-8 was replaced while decoding.
@@ -70,6 +84,10 @@ pub struct Block<T> {
     pub first: DocId,
     /// One result per document.
     pub items: Vec<T>,
+    /// The external id of every document, checked for duplicates (and renamed with
+    /// [`super::DuplicateIds::Suffix`]); empty strings for the documents a
+    /// [`par_map_corpus_wanted`] does not want.
+    pub ext_ids: Vec<String>,
 }
 
 /// Tuning of the parallel reader (the output never depends on it).
@@ -210,11 +228,24 @@ impl<'a> LineKind<'a> {
     }
 }
 
-/// A finished piece of the output, or the end (with the sequential reader's counts when
-/// it was used).
+/// A finished piece of the output (with the line of each document when its ids are still to
+/// be checked), or the end: the sequential reader's counts when it was used, and the lines
+/// the reader thread skipped as too long.
 enum Piece<T> {
-    Block(Block<T>, CorpusStats),
-    End(Option<CorpusStats>),
+    Block(Block<T>, CorpusStats, Option<Vec<u64>>),
+    /// A block that failed: the ids (and lines) of its documents before the error, which
+    /// are checked first, since an earlier duplicate is the first error in document order.
+    Failed(Vec<String>, Vec<u64>, Error),
+    End(Option<CorpusStats>, u64),
+}
+
+/// The result of a block of lines that failed with `e` after the documents `ext_ids`
+/// (at `lines`, when their ids are to be checked).
+fn failed<T>(e: Error, ext_ids: Vec<String>, lines: Option<Vec<u64>>) -> Result<Piece<T>> {
+    match lines {
+        Some(lines) => Ok(Piece::Failed(ext_ids, lines, e)),
+        None => Err(e),
+    }
 }
 
 type Msg<T> = (u64, std::thread::Result<Result<Piece<T>>>);
@@ -253,6 +284,14 @@ fn par_map_impl<S: Send, T: Send>(
     mut consume: impl Consume<T>,
 ) -> Result<CorpusStats> {
     let line_kind = line_kind(path, cfg)?;
+    // The sequential reader checks the ids of the formats it reads; those of the line
+    // formats are checked here, on the calling thread, in input order.
+    let check = match (line_kind, wanted) {
+        (Some(_), None) => check_for(cfg.format_of(path)?, cfg),
+        _ => None,
+    };
+    let check_ids = check.is_some();
+    let max_doc_bytes = cfg.max_doc_bytes;
     // Open in the calling thread, so that a missing file fails before any thread starts.
     enum Src {
         Lines(Box<dyn BufRead + Send>),
@@ -289,7 +328,9 @@ fn par_map_impl<S: Send, T: Send>(
                                 .map(|mut v| v.pop())
                                 .unwrap_or(None)
                                 .unwrap_or_else(init);
-                            let r = run_job(job, line_kind, path_r, wanted, skip, &mut st, f);
+                            let r = run_job(
+                                job, line_kind, path_r, wanted, skip, check_ids, &mut st, f,
+                            );
                             if let Ok(mut v) = states.lock() {
                                 v.push(st);
                             }
@@ -299,27 +340,64 @@ fn par_map_impl<S: Send, T: Send>(
                     });
                 };
                 let r = catch_unwind(AssertUnwindSafe(|| match src {
-                    Src::Lines(r) => {
-                        read_lines(r, path_r, line_kind, block_bytes, seekable, &permit_rx, run)
+                    Src::Lines(r) => read_lines(
+                        r,
+                        path_r,
+                        line_kind,
+                        LineLimits {
+                            block_bytes,
+                            max_doc_bytes,
+                        },
+                        seekable,
+                        &permit_rx,
+                        run,
+                    ),
+                    Src::Seq(r) => {
+                        let (seq, r) = read_seq(*r, block_bytes, &permit_rx, run);
+                        (seq, r.map(|s| (s, 0)))
                     }
-                    Src::Seq(r) => read_seq(*r, block_bytes, &permit_rx, run),
                 }));
                 let (seq, r) = match r {
-                    Ok((seq, r)) => (seq, Ok(r.map(Piece::End))),
+                    Ok((seq, r)) => (seq, Ok(r.map(|(s, n)| Piece::End(s, n)))),
                     Err(p) => (u64::MAX, Err(p)),
                 };
                 let _ = res_tx_reader.send((seq, r));
             });
             drop(res_tx);
-            consume_in_order(res_rx, permit_tx, &mut consume)
+            let ids = IdsInOrder { check, path, cfg };
+            consume_in_order(res_rx, permit_tx, ids, &mut consume)
         })
     })
+}
+
+/// The duplicate check of the calling thread.
+struct IdsInOrder<'a> {
+    check: Option<IdCheck>,
+    path: &'a Path,
+    cfg: &'a CorpusConfig,
+}
+
+impl IdsInOrder<'_> {
+    /// Checks (and maybe renames) the ids of a block, documents at `lines`.
+    fn check(&mut self, ids: &mut [String], lines: &[u64]) -> Result<()> {
+        let Some(c) = &mut self.check else {
+            return Ok(());
+        };
+        for (id, &line) in ids.iter_mut().zip(lines) {
+            if let Err(d) = c.check(id) {
+                let first = first_occurrence(self.path, self.cfg, &d.id);
+                return Err(duplicate_error(self.path, line, &d, first));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reorders the pieces and feeds `consume`; returns the counts at the end.
 fn consume_in_order<T>(
     res_rx: mpsc::Receiver<Msg<T>>,
     permit_tx: mpsc::SyncSender<()>,
+    mut ids: IdsInOrder<'_>,
     consume: &mut impl Consume<T>,
 ) -> Result<CorpusStats> {
     let mut pending: BTreeMap<u64, Result<Piece<T>>> = BTreeMap::new();
@@ -332,15 +410,29 @@ fn consume_in_order<T>(
         while let Some(r) = pending.remove(&next) {
             next += 1;
             match r? {
-                Piece::Block(b, s) => {
+                Piece::Block(mut b, s, lines) => {
                     add_stats(&mut stats, &s);
                     // The reader may already be gone (it ended): a lost permit is fine.
                     let _ = permit_tx.try_send(());
+                    if let Some(lines) = lines {
+                        ids.check(&mut b.ext_ids, &lines)?;
+                    }
                     if !b.items.is_empty() {
                         consume(b)?;
                     }
                 }
-                Piece::End(seq_stats) => return Ok(seq_stats.unwrap_or(stats)),
+                Piece::Failed(mut failed_ids, lines, e) => {
+                    ids.check(&mut failed_ids, &lines)?;
+                    return Err(e);
+                }
+                Piece::End(seq_stats, oversized) => {
+                    let mut stats = seq_stats.unwrap_or(stats);
+                    stats.skipped_oversized += oversized;
+                    if let Some(c) = &ids.check {
+                        stats.renamed_ids += c.renamed();
+                    }
+                    return Ok(stats);
+                }
             }
         }
         let (seq, r) = match wait(&res_rx) {
@@ -390,6 +482,8 @@ fn add_stats(a: &mut CorpusStats, b: &CorpusStats) {
     a.text_bytes += b.text_bytes;
     a.skipped_bad_lines += b.skipped_bad_lines;
     a.skipped_records += b.skipped_records;
+    a.skipped_oversized += b.skipped_oversized;
+    a.renamed_ids += b.renamed_ids;
 }
 
 /// How the parallel reader reads `path` by lines (JSONL, unless malformed lines are to be
@@ -410,18 +504,35 @@ fn offsets_are_file_offsets(path: &Path) -> bool {
         && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
+/// The sizes the reader of line-based formats works with.
+#[derive(Clone, Copy)]
+struct LineLimits {
+    /// Bytes per block (at least one line).
+    block_bytes: usize,
+    /// The longest line kept (longer ones are read past and counted).
+    max_doc_bytes: u64,
+}
+
 /// The reader of line-based formats: cuts blocks and dispatches them with `run(seq, job)`.
-/// With `seekable`, each block carries the file offset of its first byte.
-/// Returns the sequence number of the end and how the reading ended.
+/// With `seekable`, each block carries the file offset of its first byte. A line longer
+/// than the largest document ends the block before it and is read past, not held.
+/// Returns the sequence number of the end and how the reading ended (with the number of
+/// lines skipped as too long).
+#[allow(clippy::too_many_arguments)]
 fn read_lines(
     mut r: Box<dyn BufRead + Send>,
     path: &Path,
     kind: Option<LineKind<'_>>,
-    block_bytes: usize,
+    limits: LineLimits,
     seekable: bool,
     permits: &mpsc::Receiver<()>,
     mut run: impl FnMut(u64, Job),
-) -> (u64, Result<Option<CorpusStats>>) {
+) -> (u64, Result<(Option<CorpusStats>, u64)>) {
+    let LineLimits {
+        block_bytes,
+        max_doc_bytes,
+    } = limits;
+    let mut oversized = 0u64;
     let jsonl = matches!(kind, Some(LineKind::Jsonl { .. }));
     let mut seq = 0u64;
     let mut line = 0u64;
@@ -429,6 +540,7 @@ fn read_lines(
     let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + (block_bytes >> 2));
     let mut first_line = 1u64;
     let mut first_doc = 0u64;
+    let mut block_lines = 0u64;
     // Bytes read from the input so far, and the offset of `buf[0]` in it.
     let mut read = 0u64;
     let mut first_byte = 0u64;
@@ -457,16 +569,26 @@ fn read_lines(
     // How the reading ends; the lines before the end are shipped in any case.
     let end = loop {
         let start = buf.len();
-        let n = match r.read_until(b'\n', &mut buf) {
-            Ok(n) => n,
-            Err(e) => {
-                buf.truncate(start);
-                break Err(read_err(path, line + 1, e));
+        let n = match append_line(&mut *r, &mut buf, max_doc_bytes) {
+            Ok(Got::Eof) => break Ok((None, oversized)),
+            Ok(Got::Line(n)) => n,
+            Ok(Got::Oversized(n)) => {
+                // Not a document: the lines before it go as one block, the next block
+                // starts after it.
+                if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
+                    return (seq, Ok((None, oversized)));
+                }
+                read += n;
+                line += 1;
+                oversized += 1;
+                block_lines = 0;
+                first_line = line + 1;
+                first_doc = docs;
+                first_byte = read;
+                continue;
             }
+            Err(e) => break Err(read_err(path, line + 1, e)),
         };
-        if n == 0 {
-            break Ok(None);
-        }
         read += n as u64;
         line += 1;
         if line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
@@ -481,17 +603,19 @@ fn read_lines(
             }
             docs += 1;
         }
-        if buf.len() >= block_bytes {
+        block_lines += 1;
+        if buf.len() >= block_bytes || block_lines >= MAX_BLOCK_LINES {
             if !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
-                return (seq, Ok(None));
+                return (seq, Ok((None, oversized)));
             }
+            block_lines = 0;
             first_line = line + 1;
             first_doc = docs;
             first_byte = read;
         }
     };
     if !buf.is_empty() && !ship(&mut buf, first_line, first_doc, first_byte, &mut seq) {
-        return (seq, Ok(None));
+        return (seq, Ok((None, oversized)));
     }
     (seq, end)
 }
@@ -537,13 +661,16 @@ fn read_seq(
     }
 }
 
-/// Parses and maps one block.
+/// Parses and maps one block; with `check_ids`, a block of lines also gives the line of
+/// every document (for the duplicate check of the calling thread).
+#[allow(clippy::too_many_arguments)]
 fn run_job<S, T>(
     job: Job,
     kind: Option<LineKind<'_>>,
     path: &Path,
     wanted: Option<&[DocId]>,
     skip: fn() -> T,
+    check_ids: bool,
     st: &mut S,
     f: &impl MapDoc<S, T>,
 ) -> Result<Piece<T>> {
@@ -553,23 +680,34 @@ fn run_job<S, T>(
         Job::Docs(docs) => {
             let first = docs.first().map_or(DocId(0), |d| d.id);
             let mut items = Vec::with_capacity(docs.len());
+            let mut ext_ids = Vec::with_capacity(docs.len());
             for d in docs {
                 if unwanted(d.id) {
                     items.push(skip());
+                    ext_ids.push(String::new());
                     continue;
                 }
                 items.push(f(
                     st,
                     RawDoc {
                         id: d.id,
-                        ext_id: d.ext_id,
+                        ext_id: &d.ext_id,
                         text: Cow::Owned(d.text),
                         lossy: d.lossy,
                         offset: None,
                     },
                 )?);
+                ext_ids.push(d.ext_id);
             }
-            Ok(Piece::Block(Block { first, items }, stats))
+            Ok(Piece::Block(
+                Block {
+                    first,
+                    items,
+                    ext_ids,
+                },
+                stats,
+                None,
+            ))
         }
         Job::Lines {
             bytes,
@@ -579,6 +717,8 @@ fn run_job<S, T>(
         } => {
             let kind = kind.unwrap_or(LineKind::Lines);
             let mut items = Vec::new();
+            let mut ext_ids = Vec::new();
+            let mut lines = Vec::new();
             let mut line_no = first_line - 1;
             let mut id = first_doc;
             let mut at = 0u64;
@@ -595,6 +735,7 @@ fn run_job<S, T>(
                     let blank = matches!(kind, LineKind::Jsonl { .. }) && is_blank(l);
                     if !blank {
                         items.push(skip());
+                        ext_ids.push(String::new());
                         id += 1;
                     }
                     continue;
@@ -604,27 +745,40 @@ fn run_job<S, T>(
                         (ext.unwrap_or_else(|| line_no.to_string()), text, lossy)
                     }
                     Ok(None) => continue,
-                    Err(msg) => return Err(Error::parse(path, line_no, msg)),
+                    Err(msg) => {
+                        let e = Error::parse(path, line_no, msg);
+                        return failed(e, ext_ids, check_ids.then_some(lines));
+                    }
                 };
                 stats.count_document(&text, lossy);
-                items.push(f(
+                let item = f(
                     st,
                     RawDoc {
                         id: DocId(id as u32),
-                        ext_id,
+                        ext_id: &ext_id,
                         text,
                         lossy,
                         offset,
                     },
-                )?);
+                );
+                match item {
+                    Ok(item) => items.push(item),
+                    Err(e) => return failed(e, ext_ids, check_ids.then_some(lines)),
+                }
+                ext_ids.push(ext_id);
+                if check_ids {
+                    lines.push(line_no);
+                }
                 id += 1;
             }
             Ok(Piece::Block(
                 Block {
                     first: DocId(first_doc as u32),
                     items,
+                    ext_ids,
                 },
                 stats,
+                check_ids.then_some(lines),
             ))
         }
     }
@@ -769,23 +923,24 @@ pub fn read_all_par_opts(
     opts: &ParOptions,
 ) -> Result<(Vec<super::Document>, CorpusStats)> {
     let mut out = Vec::new();
-    let stats = par_map_corpus_opts(
-        path,
-        cfg,
-        opts,
-        || (),
-        |_, d| {
-            Ok(super::Document {
-                id: d.id,
-                ext_id: d.ext_id,
-                text: d.text.into_owned(),
-                lossy: d.lossy,
-            })
-        },
-        |b| {
-            out.extend(b.items);
-            Ok(())
-        },
-    )?;
+    let stats =
+        par_map_corpus_opts(
+            path,
+            cfg,
+            opts,
+            || (),
+            |_, d| Ok((d.id, d.text.into_owned(), d.lossy)),
+            |b| {
+                out.extend(b.items.into_iter().zip(b.ext_ids).map(
+                    |((id, text, lossy), ext_id)| super::Document {
+                        id,
+                        ext_id,
+                        text,
+                        lossy,
+                    },
+                ));
+                Ok(())
+            },
+        )?;
     Ok((out, stats))
 }

@@ -1,12 +1,14 @@
 //! The streaming reader: [`open`] picks a format's source, and [`CorpusReader`] numbers its
-//! documents and counts them.
+//! documents, checks their external ids ([`super::IdCheck`]) and counts them.
 //!
-//! Invariant: documents come out in input order with dense [`DocId`]s 0, 1, 2, ...; after
-//! the first error the reader is finished (it yields `None`).
+//! Invariant: documents come out in input order with dense [`DocId`]s 0, 1, 2, ... and
+//! external ids that are unique (or renamed to be, see [`super::DuplicateIds`]); after the
+//! first error the reader is finished (it yields `None`).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::unique::{check_for, duplicate_error, first_occurrence, IdCheck};
 use super::{csv, dir, jsonl, lines, warc, CorpusConfig, Format};
 use crate::{DocId, Error, Result};
 
@@ -38,6 +40,11 @@ pub struct CorpusStats {
     pub skipped_bad_lines: u64,
     /// WARC records that are not `response` records (skipped).
     pub skipped_records: u64,
+    /// Documents larger than the largest document size (skipped): JSONL and plain-text
+    /// lines, directory files, WARC record blocks.
+    pub skipped_oversized: u64,
+    /// Repeated external ids renamed (`X#2`, ...) with [`super::DuplicateIds::Suffix`].
+    pub renamed_ids: u64,
     /// Files read (1, or the number of files of a directory).
     pub files: u64,
 }
@@ -64,6 +71,9 @@ pub(super) fn too_many_documents(path: &Path) -> Error {
 
 /// A document before it gets its DocId.
 pub(super) struct Raw {
+    /// 1-based line where the document starts (WARC: its record's version line; a
+    /// directory: 1).
+    pub(super) line: u64,
     pub(super) ext_id: String,
     pub(super) text: String,
     pub(super) lossy: bool,
@@ -83,6 +93,9 @@ pub struct CorpusReader {
     next_id: u64,
     stats: CorpusStats,
     done: bool,
+    check: Option<IdCheck>,
+    cfg: CorpusConfig,
+    last_line: u64,
 }
 
 impl fmt::Debug for CorpusReader {
@@ -102,9 +115,9 @@ pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
     let src: Box<dyn Source> = match format {
         Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
         Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),
-        Format::Lines => Box::new(lines::Lines::open(path)?),
-        Format::Dir => Box::new(dir::Dir::open(path)?),
-        Format::Warc => Box::new(warc::WarcDocs::open(path)?),
+        Format::Lines => Box::new(lines::Lines::open(path, cfg.max_doc_bytes)?),
+        Format::Dir => Box::new(dir::Dir::open(path, cfg.max_doc_bytes)?),
+        Format::Warc => Box::new(warc::WarcDocs::open(path, cfg.max_doc_bytes)?),
     };
     let files = u64::from(format != Format::Dir);
     Ok(CorpusReader {
@@ -117,6 +130,9 @@ pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
             ..CorpusStats::default()
         },
         done: false,
+        check: check_for(format, cfg),
+        cfg: cfg.clone(),
+        last_line: 0,
     })
 }
 
@@ -134,6 +150,12 @@ impl CorpusReader {
     /// The corpus path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The 1-based line where the last document yielded starts (a WARC record: its version
+    /// line; a file of a directory: 1).
+    pub fn last_line(&self) -> u64 {
+        self.last_line
     }
 
     /// Up to `n` next documents (fewer only at the end; empty when the corpus is exhausted).
@@ -173,10 +195,19 @@ impl Iterator for CorpusReader {
             return None;
         }
         match self.src.next_raw(&mut self.stats) {
-            Ok(Some(raw)) => {
+            Ok(Some(mut raw)) => {
                 if self.next_id > u64::from(u32::MAX) {
                     self.done = true;
                     return Some(Err(too_many_documents(&self.path)));
+                }
+                self.last_line = raw.line;
+                if let Some(c) = &mut self.check {
+                    if let Err(d) = c.check(&mut raw.ext_id) {
+                        self.done = true;
+                        let first = first_occurrence(&self.path, &self.cfg, &d.id);
+                        return Some(Err(duplicate_error(&self.path, raw.line, &d, first)));
+                    }
+                    self.stats.renamed_ids = c.renamed();
                 }
                 let id = DocId(self.next_id as u32);
                 self.next_id += 1;

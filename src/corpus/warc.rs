@@ -9,12 +9,16 @@
 //!
 //! Invariant: errors name the file, the 1-based line of the (decompressed) stream where the
 //! record starts, the record number and what was expected; a truncated or malformed record
-//! never panics and never allocates more than the bytes actually present.
+//! never panics and never allocates more than the bytes actually present. With a limit
+//! ([`WarcReader::with_max_block`]) no more than the limit is held either: a longer header
+//! line is an error, a longer block is read past and not kept ([`Record::skipped`]), so a
+//! `Content-Length` larger than the rest of the input costs reading to its end (then the
+//! record is reported truncated) and never an allocation of that size.
 
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
-use super::input::{decode, open_read, read_err, read_line};
+use super::input::{decode, open_read, read_err, read_line, Got};
 use super::reader::{Raw, Source};
 use super::CorpusStats;
 use crate::{Error, Result};
@@ -30,8 +34,10 @@ pub struct Record {
     pub version: String,
     /// Header fields in order, names as written.
     pub headers: Vec<(String, String)>,
-    /// The record block (`Content-Length` bytes).
+    /// The record block (`Content-Length` bytes); empty when `skipped`.
     pub block: Vec<u8>,
+    /// The block was longer than the reader's limit: read past and not kept.
+    pub skipped: bool,
 }
 
 impl Record {
@@ -51,6 +57,7 @@ pub struct WarcReader {
     line: u64,
     record: u64,
     buf: Vec<u8>,
+    max: u64,
 }
 
 impl WarcReader {
@@ -62,13 +69,36 @@ impl WarcReader {
             line: 0,
             record: 0,
             buf: Vec::new(),
+            max: u64::MAX,
         }
+    }
+
+    /// Holds no header line or block longer than `max` bytes (see the module docs).
+    pub fn with_max_block(mut self, max: u64) -> Self {
+        self.max = max;
+        self
     }
 
     /// Reads one line into `self.buf` (without its line end); false at end of input.
     fn read_line(&mut self) -> Result<bool> {
-        if !read_line(&mut *self.r, &self.path, &mut self.line, &mut self.buf)? {
-            return Ok(false);
+        match read_line(
+            &mut *self.r,
+            &self.path,
+            &mut self.line,
+            &mut self.buf,
+            self.max,
+        )? {
+            Got::Eof => return Ok(false),
+            Got::Oversized(n) => {
+                return Err(self.err(
+                    self.line,
+                    format!(
+                        "a line of {n} bytes; expected a WARC line of at most {} bytes",
+                        self.max
+                    ),
+                ))
+            }
+            Got::Line(_) => {}
         }
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
@@ -178,17 +208,23 @@ impl WarcReader {
             )
         })?;
         let mut block = Vec::new();
-        let got = (&mut self.r)
-            .take(len)
-            .read_to_end(&mut block)
-            .map_err(|e| read_err(&self.path, self.line + 1, e))?;
-        if (got as u64) < len {
+        let skipped = len > self.max;
+        let got = if skipped {
+            self.skip_block(len)?
+        } else {
+            let got = (&mut self.r)
+                .take(len)
+                .read_to_end(&mut block)
+                .map_err(|e| read_err(&self.path, self.line + 1, e))?;
+            self.line += memchr::memchr_iter(b'\n', &block).count() as u64;
+            got as u64
+        };
+        if got < len {
             return Err(self.err(
                 start,
                 format!("truncated record: Content-Length says {len} bytes, only {got} remain"),
             ));
         }
-        self.line += memchr::memchr_iter(b'\n', &block).count() as u64;
         // A block that does not end a line leaves the next line end to the separator.
         Ok(Some(Record {
             number: self.record,
@@ -196,7 +232,29 @@ impl WarcReader {
             version,
             headers,
             block,
+            skipped,
         }))
+    }
+
+    /// Reads past up to `len` bytes without keeping them (counting their lines); returns
+    /// how many there were.
+    fn skip_block(&mut self, len: u64) -> Result<u64> {
+        let mut left = len;
+        while left > 0 {
+            let avail = match self.r.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(read_err(&self.path, self.line + 1, e)),
+            };
+            if avail.is_empty() {
+                break;
+            }
+            let n = avail.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            self.line += memchr::memchr_iter(b'\n', &avail[..n]).count() as u64;
+            self.r.consume(n);
+            left -= n as u64;
+        }
+        Ok(len - left)
     }
 }
 
@@ -214,8 +272,19 @@ fn trunc(s: &str) -> String {
 /// possible (on any failure the body is returned as stored). A block that does not start
 /// with `HTTP/` is returned whole.
 pub fn http_body(block: &[u8]) -> Vec<u8> {
+    http_body_max(block, u64::MAX).unwrap_or_default()
+}
+
+/// [`http_body`], but `None` when the body, decoded, would be longer than `max` bytes
+/// (decoding stops there).
+pub fn http_body_max(block: &[u8], max: u64) -> Option<Vec<u8>> {
+    let body = http_body_raw(block, max)?;
+    (body.len() as u64 <= max).then_some(body)
+}
+
+fn http_body_raw(block: &[u8], max: u64) -> Option<Vec<u8>> {
     if !block.starts_with(b"HTTP/") {
-        return block.to_vec();
+        return Some(block.to_vec());
     }
     let (head_end, body_start) = match (
         memchr::memmem::find(block, b"\r\n\r\n"),
@@ -224,7 +293,7 @@ pub fn http_body(block: &[u8]) -> Vec<u8> {
         (Some(a), Some(b)) if b < a => (b, b + 2),
         (Some(a), _) => (a, a + 4),
         (None, Some(b)) => (b, b + 2),
-        (None, None) => return Vec::new(),
+        (None, None) => return Some(Vec::new()),
     };
     let head = String::from_utf8_lossy(&block[..head_end]);
     let mut chunked = false;
@@ -247,24 +316,28 @@ pub fn http_body(block: &[u8]) -> Vec<u8> {
             body = b;
         }
     }
-    if encoding == "gzip" || encoding == "x-gzip" {
-        let mut out = Vec::new();
-        if flate2::read::MultiGzDecoder::new(&body[..])
+    let limit = max.saturating_add(1);
+    let mut out = Vec::new();
+    let decoded = if encoding == "gzip" || encoding == "x-gzip" {
+        flate2::read::MultiGzDecoder::new(&body[..])
+            .take(limit)
             .read_to_end(&mut out)
             .is_ok()
-        {
-            body = out;
-        }
     } else if encoding == "deflate" {
-        let mut out = Vec::new();
-        if flate2::read::ZlibDecoder::new(&body[..])
+        flate2::read::ZlibDecoder::new(&body[..])
+            .take(limit)
             .read_to_end(&mut out)
             .is_ok()
-        {
-            body = out;
+    } else {
+        false
+    };
+    if decoded {
+        if out.len() as u64 > max {
+            return None;
         }
+        body = out;
     }
-    body
+    Some(body)
 }
 
 /// Undoes HTTP chunked transfer coding; `None` when the data is not well-formed.
@@ -297,12 +370,14 @@ fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
 /// after the HTTP headers; other records are skipped and counted.
 pub(super) struct WarcDocs {
     r: WarcReader,
+    max: u64,
 }
 
 impl WarcDocs {
-    pub(super) fn open(path: &Path) -> Result<Self> {
+    pub(super) fn open(path: &Path, max_doc_bytes: u64) -> Result<Self> {
         Ok(WarcDocs {
-            r: WarcReader::new(open_read(path)?, path),
+            r: WarcReader::new(open_read(path)?, path).with_max_block(max_doc_bytes),
+            max: max_doc_bytes,
         })
     }
 }
@@ -332,8 +407,16 @@ impl Source for WarcDocs {
                 .and_then(|u| u.strip_suffix('>'))
                 .unwrap_or(uri)
                 .to_string();
-            let (text, lossy) = decode(http_body(&rec.block));
+            let Some(body) = (!rec.skipped)
+                .then(|| http_body_max(&rec.block, self.max))
+                .flatten()
+            else {
+                stats.skipped_oversized += 1;
+                continue;
+            };
+            let (text, lossy) = decode(body);
             return Ok(Some(Raw {
+                line: rec.line,
                 ext_id: uri,
                 text,
                 lossy,

@@ -56,6 +56,11 @@ pub struct AddReport {
     pub clusters: u64,
     /// The lost and found report.
     pub lost: Vec<Lost>,
+    /// Repeated external ids of the sweep renamed (`X#2`, ...); ids of earlier sweeps are
+    /// not repeats but new versions.
+    pub renamed_ids: u64,
+    /// Documents of the sweep skipped as larger than the largest document size.
+    pub skipped_oversized: u64,
 }
 
 impl Index {
@@ -142,20 +147,21 @@ impl Index {
     ) -> Result<AddReport> {
         let qs = self.query_sketcher()?;
         let mut docs = Vec::new();
-        for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
-            let imgs: Vec<(Image, Option<Image>)> = canon
-                .par_iter()
-                .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
-                .collect();
-            for (d, (image, containment)) in batch.iter().zip(imgs) {
-                docs.push(NewDoc {
-                    ext_id: d.ext_id.clone(),
-                    image,
-                    containment,
-                });
-            }
-            Ok(())
-        })?;
+        let stats =
+            for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
+                let imgs: Vec<(Image, Option<Image>)> = canon
+                    .par_iter()
+                    .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
+                    .collect();
+                for (d, (image, containment)) in batch.iter().zip(imgs) {
+                    docs.push(NewDoc {
+                        ext_id: d.ext_id.clone(),
+                        image,
+                        containment,
+                    });
+                }
+                Ok(())
+            })?;
         let input_str = if self.cfg.keep_sources {
             std::fs::canonicalize(input)
                 .map_err(|e| Error::io(input, e))?
@@ -164,7 +170,10 @@ impl Index {
         } else {
             input.to_string_lossy().into_owned()
         };
-        self.add_documents(docs, tag, &input_str, CorpusSpec::from_config(corpus))
+        let mut rep = self.add_documents(docs, tag, &input_str, CorpusSpec::from_config(corpus))?;
+        rep.renamed_ids = stats.renamed_ids;
+        rep.skipped_oversized = stats.skipped_oversized;
+        Ok(rep)
     }
 
     /// Adds a sweep of sketched documents (in corpus order; ordinal `i` is the `i`-th):

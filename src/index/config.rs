@@ -1,7 +1,7 @@
 //! Build-time options of an index ([`IndexConfig`]) and what it records of each sweep
 //! ([`Sweep`], [`CorpusSpec`]: enough to read the sweep's corpus again).
 
-use crate::corpus::{CorpusConfig, Format};
+use crate::corpus::{CorpusConfig, DuplicateIds, Format};
 use crate::{Error, Result};
 
 /// Build-time options of an index.
@@ -80,6 +80,17 @@ pub struct CorpusSpec {
     pub id_column: String,
     /// Malformed lines skipped.
     pub skip_bad_lines: bool,
+    /// What repeated ids got (`error`, `suffix`; `keep`, unchecked, in indexes made before
+    /// ids were checked).
+    #[serde(default = "keep_ids")]
+    pub duplicate_ids: String,
+    /// The largest document in bytes (`None`, no limit, in indexes made before there was one).
+    #[serde(default)]
+    pub max_doc_bytes: Option<u64>,
+}
+
+fn keep_ids() -> String {
+    DuplicateIds::Keep.name().to_string()
 }
 
 impl CorpusSpec {
@@ -92,6 +103,8 @@ impl CorpusSpec {
             text_column: c.text_column.clone(),
             id_column: c.id_column.clone(),
             skip_bad_lines: c.skip_bad_lines,
+            duplicate_ids: c.duplicate_ids.name().to_string(),
+            max_doc_bytes: Some(c.max_doc_bytes),
         }
     }
 
@@ -108,6 +121,11 @@ impl CorpusSpec {
             text_column: self.text_column.clone(),
             id_column: self.id_column.clone(),
             skip_bad_lines: self.skip_bad_lines,
+            duplicate_ids: match self.duplicate_ids.as_str() {
+                "" => DuplicateIds::Keep,
+                s => s.parse()?,
+            },
+            max_doc_bytes: self.max_doc_bytes.unwrap_or(u64::MAX),
         })
     }
 }

@@ -9,7 +9,8 @@
 //! including version-1 files) are concatenated in the order given (the documents of the
 //! second file follow those of the first), and sharded files must be exactly the shards
 //! `0/N .. N-1/N` of one run, each holding as many documents as its part of the corpus, so
-//! that together they give every document the DocId it has in one unsharded file.
+//! that together they give every document the DocId it has in one unsharded file; external
+//! ids are unique over all the files (a repeated one is an error naming both places).
 
 use std::path::{Path, PathBuf};
 
@@ -18,7 +19,7 @@ use super::pipeline::{
     sketch_stream, PipelineConfig, Prints, SketchBatch, SketchSink, SketchStats,
 };
 use super::{Image, ImageSet, SketchParams};
-use crate::corpus::IdTableWriter;
+use crate::corpus::{DuplicateIds, IdCheck, IdTableWriter};
 use crate::{DocId, Error, Result};
 
 /// A [`SketchSink`] that writes the documents of one shard (default: all) to a version-3
@@ -217,14 +218,47 @@ impl ImageInputs {
     }
 
     /// Hands every document to `f` as (DocId, external id, image), file by file; returns
-    /// the number of documents. Fails (naming the file) on a damaged file or on shards whose
-    /// sizes do not fit one corpus; `f` may then have seen part of the documents.
-    pub fn for_each(self, mut f: impl FnMut(DocId, String, Image) -> Result<()>) -> Result<u64> {
+    /// the number of documents. Fails (naming the file) on a damaged file, on shards whose
+    /// sizes do not fit one corpus, or on an external id seen before (naming the file and
+    /// 1-based document number of both); `f` may then have seen part of the documents.
+    pub fn for_each(self, f: impl FnMut(DocId, String, Image) -> Result<()>) -> Result<u64> {
+        self.scan(true, f)
+    }
+
+    /// [`Self::for_each`] without the duplicate-id check (and its table of id hashes): for
+    /// a later scan of files that one [`Self::for_each`] has read already.
+    pub fn for_each_again(self, f: impl FnMut(DocId, String, Image) -> Result<()>) -> Result<u64> {
+        self.scan(false, f)
+    }
+
+    fn scan(
+        self,
+        check_ids: bool,
+        mut f: impl FnMut(DocId, String, Image) -> Result<()>,
+    ) -> Result<u64> {
         let mut offset = 0u64;
         let mut counts = Vec::with_capacity(self.readers.len());
         let mut readers = self.readers;
+        let paths: Vec<PathBuf> = readers.iter().map(|r| r.path().to_path_buf()).collect();
+        let mut check = IdCheck::new(if check_ids {
+            DuplicateIds::Error
+        } else {
+            DuplicateIds::Keep
+        });
         for r in &mut readers {
-            while let Some((d, id, img)) = r.next_doc()? {
+            let mut nth = 0u64;
+            while let Some((d, mut id, img)) = r.next_doc()? {
+                nth += 1;
+                if let Err(dup) = check.check(&mut id) {
+                    let first = first_in_images(&paths, &dup.id).map_or_else(
+                        || "first seen earlier".to_string(),
+                        |(p, n)| format!("first seen at {} document {n}", p.display()),
+                    );
+                    return Err(Error::format(
+                        r.path(),
+                        format!("document {nth}: duplicate id {:?} ({first})", dup.id),
+                    ));
+                }
                 let d = if self.sharded.is_some() {
                     d
                 } else {
@@ -270,7 +304,7 @@ impl ImageInputs {
         self.readers.iter().map(|r| r.declared_count()).sum()
     }
 
-    /// Reads every document into one [`ImageSet`] in DocId order.
+    /// Reads every document into one [`ImageSet`] in DocId order (see [`Self::for_each`]).
     pub fn read_all(self) -> Result<ImageSet> {
         let params = self.params.clone();
         let mut docs: Vec<(DocId, String, Image)> = Vec::new();
@@ -286,4 +320,20 @@ impl ImageInputs {
             images,
         })
     }
+}
+
+/// The file and 1-based document number where `id` first occurs in the images files
+/// `paths` (read again: for the message of a duplicate).
+fn first_in_images(paths: &[PathBuf], id: &str) -> Option<(PathBuf, u64)> {
+    for p in paths {
+        let mut r = ImageReader::open(p).ok()?;
+        let mut nth = 0u64;
+        while let Ok(Some((_, got, _))) = r.next_doc() {
+            nth += 1;
+            if got == id {
+                return Some((p.clone(), nth));
+            }
+        }
+    }
+    None
 }

@@ -224,7 +224,6 @@ impl Worker {
 
 /// What a worker makes of one document.
 struct DocOut {
-    ext_id: String,
     image: Image,
     raw_fingerprint: u64,
     canonical_fingerprint: u64,
@@ -278,7 +277,6 @@ pub fn sketch_stream(
             wk.tokens(&canon, seed, &d.text, true);
             let image = sketcher.sketch_token_hashes(&wk.tokens, &mut wk.sketch);
             Ok(DocOut {
-                ext_id: d.ext_id,
                 image,
                 raw_fingerprint: text::fingerprint_raw(d.text.as_bytes()),
                 canonical_fingerprint: text::fingerprint_canonical_encoded(&wk.fingerprint),
@@ -290,7 +288,7 @@ pub fn sketch_stream(
             let n = b.items.len();
             let mut batch = SketchBatch {
                 first: b.first.0,
-                ext_ids: Vec::with_capacity(n),
+                ext_ids: b.ext_ids,
                 images: Vec::with_capacity(n),
                 raw_fingerprints: Vec::with_capacity(n),
                 canonical_fingerprints: Vec::with_capacity(n),
@@ -303,7 +301,6 @@ pub fn sketch_stream(
                 tokens += o.tokens;
                 short += u64::from(o.tokens > 0 && o.tokens < w);
                 empty_images += u64::from(o.image.is_empty());
-                batch.ext_ids.push(o.ext_id);
                 batch.images.push(o.image);
                 batch.raw_fingerprints.push(o.raw_fingerprint);
                 batch.canonical_fingerprints.push(o.canonical_fingerprint);
@@ -505,6 +502,16 @@ pub fn shingle_sets(
     )
 }
 
+/// Whether `id`, as the first pass handed it on, is the id `written` in the input, or a
+/// rename of it (`written#N`, [`crate::corpus::DuplicateIds::Suffix`]).
+fn same_or_renamed(id: &str, written: &str) -> bool {
+    id == written
+        || id
+            .strip_prefix(written)
+            .and_then(|r| r.strip_prefix('#'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// `ids` ascending, each once.
 fn sorted_distinct(ids: &[DocId]) -> Vec<DocId> {
     let mut v = ids.to_vec();
@@ -548,7 +555,7 @@ pub fn shingle_sets_at(
                 let doc = reader.read_at(at, buf)?;
                 if let (Some(ids), Some(got)) = (ext_ids, &doc.ext_id) {
                     let want = ids.get(d.0 as usize).map(String::as_str);
-                    if want != Some(got.as_str()) {
+                    if !want.is_some_and(|w| same_or_renamed(w, got)) {
                         return Err(Error::format(
                             path,
                             format!(
