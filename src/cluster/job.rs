@@ -498,8 +498,11 @@ impl Job {
             1
         };
         // Per document: the external id, and the image values (keys and, for positional
-        // schemes, the positional values too), each a vector.
-        let need = extra + n * (64 + copies * (40 + 8 * params.sketch.size as u64));
+        // schemes, the positional values too), each a vector; then the method's own working
+        // set (bands, super shingles, candidates, verification), measured at up to 40 % more
+        // on 1M documents (eval/results/scale.md).
+        let held = n * (64 + copies * (40 + 8 * params.sketch.size as u64));
+        let need = extra + held + held * 2 / 5;
         if need > budget.0 {
             return Err(Error::Budget(format!(
                 "{}: {} holds {} in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
