@@ -17,8 +17,8 @@ use super::threshold::image_kind;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, Method,
 };
-use crate::context::images::{doc_order, permuted, ImageKeys};
-use crate::context::{BuiltContext, Context, ContextConfig, KeyStats};
+use crate::context::images::{doc_order, first_scan, permuted, ImageKeys};
+use crate::context::{BuiltContext, Context, ContextConfig};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
 use crate::spill::SpillConfig;
@@ -120,21 +120,15 @@ impl Prepared {
         let inputs = ImageInputs::open(paths)?;
         let params = inputs.params().clone();
         let scheme = params.sketch.scheme;
-        let mut stats = KeyStats::default();
         let mut doc_ids: Vec<DocId> = Vec::new();
         let mut ext_ids: Vec<String> = Vec::new();
         let mut img_fp: Vec<Option<u64>> = Vec::new();
         let mut image_lens: Vec<u32> = Vec::new();
-        let mut buf = Vec::new();
-        inputs.for_each(|d, id, img| {
-            buf.clear();
-            img.keys(scheme, &mut buf);
-            stats.add(d, &buf);
+        let stats = first_scan(inputs, |d, id, img, keys| {
             doc_ids.push(d);
             ext_ids.push(id);
-            img_fp.push(image_fingerprint(&img));
-            image_lens.push(buf.len() as u32);
-            Ok(())
+            img_fp.push(image_fingerprint(img));
+            image_lens.push(keys.len() as u32);
         })?;
         // Shards interleave their DocIds: put everything in DocId order.
         if let Some(order) = doc_order(&doc_ids) {

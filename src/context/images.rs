@@ -8,7 +8,7 @@
 use std::path::Path;
 
 use super::{BuiltContext, Context, ContextConfig, KeySource, KeyStats};
-use crate::sketch::{ImageInputs, Scheme};
+use crate::sketch::{Image, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{DocId, Result};
 
@@ -32,6 +32,25 @@ pub(crate) fn permuted<T: Default>(v: Vec<T>, order: &[u32]) -> Vec<T> {
         .collect()
 }
 
+/// The first scan of images files: the key statistics of every document, and for each one
+/// (in file order) its DocId, external id, image and keys handed to `f`.
+pub(crate) fn first_scan(
+    inputs: ImageInputs,
+    mut f: impl FnMut(DocId, String, &Image, &[u64]),
+) -> Result<KeyStats> {
+    let scheme = inputs.params().sketch.scheme;
+    let mut stats = KeyStats::default();
+    let mut buf = Vec::new();
+    inputs.for_each(|d, id, img| {
+        buf.clear();
+        img.keys(scheme, &mut buf);
+        stats.add(d, &buf);
+        f(d, id, &img, &buf);
+        Ok(())
+    })?;
+    Ok(stats)
+}
+
 /// The context of every document of the images files `paths` (see [`Context::from_key_source_bounded`]:
 /// under a budget, the external ids count against it and the rows move to a temporary
 /// file when they do not fit), and the external ids in DocId order.
@@ -42,16 +61,10 @@ pub fn context_of_images<P: AsRef<Path> + Sync>(
 ) -> Result<(BuiltContext, Vec<String>)> {
     let inputs = ImageInputs::open(paths)?;
     let scheme = inputs.params().sketch.scheme;
-    let mut stats = KeyStats::default();
     let (mut docs, mut ids) = (Vec::new(), Vec::new());
-    let mut buf = Vec::new();
-    inputs.for_each(|d, id, img| {
-        buf.clear();
-        img.keys(scheme, &mut buf);
-        stats.add(d, &buf);
+    let stats = first_scan(inputs, |d, id, _, _| {
         docs.push(d);
         ids.push(id);
-        Ok(())
     })?;
     if let Some(order) = doc_order(&docs) {
         ids = permuted(ids, &order);
