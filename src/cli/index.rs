@@ -216,7 +216,8 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
 fn add(a: AddArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let spill = a.spill.config()?;
-    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let (mut idx, lock) =
+        Index::open_for_write_with(&a.index, Duration::from_secs(a.wait), &spill)?;
     let pb = progress(None, "adding");
     let rep = idx.add_corpus_with(
         &a.input,

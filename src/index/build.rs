@@ -15,23 +15,60 @@ use crate::sketch::{
     super_shingles, Image, ImageReader, ImageWriter, Scheme, Scratch, Shard, SketchConfig,
     SketchParams, Sketcher, Weighting,
 };
-use crate::spill::{SpillConfig, SpillDir};
+use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
 
-/// Bytes per document of an index, for [`Index::memory_needed`]: its external id twice
-/// (the id vector and the id -> latest DocId map, with the map's own slots), the image's
-/// vector header and allocation, the per-document arrays (sweeps, label, source) and, while a
-/// sweep is added, the union-find and the label arrays of the clustering. Measured (see
-/// `BYTES_PER_VALUE`).
+/// Bytes per document of an index, for [`memory_needed`]: its external id twice (the id
+/// vector and the id -> latest DocId map, with the map's own slots), the image's vector
+/// header and allocation, the per-document arrays (sweeps, label, source) and, while a sweep
+/// is added, the union-find and the label arrays of the clustering, with room for ids of a
+/// few dozen bytes.
 pub const BYTES_PER_DOC: u64 = 400;
 
-/// Bytes per image value of an index, for [`Index::memory_needed`]: the value (8) and its
-/// incidence in the postings (12 for the key and the document, up to 4 for the directory).
-/// MEASURE-ME
+/// Bytes per image value of an index, for [`memory_needed`]: the value (8) and its
+/// incidence in the postings (12 for the key and the document, 2 to 4 for the directory).
+///
+/// Measured: `fimdup index build` of 1M documents of `fimdup gen --config
+/// eval/peers/corpus.json` (bottom-k 128, ids of 7 bytes) peaks at 2_839 MiB under a budget
+/// that fits and 2_854 MiB without one (`/usr/bin/time -v`), about 2_980 bytes a document:
+/// the index itself, everything transient being small beside it. [`memory_needed`] gives
+/// `1M * (400 + 128 * 24)` bytes, 3_311 MiB, for it: the margin covers longer ids and the
+/// directory at its largest.
 pub const BYTES_PER_VALUE: u64 = 24;
 
 /// New documents whose cluster edges are found at once while a sweep is added.
 const EDGE_CHUNK: usize = 1 << 16;
+
+/// An estimate of the bytes an index of `docs` documents, whose images (main and
+/// containment) have `values` values in all and whose LSH band table (if any) has `bands`
+/// bands, holds while a sweep is added to it: [`BYTES_PER_DOC`] per document and
+/// [`BYTES_PER_VALUE`] per value and per band key.
+pub fn memory_needed(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
+    let bands = bands.map_or(0, |(b, _)| b as u64);
+    docs * (BYTES_PER_DOC + bands * BYTES_PER_VALUE) + values * BYTES_PER_VALUE
+}
+
+/// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
+/// for M documents (... `source`), more than the memory budget (B)".
+pub(super) fn check_fits(
+    bands: Option<(u32, u32)>,
+    docs: u64,
+    values: u64,
+    budget: MemoryBudget,
+    what: &str,
+    source: &str,
+) -> Result<()> {
+    let need = memory_needed(bands, docs, values);
+    if need > budget.0 {
+        return Err(Error::Budget(format!(
+            "{what} needs at least {} MiB for {docs} documents (the index holds every \
+             document's id and image and the inverted context in memory; {source}), more than \
+             the memory budget ({budget})",
+            need.div_ceil(1 << 20),
+        )));
+    }
+    Ok(())
+}
 
 /// A sweep being added: its number, its first DocId, the next ordinal, the report so far.
 struct SweepState {
@@ -189,7 +226,7 @@ impl Index {
     /// sweep's images are held in memory until they are added. With one, they are written
     /// to a temporary images file (and one for the containment images) in a spill
     /// directory of `spill`, so that the number of documents is known before anything is
-    /// added: when the index with them cannot fit in the budget ([`Index::memory_needed`])
+    /// added: when the index with them cannot fit in the budget ([`memory_needed`])
     /// this fails with [`Error::Budget`] and the index is unchanged; otherwise the images
     /// are read back one at a time into the index. The index is the same either way.
     pub fn add_corpus_with(
@@ -241,7 +278,9 @@ impl Index {
             Some(cp) => Some(ImageWriter::create(&cont_path, cp, Shard::default())?),
             None => None,
         };
-        let mut values = 0u64;
+        // The documents that will be stored (new ids and changed images) and their values.
+        let (mut stored, mut values) = (0u64, 0u64);
+        let this = &*self;
         let stats =
             for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
                 let imgs: Vec<(Image, Option<Image>)> = canon
@@ -249,10 +288,19 @@ impl Index {
                     .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
                     .collect();
                 for (d, (image, containment)) in batch.iter().zip(imgs) {
-                    values += image.len() as u64;
+                    let new = match this.latest.get(&d.ext_id) {
+                        Some(&p) => this.images[p as usize] != image,
+                        None => true,
+                    };
+                    if new {
+                        stored += 1;
+                        values += image.len() as u64;
+                    }
                     main_w.push(&d.ext_id, &image)?;
                     if let (Some(w), Some(c)) = (cont_w.as_mut(), containment) {
-                        values += c.len() as u64;
+                        if new {
+                            values += c.len() as u64;
+                        }
                         w.push(&d.ext_id, &c)?;
                     }
                 }
@@ -264,23 +312,18 @@ impl Index {
         }
         let old_values: u64 = self.images.iter().map(|i| i.len() as u64).sum::<u64>()
             + self.cont_images.iter().map(|i| i.len() as u64).sum::<u64>();
-        let docs = self.len() as u64 + n;
-        let need = self.memory_needed(docs, old_values + values);
-        if need > budget.0 {
-            return Err(Error::Budget(format!(
-                "index {} needs at least {} MiB for {} documents (the index holds every \
-                 document's id and image and the inverted context in memory; {}), more than \
-                 the memory budget ({budget})",
-                if self.sweeps.is_empty() {
-                    "build"
-                } else {
-                    "add"
-                },
-                need.div_ceil(1 << 20),
-                docs,
-                input.display()
-            )));
-        }
+        check_fits(
+            self.bands,
+            self.len() as u64 + stored,
+            old_values + values,
+            budget,
+            if self.sweeps.is_empty() {
+                "index build"
+            } else {
+                "index add"
+            },
+            &input.display().to_string(),
+        )?;
         let mut main_r = ImageReader::open(&main_path)?;
         let mut cont_r = match &self.cont_params {
             Some(_) => Some(ImageReader::open(&cont_path)?),
@@ -314,15 +357,6 @@ impl Index {
         rep.renamed_ids = stats.renamed_ids;
         rep.skipped_oversized = stats.skipped_oversized;
         Ok(rep)
-    }
-
-    /// An estimate of the bytes an index of `docs` documents whose images (main and
-    /// containment) have `values` values in all holds while a sweep is added to it, for the
-    /// up-front check of a memory budget: [`BYTES_PER_DOC`] per document and
-    /// [`BYTES_PER_VALUE`] per value (and per band key of the LSH band table).
-    pub fn memory_needed(&self, docs: u64, values: u64) -> u64 {
-        let bands = self.bands.map_or(0, |(b, _)| b as u64);
-        docs * (BYTES_PER_DOC + bands * BYTES_PER_VALUE) + values * BYTES_PER_VALUE
     }
 
     /// The tag of the next sweep (`tag`, or `sweep-<number>`); an error when the index has

@@ -166,7 +166,8 @@ impl Postings {
             (lo_new.min(self.keys[0]), hi_new.max(self.keys[old - 1]))
         };
         let total = old + added;
-        let nb = (total / 16).next_power_of_two().clamp(1, MAX_BUCKETS) as u64;
+        // At least 2 buckets: then `shift` stays below 64 whatever the span.
+        let nb = (total / 16).next_power_of_two().clamp(2, MAX_BUCKETS) as u64;
         let mut shift = 0u32;
         while shift < 64 && ((hi - lo) >> shift) >= nb {
             shift += 1;
@@ -484,6 +485,8 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         for (old_docs, new_docs, range, per) in [
             (0usize, 1usize, 10u64, 3usize),
+            (0, 2, u64::MAX, 3),
+            (1, 1, u64::MAX, 2),
             (0, 200, u64::MAX, 20),
             (50, 70, 1000, 30),
             (300, 300, 1 << 20, 50),

@@ -18,7 +18,9 @@
 //! ```
 //!
 //! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
-//! version; all integers are LEB128 varints (see [`super::Postings::encode`]).
+//! version; all integers are LEB128 varints (see [`super::Postings::encode`]). Files are
+//! written and read one at a time and streamed (size and checksum computed on the way), so
+//! no file's bytes are held whole.
 //!
 //! # Atomicity and concurrency
 //! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes a
@@ -54,11 +56,13 @@ use std::io::{Read, Write};
 use hashbrown::HashMap;
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
+use super::build::check_fits;
 use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
 use crate::codec::{put_header, put_varint, ByteSource};
 use crate::io::AtomicFile;
-use crate::sketch::file::{read_images_streamed, write_images, Stream};
+use crate::sketch::file::{read_images_streamed, scan_images_streamed, write_images, Stream};
 use crate::sketch::SketchParams;
+use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// `format` field of the manifest.
@@ -185,6 +189,41 @@ impl Index {
         Ok((idx, lock))
     }
 
+    /// [`Index::open_for_write`] under the memory budget of `spill`: before the index is
+    /// read, an [`Error::Budget`] when the index alone cannot fit in the budget (counted by
+    /// [`memory_needed`](super::memory_needed) from its document count and its images,
+    /// which are streamed through once to count their values).
+    pub fn open_for_write_with(
+        dir: &Path,
+        wait: Duration,
+        spill: &SpillConfig,
+    ) -> Result<(Index, WriteLock)> {
+        read_current(dir)?;
+        let lock = WriteLock::acquire(dir, wait)?;
+        if let Some(budget) = spill.budget {
+            let (gdir, _, m) = read_manifest(dir)?;
+            let mut values = 0u64;
+            for f in &m.files {
+                if f.name == "images.bin" || f.name == "containment.bin" {
+                    let p = gdir.join(&f.name);
+                    scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
+                        values += img.len() as u64;
+                    })?;
+                }
+            }
+            check_fits(
+                m.bands,
+                m.doc_count,
+                values,
+                budget,
+                "index add",
+                &format!("the index {} as it is", dir.display()),
+            )?;
+        }
+        let idx = Index::open(dir)?;
+        Ok((idx, lock))
+    }
+
     /// [`Index::save`] into the directory whose writer lock is `lock`.
     pub fn save_locked(&self, lock: &WriteLock) -> Result<u64> {
         let dir = lock.dir();
@@ -300,49 +339,7 @@ impl Index {
 
     /// Opens the generation `CURRENT` names, checking every checksum and field.
     pub fn open(dir: &Path) -> Result<Index> {
-        let (generation, mhash) = read_current(dir)?;
-        let gdir = dir.join(gen_name(generation));
-        let mpath = gdir.join("manifest.json");
-        let mbytes = match std::fs::read(&mpath) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(fmt_err(
-                    dir.join(CURRENT),
-                    format!(
-                        "names generation {}, which has no manifest (corrupted CURRENT or a \
-                         generation deleted by hand)",
-                        gen_name(generation)
-                    ),
-                ))
-            }
-            Err(e) => return Err(Error::io(&mpath, e)),
-        };
-        if xxh64(&mbytes, 0) != mhash {
-            return Err(fmt_err(
-                &mpath,
-                "checksum does not match the one in CURRENT (corrupted or modified manifest)",
-            ));
-        }
-        let m: Manifest = serde_json::from_slice(&mbytes)
-            .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
-        if m.format != FORMAT {
-            return Err(fmt_err(
-                &mpath,
-                format!("not a fimdup index (format {:?})", m.format),
-            ));
-        }
-        if m.version != VERSION {
-            return Err(fmt_err(
-                &mpath,
-                format!(
-                    "index format version {}, this fimdup reads {VERSION}",
-                    m.version
-                ),
-            ));
-        }
-        if m.generation != generation {
-            return Err(fmt_err(&mpath, "manifest of another generation"));
-        }
+        let (gdir, mpath, m) = read_manifest(dir)?;
         // Every file's size and checksum first (streamed), then each file is decoded on its
         // own, streamed too: no file's bytes are ever held whole.
         let mut files: HashMap<String, (PathBuf, u64)> = HashMap::new();
@@ -488,6 +485,55 @@ impl Index {
             latest,
         })
     }
+}
+
+/// Reads and checks (checksum, format, version, generation) the manifest of the generation
+/// `CURRENT` names: its directory, the manifest's path, the manifest.
+fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
+    let (generation, mhash) = read_current(dir)?;
+    let gdir = dir.join(gen_name(generation));
+    let mpath = gdir.join("manifest.json");
+    let mbytes = match std::fs::read(&mpath) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(fmt_err(
+                dir.join(CURRENT),
+                format!(
+                    "names generation {}, which has no manifest (corrupted CURRENT or a \
+                         generation deleted by hand)",
+                    gen_name(generation)
+                ),
+            ))
+        }
+        Err(e) => return Err(Error::io(&mpath, e)),
+    };
+    if xxh64(&mbytes, 0) != mhash {
+        return Err(fmt_err(
+            &mpath,
+            "checksum does not match the one in CURRENT (corrupted or modified manifest)",
+        ));
+    }
+    let m: Manifest = serde_json::from_slice(&mbytes)
+        .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
+    if m.format != FORMAT {
+        return Err(fmt_err(
+            &mpath,
+            format!("not a fimdup index (format {:?})", m.format),
+        ));
+    }
+    if m.version != VERSION {
+        return Err(fmt_err(
+            &mpath,
+            format!(
+                "index format version {}, this fimdup reads {VERSION}",
+                m.version
+            ),
+        ));
+    }
+    if m.generation != generation {
+        return Err(fmt_err(&mpath, "manifest of another generation"));
+    }
+    Ok((gdir, mpath, m))
 }
 
 /// Reads a postings file, streamed.

@@ -123,6 +123,30 @@ pub fn write_images<W: Write>(
 /// whole ([`ImageSet::read`]). Holds at most `max_docs` documents: a file declaring more is
 /// an error before anything is allocated.
 pub fn read_images_streamed(path: &Path, max_docs: u64) -> Result<ImageSet> {
+    let (mut ext_ids, mut images) = (Vec::new(), Vec::new());
+    let params = scan_images_streamed(path, max_docs, |count, id, img| {
+        if ext_ids.is_empty() {
+            ext_ids.reserve_exact(count as usize);
+            images.reserve_exact(count as usize);
+        }
+        ext_ids.push(id);
+        images.push(img);
+    })?;
+    Ok(ImageSet {
+        params,
+        ext_ids,
+        images,
+    })
+}
+
+/// Calls `f(document count, external id, image)` on every document of an images file, in
+/// order, reading a version-1 file a document at a time (other versions whole); returns
+/// the parameters. An error (the checksum at the end included) may come after calls.
+pub fn scan_images_streamed(
+    path: &Path,
+    max_docs: u64,
+    mut f: impl FnMut(u64, String, Image),
+) -> Result<SketchParams> {
     let mut r = crate::io::open_read(path)?;
     let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| Error::io(path, e))?;
     let v1 = head.len() >= 12
@@ -130,7 +154,12 @@ pub fn read_images_streamed(path: &Path, max_docs: u64) -> Result<ImageSet> {
         && u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) == VERSION;
     if !v1 {
         drop(r);
-        return ImageSet::read(path);
+        let set = ImageSet::read(path)?;
+        let n = set.images.len() as u64;
+        for (id, img) in set.ext_ids.into_iter().zip(set.images) {
+            f(n, id, img);
+        }
+        return Ok(set.params);
     }
     let mut s = super::stream::Stream::new(r, path);
     s.take(12, "header")?;
@@ -139,12 +168,9 @@ pub fn read_images_streamed(path: &Path, max_docs: u64) -> Result<ImageSet> {
     if docs > max_docs {
         return Err(s.err(format!("{docs} documents, at most {max_docs} expected")));
     }
-    let mut ext_ids = Vec::with_capacity(docs as usize);
-    let mut images = Vec::with_capacity(docs as usize);
     for d in 0..docs {
         let (id, img) = parse_doc(&mut s, d, &params)?;
-        ext_ids.push(id);
-        images.push(img);
+        f(docs, id, img);
     }
     let sum = s.digest();
     let stored = u64::from_le_bytes(s.raw(8, "checksum")?.try_into().expect("8 bytes"));
@@ -157,11 +183,7 @@ pub fn read_images_streamed(path: &Path, max_docs: u64) -> Result<ImageSet> {
     if !s.at_eof()? {
         return Err(s.err("unexpected bytes after the checksum"));
     }
-    Ok(ImageSet {
-        params,
-        ext_ids,
-        images,
-    })
+    Ok(params)
 }
 
 /// Parses a whole file (either version).
