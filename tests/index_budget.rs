@@ -91,7 +91,8 @@ fn needs(stderr: &str) -> (u64, u64) {
     assert_eq!(w.next(), Some("MiB"));
     assert_eq!(w.next(), Some("for"));
     let m = w.next().unwrap().parse().unwrap();
-    assert_eq!(w.next(), Some("documents"));
+    assert_eq!(w.next(), Some("documents,"));
+    assert_eq!(w.next(), Some("more"));
     (n, m)
 }
 

@@ -1,6 +1,7 @@
 //! Building an index and adding sweeps: storing new and changed documents, updating the
 //! postings incrementally, joining the new documents to the clusters, and the lost and found
-//! report (see the invariants in [the module docs](super)).
+//! report (see the invariants in [the module docs](super)); under a memory budget, through a
+//! temporary images file and the up-front check of [`memory_needed`].
 
 use std::path::Path;
 
@@ -49,7 +50,7 @@ pub fn memory_needed(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
 }
 
 /// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
-/// for M documents (... `source`), more than the memory budget (B)".
+/// for M documents, more than the memory budget (B): ... (`source`)".
 pub(super) fn check_fits(
     bands: Option<(u32, u32)>,
     docs: u64,
@@ -61,9 +62,8 @@ pub(super) fn check_fits(
     let need = memory_needed(bands, docs, values);
     if need > budget.0 {
         return Err(Error::Budget(format!(
-            "{what} needs at least {} MiB for {docs} documents (the index holds every \
-             document's id and image and the inverted context in memory; {source}), more than \
-             the memory budget ({budget})",
+            "{what} needs at least {} MiB for {docs} documents, more than the memory budget \
+             ({budget}): the index holds their ids, images and postings in memory ({source})",
             need.div_ceil(1 << 20),
         )));
     }
