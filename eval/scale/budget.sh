@@ -10,14 +10,17 @@
 # the images file: fimdup sketch DIR/docs.jsonl --out IMAGES.img.
 # Env: FIMDUP_BIN (default target/release/fimdup), BUDGET_SCRATCH (work dir, default
 #      /tmp/fimdup-budget), BUDGET_CMDS (subset of the command names below),
-#      BUDGET_REFERENCE=0 (skip the runs without a budget).
+#      BUDGET_REFERENCE=0 (skip the runs without a budget),
+#      BUDGET_SWEEP2 (index-add: the second sweep, default CORPUS itself),
+#      BUDGET_BASE_INDEX (index-add: the index a copy of which the sweep is added to,
+#      default the one index-build made without a budget, so run index-build first).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 CORPUS=$1; IMAGES=$2; BUDGETS=$3; OUT=${4:-eval/results/scale.md}
 BIN=${FIMDUP_BIN:-target/release/fimdup}
 S=${BUDGET_SCRATCH:-/tmp/fimdup-budget}
 mkdir -p "$S/tmp"
-CMDS=${BUDGET_CMDS:-"sketch context concept-img uf-img concept concept-verify uf uf-verify lsh lsh-verify super-shingle exact index-build"}
+CMDS=${BUDGET_CMDS:-"sketch context concept-img uf-img concept concept-verify uf uf-verify lsh lsh-verify super-shingle exact index-build index-add"}
 N=$(wc -l < "$CORPUS")
 
 # args NAME OUTDIR: the command line of NAME writing into OUTDIR
@@ -37,6 +40,7 @@ args() {
     super-shingle) echo cluster "$CORPUS" --method super-shingle --threshold 0.8 --out "$o";;
     exact) echo cluster "$CORPUS" --method exact --threshold 0.8 --out "$o";;
     index-build) echo index build --out "$o/idx" "$CORPUS";;
+    index-add) echo index add "$o/idx" "${BUDGET_SWEEP2:-$CORPUS}" --tag sweep-2;;
   esac
 }
 # The files that must be identical with and without a budget.
@@ -44,7 +48,7 @@ outputs() {
   case $1 in
     sketch) echo out.img;;
     context) echo out.dat out.dat.ids.tsv;;
-    index-build) echo idx/CURRENT;;
+    index-build|index-add) echo idx/CURRENT;;
     *) echo clusters.jsonl pairs.csv;;
   esac
 }
@@ -52,6 +56,7 @@ outputs() {
 run() {
   local name=$1 b=$2 o=$S/$1.$2
   rm -rf "$o"; mkdir -p "$o"
+  [ "$name" = index-add ] && cp -r "${BUDGET_BASE_INDEX:-$S/index-build.none/idx}" "$o/idx"
   local bf=()
   [ "$b" != none ] && bf=(--memory-budget "$b" --tmp-dir "$S/tmp")
   # shellcheck disable=SC2046
@@ -83,7 +88,7 @@ print(int(m.group(1))*u[m.group(2)])")
       same=yes
       if [ "${BUDGET_REFERENCE:-1}" = 1 ]; then
         for f in $(outputs "$name"); do
-          if [ "$name" = index-build ]; then
+          if [ "$name" = index-build ] || [ "$name" = index-add ]; then
             # every file of the generation CURRENT names
             g=$(cut -d' ' -f1 "$S/$name.none/idx/CURRENT")
             diff -rq "$S/$name.none/idx/$g" "$S/$name.$b/idx/$g" >/dev/null || same=no

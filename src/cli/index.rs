@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions, WriteLock};
 
-use super::common::{input_notes, print_json, progress, CorpusArgs, PipelineArgs};
+use super::common::{input_notes, print_json, progress, CorpusArgs, PipelineArgs, SpillArgs};
 
 /// A persisted index of images: on-the-fly resemblance and containment queries, and new
 /// sweeps added incrementally with a lost-and-found report (Broder et al. 1997, 6.1-6.2).
@@ -31,7 +31,13 @@ enum Cmd {
 #[command(after_help = "Examples:
   fimdup index build docs.jsonl --out idx --tag 2026-11-01
   fimdup index build pages.warc.gz --html --scheme k-mins --size 128 --threshold 0.8 --out idx
-  fimdup index build docs.jsonl --containment --keep-sources --out idx")]
+  fimdup index build docs.jsonl --containment --keep-sources --out idx
+  fimdup index build docs.jsonl --out idx --memory-budget 4GiB --tmp-dir /scratch
+
+The index is held in memory while it is built. Under --memory-budget the corpus is sketched
+to a temporary images file in --tmp-dir first; when the index of that many documents cannot
+fit in the budget the build stops there (exit 2) saying how much it needs, and otherwise the
+peak stays within the budget plus about 256 MiB. The index is the same either way.")]
 pub struct BuildArgs {
     /// Corpus: JSONL, CSV/TSV, plain lines, a directory, or WARC (any of them .gz).
     pub input: PathBuf,
@@ -56,6 +62,8 @@ pub struct BuildArgs {
     /// Index directory (created; an existing index there gets a new generation).
     #[arg(long)]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub spill: SpillArgs,
     /// When another process is writing the index, wait up to this many seconds for it to
     /// finish before giving up (exit 2).
     #[arg(long, default_value_t = 0, value_name = "SECONDS")]
@@ -122,7 +130,11 @@ are the index's own.
 
 One writer at a time: `add` takes the index's writer lock (the file INDEX/LOCK) before it
 reads the index and keeps it until the new generation is in place; a second writer waits up to
---wait seconds, then exits 2 naming the holder's pid. Queries never wait.")]
+--wait seconds, then exits 2 naming the holder's pid. Queries never wait.
+
+Under --memory-budget the new sweep is sketched to a temporary images file in --tmp-dir first;
+when the index with its documents cannot fit in the budget `add` stops there (exit 2, the index
+unchanged) saying how much it needs.")]
 pub struct AddArgs {
     /// Index directory.
     pub index: PathBuf,
@@ -130,6 +142,8 @@ pub struct AddArgs {
     pub input: PathBuf,
     #[command(flatten)]
     pub corpus: CorpusArgs,
+    #[command(flatten)]
+    pub spill: SpillArgs,
     /// Tag of this sweep [default: sweep-<number>].
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
@@ -159,8 +173,9 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         containment_modulus: a.containment_modulus,
         keep_sources: a.keep_sources,
     };
+    let spill = a.spill.config()?;
     let pb = progress(None, "indexing");
-    let (idx, rep) = Index::build(&a.input, &cfg, icfg, a.tag.as_deref(), &|n| {
+    let (idx, rep) = Index::build_with(&a.input, &cfg, icfg, a.tag.as_deref(), &spill, &|n| {
         pb.set_position(n)
     })?;
     pb.finish_and_clear();
@@ -200,11 +215,17 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
 
 fn add(a: AddArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let spill = a.spill.config()?;
+    let (mut idx, lock) =
+        Index::open_for_write_with(&a.index, Duration::from_secs(a.wait), &spill)?;
     let pb = progress(None, "adding");
-    let rep = idx.add_corpus(&a.input, &a.corpus.config(), a.tag.as_deref(), &|n| {
-        pb.set_position(n)
-    })?;
+    let rep = idx.add_corpus_with(
+        &a.input,
+        &a.corpus.config(),
+        a.tag.as_deref(),
+        &spill,
+        &|n| pb.set_position(n),
+    )?;
     pb.finish_and_clear();
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();

@@ -1,6 +1,7 @@
 //! Building an index and adding sweeps: storing new and changed documents, updating the
 //! postings incrementally, joining the new documents to the clusters, and the lost and found
-//! report (see the invariants in [the module docs](super)).
+//! report (see the invariants in [the module docs](super)); under a memory budget, through a
+//! temporary images file and the up-front check of [`memory_needed`].
 
 use std::path::Path;
 
@@ -12,9 +13,70 @@ use crate::cluster::uf::UnionFind;
 use crate::corpus::CorpusConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, text_params, PipelineConfig};
 use crate::sketch::{
-    super_shingles, Image, Scheme, Scratch, SketchConfig, SketchParams, Sketcher, Weighting,
+    super_shingles, Image, ImageReader, ImageWriter, Scheme, Scratch, Shard, SketchConfig,
+    SketchParams, Sketcher, Weighting,
 };
+use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
+
+/// Bytes per document of an index, for [`memory_needed`]: its external id twice (the id
+/// vector and the id -> latest DocId map, with the map's own slots), the image's vector
+/// header and allocation, the per-document arrays (sweeps, label, source) and, while a sweep
+/// is added, the union-find and the label arrays of the clustering, with room for ids of a
+/// few dozen bytes.
+pub const BYTES_PER_DOC: u64 = 400;
+
+/// Bytes per image value of an index, for [`memory_needed`]: the value (8) and its
+/// incidence in the postings (12 for the key and the document, 2 to 4 for the directory).
+///
+/// Measured: `fimdup index build` of 1M documents of `fimdup gen --config
+/// eval/peers/corpus.json` (bottom-k 128, ids of 7 bytes) peaks at 2_839 MiB under a budget
+/// that fits and 2_854 MiB without one (`/usr/bin/time -v`), about 2_980 bytes a document:
+/// the index itself, everything transient being small beside it. [`memory_needed`] gives
+/// `1M * (400 + 128 * 24)` bytes, 3_311 MiB, for it: the margin covers longer ids and the
+/// directory at its largest.
+pub const BYTES_PER_VALUE: u64 = 24;
+
+/// New documents whose cluster edges are found at once while a sweep is added.
+const EDGE_CHUNK: usize = 1 << 16;
+
+/// An estimate of the bytes an index of `docs` documents, whose images (main and
+/// containment) have `values` values in all and whose LSH band table (if any) has `bands`
+/// bands, holds while a sweep is added to it: [`BYTES_PER_DOC`] per document and
+/// [`BYTES_PER_VALUE`] per value and per band key.
+pub fn memory_needed(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
+    let bands = bands.map_or(0, |(b, _)| b as u64);
+    docs * (BYTES_PER_DOC + bands * BYTES_PER_VALUE) + values * BYTES_PER_VALUE
+}
+
+/// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
+/// for M documents, more than the memory budget (B): ... (`source`)".
+pub(super) fn check_fits(
+    bands: Option<(u32, u32)>,
+    docs: u64,
+    values: u64,
+    budget: MemoryBudget,
+    what: &str,
+    source: &str,
+) -> Result<()> {
+    let need = memory_needed(bands, docs, values);
+    if need > budget.0 {
+        return Err(Error::Budget(format!(
+            "{what} needs at least {} MiB for {docs} documents, more than the memory budget \
+             ({budget}): the index holds their ids, images and postings in memory ({source})",
+            need.div_ceil(1 << 20),
+        )));
+    }
+    Ok(())
+}
+
+/// A sweep being added: its number, its first DocId, the next ordinal, the report so far.
+struct SweepState {
+    sweep: u32,
+    start: usize,
+    ordinal: u64,
+    rep: AddReport,
+}
 
 /// A document of a new sweep, already sketched.
 #[derive(Clone, Debug)]
@@ -132,8 +194,20 @@ impl Index {
         tag: Option<&str>,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<(Index, AddReport)> {
+        Index::build_with(input, pipeline, cfg, tag, &SpillConfig::default(), progress)
+    }
+
+    /// [`Index::build`] under the memory budget of `spill` (see [`Index::add_corpus_with`]).
+    pub fn build_with(
+        input: &Path,
+        pipeline: &PipelineConfig,
+        cfg: IndexConfig,
+        tag: Option<&str>,
+        spill: &SpillConfig,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(Index, AddReport)> {
         let mut idx = Index::new(pipeline, cfg)?;
-        let rep = idx.add_corpus(input, &pipeline.corpus, tag, progress)?;
+        let rep = idx.add_corpus_with(input, &pipeline.corpus, tag, spill, progress)?;
         Ok((idx, rep))
     }
 
@@ -145,23 +219,26 @@ impl Index {
         tag: Option<&str>,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<AddReport> {
+        self.add_corpus_with(input, corpus, tag, &SpillConfig::default(), progress)
+    }
+
+    /// [`Index::add_corpus`] under the memory budget of `spill`. Without a budget the
+    /// sweep's images are held in memory until they are added. With one, they are written
+    /// to a temporary images file (and one for the containment images) in a spill
+    /// directory of `spill`, so that the number of documents is known before anything is
+    /// added: when the index with them cannot fit in the budget ([`memory_needed`])
+    /// this fails with [`Error::Budget`] and the index is unchanged; otherwise the images
+    /// are read back one at a time into the index. The index is the same either way.
+    pub fn add_corpus_with(
+        &mut self,
+        input: &Path,
+        corpus: &CorpusConfig,
+        tag: Option<&str>,
+        spill: &SpillConfig,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<AddReport> {
+        let tag = self.sweep_tag(tag)?;
         let qs = self.query_sketcher()?;
-        let mut docs = Vec::new();
-        let stats =
-            for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
-                let imgs: Vec<(Image, Option<Image>)> = canon
-                    .par_iter()
-                    .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
-                    .collect();
-                for (d, (image, containment)) in batch.iter().zip(imgs) {
-                    docs.push(NewDoc {
-                        ext_id: d.ext_id.clone(),
-                        image,
-                        containment,
-                    });
-                }
-                Ok(())
-            })?;
         let input_str = if self.cfg.keep_sources {
             std::fs::canonicalize(input)
                 .map_err(|e| Error::io(input, e))?
@@ -170,10 +247,130 @@ impl Index {
         } else {
             input.to_string_lossy().into_owned()
         };
-        let mut rep = self.add_documents(docs, tag, &input_str, CorpusSpec::from_config(corpus))?;
+        let spec = CorpusSpec::from_config(corpus);
+        let Some(budget) = spill.budget else {
+            let mut docs = Vec::new();
+            let stats =
+                for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
+                    let imgs: Vec<(Image, Option<Image>)> = canon
+                        .par_iter()
+                        .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
+                        .collect();
+                    for (d, (image, containment)) in batch.iter().zip(imgs) {
+                        docs.push(NewDoc {
+                            ext_id: d.ext_id.clone(),
+                            image,
+                            containment,
+                        });
+                    }
+                    Ok(())
+                })?;
+            let mut rep = self.add_documents(docs, Some(&tag), &input_str, spec)?;
+            rep.renamed_ids = stats.renamed_ids;
+            rep.skipped_oversized = stats.skipped_oversized;
+            return Ok(rep);
+        };
+        let dir = SpillDir::new_in(&spill.dir())?;
+        let main_path = dir.path().join("sweep.img");
+        let cont_path = dir.path().join("sweep-containment.img");
+        let mut main_w = ImageWriter::create(&main_path, &self.params, Shard::default())?;
+        let mut cont_w = match &self.cont_params {
+            Some(cp) => Some(ImageWriter::create(&cont_path, cp, Shard::default())?),
+            None => None,
+        };
+        // The documents that will be stored (new ids and changed images) and their values.
+        let (mut stored, mut values) = (0u64, 0u64);
+        let this = &*self;
+        let stats =
+            for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
+                let imgs: Vec<(Image, Option<Image>)> = canon
+                    .par_iter()
+                    .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
+                    .collect();
+                for (d, (image, containment)) in batch.iter().zip(imgs) {
+                    let new = match this.latest.get(&d.ext_id) {
+                        Some(&p) => this.images[p as usize] != image,
+                        None => true,
+                    };
+                    if new {
+                        stored += 1;
+                        values += image.len() as u64;
+                    }
+                    main_w.push(&d.ext_id, &image)?;
+                    if let (Some(w), Some(c)) = (cont_w.as_mut(), containment) {
+                        if new {
+                            values += c.len() as u64;
+                        }
+                        w.push(&d.ext_id, &c)?;
+                    }
+                }
+                Ok(())
+            })?;
+        let n = main_w.finish()?;
+        if let Some(w) = cont_w {
+            w.finish()?;
+        }
+        let old_values: u64 = self.images.iter().map(|i| i.len() as u64).sum::<u64>()
+            + self.cont_images.iter().map(|i| i.len() as u64).sum::<u64>();
+        check_fits(
+            self.bands,
+            self.len() as u64 + stored,
+            old_values + values,
+            budget,
+            if self.sweeps.is_empty() {
+                "index build"
+            } else {
+                "index add"
+            },
+            &input.display().to_string(),
+        )?;
+        let mut main_r = ImageReader::open(&main_path)?;
+        let mut cont_r = match &self.cont_params {
+            Some(_) => Some(ImageReader::open(&cont_path)?),
+            None => None,
+        };
+        let mut st = self.begin_sweep(tag, n as usize)?;
+        while let Some((_, ext_id, image)) = main_r.next_doc()? {
+            let containment = match cont_r.as_mut() {
+                Some(r) => Some(
+                    r.next_doc()?
+                        .ok_or_else(|| {
+                            Error::format(&cont_path, "fewer documents than the main images")
+                        })?
+                        .2,
+                ),
+                None => None,
+            };
+            self.push_doc(
+                &mut st,
+                NewDoc {
+                    ext_id,
+                    image,
+                    containment,
+                },
+            )?;
+        }
+        drop(main_r);
+        drop(cont_r);
+        drop(dir);
+        let mut rep = self.finish_sweep(st, &input_str, spec)?;
         rep.renamed_ids = stats.renamed_ids;
         rep.skipped_oversized = stats.skipped_oversized;
         Ok(rep)
+    }
+
+    /// The tag of the next sweep (`tag`, or `sweep-<number>`); an error when the index has
+    /// a sweep with that tag already.
+    fn sweep_tag(&self, tag: Option<&str>) -> Result<String> {
+        let tag = tag
+            .map(String::from)
+            .unwrap_or_else(|| format!("sweep-{}", self.sweeps.len() + 1));
+        if self.sweeps.iter().any(|s| s.tag == tag) {
+            return Err(Error::config(format!(
+                "the index already has a sweep tagged {tag:?}"
+            )));
+        }
+        Ok(tag)
     }
 
     /// Adds a sweep of sketched documents (in corpus order; ordinal `i` is the `i`-th):
@@ -187,150 +384,189 @@ impl Index {
         input: &str,
         corpus: CorpusSpec,
     ) -> Result<AddReport> {
-        let sweep = self.sweeps.len() as u32;
-        let tag = tag
-            .map(String::from)
-            .unwrap_or_else(|| format!("sweep-{}", sweep + 1));
-        if self.sweeps.iter().any(|s| s.tag == tag) {
-            return Err(Error::config(format!(
-                "the index already has a sweep tagged {tag:?}"
-            )));
+        let tag = self.sweep_tag(tag)?;
+        let mut st = self.begin_sweep(tag, docs.len())?;
+        for d in docs {
+            self.push_doc(&mut st, d)?;
         }
-        if self.images.len() + docs.len() > u32::MAX as usize {
+        self.finish_sweep(st, input, corpus)
+    }
+
+    /// Starts a sweep of `expected` documents tagged `tag` (checked by [`Index::sweep_tag`]).
+    fn begin_sweep(&mut self, tag: String, expected: usize) -> Result<SweepState> {
+        if self.images.len() + expected > u32::MAX as usize {
             return Err(Error::config("an index holds at most 2^32 - 1 documents"));
         }
-        let scheme = self.params.sketch.scheme;
-        let start = self.images.len();
-        let mut rep = AddReport {
-            tag: tag.clone(),
-            documents: docs.len() as u64,
-            ..AddReport::default()
-        };
-        // 1. Sequential: dedup unchanged versions, assign DocIds.
-        for (ordinal, d) in docs.into_iter().enumerate() {
-            if d.containment.is_some() != self.cont_params.is_some() {
-                return Err(Error::config(format!(
-                    "document {:?}: containment image {} but the index {} them",
-                    d.ext_id,
-                    if d.containment.is_some() {
-                        "given"
-                    } else {
-                        "missing"
-                    },
-                    if self.cont_params.is_some() {
-                        "keeps"
-                    } else {
-                        "does not keep"
-                    }
-                )));
-            }
-            if let Some(&prev) = self.latest.get(&d.ext_id) {
-                if self.images[prev as usize] == d.image {
-                    self.last_seen[prev as usize] = sweep;
-                    rep.unchanged += 1;
-                    continue;
-                }
-            }
-            let id = self.images.len() as u32;
-            self.latest.insert(d.ext_id.clone(), id);
-            self.ext_ids.push(d.ext_id);
-            self.images.push(d.image);
-            if let Some(c) = d.containment {
-                self.cont_images.push(c);
-            }
-            self.first_sweep.push(sweep);
-            self.last_seen.push(sweep);
-            if self.cfg.keep_sources {
-                self.source.push(ordinal as u64);
-            }
-            self.labels.push(id);
+        self.ext_ids.reserve_exact(expected);
+        self.images.reserve_exact(expected);
+        if self.cont_params.is_some() {
+            self.cont_images.reserve_exact(expected);
         }
+        self.first_sweep.reserve_exact(expected);
+        self.last_seen.reserve_exact(expected);
+        if self.cfg.keep_sources {
+            self.source.reserve_exact(expected);
+        }
+        self.labels.reserve_exact(expected);
+        self.latest.reserve(expected);
+        Ok(SweepState {
+            sweep: self.sweeps.len() as u32,
+            start: self.images.len(),
+            ordinal: 0,
+            rep: AddReport {
+                tag,
+                ..AddReport::default()
+            },
+        })
+    }
+
+    /// The next document of the sweep: an unchanged version is marked seen, a new or
+    /// changed one stored with the next DocId.
+    fn push_doc(&mut self, st: &mut SweepState, d: NewDoc) -> Result<()> {
+        let ordinal = st.ordinal;
+        st.ordinal += 1;
+        st.rep.documents += 1;
+        if d.containment.is_some() != self.cont_params.is_some() {
+            return Err(Error::config(format!(
+                "document {:?}: containment image {} but the index {} them",
+                d.ext_id,
+                if d.containment.is_some() {
+                    "given"
+                } else {
+                    "missing"
+                },
+                if self.cont_params.is_some() {
+                    "keeps"
+                } else {
+                    "does not keep"
+                }
+            )));
+        }
+        if let Some(&prev) = self.latest.get(&d.ext_id) {
+            if self.images[prev as usize] == d.image {
+                self.last_seen[prev as usize] = st.sweep;
+                st.rep.unchanged += 1;
+                return Ok(());
+            }
+        }
+        if self.images.len() >= u32::MAX as usize {
+            return Err(Error::config("an index holds at most 2^32 - 1 documents"));
+        }
+        let id = self.images.len() as u32;
+        self.latest.insert(d.ext_id.clone(), id);
+        self.ext_ids.push(d.ext_id);
+        self.images.push(d.image);
+        if let Some(c) = d.containment {
+            self.cont_images.push(c);
+        }
+        self.first_sweep.push(st.sweep);
+        self.last_seen.push(st.sweep);
+        if self.cfg.keep_sources {
+            self.source.push(ordinal);
+        }
+        self.labels.push(id);
+        Ok(())
+    }
+
+    /// Ends a sweep: records it, adds the new documents to the postings, joins them to the
+    /// clusters and reports what was lost.
+    fn finish_sweep(
+        &mut self,
+        st: SweepState,
+        input: &str,
+        corpus: CorpusSpec,
+    ) -> Result<AddReport> {
+        let SweepState {
+            sweep,
+            start,
+            mut rep,
+            ..
+        } = st;
+        let scheme = self.params.sketch.scheme;
         let end = self.images.len();
         rep.added = (end - start) as u64;
         self.sweeps.push(Sweep {
-            tag,
+            tag: rep.tag.clone(),
             input: input.to_string(),
             corpus,
             documents: rep.documents,
             added: rep.added,
         });
-        // 2. Postings of the new documents, merged into the existing ones.
-        let new_pairs = |imgs: &[Image], sch: Scheme| -> Vec<(u64, u32)> {
-            imgs.par_iter()
-                .enumerate()
-                .flat_map_iter(|(i, im)| {
-                    let mut k = Vec::new();
-                    im.keys(sch, &mut k);
-                    k.into_iter().map(move |key| (key, (start + i) as u32))
-                })
-                .collect()
-        };
-        self.context.merge(Postings::from_pairs(new_pairs(
-            &self.images[start..],
-            scheme,
-        )));
+        // 2. Postings of the new documents, added in place.
+        let images = &self.images;
+        self.context.extend(start as u32, end - start, |i, out| {
+            images[start + i].keys(scheme, out)
+        });
         if !self.cont_images.is_empty() {
-            self.cont_context.merge(Postings::from_pairs(new_pairs(
-                &self.cont_images[start..],
-                Scheme::ModM,
-            )));
+            let cont = &self.cont_images;
+            self.cont_context
+                .extend(start as u32, end - start, |i, out| {
+                    cont[start + i].keys(Scheme::ModM, out)
+                });
         }
         if let Some((b, r)) = self.bands {
             let cfg = self.params.sketch;
-            let pairs: Vec<(u64, u32)> = self.images[start..]
-                .par_iter()
-                .enumerate()
-                .flat_map_iter(|(i, im)| {
-                    super_shingles(im, &cfg, b as usize, r as usize)
-                        .into_iter()
-                        .map(move |k| (k, (start + i) as u32))
-                })
-                .collect();
-            self.band_table.merge(Postings::from_pairs(pairs));
+            self.band_table.extend(start as u32, end - start, |i, out| {
+                out.extend(super_shingles(
+                    &images[start + i],
+                    &cfg,
+                    b as usize,
+                    r as usize,
+                ))
+            });
         }
-        // 3. Join the new documents to the clusters: edges (j, i), j < i, i new.
+        // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, found and
+        // joined a chunk of new documents at a time (the components, hence the labels and
+        // the number of merges, do not depend on the order of the edges).
         let t = self.cfg.threshold;
-        let edges: Vec<(u32, u32)> = (start..end)
-            .into_par_iter()
-            .map_init(HashMap::new, |counts, i| {
-                let hits = self.scan(
-                    &self.images[i],
-                    &self.context,
-                    scheme,
-                    t,
-                    Measure::Resemblance,
-                    counts,
-                    |d| (d as usize) < i,
-                );
-                hits.into_iter()
-                    .map(move |(d, _)| (d, i as u32))
-                    .collect::<Vec<_>>()
-            })
-            .flatten_iter()
-            .collect();
         let mut uf = UnionFind::new(end);
         for (i, &l) in self.labels.iter().enumerate() {
             if l as usize != i {
                 uf.union(i as u32, l);
             }
         }
-        for &(a, b) in &edges {
-            if uf.union(a, b) {
-                rep.merges += 1;
+        for from in (start..end).step_by(EDGE_CHUNK) {
+            let to = (from + EDGE_CHUNK).min(end);
+            let edges: Vec<(u32, u32)> = (from..to)
+                .into_par_iter()
+                .map_init(HashMap::new, |counts, i| {
+                    let hits = self.scan(
+                        &self.images[i],
+                        &self.context,
+                        scheme,
+                        t,
+                        Measure::Resemblance,
+                        counts,
+                        |d| (d as usize) < i,
+                    );
+                    hits.into_iter()
+                        .map(move |(d, _)| (d, i as u32))
+                        .collect::<Vec<_>>()
+                })
+                .flatten_iter()
+                .collect();
+            for &(a, b) in &edges {
+                if uf.union(a, b) {
+                    rep.merges += 1;
+                }
             }
         }
-        let mut min_of: HashMap<u32, u32> = HashMap::new();
+        // The label of a component is its smallest DocId: the first one met in DocId order.
+        let mut min_of = vec![u32::MAX; end];
         for d in 0..end as u32 {
-            let r = uf.find(d);
-            min_of.entry(r).or_insert(d);
+            let r = uf.find(d) as usize;
+            if min_of[r] == u32::MAX {
+                min_of[r] = d;
+            }
         }
-        let mut sizes: HashMap<u32, u32> = HashMap::new();
+        let mut sizes = vec![0u32; end];
         for d in 0..end as u32 {
-            let l = min_of[&uf.find(d)];
+            let l = min_of[uf.find(d) as usize];
             self.labels[d as usize] = l;
-            *sizes.entry(l).or_default() += 1;
+            sizes[l as usize] += 1;
         }
-        rep.clusters = sizes.values().filter(|&&s| s >= 2).count() as u64;
+        rep.clusters = sizes.iter().filter(|&&s| s >= 2).count() as u64;
+        drop((uf, min_of, sizes));
         // 4. Lost and found.
         if sweep > 0 {
             rep.lost = self.lost_and_found(sweep);

@@ -31,6 +31,17 @@
 //!   they cannot be extended incrementally.
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).
 //!
+//! # Memory
+//! The index is held in memory: [`memory_needed`] counts it ([`BYTES_PER_DOC`] a document,
+//! [`BYTES_PER_VALUE`] an image value, about 3 KB a document at 128 values). A sweep's
+//! postings are added in place ([`Postings::extend`]) and the generation files are written
+//! and read one at a time, streamed, so a build, a sweep or an open holds little beside the
+//! index itself. Under a memory budget ([`Index::build_with`], [`Index::add_corpus_with`],
+//! [`Index::open_for_write_with`]) the sweep is sketched to a temporary images file first,
+//! and when the index with it would not fit the call fails with
+//! [`Error::Budget`](crate::Error::Budget) before the index is touched; the index is the
+//! same with or without a budget.
+//!
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
 //! accessors), `build` (new index, sweeps, clusters, lost and found), `query` (queries and
 //! exact measures), [`Postings`] (key -> documents), [`overlap`] (collection overlap). The
@@ -47,7 +58,7 @@ mod postings;
 mod query;
 pub mod store;
 
-pub use build::{AddReport, Lost, NewDoc};
+pub use build::{memory_needed, AddReport, Lost, NewDoc, BYTES_PER_DOC, BYTES_PER_VALUE};
 pub use config::{CorpusSpec, IndexConfig, Sweep};
 pub use inherent::Index;
 pub use lock::{WriteLock, LOCK};

@@ -18,7 +18,9 @@
 //! ```
 //!
 //! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
-//! version; all integers are LEB128 varints (see [`super::Postings::encode`]).
+//! version; all integers are LEB128 varints (see [`super::Postings::encode`]). Files are
+//! written and read one at a time and streamed (size and checksum computed on the way), so
+//! no file's bytes are held whole.
 //!
 //! # Atomicity and concurrency
 //! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes a
@@ -49,12 +51,18 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use hashbrown::HashMap;
-use xxhash_rust::xxh64::xxh64;
+use std::io::{Read, Write};
 
+use hashbrown::HashMap;
+use xxhash_rust::xxh64::{xxh64, Xxh64};
+
+use super::build::check_fits;
 use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
-use crate::codec::{put_header, put_varint, ByteSource, SliceReader};
-use crate::sketch::{ImageSet, SketchParams};
+use crate::codec::{put_header, put_varint, ByteSource};
+use crate::io::AtomicFile;
+use crate::sketch::file::{read_images_streamed, scan_images_streamed, write_images, Stream};
+use crate::sketch::SketchParams;
+use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// `format` field of the manifest.
@@ -181,6 +189,41 @@ impl Index {
         Ok((idx, lock))
     }
 
+    /// [`Index::open_for_write`] under the memory budget of `spill`: before the index is
+    /// read, an [`Error::Budget`] when the index alone cannot fit in the budget (counted by
+    /// [`memory_needed`](super::memory_needed) from its document count and its images,
+    /// which are streamed through once to count their values).
+    pub fn open_for_write_with(
+        dir: &Path,
+        wait: Duration,
+        spill: &SpillConfig,
+    ) -> Result<(Index, WriteLock)> {
+        read_current(dir)?;
+        let lock = WriteLock::acquire(dir, wait)?;
+        if let Some(budget) = spill.budget {
+            let (gdir, _, m) = read_manifest(dir)?;
+            let mut values = 0u64;
+            for f in &m.files {
+                if f.name == "images.bin" || f.name == "containment.bin" {
+                    let p = gdir.join(&f.name);
+                    scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
+                        values += img.len() as u64;
+                    })?;
+                }
+            }
+            check_fits(
+                m.bands,
+                m.doc_count,
+                values,
+                budget,
+                "index add",
+                &format!("the index {} as it is", dir.display()),
+            )?;
+        }
+        let idx = Index::open(dir)?;
+        Ok((idx, lock))
+    }
+
     /// [`Index::save`] into the directory whose writer lock is `lock`.
     pub fn save_locked(&self, lock: &WriteLock) -> Result<u64> {
         let dir = lock.dir();
@@ -214,59 +257,55 @@ impl Index {
         std::fs::create_dir(&gdir).map_err(|e| Error::io(&gdir, e))?;
         crate::io::sync_dir(dir)?;
 
-        let mut files: Vec<(&str, Vec<u8>)> = Vec::new();
-        let set = ImageSet {
-            params: self.params.clone(),
-            ext_ids: self.ext_ids.clone(),
-            images: self.images.clone(),
-        };
-        files.push(("images.bin", set.to_bytes()?));
+        // Each file is encoded and written a piece at a time, its size and checksum
+        // computed on the way: no file's bytes are ever held whole.
+        let mut entries = Vec::new();
+        entries.push(write_file(&gdir, "images.bin", |w, p| {
+            write_images(w, p, &self.params, &self.ext_ids, &self.images)
+        })?);
         if let Some(cp) = &self.cont_params {
-            let set = ImageSet {
-                params: cp.clone(),
-                ext_ids: self.ext_ids.clone(),
-                images: self.cont_images.clone(),
-            };
-            files.push(("containment.bin", set.to_bytes()?));
+            entries.push(write_file(&gdir, "containment.bin", |w, p| {
+                write_images(w, p, cp, &self.ext_ids, &self.cont_images)
+            })?);
         }
-        let postings_file = |p: &Postings, magic: &[u8; 8]| {
-            let mut out = Vec::new();
-            put_header(&mut out, magic, VERSION);
-            p.encode(&mut out);
-            out
+        let postings_file = |name: &str, p: &Postings, magic: &[u8; 8]| {
+            write_file(&gdir, name, |w, path| {
+                let mut head = Vec::new();
+                put_header(&mut head, magic, VERSION);
+                w.write_all(&head).map_err(|e| Error::io(path, e))?;
+                p.encode_with(&mut |b: &[u8]| w.write_all(b).map_err(|e| Error::io(path, e)))
+            })
         };
-        files.push(("context.bin", postings_file(&self.context, MAGIC_CONTEXT)));
+        entries.push(postings_file("context.bin", &self.context, MAGIC_CONTEXT)?);
         if self.cont_params.is_some() {
-            files.push((
+            entries.push(postings_file(
                 "containment-context.bin",
-                postings_file(&self.cont_context, MAGIC_CONTEXT),
-            ));
+                &self.cont_context,
+                MAGIC_CONTEXT,
+            )?);
         }
         if self.bands.is_some() {
-            files.push(("bands.bin", postings_file(&self.band_table, MAGIC_BANDS)));
+            entries.push(postings_file("bands.bin", &self.band_table, MAGIC_BANDS)?);
         }
-        let mut docs = Vec::new();
-        put_header(&mut docs, MAGIC_DOCS, VERSION);
-        put_varint(&mut docs, self.len() as u64);
-        for d in 0..self.len() {
-            put_varint(&mut docs, self.first_sweep[d] as u64);
-            put_varint(&mut docs, self.last_seen[d] as u64);
-            put_varint(&mut docs, self.labels[d] as u64);
-            if self.cfg.keep_sources {
-                put_varint(&mut docs, self.source[d]);
+        entries.push(write_file(&gdir, "docs.bin", |w, path| {
+            let mut docs = Vec::with_capacity(1 << 16);
+            put_header(&mut docs, MAGIC_DOCS, VERSION);
+            put_varint(&mut docs, self.len() as u64);
+            for d in 0..self.len() {
+                put_varint(&mut docs, self.first_sweep[d] as u64);
+                put_varint(&mut docs, self.last_seen[d] as u64);
+                put_varint(&mut docs, self.labels[d] as u64);
+                if self.cfg.keep_sources {
+                    put_varint(&mut docs, self.source[d]);
+                }
+                if docs.len() >= 1 << 16 {
+                    w.write_all(&docs).map_err(|e| Error::io(path, e))?;
+                    docs.clear();
+                }
             }
-        }
-        files.push(("docs.bin", docs));
+            w.write_all(&docs).map_err(|e| Error::io(path, e))
+        })?);
 
-        let mut entries = Vec::new();
-        for (name, bytes) in &files {
-            crate::io::write_atomic(gdir.join(name), bytes)?;
-            entries.push(FileEntry {
-                name: name.to_string(),
-                bytes: bytes.len() as u64,
-                xxh64: format!("{:016x}", xxh64(bytes, 0)),
-            });
-        }
         let manifest = Manifest {
             format: FORMAT.into(),
             version: VERSION,
@@ -300,76 +339,35 @@ impl Index {
 
     /// Opens the generation `CURRENT` names, checking every checksum and field.
     pub fn open(dir: &Path) -> Result<Index> {
-        let (generation, mhash) = read_current(dir)?;
-        let gdir = dir.join(gen_name(generation));
-        let mpath = gdir.join("manifest.json");
-        let mbytes = match std::fs::read(&mpath) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(fmt_err(
-                    dir.join(CURRENT),
-                    format!(
-                        "names generation {}, which has no manifest (corrupted CURRENT or a \
-                         generation deleted by hand)",
-                        gen_name(generation)
-                    ),
-                ))
-            }
-            Err(e) => return Err(Error::io(&mpath, e)),
-        };
-        if xxh64(&mbytes, 0) != mhash {
-            return Err(fmt_err(
-                &mpath,
-                "checksum does not match the one in CURRENT (corrupted or modified manifest)",
-            ));
-        }
-        let m: Manifest = serde_json::from_slice(&mbytes)
-            .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
-        if m.format != FORMAT {
-            return Err(fmt_err(
-                &mpath,
-                format!("not a fimdup index (format {:?})", m.format),
-            ));
-        }
-        if m.version != VERSION {
-            return Err(fmt_err(
-                &mpath,
-                format!(
-                    "index format version {}, this fimdup reads {VERSION}",
-                    m.version
-                ),
-            ));
-        }
-        if m.generation != generation {
-            return Err(fmt_err(&mpath, "manifest of another generation"));
-        }
-        let mut bytes: HashMap<String, (PathBuf, Vec<u8>)> = HashMap::new();
+        let (gdir, mpath, m) = read_manifest(dir)?;
+        // Every file's size and checksum first (streamed), then each file is decoded on its
+        // own, streamed too: no file's bytes are ever held whole.
+        let mut files: HashMap<String, (PathBuf, u64)> = HashMap::new();
         for f in &m.files {
             if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
                 return Err(fmt_err(&mpath, format!("bad file name {:?}", f.name)));
             }
             let p = gdir.join(&f.name);
-            let b = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-            if b.len() as u64 != f.bytes {
+            let (len, sum) = file_xxh64(&p)?;
+            if len != f.bytes {
                 return Err(fmt_err(
                     &p,
                     format!(
                         "{} bytes, the manifest says {} (truncated or modified)",
-                        b.len(),
-                        f.bytes
+                        len, f.bytes
                     ),
                 ));
             }
-            if format!("{:016x}", xxh64(&b, 0)) != f.xxh64 {
+            if format!("{sum:016x}") != f.xxh64 {
                 return Err(fmt_err(
                     &p,
                     "checksum mismatch (corrupted or modified file)",
                 ));
             }
-            bytes.insert(f.name.clone(), (p, b));
+            files.insert(f.name.clone(), (p, len));
         }
-        let mut take = |name: &str, needed: bool| -> Result<Option<(PathBuf, Vec<u8>)>> {
-            match bytes.remove(name) {
+        let mut take = |name: &str, needed: bool| -> Result<Option<(PathBuf, u64)>> {
+            match files.remove(name) {
                 Some(x) => Ok(Some(x)),
                 None if needed => Err(fmt_err(&mpath, format!("lists no {name}"))),
                 None => Ok(None),
@@ -379,8 +377,9 @@ impl Index {
             .map_err(|_| fmt_err(&mpath, "document count exceeds 2^32 - 1"))?;
         let nsweeps = m.sweeps.len() as u64;
 
-        let (ip, ib) = take("images.bin", true)?.expect("needed");
-        let set = ImageSet::from_bytes(&ib, &ip)?;
+        // Each document takes at least two bytes.
+        let (ip, ilen) = take("images.bin", true)?.expect("needed");
+        let set = read_images_streamed(&ip, ilen / 2)?;
         m.params.ensure_compatible(&set.params, &ip)?;
         if set.images.len() != n as usize {
             return Err(fmt_err(
@@ -390,34 +389,38 @@ impl Index {
         }
         let (cont_images, cont_context) = match &m.containment_params {
             Some(cp) => {
-                let (p, b) = take("containment.bin", true)?.expect("needed");
-                let cs = ImageSet::from_bytes(&b, &p)?;
+                let (p, len) = take("containment.bin", true)?.expect("needed");
+                let cs = read_images_streamed(&p, len / 2)?;
                 cp.ensure_compatible(&cs.params, &p)?;
                 if cs.ext_ids != set.ext_ids {
                     return Err(fmt_err(&p, "documents differ from images.bin"));
                 }
-                let (p, b) = take("containment-context.bin", true)?.expect("needed");
-                (cs.images, read_postings(&p, &b, MAGIC_CONTEXT, n)?)
+                let (p, _) = take("containment-context.bin", true)?.expect("needed");
+                (cs.images, read_postings(&p, MAGIC_CONTEXT, n)?)
             }
             None => (Vec::new(), Postings::default()),
         };
-        let (p, b) = take("context.bin", true)?.expect("needed");
-        let context = read_postings(&p, &b, MAGIC_CONTEXT, n)?;
+        let (p, _) = take("context.bin", true)?.expect("needed");
+        let context = read_postings(&p, MAGIC_CONTEXT, n)?;
         let band_table = match m.bands {
             Some(_) => {
-                let (p, b) = take("bands.bin", true)?.expect("needed");
-                read_postings(&p, &b, MAGIC_BANDS, n)?
+                let (p, _) = take("bands.bin", true)?.expect("needed");
+                read_postings(&p, MAGIC_BANDS, n)?
             }
             None => Postings::default(),
         };
-        let (p, b) = take("docs.bin", true)?.expect("needed");
-        let mut r = SliceReader::new(&b, &p);
+        let (p, _) = take("docs.bin", true)?.expect("needed");
+        let mut r = Stream::new(crate::io::open_read(&p)?, &p);
         r.header(MAGIC_DOCS, VERSION, "index file")?;
         if r.varint("document count")? != n as u64 {
             return Err(r.err("document count differs from the manifest"));
         }
-        let (mut first_sweep, mut last_seen, mut labels, mut source) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut first_sweep, mut last_seen, mut labels, mut source) = (
+            Vec::with_capacity(n as usize),
+            Vec::with_capacity(n as usize),
+            Vec::with_capacity(n as usize),
+            Vec::new(),
+        );
         for d in 0..n as u64 {
             let f = r.varint_below(nsweeps, "first sweep")?;
             let l = r.varint_below(nsweeps, "last sweep")?;
@@ -438,7 +441,8 @@ impl Index {
                 source.push(r.varint("source ordinal")?);
             }
         }
-        r.finish()?;
+        finish(&mut r)?;
+        drop(r);
         let mut latest = HashMap::with_capacity(n as usize);
         for (d, e) in set.ext_ids.iter().enumerate() {
             latest.insert(e.clone(), d as u32);
@@ -483,10 +487,132 @@ impl Index {
     }
 }
 
-fn read_postings(path: &Path, bytes: &[u8], magic: &[u8; 8], n: u32) -> Result<Postings> {
-    let mut r = SliceReader::new(bytes, path);
+/// Reads and checks (checksum, format, version, generation) the manifest of the generation
+/// `CURRENT` names: its directory, the manifest's path, the manifest.
+fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
+    let (generation, mhash) = read_current(dir)?;
+    let gdir = dir.join(gen_name(generation));
+    let mpath = gdir.join("manifest.json");
+    let mbytes = match std::fs::read(&mpath) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(fmt_err(
+                dir.join(CURRENT),
+                format!(
+                    "names generation {}, which has no manifest (corrupted CURRENT or a \
+                         generation deleted by hand)",
+                    gen_name(generation)
+                ),
+            ))
+        }
+        Err(e) => return Err(Error::io(&mpath, e)),
+    };
+    if xxh64(&mbytes, 0) != mhash {
+        return Err(fmt_err(
+            &mpath,
+            "checksum does not match the one in CURRENT (corrupted or modified manifest)",
+        ));
+    }
+    let m: Manifest = serde_json::from_slice(&mbytes)
+        .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
+    if m.format != FORMAT {
+        return Err(fmt_err(
+            &mpath,
+            format!("not a fimdup index (format {:?})", m.format),
+        ));
+    }
+    if m.version != VERSION {
+        return Err(fmt_err(
+            &mpath,
+            format!(
+                "index format version {}, this fimdup reads {VERSION}",
+                m.version
+            ),
+        ));
+    }
+    if m.generation != generation {
+        return Err(fmt_err(&mpath, "manifest of another generation"));
+    }
+    Ok((gdir, mpath, m))
+}
+
+/// Reads a postings file, streamed.
+fn read_postings(path: &Path, magic: &[u8; 8], n: u32) -> Result<Postings> {
+    let mut r = Stream::new(crate::io::open_read(path)?, path);
     r.header(magic, VERSION, "index file")?;
     let p = Postings::decode(&mut r, n)?;
-    r.finish()?;
+    finish(&mut r)?;
     Ok(p)
+}
+
+/// An error unless `r` is at the end of its file.
+fn finish(r: &mut Stream) -> Result<()> {
+    if r.at_eof()? {
+        Ok(())
+    } else {
+        Err(r.err("unexpected trailing bytes"))
+    }
+}
+
+/// The size and xxh64 (seed 0) of the file at `path`, read a piece at a time.
+fn file_xxh64(path: &Path) -> Result<(u64, u64)> {
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut h = Xxh64::new(0);
+    let mut buf = vec![0u8; 1 << 20];
+    let mut len = 0u64;
+    loop {
+        match f.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => {
+                h.update(&buf[..k]);
+                len += k as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok((len, h.digest()))
+}
+
+/// A writer that counts and hashes (xxh64, seed 0) what goes through it.
+struct Hashing<'a> {
+    inner: &'a mut AtomicFile,
+    hasher: Xxh64,
+    bytes: u64,
+}
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let k = self.inner.write(buf)?;
+        self.hasher.update(&buf[..k]);
+        self.bytes += k as u64;
+        Ok(k)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes the file `name` of the generation directory `gdir` atomically with `body` (given
+/// the writer and the file's path), and returns its manifest entry.
+fn write_file(
+    gdir: &Path,
+    name: &str,
+    body: impl FnOnce(&mut Hashing<'_>, &Path) -> Result<()>,
+) -> Result<FileEntry> {
+    let path = gdir.join(name);
+    let mut f = AtomicFile::create(&path)?;
+    let mut w = Hashing {
+        inner: &mut f,
+        hasher: Xxh64::new(0),
+        bytes: 0,
+    };
+    body(&mut w, &path)?;
+    let entry = FileEntry {
+        name: name.to_string(),
+        bytes: w.bytes,
+        xxh64: format!("{:016x}", w.hasher.digest()),
+    };
+    f.commit()?;
+    Ok(entry)
 }

@@ -62,8 +62,9 @@ mod tests;
 
 pub use params::{SketchParams, TextParams};
 pub use reader::ImageReader;
-pub use set::ImageSet;
+pub use set::{read_images_streamed, scan_images_streamed, write_images, ImageSet};
 pub use shard::Shard;
+pub(crate) use stream::Stream;
 pub use writer::ImageWriter;
 
 /// Magic bytes at the start of an images file.

@@ -63,25 +63,7 @@ impl ImageSet {
         self.check()?;
         let path = path.as_ref();
         let mut f = AtomicFile::create(path)?;
-        let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
-        let mut buf = Vec::with_capacity(1 << 16);
-        write_header(&mut buf, &self.params, self.images.len());
-        let scheme = self.params.sketch.scheme;
-        let mut flush = |buf: &mut Vec<u8>, f: &mut AtomicFile| -> Result<()> {
-            hasher.update(buf);
-            f.write_all(buf).map_err(|e| Error::io(path, e))?;
-            buf.clear();
-            Ok(())
-        };
-        for (id, img) in self.ext_ids.iter().zip(&self.images) {
-            write_doc(&mut buf, id, img, scheme);
-            if buf.len() >= 1 << 16 {
-                flush(&mut buf, &mut f)?;
-            }
-        }
-        flush(&mut buf, &mut f)?;
-        f.write_all(&hasher.digest().to_le_bytes())
-            .map_err(|e| Error::io(path, e))?;
+        write_images(&mut f, path, &self.params, &self.ext_ids, &self.images)?;
         f.commit()
     }
 
@@ -96,6 +78,112 @@ impl ImageSet {
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<ImageSet> {
         parse(bytes, path)
     }
+}
+
+/// Writes the contents of the [`ImageSet`] of `params`, `ext_ids` and `images` (the same
+/// bytes as [`ImageSet::to_bytes`]) to `w`, a document at a time, the checksum computed on
+/// the fly; `path` names the output in errors.
+pub fn write_images<W: Write>(
+    w: &mut W,
+    path: &Path,
+    params: &SketchParams,
+    ext_ids: &[String],
+    images: &[Image],
+) -> Result<()> {
+    if ext_ids.len() != images.len() {
+        return Err(Error::config(format!(
+            "{} external ids for {} images",
+            ext_ids.len(),
+            images.len()
+        )));
+    }
+    let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
+    let mut buf = Vec::with_capacity(1 << 16);
+    write_header(&mut buf, params, images.len());
+    let scheme = params.sketch.scheme;
+    let mut flush = |buf: &mut Vec<u8>, w: &mut W| -> Result<()> {
+        hasher.update(buf);
+        w.write_all(buf).map_err(|e| Error::io(path, e))?;
+        buf.clear();
+        Ok(())
+    };
+    for (id, img) in ext_ids.iter().zip(images) {
+        write_doc(&mut buf, id, img, scheme);
+        if buf.len() >= 1 << 16 {
+            flush(&mut buf, w)?;
+        }
+    }
+    flush(&mut buf, w)?;
+    w.write_all(&hasher.digest().to_le_bytes())
+        .map_err(|e| Error::io(path, e))
+}
+
+/// Reads a version-1 images file (as [`ImageSet::write`] makes) a document at a time,
+/// without holding its bytes, checking the checksum at the end; other versions are read
+/// whole ([`ImageSet::read`]). Holds at most `max_docs` documents: a file declaring more is
+/// an error before anything is allocated.
+pub fn read_images_streamed(path: &Path, max_docs: u64) -> Result<ImageSet> {
+    let (mut ext_ids, mut images) = (Vec::new(), Vec::new());
+    let params = scan_images_streamed(path, max_docs, |count, id, img| {
+        if ext_ids.is_empty() {
+            ext_ids.reserve_exact(count as usize);
+            images.reserve_exact(count as usize);
+        }
+        ext_ids.push(id);
+        images.push(img);
+    })?;
+    Ok(ImageSet {
+        params,
+        ext_ids,
+        images,
+    })
+}
+
+/// Calls `f(document count, external id, image)` on every document of an images file, in
+/// order, reading a version-1 file a document at a time (other versions whole); returns
+/// the parameters. An error (the checksum at the end included) may come after calls.
+pub fn scan_images_streamed(
+    path: &Path,
+    max_docs: u64,
+    mut f: impl FnMut(u64, String, Image),
+) -> Result<SketchParams> {
+    let mut r = crate::io::open_read(path)?;
+    let head = std::io::BufRead::fill_buf(&mut r).map_err(|e| Error::io(path, e))?;
+    let v1 = head.len() >= 12
+        && &head[..8] == MAGIC
+        && u32::from_le_bytes(head[8..12].try_into().expect("4 bytes")) == VERSION;
+    if !v1 {
+        drop(r);
+        let set = ImageSet::read(path)?;
+        let n = set.images.len() as u64;
+        for (id, img) in set.ext_ids.into_iter().zip(set.images) {
+            f(n, id, img);
+        }
+        return Ok(set.params);
+    }
+    let mut s = super::stream::Stream::new(r, path);
+    s.take(12, "header")?;
+    let params = parse_params(&mut s)?;
+    let docs = s.varint("document count")?;
+    if docs > max_docs {
+        return Err(s.err(format!("{docs} documents, at most {max_docs} expected")));
+    }
+    for d in 0..docs {
+        let (id, img) = parse_doc(&mut s, d, &params)?;
+        f(docs, id, img);
+    }
+    let sum = s.digest();
+    let stored = u64::from_le_bytes(s.raw(8, "checksum")?.try_into().expect("8 bytes"));
+    if sum != stored {
+        return Err(Error::format(
+            path,
+            "checksum mismatch: the file is truncated or corrupted",
+        ));
+    }
+    if !s.at_eof()? {
+        return Err(s.err("unexpected bytes after the checksum"));
+    }
+    Ok(params)
 }
 
 /// Parses a whole file (either version).

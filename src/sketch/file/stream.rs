@@ -1,4 +1,5 @@
-//! The chunked, hashing byte source the version-3 reader reads through.
+//! The chunked, hashing byte source the version-3 reader (and the index, for its files) reads
+//! through.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +13,7 @@ use crate::Result;
 /// `BufRead` and per-field hash updates made reading a 1 GB file take minutes).
 /// Invariant: `buf[..hashed]` has been fed to the hasher, `hashed <= start <= end`, and
 /// `buf[start..end]` are the bytes read but not yet consumed.
-pub(super) struct Stream {
+pub(crate) struct Stream {
     path: PathBuf,
     chunk: usize,
     r: Box<dyn std::io::BufRead + Send>,
@@ -30,7 +31,7 @@ impl Stream {
     const CHUNK: usize = 1 << 20;
 
     /// A stream over `r`, the contents of `path` (named in errors).
-    pub(super) fn new(r: Box<dyn std::io::BufRead + Send>, path: &Path) -> Self {
+    pub(crate) fn new(r: Box<dyn std::io::BufRead + Send>, path: &Path) -> Self {
         Self::with_chunk(r, Self::CHUNK, path)
     }
 
@@ -62,7 +63,7 @@ impl Stream {
     }
 
     /// The checksum of every byte consumed so far.
-    pub(super) fn digest(&mut self) -> u64 {
+    pub(crate) fn digest(&mut self) -> u64 {
         self.hash_consumed();
         self.hasher.digest()
     }
@@ -118,12 +119,12 @@ impl Stream {
     }
 
     /// Reads `n` bytes without hashing them (the trailer).
-    pub(super) fn raw(&mut self, n: usize, what: &str) -> Result<Vec<u8>> {
+    pub(crate) fn raw(&mut self, n: usize, what: &str) -> Result<Vec<u8>> {
         self.consume(n, what, false).map(<[u8]>::to_vec)
     }
 
     /// True when no byte is left.
-    pub(super) fn at_eof(&mut self) -> Result<bool> {
+    pub(crate) fn at_eof(&mut self) -> Result<bool> {
         if self.start < self.end {
             return Ok(false);
         }

@@ -1,0 +1,279 @@
+//! `fimdup index build` and `index add` under `--memory-budget`, end to end with the built
+//! binary, on generated corpora (`fimdup gen --config eval/peers/corpus.json`):
+//! * the generation directories built and extended with and without a budget are
+//!   byte-identical (default bottom-k; k-mins with LSH bands, containment images and
+//!   sources), and the spill directory is empty afterwards;
+//! * a budget below what the index needs exits 2 before any work on the index, saying
+//!   "needs at least N MiB for M documents", and leaves no index (build) or the index as it
+//!   was (add: checked before the index is read, and again with the sweep's documents); a
+//!   budget of exactly N MiB is enough.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn run(args: &[&str]) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_fimdup"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = run(args);
+    assert!(
+        o.status.success(),
+        "fimdup {args:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A generated corpus of `n` documents (seed `seed`), its ids prefixed with `prefix`.
+fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str) -> PathBuf {
+    let g = dir.join(format!("gen-{name}"));
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/peers/corpus.json");
+    ok(&[
+        "gen",
+        "--config",
+        s(&config),
+        "--docs",
+        &n.to_string(),
+        "--seed",
+        &seed.to_string(),
+        "--stream",
+        "--out",
+        s(&g),
+    ]);
+    let text = std::fs::read_to_string(g.join("docs.jsonl")).unwrap();
+    let out = dir.join(format!("{name}.jsonl"));
+    std::fs::write(
+        &out,
+        text.replace("{\"id\":\"", &format!("{{\"id\":\"{prefix}")),
+    )
+    .unwrap();
+    out
+}
+
+/// Every file of the generation `CURRENT` names: name -> bytes.
+fn generation(idx: &Path) -> (String, BTreeMap<String, Vec<u8>>) {
+    let current = std::fs::read_to_string(idx.join("CURRENT")).unwrap();
+    let g = current.split(' ').next().unwrap().to_string();
+    let files = std::fs::read_dir(idx.join(&g))
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    (g, files)
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// The `N` of "needs at least N MiB for M documents" in `stderr`, and `M`.
+fn needs(stderr: &str) -> (u64, u64) {
+    let rest = stderr
+        .split("needs at least ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no \"needs at least\" in {stderr}"));
+    let mut w = rest.split_whitespace();
+    let n = w.next().unwrap().parse().unwrap();
+    assert_eq!(w.next(), Some("MiB"));
+    assert_eq!(w.next(), Some("for"));
+    let m = w.next().unwrap().parse().unwrap();
+    assert_eq!(w.next(), Some("documents,"));
+    assert_eq!(w.next(), Some("more"));
+    (n, m)
+}
+
+fn empty_dir(d: &Path) -> bool {
+    std::fs::read_dir(d).unwrap().next().is_none()
+}
+
+#[test]
+fn budgeted_builds_and_sweeps_are_byte_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let first = gen(d, "first", 1500, 11, "");
+    // The second sweep: 1000 documents of the first unchanged, 500 lost, 500 new.
+    let other = gen(d, "other", 500, 12, "b-");
+    let text = std::fs::read_to_string(&first).unwrap();
+    let mut second: String = text.lines().take(1000).map(|l| format!("{l}\n")).collect();
+    second.push_str(&std::fs::read_to_string(&other).unwrap());
+    let second_path = d.join("second.jsonl");
+    std::fs::write(&second_path, second).unwrap();
+    let spill = d.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+
+    let variants: [&[&str]; 2] = [
+        &[],
+        &[
+            "--scheme",
+            "k-mins",
+            "--size",
+            "64",
+            "--containment",
+            "--keep-sources",
+        ],
+    ];
+    for (v, extra) in variants.iter().enumerate() {
+        let mut gens = Vec::new();
+        for budget in [None, Some("256MiB")] {
+            let idx = d.join(format!("idx-{v}-{}", budget.unwrap_or("none")));
+            let mut bf = Vec::new();
+            if let Some(b) = budget {
+                bf = vec!["--memory-budget", b, "--tmp-dir", s(&spill)];
+            }
+            let mut args = vec!["index", "build", s(&first), "--out", s(&idx), "--json"];
+            args.extend_from_slice(extra);
+            args.extend_from_slice(&bf);
+            let b = json(&ok(&args));
+            assert_eq!(b["documents"], 1500);
+            assert_eq!(b["stored"], 1500);
+            let built = generation(&idx);
+            assert_eq!(built.0, "gen-000001");
+            let mut args = vec!["index", "add", s(&idx), s(&second_path), "--json"];
+            args.extend_from_slice(&bf);
+            let a = json(&ok(&args));
+            assert_eq!(a["documents"], 1500);
+            assert_eq!(a["added"], 500);
+            assert_eq!(a["unchanged"], 1000);
+            assert_eq!(a["total_documents"], 2000);
+            assert_eq!(a["lost"].as_array().unwrap().len(), 500);
+            let added = generation(&idx);
+            assert_eq!(added.0, "gen-000002");
+            assert!(empty_dir(&spill), "spill files left behind");
+            gens.push((built, added));
+        }
+        let names: Vec<&String> = gens[0].0 .1.keys().collect();
+        let want = if v == 0 {
+            vec!["context.bin", "docs.bin", "images.bin", "manifest.json"]
+        } else {
+            vec![
+                "bands.bin",
+                "containment-context.bin",
+                "containment.bin",
+                "context.bin",
+                "docs.bin",
+                "images.bin",
+                "manifest.json",
+            ]
+        };
+        assert_eq!(names, want);
+        assert!(gens[0] == gens[1], "variant {v}: generations differ");
+    }
+}
+
+#[test]
+fn a_budget_below_the_index_is_refused_before_the_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let corpus = gen(d, "c", 2000, 21, "");
+    let sweep = gen(d, "s", 1000, 22, "s-");
+    let spill = d.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let idx = d.join("idx");
+    let build = |budget: &str| {
+        run(&[
+            "index",
+            "build",
+            s(&corpus),
+            "--out",
+            s(&idx),
+            "--memory-budget",
+            budget,
+            "--tmp-dir",
+            s(&spill),
+        ])
+    };
+
+    let o = build("1MiB");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("fimdup: memory budget too small: index build needs at least "),
+        "{err}"
+    );
+    let (need, docs) = needs(&err);
+    assert_eq!(docs, 2000);
+    // 2000 documents of 128 values: more than 2000 * 128 * 20 bytes, less than 10 times that.
+    assert!((5..=50).contains(&need), "{need} MiB");
+    assert!(!idx.exists(), "a refused build left {}", idx.display());
+    assert!(empty_dir(&spill));
+
+    // One MiB less than it says is refused too; what it says is enough.
+    let o = build(&format!("{}MiB", need - 1));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(!idx.exists());
+    ok(&[
+        "index",
+        "build",
+        s(&corpus),
+        "--out",
+        s(&idx),
+        "--memory-budget",
+        &format!("{need}MiB"),
+        "--tmp-dir",
+        s(&spill),
+    ]);
+    let before = generation(&idx);
+
+    // A sweep that does not fit: refused, the index as it was.
+    let o = run(&[
+        "index",
+        "add",
+        s(&idx),
+        s(&sweep),
+        "--memory-budget",
+        &format!("{need}MiB"),
+        "--tmp-dir",
+        s(&spill),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("fimdup: memory budget too small: index add needs at least "),
+        "{err}"
+    );
+    let (need_add, docs) = needs(&err);
+    assert_eq!(docs, 3000);
+    assert!(need_add > need, "{need_add} <= {need}");
+    assert_eq!(generation(&idx), before);
+    let entries: Vec<String> = std::fs::read_dir(&idx)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !entries.iter().any(|e| e.starts_with("gen-000002")),
+        "{entries:?}"
+    );
+    assert!(empty_dir(&spill));
+
+    // A budget the index as it is does not fit in: refused before the index is read.
+    let o = run(&[
+        "index",
+        "add",
+        s(&idx),
+        s(&sweep),
+        "--memory-budget",
+        &format!("{}MiB", need - 1),
+        "--tmp-dir",
+        s(&spill),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(needs(&err), (need, 2000), "{err}");
+    assert!(err.contains("as it is"), "{err}");
+    assert_eq!(generation(&idx), before);
+    assert!(empty_dir(&spill));
+}
