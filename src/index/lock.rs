@@ -12,8 +12,10 @@
 //!   [`WriteLock`] is dropped or when its process dies (even by SIGKILL), so a crashed writer
 //!   never leaves a stale lock. The `LOCK` file itself stays (removing it would let two
 //!   writers lock two different files).
-//! * After acquiring, the holder writes its pid (decimal, `\n`) into `LOCK`; a writer that
-//!   gives up names that pid in its error.
+//! * After acquiring, the holder writes its pid (decimal, `\n`) into `LOCK`, and empties the
+//!   file again before it releases the lock; a writer that gives up names that pid in its
+//!   error, once the pid is written and (where `/proc` tells) the process is alive, so a pid
+//!   left by a killed writer is never named.
 //! * Readers ([`Index::open`](super::Index::open)) never take the lock: the generation switch
 //!   is atomic (see [`super::store`]).
 
@@ -90,16 +92,32 @@ impl WriteLock {
     }
 }
 
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        // Still locked here: the file is closed (and the lock released) after this.
+        let _ = self._file.set_len(0);
+    }
+}
+
+/// Whether the process `pid` is alive, where `/proc` can tell (else assumed alive).
+fn alive(pid: u32) -> bool {
+    let proc = Path::new("/proc");
+    !proc.is_dir() || proc.join(pid.to_string()).exists()
+}
+
 /// The pid written in the lock file `path` by its holder. A holder that has just taken the
-/// lock may not have written it yet: a few short retries cover that.
+/// lock may not have written it yet (the file is empty, or holds the pid of a writer that
+/// was killed): a few short retries cover that.
 fn holder_pid(path: &Path) -> Option<u32> {
-    for _ in 0..20 {
+    for _ in 0..100 {
         let mut text = String::new();
         if let Ok(mut f) = File::open(path) {
             let _ = f.read_to_string(&mut text);
         }
         if let Ok(pid) = text.trim().parse() {
-            return Some(pid);
+            if alive(pid) {
+                return Some(pid);
+            }
         }
         std::thread::sleep(Duration::from_millis(5));
     }
@@ -141,6 +159,24 @@ mod tests {
             format!("{}\n", std::process::id())
         );
         drop(again);
+        // Released: nobody is named.
+        assert_eq!(std::fs::read_to_string(idx.join(LOCK)).unwrap(), "");
+    }
+
+    #[test]
+    fn a_dead_writers_pid_is_not_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = WriteLock::acquire(dir.path(), Duration::ZERO).unwrap();
+        // What a writer killed while holding the lock leaves: the pid of a dead process.
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        std::fs::write(dir.path().join(LOCK), format!("{dead}\n")).unwrap();
+        match WriteLock::acquire(dir.path(), Duration::ZERO).unwrap_err() {
+            Error::Locked { pid, .. } => assert_eq!(pid, None),
+            e => panic!("expected Locked, got {e}"),
+        }
+        drop(first);
     }
 
     #[test]
