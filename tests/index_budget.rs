@@ -12,51 +12,20 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn run(args: &[&str]) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_fimdup"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::{ok, run, s};
 
-fn ok(args: &[&str]) -> Output {
-    let o = run(args);
-    assert!(
-        o.status.success(),
-        "fimdup {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// A generated corpus of `n` documents (seed `seed`), its ids prefixed with `prefix`.
+/// A generated corpus like the scale runs' (`eval/peers/corpus.json`), ids prefixed.
 fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str) -> PathBuf {
-    let g = dir.join(format!("gen-{name}"));
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("eval/peers/corpus.json");
-    ok(&[
-        "gen",
-        "--config",
-        s(&config),
-        "--docs",
-        &n.to_string(),
-        "--seed",
-        &seed.to_string(),
-        "--stream",
-        "--out",
-        s(&g),
-    ]);
-    let text = std::fs::read_to_string(g.join("docs.jsonl")).unwrap();
-    let out = dir.join(format!("{name}.jsonl"));
-    std::fs::write(
-        &out,
-        text.replace("{\"id\":\"", &format!("{{\"id\":\"{prefix}")),
+    common::gen(
+        dir,
+        name,
+        n,
+        seed,
+        prefix,
+        &["--config", s(&config), "--stream"],
     )
-    .unwrap();
-    out
 }
 
 /// Every file of the generation `CURRENT` names: name -> bytes.

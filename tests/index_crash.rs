@@ -12,57 +12,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-fn fimdup(args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_fimdup"));
-    c.args(args);
-    c
-}
-
-fn run(args: &[&str]) -> Output {
-    fimdup(args).output().unwrap()
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = run(args);
-    assert!(
-        o.status.success(),
-        "fimdup {args:?} failed: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-/// Generates `n` documents with `seed` and returns the corpus path, its ids prefixed.
-fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str) -> PathBuf {
-    let g = dir.join(format!("gen-{name}"));
-    ok(&[
-        "gen",
-        "--out",
-        s(&g),
-        "--docs",
-        &n.to_string(),
-        "--seed",
-        &seed.to_string(),
-    ]);
-    let text = std::fs::read_to_string(g.join("docs.jsonl")).unwrap();
-    let out = dir.join(format!("{name}.jsonl"));
-    std::fs::write(
-        &out,
-        text.replace("{\"id\":\"", &format!("{{\"id\":\"{prefix}")),
-    )
-    .unwrap();
-    out
-}
+mod common;
+use common::{fimdup, ok, run, s};
 
 fn ids(corpus: &Path) -> Vec<String> {
     std::fs::read_to_string(corpus)
@@ -155,9 +112,9 @@ fn spawn_add(idx: &Path, corpus: &Path, wait: u32) -> Child {
 fn concurrent_adds_lose_no_sweep() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let base = gen(d, "base", 300, 1, "");
-    let a = gen(d, "a", 300, 2, "a-");
-    let b = gen(d, "b", 300, 3, "b-");
+    let base = common::gen(d, "base", 300, 1, "", &[]);
+    let a = common::gen(d, "a", 300, 2, "a-", &[]);
+    let b = common::gen(d, "b", 300, 3, "b-", &[]);
     let (ida, idb): (BTreeSet<_>, BTreeSet<_>) =
         (ids(&a).into_iter().collect(), ids(&b).into_iter().collect());
     assert!(ida.is_disjoint(&idb));
@@ -229,8 +186,8 @@ fn concurrent_adds_lose_no_sweep() {
 fn a_held_lock_stops_writers_not_readers() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let base = gen(d, "base", 300, 1, "");
-    let big = gen(d, "big", 3000, 5, "big-");
+    let base = common::gen(d, "base", 300, 1, "", &[]);
+    let big = common::gen(d, "big", 3000, 5, "big-", &[]);
     let idx = d.join("idx");
     ok(&["index", "build", s(&base), "--out", s(&idx)]);
     let expect_locked = |o: &Output, pid: u32| {
@@ -480,7 +437,7 @@ fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tall
 fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
-    let corpus = gen(d, "c", 6_000, 11, "");
+    let corpus = common::gen(d, "c", 6_000, 11, "", &[]);
     let text = std::fs::read_to_string(&corpus).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let (base, sweep, queries) = (
@@ -493,7 +450,7 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     std::fs::write(&sweep, lines[half..].join("\n") + "\n").unwrap();
     let q: Vec<&str> = lines.iter().step_by(40).copied().collect();
     std::fs::write(&queries, q.join("\n") + "\n").unwrap();
-    let small = gen(d, "small", 300, 1, "s-");
+    let small = common::gen(d, "small", 300, 1, "s-", &[]);
 
     let (old_add, old_build) = (d.join("old-add"), d.join("old-build"));
     ok(&["index", "build", s(&base), "--out", s(&old_add)]);
