@@ -150,6 +150,22 @@ impl SpillConfig {
     }
 }
 
+/// The resident set size of this process in bytes (`VmRSS` of `/proc/self/status`; `None`
+/// where there is no such file). After a stage frees its memory the allocator may keep it
+/// resident, so a later stage sizes its work from this rather than from what it knows is
+/// held.
+pub fn resident_bytes() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb = s
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 /// A temporary directory (`fimdup-spill-*`) removed with its contents when dropped.
 #[derive(Debug)]
 pub struct SpillDir {

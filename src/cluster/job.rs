@@ -575,7 +575,14 @@ impl Job {
                 };
                 verify_output(&mut out, fetch, t, regroup)?;
             } else {
-                let budget = self.spill.budget.map(|b| b.0.saturating_sub(held));
+                // What is resident counts, not only what is known to be held: memory the
+                // clustering freed may still be resident (kept by the allocator). At least
+                // an eighth of the budget, so that batches keep a useful size.
+                let resident = crate::spill::resident_bytes().unwrap_or(0);
+                let budget = self
+                    .spill
+                    .budget
+                    .map(|b| b.0.saturating_sub(held.max(resident)).max(b.0 / 8));
                 verify_with_corpus(&mut out, &s.source()?, t, regroup, budget)?;
             }
             if let Threshold::Resemblance(tc) = cfg.threshold {
