@@ -13,8 +13,8 @@ use crate::cluster::uf::UnionFind;
 use crate::corpus::CorpusConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, text_params, PipelineConfig};
 use crate::sketch::{
-    super_shingles, Image, ImageReader, ImageWriter, Scheme, Scratch, Shard, SketchConfig,
-    SketchParams, Sketcher, Weighting,
+    super_shingles, Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams,
+    Sketcher, Weighting,
 };
 use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
@@ -252,10 +252,7 @@ impl Index {
             let mut docs = Vec::new();
             let stats =
                 for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
-                    let imgs: Vec<(Image, Option<Image>)> = canon
-                        .par_iter()
-                        .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
-                        .collect();
+                    let imgs = qs.sketch_batch(&canon);
                     for (d, (image, containment)) in batch.iter().zip(imgs) {
                         docs.push(NewDoc {
                             ext_id: d.ext_id.clone(),
@@ -283,10 +280,7 @@ impl Index {
         let this = &*self;
         let stats =
             for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
-                let imgs: Vec<(Image, Option<Image>)> = canon
-                    .par_iter()
-                    .map_init(Scratch::default, |s, c| qs.sketch_canonical(c, s))
-                    .collect();
+                let imgs = qs.sketch_batch(&canon);
                 for (d, (image, containment)) in batch.iter().zip(imgs) {
                     let new = match this.latest.get(&d.ext_id) {
                         Some(&p) => this.images[p as usize] != image,

@@ -331,6 +331,15 @@ pub struct QuerySketcher {
 }
 
 impl QuerySketcher {
+    /// [`QuerySketcher::sketch_canonical`] of every document of a batch, in parallel, in order.
+    pub fn sketch_batch(&self, canon: &[Canonical]) -> Vec<(Image, Option<Image>)> {
+        use rayon::prelude::*;
+        canon
+            .par_iter()
+            .map_init(Scratch::default, |s, c| self.sketch_canonical(c, s))
+            .collect()
+    }
+
     /// The main image and (when the index keeps them) the mod-m containment image.
     pub fn sketch_canonical(&self, c: &Canonical, s: &mut Scratch) -> (Image, Option<Image>) {
         (
