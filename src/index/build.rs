@@ -300,7 +300,7 @@ impl Index {
                 }
                 Ok(())
             })?;
-        let n = main_w.finish()?;
+        main_w.finish()?;
         if let Some(w) = cont_w {
             w.finish()?;
         }
@@ -323,7 +323,8 @@ impl Index {
             Some(_) => Some(ImageReader::open(&cont_path)?),
             None => None,
         };
-        let mut st = self.begin_sweep(tag, n as usize)?;
+        // Room for the documents that will be stored, not for the unchanged ones.
+        let mut st = self.begin_sweep(tag, stored as usize)?;
         while let Some((_, ext_id, image)) = main_r.next_doc()? {
             let containment = match cont_r.as_mut() {
                 Some(r) => Some(

@@ -238,45 +238,6 @@ impl Postings {
         self.reindex();
     }
 
-    /// Merges another sorted set of incidences into this one (linear).
-    pub fn merge(&mut self, other: Postings) {
-        if other.is_empty() {
-            return;
-        }
-        if self.is_empty()
-            || (self.keys[self.len() - 1], self.docs[self.len() - 1])
-                < (other.keys[0], other.docs[0])
-        {
-            self.keys.extend_from_slice(&other.keys);
-            self.docs.extend_from_slice(&other.docs);
-            self.reindex();
-            return;
-        }
-        let n = self.len() + other.len();
-        let (mut keys, mut docs) = (Vec::with_capacity(n), Vec::with_capacity(n));
-        let (mut i, mut j) = (0, 0);
-        while i < self.len() || j < other.len() {
-            let take_self = j >= other.len()
-                || (i < self.len()
-                    && (self.keys[i], self.docs[i]) <= (other.keys[j], other.docs[j]));
-            let (k, d) = if take_self {
-                i += 1;
-                (self.keys[i - 1], self.docs[i - 1])
-            } else {
-                j += 1;
-                (other.keys[j - 1], other.docs[j - 1])
-            };
-            if keys.last() == Some(&k) && docs.last() == Some(&d) {
-                continue;
-            }
-            keys.push(k);
-            docs.push(d);
-        }
-        self.keys = keys;
-        self.docs = docs;
-        self.reindex();
-    }
-
     /// The key groups `(key, docs)` in key order.
     pub fn groups(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
         let mut i = 0;
@@ -467,13 +428,11 @@ mod tests {
     use crate::codec::SliceReader;
 
     #[test]
-    fn merge_equals_building_from_all_pairs() {
+    fn from_pairs_sorts_and_dedups() {
         let a = vec![(5u64, 1u32), (1, 0), (5, 0), (9, 2)];
         let b = vec![(5u64, 3u32), (2, 3), (9, 2), (10, 4)];
-        let mut m = Postings::from_pairs(a.clone());
-        m.merge(Postings::from_pairs(b.clone()));
-        let all = Postings::from_pairs(a.into_iter().chain(b).collect());
-        assert_eq!(m, all);
+        let m = Postings::from_pairs(a.into_iter().chain(b).collect());
+        assert_eq!(m.len(), 7);
         assert_eq!(m.get(5), &[0, 1, 3]);
         assert_eq!(m.get(7), &[] as &[u32]);
         assert_eq!(m.distinct_keys(), 5);
