@@ -165,15 +165,33 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
             s(&spill),
         ])
     };
+    let add = |budget: &str| {
+        run(&[
+            "index",
+            "add",
+            s(&idx),
+            s(&sweep),
+            "--memory-budget",
+            budget,
+            "--tmp-dir",
+            s(&spill),
+        ])
+    };
+    // Exit 2 and "memory budget too small: `what` needs at least N MiB for M documents":
+    // its stderr.
+    let refused = |o: &Output, what: &str| -> String {
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.starts_with(&format!(
+                "fimdup: memory budget too small: {what} needs at least "
+            )),
+            "{err}"
+        );
+        err
+    };
 
-    let o = build("1MiB");
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.starts_with("fimdup: memory budget too small: index build needs at least "),
-        "{err}"
-    );
-    let (need, docs) = needs(&err);
+    let (need, docs) = needs(&refused(&build("1MiB"), "index build"));
     assert_eq!(docs, 2000);
     // 2000 documents of 128 values: more than 2000 * 128 * 20 bytes, less than 10 times that.
     assert!((5..=50).contains(&need), "{need} MiB");
@@ -189,23 +207,7 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
     let before = generation(&idx);
 
     // A sweep that does not fit: refused, the index as it was.
-    let o = run(&[
-        "index",
-        "add",
-        s(&idx),
-        s(&sweep),
-        "--memory-budget",
-        &format!("{need}MiB"),
-        "--tmp-dir",
-        s(&spill),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(
-        err.starts_with("fimdup: memory budget too small: index add needs at least "),
-        "{err}"
-    );
-    let (need_add, docs) = needs(&err);
+    let (need_add, docs) = needs(&refused(&add(&format!("{need}MiB")), "index add"));
     assert_eq!(docs, 3000);
     assert!(need_add > need, "{need_add} <= {need}");
     assert_eq!(generation(&idx), before);
@@ -220,18 +222,7 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
     assert!(empty_dir(&spill));
 
     // A budget the index as it is does not fit in: refused before the index is read.
-    let o = run(&[
-        "index",
-        "add",
-        s(&idx),
-        s(&sweep),
-        "--memory-budget",
-        &format!("{}MiB", need - 1),
-        "--tmp-dir",
-        s(&spill),
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
+    let err = refused(&add(&format!("{}MiB", need - 1)), "index add");
     assert_eq!(needs(&err), (need, 2000), "{err}");
     assert!(err.contains("as it is"), "{err}");
     assert_eq!(generation(&idx), before);
