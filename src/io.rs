@@ -232,3 +232,92 @@ mod tests {
         assert_eq!(read_all(&p).unwrap(), b"1 2 3\n");
     }
 }
+
+/// The compression of a file, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// None.
+    None,
+    /// gzip (`.gz`).
+    Gzip,
+    /// Zstandard (`.zst`).
+    Zstd,
+}
+
+impl Compression {
+    /// The compression a path's extension names (`.gz`, `.zst`; case-insensitive).
+    pub fn of_path(path: &Path) -> Compression {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("gz") => Compression::Gzip,
+            Some("zst") => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+
+    /// The extension it adds to a file name: `""`, `".gz"` or `".zst"`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => ".gz",
+            Compression::Zstd => ".zst",
+        }
+    }
+
+    /// A writer compressing into `w` (gzip without a time stamp or name, zstd level 3):
+    /// the same bytes in give the same bytes out. Call [`CompressedWriter::finish`].
+    pub fn writer<W: Write>(self, w: W) -> std::io::Result<CompressedWriter<W>> {
+        Ok(match self {
+            Compression::None => CompressedWriter::None(w),
+            Compression::Gzip => CompressedWriter::Gzip(
+                flate2::GzBuilder::new()
+                    .mtime(0)
+                    .write(w, flate2::Compression::default()),
+            ),
+            Compression::Zstd => CompressedWriter::Zstd(zstd::stream::write::Encoder::new(w, 3)?),
+        })
+    }
+}
+
+/// A writer that compresses as its [`Compression`] says.
+pub enum CompressedWriter<W: Write> {
+    /// Uncompressed.
+    None(W),
+    /// gzip.
+    Gzip(flate2::write::GzEncoder<W>),
+    /// Zstandard.
+    Zstd(zstd::stream::write::Encoder<'static, W>),
+}
+
+impl<W: Write> CompressedWriter<W> {
+    /// Writes the compressed stream's end and returns the inner writer.
+    pub fn finish(self) -> std::io::Result<W> {
+        match self {
+            CompressedWriter::None(w) => Ok(w),
+            CompressedWriter::Gzip(g) => g.finish(),
+            CompressedWriter::Zstd(z) => z.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for CompressedWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            CompressedWriter::None(w) => w.write(buf),
+            CompressedWriter::Gzip(g) => g.write(buf),
+            CompressedWriter::Zstd(z) => z.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            CompressedWriter::None(w) => w.flush(),
+            CompressedWriter::Gzip(g) => g.flush(),
+            CompressedWriter::Zstd(z) => z.flush(),
+        }
+    }
+}

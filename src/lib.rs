@@ -25,6 +25,7 @@ pub mod io;
 pub mod cluster;
 pub mod context;
 pub mod corpus;
+pub mod dedup;
 pub mod eval;
 pub mod fimi;
 pub mod gen;

@@ -35,6 +35,19 @@ pub struct Args {
     /// the N shards of one `--shard i/N` run, or whole files concatenated in order).
     #[arg(required = true, num_args = 1.., value_name = "INPUT")]
     pub input: Vec<PathBuf>,
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Output directory (clusters.jsonl, pairs.csv, summary.json).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The clustering job's options (shared by `cluster` and `dedup`).
+#[derive(clap::Args, Debug)]
+pub struct JobArgs {
     /// The method.
     #[arg(
         long,
@@ -94,45 +107,47 @@ pub struct Args {
     /// above the threshold whose estimate falls short are still verified].
     #[arg(long, value_name = "t")]
     pub candidate_threshold: Option<f64>,
-    /// Output directory (clusters.jsonl, pairs.csv, summary.json).
-    #[arg(long)]
-    pub out: PathBuf,
-    /// Print the summary as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
     #[command(flatten)]
     pub spill: SpillArgs,
 }
 
+impl JobArgs {
+    /// The job these options describe.
+    pub fn builder(&self) -> anyhow::Result<JobBuilder> {
+        let args = self;
+        let pipeline = args.pipeline.config_or(args.method.default_scheme())?;
+        let threshold = match (args.threshold, args.min_common) {
+            (_, Some(k)) => Threshold::MinCommon(k),
+            (Some(t), None) => Threshold::Resemblance(t),
+            (None, None) => Threshold::Resemblance(0.8),
+        };
+        let mut cfg = ClusterConfig {
+            method: args.method,
+            threshold,
+            measure: args.measure,
+            max_pairs: Some(args.max_pairs),
+            ..ClusterConfig::default()
+        };
+        cfg.context.max_df = args.max_df;
+        cfg.concept.max_itemsets = Some(args.max_itemsets);
+        cfg.concept.split_components = !args.no_split;
+        cfg.lsh.grouping = args.grouping;
+        cfg.super_shingle.per = args.super_per;
+        let mut b = JobBuilder::new(args.method);
+        b.cluster(cfg)
+            .pipeline(pipeline)
+            .lsh_bands(args.bands)
+            .lsh_fn_weight(Some(args.fn_weight))
+            .verify(args.verify)
+            .candidate_threshold(args.candidate_threshold)
+            .spill(args.spill.config()?);
+        Ok(b)
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let pipeline = args.pipeline.config_or(args.method.default_scheme())?;
-    let threshold = match (args.threshold, args.min_common) {
-        (_, Some(k)) => Threshold::MinCommon(k),
-        (Some(t), None) => Threshold::Resemblance(t),
-        (None, None) => Threshold::Resemblance(0.8),
-    };
-    let mut cfg = ClusterConfig {
-        method: args.method,
-        threshold,
-        measure: args.measure,
-        max_pairs: Some(args.max_pairs),
-        ..ClusterConfig::default()
-    };
-    cfg.context.max_df = args.max_df;
-    cfg.concept.max_itemsets = Some(args.max_itemsets);
-    cfg.concept.split_components = !args.no_split;
-    cfg.lsh.grouping = args.grouping;
-    cfg.super_shingle.per = args.super_per;
-    let job = JobBuilder::new(args.method)
-        .cluster(cfg)
-        .pipeline(pipeline)
-        .lsh_bands(args.bands)
-        .lsh_fn_weight(Some(args.fn_weight))
-        .verify(args.verify)
-        .candidate_threshold(args.candidate_threshold)
-        .spill(args.spill.config()?)
-        .build()?;
+    let job = args.job.builder()?.build()?;
     let input = Input::from_paths(&args.input)?;
     let pb = progress(None, "sketching");
     let out = job.run(&input, &|n| pb.set_position(n));

@@ -10,6 +10,7 @@ mod cluster;
 mod common;
 mod compare;
 mod context;
+mod dedup;
 mod demo;
 mod eval;
 mod gen;
@@ -45,6 +46,8 @@ enum Command {
     Mine(mine::Args),
     /// Cluster near-duplicate documents with one method.
     Cluster(cluster::Args),
+    /// Remove near-duplicates: the corpus back without them, and what was removed and why.
+    Dedup(dedup::Args),
     /// Evaluate predicted pairs or clusters against labeled pairs (five values, P/R/F1).
     Eval(eval::Args),
     /// Sweep the threshold for several methods against labeled pairs, with plots and a report.
@@ -79,6 +82,7 @@ pub fn main() -> i32 {
         Command::Context(a) => context::run(a),
         Command::Mine(a) => mine::run(a),
         Command::Cluster(a) => cluster::run(a),
+        Command::Dedup(a) => dedup::run(a),
         Command::Eval(a) => eval::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Compare(a) => compare::run(a),

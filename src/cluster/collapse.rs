@@ -17,6 +17,18 @@ use crate::{DocId, Error, Result};
 
 use super::uf::UnionFind;
 
+/// Which documents are equivalent (collapsed before clustering).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Equivalence {
+    /// Equal raw text, equal canonical token sequence, or equal non-empty image (B97 5.2):
+    /// every member of a group has the same image, so the same estimates.
+    #[default]
+    Shingle,
+    /// Equal raw text or equal canonical token sequence only: every member of a group has
+    /// the same full shingle set, so the same exact resemblance with any document.
+    Lexical,
+}
+
 /// Counts of a collapse.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CollapseSummary {

@@ -30,11 +30,11 @@ use std::time::Instant;
 use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
 use super::verify::{load_sets, verify_output, verify_with_corpus, CorpusSource};
 use super::{
-    write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Grouping, Measure,
+    write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Equivalence, Grouping, Measure,
     Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::corpus::CorpusStats;
-use crate::sketch::pipeline::{sketch_corpus, PipelineConfig};
+use crate::sketch::pipeline::{sketch_corpus, Fingerprints, PipelineConfig};
 use crate::sketch::{sketch_to_file_keeping_prints, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
@@ -103,6 +103,8 @@ pub struct JobBuilder {
     spill: SpillConfig,
     bands: Option<u32>,
     fn_weight: Option<f64>,
+    equivalence: Equivalence,
+    keep_fingerprints: bool,
 }
 
 impl JobBuilder {
@@ -120,7 +122,22 @@ impl JobBuilder {
             spill: SpillConfig::default(),
             bands: None,
             fn_weight: None,
+            equivalence: Equivalence::Shingle,
+            keep_fingerprints: false,
         }
+    }
+
+    /// Which documents are collapsed before clustering (default: shingle equivalence).
+    pub fn equivalence(&mut self, e: Equivalence) -> &mut Self {
+        self.equivalence = e;
+        self
+    }
+
+    /// Keep the raw and canonical fingerprints of a corpus in the prepared input
+    /// ([`Sketched::fingerprints`]; 16 bytes a document, counted against the budget).
+    pub fn keep_fingerprints(&mut self, keep: bool) -> &mut Self {
+        self.keep_fingerprints = keep;
+        self
     }
 
     /// Every method option at once (method and threshold included).
@@ -243,6 +260,8 @@ impl JobBuilder {
             verify_at,
             candidate: self.candidate_threshold,
             spill: self.spill.clone(),
+            equivalence: self.equivalence,
+            keep_fingerprints: self.keep_fingerprints,
         })
     }
 }
@@ -256,6 +275,8 @@ pub struct Job {
     verify_at: Option<f64>,
     candidate: Option<f64>,
     spill: SpillConfig,
+    equivalence: Equivalence,
+    keep_fingerprints: bool,
 }
 
 /// An input read once ([`Job::prepare`]), ready for any number of jobs.
@@ -272,9 +293,27 @@ pub struct Sketched {
     seconds: f64,
     /// What the corpus reader counted (zero for images files).
     input_stats: CorpusStats,
+    /// Raw and canonical fingerprints, when the job keeps them and the input is a corpus.
+    fingerprints: Option<Fingerprints>,
 }
 
 impl Sketched {
+    /// Raw and canonical fingerprints of every document (DocId order), when the job keeps
+    /// them ([`JobBuilder::keep_fingerprints`]) and the input was a corpus.
+    pub fn fingerprints(&self) -> Option<&Fingerprints> {
+        self.fingerprints.as_ref()
+    }
+
+    /// What the corpus reader counted (zero for images files).
+    pub fn input_stats(&self) -> CorpusStats {
+        self.input_stats
+    }
+
+    /// Byte offset of every document's line, when the sketch pass recorded them.
+    pub fn offsets(&self) -> Option<&[u64]> {
+        self.offsets.as_deref()
+    }
+
     /// The prepared corpus.
     pub fn prepared(&self) -> &Prepared {
         &self.prep
@@ -394,6 +433,16 @@ impl Job {
         &self.pipeline
     }
 
+    /// Which documents are collapsed before clustering.
+    pub fn equivalence(&self) -> Equivalence {
+        self.equivalence
+    }
+
+    /// The verified threshold, with exact verification.
+    pub fn verified_threshold(&self) -> Option<f64> {
+        self.verify_at
+    }
+
     /// Whether candidates are verified exactly.
     pub fn verifies(&self) -> bool {
         self.verify_at.is_some()
@@ -405,6 +454,8 @@ impl Job {
         let t0 = Instant::now();
         let method = self.cluster.method;
         let mut input_stats = CorpusStats::default();
+        let mut fingerprints = None;
+        let eq = self.equivalence;
         // Concept and union-find by resemblance need only the inverted context: under a
         // budget (or from images files) it is built in passes over the images on disk
         // instead of holding them.
@@ -424,11 +475,17 @@ impl Job {
                     )));
                 }
                 let prep = if streamed {
-                    Prepared::from_images_streamed(paths, &self.cluster.context, &self.spill, None)?
+                    Prepared::from_images_streamed_by(
+                        paths,
+                        &self.cluster.context,
+                        &self.spill,
+                        None,
+                        eq,
+                    )?
                 } else {
                     let inputs = ImageInputs::open(paths)?;
                     self.check_images_fit(&paths[0], &inputs, 0)?;
-                    Prepared::new(inputs.read_all()?, None)?
+                    Prepared::new_by(inputs.read_all()?, None, eq)?
                 };
                 (prep, None, None)
             }
@@ -443,11 +500,12 @@ impl Job {
                 input_stats = stats.corpus;
                 let files = [file];
                 let prep = if streamed {
-                    Prepared::from_images_streamed(
+                    Prepared::from_images_streamed_by(
                         &files,
                         &self.cluster.context,
                         &self.spill,
                         Some(&prints.fps),
+                        eq,
                     )?
                 } else {
                     let inputs = ImageInputs::open(&files)?;
@@ -459,14 +517,20 @@ impl Job {
                         extra += EXACT_BYTES_PER_TOKEN * stats.tokens;
                     }
                     self.check_images_fit(path, &inputs, extra)?;
-                    Prepared::new(inputs.read_all()?, Some(&prints.fps))?
+                    Prepared::new_by(inputs.read_all()?, Some(&prints.fps), eq)?
                 };
+                if self.keep_fingerprints {
+                    fingerprints = Some(prints.fps);
+                }
                 (prep, Some(path.clone()), prints.offsets)
             }
             Input::Corpus(path) => {
                 let out = sketch_corpus(path, &self.pipeline, progress)?;
                 input_stats = out.stats.corpus;
-                let prep = Prepared::new(out.images, Some(&out.fingerprints))?;
+                let prep = Prepared::new_by(out.images, Some(&out.fingerprints), eq)?;
+                if self.keep_fingerprints {
+                    fingerprints = Some(out.fingerprints);
+                }
                 (prep, Some(path.clone()), out.offsets)
             }
         };
@@ -477,6 +541,7 @@ impl Job {
             offsets,
             seconds: t0.elapsed().as_secs_f64(),
             input_stats,
+            fingerprints,
         })
     }
 
@@ -552,7 +617,11 @@ impl Job {
         let mut cfg = self.cluster;
         cfg.threshold = self.run_threshold(s);
         // What the prepared corpus holds counts against the budget.
-        let held = s.prep.heap_bytes() + s.offsets.as_ref().map_or(0, |o| 8 * o.len() as u64);
+        let held = s.prep.heap_bytes()
+            + s.offsets.as_ref().map_or(0, |o| 8 * o.len() as u64)
+            + s.fingerprints
+                .as_ref()
+                .map_or(0, |f| 8 * (f.raw.len() + f.canonical.len()) as u64);
         let mut out = s.prep.run(&cfg, &self.spill.less(held))?;
         if method == Method::Exact {
             out.summary.phases.insert(

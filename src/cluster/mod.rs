@@ -44,7 +44,7 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
-pub use collapse::{collapse, Collapse, CollapseSummary};
+pub use collapse::{collapse, Collapse, CollapseSummary, Equivalence};
 pub use concept::{concept_clusters, fp_miner, ConceptConfig, ConceptResult, MaximalMiner};
 pub use config::{ClusterConfig, Method, Threshold};
 pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair, Measure};

@@ -15,7 +15,8 @@ use rayon::prelude::*;
 
 use super::threshold::image_kind;
 use super::{
-    collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse, Method,
+    collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
+    Equivalence, Method,
 };
 use crate::context::images::{doc_order, first_scan, permuted, ImageKeys};
 use crate::context::{BuiltContext, Context, ContextConfig};
@@ -59,13 +60,25 @@ impl Prepared {
     /// lexically-equivalent documents; without them only shingle-equivalent documents
     /// (equal images) are collapsed.
     pub fn new(images: ImageSet, fingerprints: Option<&Fingerprints>) -> Result<Self> {
+        Self::new_by(images, fingerprints, Equivalence::Shingle)
+    }
+
+    /// As [`Prepared::new`], collapsing the documents that `eq` calls equivalent.
+    pub fn new_by(
+        images: ImageSet,
+        fingerprints: Option<&Fingerprints>,
+        eq: Equivalence,
+    ) -> Result<Self> {
         let ImageSet {
             params,
             ext_ids,
             images,
         } = images;
         let scheme = params.sketch.scheme;
-        let img_fp: Vec<Option<u64>> = images.par_iter().map(image_fingerprint).collect();
+        let img_fp: Vec<Option<u64>> = match eq {
+            Equivalence::Shingle => images.par_iter().map(image_fingerprint).collect(),
+            Equivalence::Lexical => vec![None; images.len()],
+        };
         let n = images.len();
         let (keys, positional): (Vec<Vec<u64>>, Option<Vec<Vec<u64>>>) = if scheme.is_positional() {
             let keys = images
@@ -117,6 +130,18 @@ impl Prepared {
         spill: &SpillConfig,
         fingerprints: Option<&Fingerprints>,
     ) -> Result<Self> {
+        Self::from_images_streamed_by(paths, cfg, spill, fingerprints, Equivalence::Shingle)
+    }
+
+    /// As [`Prepared::from_images_streamed`], collapsing the documents that `eq` calls
+    /// equivalent.
+    pub fn from_images_streamed_by<P: AsRef<Path> + Sync>(
+        paths: &[P],
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        fingerprints: Option<&Fingerprints>,
+        eq: Equivalence,
+    ) -> Result<Self> {
         let inputs = ImageInputs::open(paths)?;
         let params = inputs.params().clone();
         let scheme = params.sketch.scheme;
@@ -127,7 +152,10 @@ impl Prepared {
         let stats = first_scan(inputs, |d, id, img, keys| {
             doc_ids.push(d);
             ext_ids.push(id);
-            img_fp.push(image_fingerprint(img));
+            img_fp.push(match eq {
+                Equivalence::Shingle => image_fingerprint(img),
+                Equivalence::Lexical => None,
+            });
             image_lens.push(keys.len() as u32);
         })?;
         // Shards interleave their DocIds: put everything in DocId order.

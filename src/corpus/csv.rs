@@ -60,8 +60,32 @@ pub(super) struct Delimited {
     id_col: Option<usize>,
     skip_bad: bool,
     rec: ::csv::ByteRecord,
+    /// The header row as read.
+    headers: ::csv::ByteRecord,
+    /// Tab-separated without quoting (else comma-separated with RFC 4180 quoting).
+    tsv: bool,
     /// Header-less empty input.
     empty: bool,
+}
+
+/// Writes `rec` as one row of `\n`-terminated CSV (quoting only where needed) or TSV.
+fn write_row(rec: &::csv::ByteRecord, tsv: bool, out: &mut Vec<u8>) {
+    if tsv {
+        for (i, f) in rec.iter().enumerate() {
+            if i > 0 {
+                out.push(b'\t');
+            }
+            out.extend_from_slice(f);
+        }
+        out.push(b'\n');
+        return;
+    }
+    let mut w = ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_writer(out);
+    // Writing to a vector cannot fail.
+    let _ = w.write_byte_record(rec);
+    let _ = w.flush();
 }
 
 impl Delimited {
@@ -135,6 +159,8 @@ impl Delimited {
             id_col,
             skip_bad: cfg.skip_bad_lines,
             rec: ::csv::ByteRecord::new(),
+            headers,
+            tsv,
             empty,
         })
     }
@@ -217,6 +243,17 @@ impl Source for Delimited {
                 text,
                 lossy: lossy_t || lossy_i,
             }));
+        }
+    }
+
+    fn record(&self, out: &mut Vec<u8>) -> bool {
+        write_row(&self.rec, self.tsv, out);
+        true
+    }
+
+    fn preamble(&self, out: &mut Vec<u8>) {
+        if !self.empty {
+            write_row(&self.headers, self.tsv, out);
         }
     }
 }

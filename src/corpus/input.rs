@@ -158,6 +158,9 @@ pub(super) struct LineReader {
     pub(super) buf: Vec<u8>,
     /// Whether the last line was longer than `max` (then `buf` is empty).
     pub(super) oversized: bool,
+    /// The line end stripped from the last line: `\n`, `\r\n`, or empty (the last line of
+    /// an input that does not end with one).
+    pub(super) ending: &'static [u8],
     max: u64,
 }
 
@@ -175,6 +178,7 @@ impl LineReader {
             line: 0,
             buf: Vec::new(),
             oversized: false,
+            ending: b"",
             max,
         })
     }
@@ -200,13 +204,29 @@ impl LineReader {
                 return Ok(false);
             }
         }
+        self.ending = b"";
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
+            self.ending = b"\n";
             if self.buf.last() == Some(&b'\r') {
                 self.buf.pop();
+                self.ending = b"\r\n";
             }
         }
         Ok(true)
+    }
+}
+
+impl LineReader {
+    /// The last line as it was written: its bytes and its line end (`\n` when it had
+    /// none, so that records written one after the other stay lines).
+    pub(super) fn record(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.buf);
+        out.extend_from_slice(if self.ending.is_empty() {
+            b"\n"
+        } else {
+            self.ending
+        });
     }
 }
 

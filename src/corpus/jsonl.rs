@@ -293,6 +293,11 @@ impl Source for Jsonl {
             }
         }
     }
+
+    fn record(&self, out: &mut Vec<u8>) -> bool {
+        self.lines.record(out);
+        true
+    }
 }
 
 #[cfg(test)]

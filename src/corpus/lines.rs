@@ -34,12 +34,18 @@ impl Source for Lines {
             }
             stats.skipped_oversized += 1;
         }
-        let (text, lossy) = decode(std::mem::take(&mut self.lines.buf));
+        // The line stays in the buffer: it is the record ([`Source::record`]).
+        let (text, lossy) = decode(self.lines.buf.clone());
         Ok(Some(Raw {
             line: self.lines.line,
             ext_id: self.lines.line.to_string(),
             text,
             lossy,
         }))
+    }
+
+    fn record(&self, out: &mut Vec<u8>) -> bool {
+        self.lines.record(out);
+        true
     }
 }

@@ -83,6 +83,16 @@ pub(super) struct Raw {
 pub(super) trait Source: Send {
     /// The next document, `None` at the end; skipped lines and records go to `stats`.
     fn next_raw(&mut self, stats: &mut CorpusStats) -> Result<Option<Raw>>;
+
+    /// Appends the record of the last document returned, as the input wrote it (a line
+    /// with its line end, a CSV row, a WARC record); false when the format has no such
+    /// record (a file of a directory).
+    fn record(&self, _out: &mut Vec<u8>) -> bool {
+        false
+    }
+
+    /// Appends what an output of records must start with (the header row of CSV/TSV).
+    fn preamble(&self, _out: &mut Vec<u8>) {}
 }
 
 /// A streaming corpus reader: yields documents in input order with dense DocIds.
@@ -156,6 +166,21 @@ impl CorpusReader {
     /// line; a file of a directory: 1).
     pub fn last_line(&self) -> u64 {
         self.last_line
+    }
+
+    /// Appends the record of the last document yielded, as the input wrote it: a JSONL or
+    /// plain-text line with its line end (`\n` added to a last line without one), a CSV/TSV
+    /// row (written again with the same delimiter, quoting fields only where needed, and a
+    /// `\n`), a WARC record (version line, headers, block and the two line ends). False for
+    /// a file of a directory (copy the file instead).
+    pub fn record(&self, out: &mut Vec<u8>) -> bool {
+        self.src.record(out)
+    }
+
+    /// Appends what a file of records of this input starts with: the header row of a
+    /// CSV/TSV file (as [`CorpusReader::record`] writes rows), nothing for other formats.
+    pub fn preamble(&self, out: &mut Vec<u8>) {
+        self.src.preamble(out)
     }
 
     /// Up to `n` next documents (fewer only at the end; empty when the corpus is exhausted).

@@ -371,6 +371,26 @@ fn dechunk(mut b: &[u8]) -> Option<Vec<u8>> {
 pub(super) struct WarcDocs {
     r: WarcReader,
     max: u64,
+    /// The record of the last document.
+    last: Option<Record>,
+}
+
+impl Record {
+    /// Appends the record as a WARC file holds it: version line, headers, an empty line,
+    /// the block and two line ends (CRLF throughout).
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(self.version.as_bytes());
+        out.extend_from_slice(b"\r\n");
+        for (n, v) in &self.headers {
+            out.extend_from_slice(n.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(v.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.block);
+        out.extend_from_slice(b"\r\n\r\n");
+    }
 }
 
 impl WarcDocs {
@@ -378,6 +398,7 @@ impl WarcDocs {
         Ok(WarcDocs {
             r: WarcReader::new(open_read(path)?, path).with_max_block(max_doc_bytes),
             max: max_doc_bytes,
+            last: None,
         })
     }
 }
@@ -415,12 +436,24 @@ impl Source for WarcDocs {
                 continue;
             };
             let (text, lossy) = decode(body);
+            let line = rec.line;
+            self.last = Some(rec);
             return Ok(Some(Raw {
-                line: rec.line,
+                line,
                 ext_id: uri,
                 text,
                 lossy,
             }));
+        }
+    }
+
+    fn record(&self, out: &mut Vec<u8>) -> bool {
+        match &self.last {
+            Some(r) => {
+                r.write_to(out);
+                true
+            }
+            None => false,
         }
     }
 }

@@ -1,0 +1,91 @@
+//! `fimdup dedup`: corpus -> the kept documents in the input's format, removed.csv,
+//! clusters.jsonl, summary.json.
+
+use std::path::PathBuf;
+
+use fimdup::dedup::{DedupBuilder, Keep, OutFormat};
+
+use super::cluster::JobArgs;
+use super::common::{input_notes, print_json, progress};
+
+/// Remove near-duplicates from a corpus: the corpus back without them, in its format.
+///
+/// Documents are taken in keep order (--keep; default: input order) and a document is kept
+/// unless it resembles an already kept document at the threshold or above. So no two kept
+/// documents resemble each other at the threshold (exactly, with --verify exact), and every
+/// removed document names a kept one it resembles (removed.csv: id, representative,
+/// cluster, score, score_kind): no transitive chain removes a document that resembles
+/// nothing kept. --per-cluster keeps one document per cluster of the method instead
+/// (union-find based tools do this). --against INDEX also removes documents that resemble
+/// a document of an existing index (`fimdup index build`).
+///
+/// Writes OUT/kept.<ext> (the kept records as the input wrote them, in input order and
+/// compression; a directory corpus gives OUT/kept/), OUT/removed.csv, OUT/clusters.jsonl and
+/// OUT/summary.json (documents, kept, removed by reason). The input is read twice (sketch,
+/// then write), plus once for --against and once for a --keep other than first.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup dedup datasets/default/docs.jsonl --out out/dedup
+  fimdup dedup docs.jsonl.zst --threshold 0.7 --verify exact --keep longest --out out/clean
+  fimdup dedup data/ --text-column content --keep field:meta.date:desc --out out/clean
+  fimdup dedup new.jsonl --against out/index --out out/new-only
+  fimdup dedup docs.jsonl --method union-find --per-cluster --out out/uf-per-cluster")]
+pub struct Args {
+    /// The corpus (any format `fimdup sketch` reads).
+    #[arg(value_name = "INPUT")]
+    pub input: PathBuf,
+    #[command(flatten)]
+    pub job: JobArgs,
+    /// Which document of near-duplicates is kept: first (input order), longest, shortest,
+    /// or field:NAME[:asc|:desc] (a JSONL field, CSV/TSV or Parquet column; nested a.b).
+    #[arg(long, default_value = "first", value_name = "POLICY")]
+    pub keep: Keep,
+    /// Keep one document per cluster of the method instead of the greedy choice.
+    #[arg(long)]
+    pub per_cluster: bool,
+    /// Also remove documents resembling a document of this index (`fimdup index build`).
+    #[arg(long, value_name = "INDEX")]
+    pub against: Option<PathBuf>,
+    /// The format of the kept documents.
+    #[arg(long, value_enum, default_value_t = OutFormat::Same, value_name = "same|jsonl|parquet")]
+    pub out_format: OutFormat,
+    /// Output directory.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<()> {
+    let dedup = DedupBuilder::new(args.job.builder()?)
+        .keep(args.keep)
+        .per_cluster(args.per_cluster)
+        .against(args.against)
+        .out_format(args.out_format)
+        .build()?;
+    let pb = progress(None, "sketching");
+    let out = dedup.run(&args.input, &args.out, &|n| pb.set_position(n));
+    pb.finish_and_clear();
+    let out = out?;
+    let s = &out.summary;
+    if args.json {
+        print_json(&serde_json::to_value(s)?)?;
+    }
+    let r = &s.removed_by;
+    eprintln!(
+        "dedup ({}): {} documents, {} kept, {} removed ({} identical, {} lexically equivalent, {} near-duplicates, {} against the index{}) in {:.2}s -> {}",
+        s.cluster.method,
+        s.documents,
+        s.kept,
+        s.removed,
+        r.identical,
+        r.lexically_equivalent,
+        r.near_duplicate,
+        r.against_index,
+        input_notes(&s.input_stats),
+        s.seconds,
+        args.out.join(&s.kept_file).display()
+    );
+    Ok(())
+}

@@ -1,0 +1,204 @@
+//! [`Dedup::run`]: the clustering job, the optional passes (index, keep keys), the choice,
+//! and the outputs; [`DedupSummary`] is `summary.json`.
+//!
+//! Invariant: the outputs depend only on the input and the configuration (every step is
+//! ordered by DocId or by the keep order, never by thread timing).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::keys::{against_index, keep_order, read_keys};
+use super::select::{self, count_reasons, Reason, Removal, Representative, ScoreKind};
+use super::write::{write_kept, write_removed};
+use super::Dedup;
+use crate::cluster::{write_clusters, write_summary, ClusterSummary, Input, Phase};
+use crate::corpus::CorpusStats;
+use crate::{Error, Result};
+
+/// Removed documents by reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RemovedBy {
+    /// The same raw text as the kept document.
+    pub identical: u64,
+    /// The same canonical text.
+    pub lexically_equivalent: u64,
+    /// Resembling the kept document at the threshold.
+    pub near_duplicate: u64,
+    /// Resembling a document of the index deduplicated against.
+    pub against_index: u64,
+}
+
+/// `summary.json` of a deduplication.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct DedupSummary {
+    /// The input.
+    pub input: PathBuf,
+    /// Its format.
+    pub format: String,
+    /// Documents read.
+    pub documents: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Documents removed.
+    pub removed: u64,
+    /// Removed documents by reason.
+    pub removed_by: RemovedBy,
+    /// The file (or directory) of the kept documents in the output directory.
+    pub kept_file: String,
+    /// The keep policy.
+    pub keep: String,
+    /// One document per cluster instead of the greedy choice.
+    pub per_cluster: bool,
+    /// The index deduplicated against.
+    pub against: Option<PathBuf>,
+    /// Whether the method's pairs were verified exactly.
+    pub verified: bool,
+    /// The clustering run (method, threshold, k, clusters, collapse, phases).
+    pub cluster: ClusterSummary,
+    /// What the corpus reader counted.
+    pub input_stats: CorpusStats,
+    /// Seconds end to end.
+    pub seconds: f64,
+    /// Peak resident memory of the process, if known.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// What [`Dedup::run`] returns besides the files.
+#[derive(Clone, Debug)]
+pub struct DedupOutput {
+    /// The summary (as written).
+    pub summary: DedupSummary,
+    /// The removal of every removed document (`None`: kept), by DocId.
+    pub removed: Vec<Option<Removal>>,
+    /// External ids in DocId order.
+    pub ext_ids: Vec<String>,
+}
+
+impl Dedup {
+    /// Deduplicates the corpus at `input` into the directory `out` (see the module docs):
+    /// `kept.<ext>`, `removed.csv`, `clusters.jsonl` and `summary.json`. `progress` is
+    /// told the documents sketched so far.
+    pub fn run(
+        &self,
+        input: &Path,
+        out: &Path,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<DedupOutput> {
+        let t0 = Instant::now();
+        let job = &self.job;
+        let corpus_cfg = &job.pipeline().corpus;
+        let format = corpus_cfg.format_of(input)?;
+        if crate::sketch::file::is_images_file(input) {
+            return Err(Error::config(format!(
+                "{}: deduplication writes the kept documents, so it needs the corpus, not an images file",
+                input.display()
+            )));
+        }
+        let mut s = job.prepare(&Input::Corpus(input.to_path_buf()), progress)?;
+        let mut cl = job.run_on(&mut s)?;
+        let n = s.n_docs();
+        let mut phases = vec![Phase {
+            name: "sketch".into(),
+            seconds: s.seconds(),
+        }];
+        phases.append(&mut cl.summary.phases);
+
+        let mut removed: Vec<Option<Removal>> = vec![None; n];
+        if let (Some(dir), Some(t)) = (&self.against, self.threshold) {
+            let ta = Instant::now();
+            let hits = against_index(dir, input, corpus_cfg, t, n)?;
+            for (d, h) in hits.into_iter().enumerate() {
+                if let Some((id, est)) = h {
+                    removed[d] = Some(Removal {
+                        representative: Representative::Indexed(id),
+                        score: Some(est),
+                        kind: ScoreKind::Estimate,
+                        reason: Reason::AgainstIndex,
+                    });
+                }
+            }
+            phases.push(Phase {
+                name: "against index".into(),
+                seconds: ta.elapsed().as_secs_f64(),
+            });
+        }
+        let tk = Instant::now();
+        let keys = read_keys(input, corpus_cfg, &self.keep, n)?;
+        let order = keep_order(n, &self.keep, keys);
+        let fps = s.fingerprints();
+        if self.per_cluster {
+            select::per_cluster(&order, &cl.clusters, &cl.pairs, fps, &mut removed);
+        } else {
+            select::greedy(
+                &order,
+                s.prepared().collapse(),
+                &cl.edges,
+                fps,
+                &mut removed,
+            );
+        }
+        phases.push(Phase {
+            name: "choose".into(),
+            seconds: tk.elapsed().as_secs_f64(),
+        });
+
+        let tw = Instant::now();
+        let kept_mask: Vec<bool> = removed.iter().map(Option::is_none).collect();
+        std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+        let kept = write_kept(input, corpus_cfg, self.out_format, &kept_mask, out)?;
+        let ext_ids = s.ext_ids();
+        let of = select::clusters_of(n, &cl.clusters);
+        let clusters = &cl.clusters;
+        let shared = |a, b| select::shared_cluster(&of, clusters, a, b);
+        write_removed(
+            &out.join("removed.csv"),
+            &removed,
+            ext_ids,
+            &shared,
+            clusters,
+        )?;
+        write_clusters(&out.join("clusters.jsonl"), clusters, ext_ids)?;
+        phases.push(Phase {
+            name: "write".into(),
+            seconds: tw.elapsed().as_secs_f64(),
+        });
+
+        let reasons = count_reasons(&removed);
+        let by = |r| reasons.get(&r).copied().unwrap_or(0);
+        let n_removed = removed.iter().filter(|r| r.is_some()).count() as u64;
+        cl.summary.phases = phases;
+        let summary = DedupSummary {
+            input: input.to_path_buf(),
+            format: format.to_string(),
+            documents: n as u64,
+            kept: n as u64 - n_removed,
+            removed: n_removed,
+            removed_by: RemovedBy {
+                identical: by(Reason::Identical),
+                lexically_equivalent: by(Reason::LexicallyEquivalent),
+                near_duplicate: by(Reason::NearDuplicate),
+                against_index: by(Reason::AgainstIndex),
+            },
+            kept_file: kept.name,
+            keep: self.keep.to_string(),
+            per_cluster: self.per_cluster,
+            against: self.against.clone(),
+            verified: job.verifies(),
+            cluster: cl.summary,
+            input_stats: s.input_stats(),
+            seconds: t0.elapsed().as_secs_f64(),
+            peak_rss_bytes: crate::report::peak_rss_bytes(),
+        };
+        debug_assert_eq!(kept.documents, summary.kept);
+        write_summary(
+            &out.join("summary.json"),
+            &serde_json::to_value(&summary)
+                .map_err(|e| Error::config(format!("summary: {e}")))?,
+        )?;
+        Ok(DedupOutput {
+            summary,
+            removed,
+            ext_ids: s.prepared().ext_ids().to_vec(),
+        })
+    }
+}

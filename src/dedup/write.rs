@@ -1,0 +1,226 @@
+//! Writing a deduplication's outputs: the kept records (the second read of the input),
+//! `removed.csv`.
+//!
+//! Invariants: every output is written through [`AtomicFile`] (complete or absent; the kept
+//! files of a directory appear together by one rename); kept records come out in input
+//! order, as the input wrote them (see [`crate::corpus::CorpusReader::record`]), in the
+//! input's compression; the second read must number the same documents as the first, or
+//! nothing is written.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::select::{Removal, Representative};
+use super::OutFormat;
+use crate::cluster::Cluster;
+use crate::corpus::{self, CorpusConfig, Format};
+use crate::io::{AtomicFile, Compression};
+use crate::{DocId, Error, Result};
+
+/// What was written of the kept documents.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Kept {
+    /// The file (or directory) name in the output directory.
+    pub name: String,
+    /// Documents written.
+    pub documents: u64,
+}
+
+/// The file name extension of a line format.
+fn line_ext(format: Format) -> &'static str {
+    match format {
+        Format::Jsonl => "jsonl",
+        Format::Lines => "txt",
+        Format::Csv => "csv",
+        Format::Tsv => "tsv",
+        Format::Warc => "warc",
+        Format::Dir => "",
+    }
+}
+
+/// Writes the documents `kept` holds (`kept[d]` for DocId `d`) of the corpus at `path` into
+/// `dir`, as `out` says; `n` documents were read by the first pass.
+pub fn write_kept(
+    path: &Path,
+    cfg: &CorpusConfig,
+    out: OutFormat,
+    kept: &[bool],
+    dir: &Path,
+) -> Result<Kept> {
+    let format = cfg.format_of(path)?;
+    let comp = if path == Path::new("-") {
+        Compression::None
+    } else {
+        Compression::of_path(path)
+    };
+    match (format, out) {
+        (Format::Dir, OutFormat::Same) => copy_dir(path, cfg, kept, dir),
+        (_, OutFormat::Parquet) => Err(Error::config(
+            "Parquet output is not available for this input yet",
+        )),
+        (Format::Jsonl, OutFormat::Jsonl) | (_, OutFormat::Same) => {
+            let name = format!("kept.{}{}", line_ext(format), comp.extension());
+            let per_record = format == Format::Warc && comp == Compression::Gzip;
+            let n = write_records(path, cfg, kept, &dir.join(&name), comp, per_record, |r, w| {
+                r.record(w);
+            })?;
+            Ok(Kept { name, documents: n })
+        }
+        (_, OutFormat::Jsonl) => {
+            let name = format!("kept.jsonl{}", comp.extension());
+            let n = write_records(path, cfg, kept, &dir.join(&name), comp, false, |_, _| {})?;
+            Ok(Kept { name, documents: n })
+        }
+    }
+}
+
+/// Streams the corpus and writes each kept document: its record (`record` appends it) or,
+/// when `record` appends nothing, `{"id":..,"text":..}`. With `per_record`, each record is
+/// its own compressed member (gzip WARC files are read record by record).
+fn write_records(
+    path: &Path,
+    cfg: &CorpusConfig,
+    kept: &[bool],
+    dest: &Path,
+    comp: Compression,
+    per_record: bool,
+    record: impl Fn(&corpus::CorpusReader, &mut Vec<u8>),
+) -> Result<u64> {
+    let mut reader = corpus::open(path, cfg)?;
+    let file = AtomicFile::create(dest)?;
+    let io = |e: std::io::Error| Error::io(dest, e);
+    let mut w = if per_record {
+        Compression::None.writer(file).map_err(io)?
+    } else {
+        comp.writer(file).map_err(io)?
+    };
+    let mut buf = Vec::new();
+    reader.preamble(&mut buf);
+    w.write_all(&buf).map_err(io)?;
+    let mut seen = 0usize;
+    let mut written = 0u64;
+    while let Some(doc) = reader.next() {
+        let doc = doc?;
+        seen += 1;
+        let Some(&keep) = kept.get(doc.id.index()) else {
+            return Err(changed(path, seen, kept.len()));
+        };
+        if !keep {
+            continue;
+        }
+        buf.clear();
+        record(&reader, &mut buf);
+        if buf.is_empty() {
+            serde_json::to_writer(
+                &mut buf,
+                &serde_json::json!({"id": doc.ext_id, "text": doc.text}),
+            )
+            .map_err(|e| Error::config(format!("writing a record: {e}")))?;
+            buf.push(b'\n');
+        }
+        if per_record {
+            let mut m = comp.writer(Vec::new()).map_err(io)?;
+            m.write_all(&buf).map_err(io)?;
+            w.write_all(&m.finish().map_err(io)?).map_err(io)?;
+        } else {
+            w.write_all(&buf).map_err(io)?;
+        }
+        written += 1;
+    }
+    if seen != kept.len() {
+        return Err(changed(path, seen, kept.len()));
+    }
+    w.finish().map_err(io)?.commit()?;
+    Ok(written)
+}
+
+fn changed(path: &Path, now: usize, before: usize) -> Error {
+    Error::format(
+        path,
+        format!(
+            "the input changed between the two reads: {now} documents or more now, {before} before"
+        ),
+    )
+}
+
+/// Copies the kept files of a directory corpus into `dir/kept/` (relative paths kept),
+/// through a temporary directory renamed into place.
+fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Result<Kept> {
+    let name = "kept".to_string();
+    let dest = dir.join(&name);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".fimdup-kept-")
+        .tempdir_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    let mut reader = corpus::open(root, cfg)?;
+    let mut seen = 0usize;
+    let mut written = 0u64;
+    while let Some(doc) = reader.next() {
+        let doc = doc?;
+        seen += 1;
+        let Some(&keep) = kept.get(doc.id.index()) else {
+            return Err(changed(root, seen, kept.len()));
+        };
+        if !keep {
+            continue;
+        }
+        let rel = PathBuf::from(&doc.ext_id);
+        let to = tmp.path().join(&rel);
+        if let Some(p) = to.parent() {
+            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+        }
+        let from = root.join(&rel);
+        std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
+        written += 1;
+    }
+    if seen != kept.len() {
+        return Err(changed(root, seen, kept.len()));
+    }
+    if dest.exists() {
+        std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
+    }
+    let tmp = tmp.keep();
+    std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))?;
+    crate::io::sync_dir(dir)?;
+    Ok(Kept {
+        name,
+        documents: written,
+    })
+}
+
+/// Writes `removed.csv`: `id,representative,cluster,score,score_kind`, one row per removed
+/// document in input order. `cluster` is the id of a cluster holding both (when one does).
+pub fn write_removed(
+    dest: &Path,
+    removed: &[Option<Removal>],
+    ext_ids: &[String],
+    cluster_of: &dyn Fn(DocId, DocId) -> Option<u32>,
+    clusters: &[Cluster],
+) -> Result<()> {
+    let mut f = AtomicFile::create(dest)?;
+    {
+        let io = |e: csv::Error| Error::io(dest, e.into());
+        let mut w = csv::Writer::from_writer(&mut f);
+        w.write_record(["id", "representative", "cluster", "score", "score_kind"])
+            .map_err(io)?;
+        for (d, r) in removed.iter().enumerate() {
+            let Some(r) = r else { continue };
+            let d = DocId(d as u32);
+            let (rep, cluster) = match &r.representative {
+                Representative::Doc(m) => (
+                    ext_ids[m.index()].as_str(),
+                    cluster_of(d, *m)
+                        .map(|c| clusters[c as usize].id.to_string())
+                        .unwrap_or_default(),
+                ),
+                Representative::Indexed(id) => (id.as_str(), String::new()),
+            };
+            let score = r.score.map(|s| s.to_string()).unwrap_or_default();
+            w.write_record([&ext_ids[d.index()], rep, &cluster, &score, r.kind.name()])
+                .map_err(io)?;
+        }
+        w.flush().map_err(|e| Error::io(dest, e))?;
+    }
+    f.commit()
+}
