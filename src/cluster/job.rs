@@ -30,8 +30,8 @@ use std::time::Instant;
 use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
 use super::verify::{load_sets, verify_output, verify_with_corpus, CorpusSource};
 use super::{
-    write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Equivalence, Grouping, Measure,
-    Method, Phase, Prepared, Regroup, Threshold,
+    write_clusters, write_pairs, write_summary, ClusterConfig, ClusterOutput, Equivalence,
+    Grouping, Measure, Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::corpus::CorpusStats;
 use crate::sketch::pipeline::{sketch_corpus, Fingerprints, PipelineConfig};

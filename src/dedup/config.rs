@@ -73,7 +73,11 @@ impl fmt::Display for Keep {
             Keep::Longest => f.write_str("longest"),
             Keep::Shortest => f.write_str("shortest"),
             Keep::Field { name, descending } => {
-                write!(f, "field:{name}:{}", if *descending { "desc" } else { "asc" })
+                write!(
+                    f,
+                    "field:{name}:{}",
+                    if *descending { "desc" } else { "asc" }
+                )
             }
         }
     }

@@ -44,10 +44,7 @@ pub fn keep_order(n: usize, keep: &Keep, keys: Option<Vec<KeyValue>>) -> Vec<Doc
             _ => std::cmp::Ordering::Equal,
         };
         let by_value = if desc { by_value.reverse() } else { by_value };
-        class(x)
-            .cmp(&class(y))
-            .then(by_value)
-            .then(a.cmp(&b))
+        class(x).cmp(&class(y)).then(by_value).then(a.cmp(&b))
     });
     order
 }
@@ -242,8 +239,14 @@ mod tests {
             name: "x".into(),
             descending: true,
         };
-        assert_eq!(ids(keep_order(5, &asc, Some(keys.clone()))), [0, 4, 2, 3, 1]);
-        assert_eq!(ids(keep_order(5, &desc, Some(keys.clone()))), [2, 0, 4, 3, 1]);
+        assert_eq!(
+            ids(keep_order(5, &asc, Some(keys.clone()))),
+            [0, 4, 2, 3, 1]
+        );
+        assert_eq!(
+            ids(keep_order(5, &desc, Some(keys.clone()))),
+            [2, 0, 4, 3, 1]
+        );
         assert_eq!(ids(keep_order(5, &Keep::First, None)), [0, 1, 2, 3, 4]);
     }
 

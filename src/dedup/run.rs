@@ -87,13 +87,13 @@ impl Dedup {
         let t0 = Instant::now();
         let job = &self.job;
         let corpus_cfg = &job.pipeline().corpus;
-        let format = corpus_cfg.format_of(input)?;
         if crate::sketch::file::is_images_file(input) {
             return Err(Error::config(format!(
                 "{}: deduplication writes the kept documents, so it needs the corpus, not an images file",
                 input.display()
             )));
         }
+        let format = corpus_cfg.format_of(input)?;
         let mut s = job.prepare(&Input::Corpus(input.to_path_buf()), progress)?;
         let mut cl = job.run_on(&mut s)?;
         let n = s.n_docs();
@@ -192,8 +192,7 @@ impl Dedup {
         debug_assert_eq!(kept.documents, summary.kept);
         write_summary(
             &out.join("summary.json"),
-            &serde_json::to_value(&summary)
-                .map_err(|e| Error::config(format!("summary: {e}")))?,
+            &serde_json::to_value(&summary).map_err(|e| Error::config(format!("summary: {e}")))?,
         )?;
         Ok(DedupOutput {
             summary,

@@ -390,7 +390,13 @@ mod tests {
         }];
         let pairs = [pair(0, 1, 0.9), pair(1, 2, 0.85), pair(2, 3, 0.8)];
         let mut removed = vec![None; 5];
-        per_cluster(&ids(&[0, 1, 2, 3, 4]), &clusters, &pairs, None, &mut removed);
+        per_cluster(
+            &ids(&[0, 1, 2, 3, 4]),
+            &clusters,
+            &pairs,
+            None,
+            &mut removed,
+        );
         let kept: Vec<usize> = (0..5).filter(|&d| removed[d].is_none()).collect();
         assert_eq!(kept, vec![0, 4]);
         // 0-3 has no edge: no score.

@@ -61,9 +61,17 @@ pub fn write_kept(
         (Format::Jsonl, OutFormat::Jsonl) | (_, OutFormat::Same) => {
             let name = format!("kept.{}{}", line_ext(format), comp.extension());
             let per_record = format == Format::Warc && comp == Compression::Gzip;
-            let n = write_records(path, cfg, kept, &dir.join(&name), comp, per_record, |r, w| {
-                r.record(w);
-            })?;
+            let n = write_records(
+                path,
+                cfg,
+                kept,
+                &dir.join(&name),
+                comp,
+                per_record,
+                |r, w| {
+                    r.record(w);
+                },
+            )?;
             Ok(Kept { name, documents: n })
         }
         (_, OutFormat::Jsonl) => {
@@ -153,10 +161,10 @@ fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Resul
         .prefix(".fimdup-kept-")
         .tempdir_in(dir)
         .map_err(|e| Error::io(dir, e))?;
-    let mut reader = corpus::open(root, cfg)?;
+    let reader = corpus::open(root, cfg)?;
     let mut seen = 0usize;
     let mut written = 0u64;
-    while let Some(doc) = reader.next() {
+    for doc in reader {
         let doc = doc?;
         seen += 1;
         let Some(&keep) = kept.get(doc.id.index()) else {
