@@ -1,5 +1,10 @@
-//! File helpers shared by every stage: opening inputs (transparently gunzipping `*.gz`,
-//! `-` for standard input) and writing outputs atomically.
+//! File helpers shared by every stage: opening inputs (transparently decompressing `*.gz`
+//! and `*.zst`, `-` for standard input), compressing outputs ([`Compression`]) and writing
+//! outputs atomically.
+//!
+//! Invariant: the compression of a file is told by its name alone ([`Compression::of_path`]);
+//! a compressed output is deterministic (same bytes for the same data: no time stamp or file
+//! name in a gzip header, a fixed zstd level, one thread).
 //!
 //! Invariant: an output written through [`AtomicFile`] is either absent or complete; it is
 //! written to a temporary file in the destination directory (`.fimdup-XXXXXX.tmp`), fsynced,
@@ -33,30 +38,156 @@ pub fn is_atomic_temp(name: &str) -> bool {
 
 /// True when `path` ends in `.gz` (case-insensitive).
 pub fn is_gzip(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    Compression::of_path(path) == Compression::Gzip
 }
 
-/// Opens `path` for buffered reading; `-` is standard input, `*.gz` is decompressed
-/// (multi-member gzip supported).
+/// How a file is compressed, told by its extension.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Compression {
+    /// Not compressed.
+    #[default]
+    None,
+    /// gzip (`.gz`), possibly several members.
+    Gzip,
+    /// Zstandard (`.zst`), possibly several frames.
+    Zstd,
+}
+
+impl Compression {
+    /// The compression of `path` by its final extension: `.gz` is gzip, `.zst` zstd
+    /// (case-insensitive), anything else (and `-`) none.
+    pub fn of_path(path: &Path) -> Compression {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("gz") => Compression::Gzip,
+            Some(e) if e.eq_ignore_ascii_case("zst") => Compression::Zstd,
+            _ => Compression::None,
+        }
+    }
+
+    /// The file name extension, with its dot: `""`, `".gz"` or `".zst"`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => ".gz",
+            Compression::Zstd => ".zst",
+        }
+    }
+
+    /// The name used in messages: `gzip`, `zstd`, or `uncompressed`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "uncompressed",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+
+    /// True unless [`Compression::None`].
+    pub fn is_compressed(self) -> bool {
+        self != Compression::None
+    }
+
+    /// Wraps `w` in an encoder of this compression (gzip: the default level, a header
+    /// without time stamp or file name; zstd: level 3): the same bytes in give the same
+    /// bytes out. Call
+    /// [`CompressedWriter::finish`] to write the trailer.
+    pub fn writer<W: Write>(self, w: W) -> std::io::Result<CompressedWriter<W>> {
+        Ok(match self {
+            Compression::None => CompressedWriter::None(w),
+            Compression::Gzip => CompressedWriter::Gzip(
+                flate2::GzBuilder::new()
+                    .mtime(0)
+                    .write(w, flate2::Compression::default()),
+            ),
+            Compression::Zstd => {
+                CompressedWriter::Zstd(zstd::stream::write::Encoder::new(w, ZSTD_LEVEL)?)
+            }
+        })
+    }
+}
+
+/// The zstd level of [`Compression::writer`].
+const ZSTD_LEVEL: i32 = 3;
+
+/// A writer that compresses what it is given ([`Compression::writer`]).
+pub enum CompressedWriter<W: Write> {
+    /// No compression: the writer itself.
+    None(W),
+    /// gzip.
+    Gzip(flate2::write::GzEncoder<W>),
+    /// zstd.
+    Zstd(zstd::stream::write::Encoder<'static, W>),
+}
+
+impl<W: Write> CompressedWriter<W> {
+    /// Writes the trailer (if any) and hands back the inner writer (not flushed).
+    pub fn finish(self) -> std::io::Result<W> {
+        match self {
+            CompressedWriter::None(w) => Ok(w),
+            CompressedWriter::Gzip(e) => e.finish(),
+            CompressedWriter::Zstd(e) => e.finish(),
+        }
+    }
+}
+
+impl<W: Write> Write for CompressedWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            CompressedWriter::None(w) => w.write(buf),
+            CompressedWriter::Gzip(e) => e.write(buf),
+            CompressedWriter::Zstd(e) => e.write(buf),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            CompressedWriter::None(w) => w.flush(),
+            CompressedWriter::Gzip(e) => e.flush(),
+            CompressedWriter::Zstd(e) => e.flush(),
+        }
+    }
+}
+
+/// A zstd decoder whose errors about the data (which carry no OS error code) come out as
+/// [`std::io::ErrorKind::InvalidData`], so that callers tell corrupt input from I/O
+/// failures as they do for gzip.
+struct ZstdRead<R: BufRead>(zstd::stream::read::Decoder<'static, R>);
+
+impl<R: BufRead> Read for ZstdRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.0.read(buf).map_err(|e| {
+            if e.raw_os_error().is_none() && e.kind() == std::io::ErrorKind::Other {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string())
+            } else {
+                e
+            }
+        })
+    }
+}
+
+/// Opens `path` for buffered reading; `-` is standard input, `*.gz` and `*.zst` are
+/// decompressed (multi-member gzip and multi-frame zstd read whole).
 pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(std::io::stdin())
     } else {
         Box::new(File::open(path).map_err(|e| Error::io(path, e))?)
     };
-    if is_gzip(path) {
-        Ok(Box::new(BufReader::with_capacity(
+    let buffered = BufReader::with_capacity(BUF_SIZE, raw);
+    Ok(match Compression::of_path(path) {
+        Compression::None => Box::new(buffered),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
             BUF_SIZE,
-            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(BUF_SIZE, raw)),
-        )))
-    } else {
-        Ok(Box::new(BufReader::with_capacity(BUF_SIZE, raw)))
-    }
+            flate2::read::MultiGzDecoder::new(buffered),
+        )),
+        Compression::Zstd => {
+            let d = zstd::stream::read::Decoder::with_buffer(buffered)
+                .map_err(|e| Error::io(path, e))?;
+            Box::new(BufReader::with_capacity(BUF_SIZE, ZstdRead(d)))
+        }
+    })
 }
 
-/// Reads a whole file (decompressing `*.gz`) into memory.
+/// Reads a whole file (decompressing `*.gz` and `*.zst`) into memory.
 pub fn read_all(path: &Path) -> Result<Vec<u8>> {
     let mut r = open_read(path)?;
     let mut buf = Vec::new();
@@ -231,93 +362,35 @@ mod tests {
         std::fs::write(&p, enc.finish().unwrap()).unwrap();
         assert_eq!(read_all(&p).unwrap(), b"1 2 3\n");
     }
-}
 
-/// The compression of a file, by its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Compression {
-    /// None.
-    None,
-    /// gzip (`.gz`).
-    Gzip,
-    /// Zstandard (`.zst`).
-    Zstd,
-}
-
-impl Compression {
-    /// The compression a path's extension names (`.gz`, `.zst`; case-insensitive).
-    pub fn of_path(path: &Path) -> Compression {
-        match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("gz") => Compression::Gzip,
-            Some("zst") => Compression::Zstd,
-            _ => Compression::None,
+    #[test]
+    fn compressed_writers_round_trip_deterministically() {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = (0..100_000u32)
+            .flat_map(|i| (i % 251).to_le_bytes())
+            .collect();
+        for c in [Compression::None, Compression::Gzip, Compression::Zstd] {
+            let encode = || {
+                let mut w = c.writer(Vec::new()).unwrap();
+                w.write_all(&data).unwrap();
+                w.finish().unwrap()
+            };
+            let bytes = encode();
+            assert_eq!(bytes, encode(), "{c:?} output is deterministic");
+            let p = dir.path().join(format!("x.bin{}", c.extension()));
+            std::fs::write(&p, &bytes).unwrap();
+            assert_eq!(Compression::of_path(&p), c);
+            assert_eq!(read_all(&p).unwrap(), data, "{c:?} round trip");
         }
     }
 
-    /// The extension it adds to a file name: `""`, `".gz"` or `".zst"`.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Compression::None => "",
-            Compression::Gzip => ".gz",
-            Compression::Zstd => ".zst",
-        }
-    }
-
-    /// A writer compressing into `w` (gzip without a time stamp or name, zstd level 3):
-    /// the same bytes in give the same bytes out. Call [`CompressedWriter::finish`].
-    pub fn writer<W: Write>(self, w: W) -> std::io::Result<CompressedWriter<W>> {
-        Ok(match self {
-            Compression::None => CompressedWriter::None(w),
-            Compression::Gzip => CompressedWriter::Gzip(
-                flate2::GzBuilder::new()
-                    .mtime(0)
-                    .write(w, flate2::Compression::default()),
-            ),
-            Compression::Zstd => CompressedWriter::Zstd(zstd::stream::write::Encoder::new(w, 3)?),
-        })
-    }
-}
-
-/// A writer that compresses as its [`Compression`] says.
-pub enum CompressedWriter<W: Write> {
-    /// Uncompressed.
-    None(W),
-    /// gzip.
-    Gzip(flate2::write::GzEncoder<W>),
-    /// Zstandard.
-    Zstd(zstd::stream::write::Encoder<'static, W>),
-}
-
-impl<W: Write> CompressedWriter<W> {
-    /// Writes the compressed stream's end and returns the inner writer.
-    pub fn finish(self) -> std::io::Result<W> {
-        match self {
-            CompressedWriter::None(w) => Ok(w),
-            CompressedWriter::Gzip(g) => g.finish(),
-            CompressedWriter::Zstd(z) => z.finish(),
-        }
-    }
-}
-
-impl<W: Write> Write for CompressedWriter<W> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            CompressedWriter::None(w) => w.write(buf),
-            CompressedWriter::Gzip(g) => g.write(buf),
-            CompressedWriter::Zstd(z) => z.write(buf),
-        }
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            CompressedWriter::None(w) => w.flush(),
-            CompressedWriter::Gzip(g) => g.flush(),
-            CompressedWriter::Zstd(z) => z.flush(),
-        }
+    #[test]
+    fn zstd_frames_read_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.TXT.ZST");
+        let mut bytes = zstd::encode_all(&b"one\n"[..], 1).unwrap();
+        bytes.extend(zstd::encode_all(&b"two\n"[..], 19).unwrap());
+        std::fs::write(&p, bytes).unwrap();
+        assert_eq!(read_all(&p).unwrap(), b"one\ntwo\n");
     }
 }

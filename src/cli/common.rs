@@ -38,8 +38,10 @@ use fimdup::text::{StopWords, TextConfig, Unit};
 /// How the corpus is read.
 #[derive(clap::Args, Debug, Clone)]
 pub struct CorpusArgs {
-    /// Input format (guessed from the extension when absent; `.gz` is decompressed).
-    #[arg(long, value_name = "jsonl|csv|tsv|lines|dir|warc")]
+    /// Input format (guessed from the extension when absent; `.gz` and `.zst` are
+    /// decompressed; a directory holding `*.parquet` files is read as one Parquet corpus,
+    /// any other directory as `dir`).
+    #[arg(long, value_name = "jsonl|csv|tsv|lines|dir|warc|parquet")]
     pub format: Option<Format>,
     /// JSONL field holding the text.
     #[arg(long, default_value = "text")]
@@ -47,10 +49,11 @@ pub struct CorpusArgs {
     /// JSONL field holding the id ("" = line number).
     #[arg(long, default_value = "id")]
     pub id_field: String,
-    /// CSV/TSV column holding the text.
+    /// CSV/TSV/Parquet column holding the text (Parquet: a struct field as a.b).
     #[arg(long, default_value = "text")]
     pub text_column: String,
-    /// CSV/TSV column holding the id ("" = line number).
+    /// CSV/TSV/Parquet column holding the id ("" = line number; Parquet: row number across
+    /// the corpus; a struct field as a.b).
     #[arg(long, default_value = "id")]
     pub id_column: String,
     /// Skip (and count) malformed JSONL/CSV lines instead of stopping.

@@ -18,11 +18,13 @@ pub struct CorpusConfig {
     pub text_field: String,
     /// JSONL: the field holding the external id (default `id`); empty = use the line number.
     pub id_field: String,
-    /// CSV/TSV: the header name of the text column (default `text`).
+    /// CSV/TSV and Parquet: the name of the text column (default `text`); Parquet: a struct
+    /// field as `a.b`.
     pub text_column: String,
-    /// CSV/TSV: the header name of the id column (default `id`); empty = use the line number.
+    /// CSV/TSV and Parquet: the name of the id column (default `id`); empty = use the line
+    /// number (Parquet: the 1-based row number across the corpus).
     pub id_column: String,
-    /// Skip (and count) malformed JSONL/CSV/TSV lines instead of failing.
+    /// Skip (and count) malformed JSONL/CSV/TSV lines and Parquet rows instead of failing.
     pub skip_bad_lines: bool,
     /// What a repeated external id gets (default: an error).
     pub duplicate_ids: DuplicateIds,
@@ -62,7 +64,9 @@ impl CorpusConfig {
             return Err(Error::config("the JSONL text field name is empty"));
         }
         if self.text_column.is_empty() {
-            return Err(Error::config("the CSV/TSV text column name is empty"));
+            return Err(Error::config(
+                "the CSV/TSV/Parquet text column name is empty",
+            ));
         }
         if self.text_field == self.id_field {
             return Err(Error::config(format!(

@@ -24,11 +24,14 @@ pub enum Format {
     Dir,
     /// A WARC file (web crawl), one document per response record.
     Warc,
+    /// A Parquet file, or a directory of `*.parquet` files read as one corpus; one document
+    /// per row.
+    Parquet,
 }
 
 impl Format {
     /// Canonical names, as accepted by [`FromStr`] and printed by [`fmt::Display`].
-    pub const NAMES: [&'static str; 6] = ["jsonl", "csv", "tsv", "lines", "dir", "warc"];
+    pub const NAMES: [&'static str; 7] = ["jsonl", "csv", "tsv", "lines", "dir", "warc", "parquet"];
 
     /// The canonical name.
     pub fn name(self) -> &'static str {
@@ -39,22 +42,32 @@ impl Format {
             Format::Lines => "lines",
             Format::Dir => "dir",
             Format::Warc => "warc",
+            Format::Parquet => "parquet",
         }
     }
 
-    /// Guesses the format: a directory is [`Format::Dir`]; otherwise the extension after
-    /// removing a final `.gz`: `.jsonl`/`.ndjson`/`.json` -> Jsonl, `.csv`, `.tsv`,
-    /// `.txt` -> Lines, `.warc` -> Warc (case-insensitive). Anything else (and `-`) is an
+    /// Guesses the format: a directory holding a `*.parquet` file (recursively, hidden
+    /// names skipped) is [`Format::Parquet`], any other directory [`Format::Dir`];
+    /// otherwise `.parquet` -> Parquet, or the extension after removing a final `.gz` or
+    /// `.zst`: `.jsonl`/`.ndjson`/`.json` -> Jsonl, `.csv`, `.tsv`, `.txt` -> Lines,
+    /// `.warc` -> Warc (case-insensitive). Anything else (and `-`) is an
     /// [`Error::Config`] asking for an explicit format.
     pub fn guess(path: &Path) -> Result<Format> {
         if path.is_dir() {
-            return Ok(Format::Dir);
+            return Ok(if super::parquet::dir_has_parquet(path) {
+                Format::Parquet
+            } else {
+                Format::Dir
+            });
         }
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())
             .unwrap_or_default();
-        let stem = name.strip_suffix(".gz").unwrap_or(&name);
+        let stem = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .unwrap_or(&name);
         let ext = stem.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
         match ext {
             "jsonl" | "ndjson" | "json" => Ok(Format::Jsonl),
@@ -62,6 +75,7 @@ impl Format {
             "tsv" => Ok(Format::Tsv),
             "txt" => Ok(Format::Lines),
             "warc" => Ok(Format::Warc),
+            "parquet" => Ok(Format::Parquet),
             _ => Err(Error::config(format!(
                 "cannot guess the format of {} from its name; give the format explicitly, one of {}",
                 path.display(),
@@ -90,6 +104,7 @@ impl FromStr for Format {
             "lines" | "txt" | "text" => Ok(Format::Lines),
             "dir" | "directory" => Ok(Format::Dir),
             "warc" => Ok(Format::Warc),
+            "parquet" => Ok(Format::Parquet),
             _ => Err(Error::config(format!(
                 "unknown corpus format {s:?}; expected one of {}",
                 Format::NAMES.join(", ")

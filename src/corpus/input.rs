@@ -1,5 +1,5 @@
-//! Opening and decoding inputs, shared by the formats: gzip-aware opening (a zero-byte
-//! `*.gz` file is empty), read errors naming file and line, lossy UTF-8 decoding, and a line
+//! Opening and decoding inputs, shared by the formats: decompressing opening (a zero-byte
+//! `*.gz` or `*.zst` file is empty), read errors naming file and line, lossy UTF-8 decoding, and a line
 //! reader whose lines are bounded in length.
 //!
 //! Invariant: [`LineReader`] numbers lines from 1, drops a UTF-8 byte order mark at the
@@ -10,6 +10,7 @@
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use crate::io::Compression;
 use crate::{Error, Result};
 
 /// Maps a read error: corrupt compressed data and the like are bad input (a parse error
@@ -18,33 +19,24 @@ pub(crate) fn read_err(path: &Path, line: u64, e: std::io::Error) -> Error {
     use std::io::ErrorKind::*;
     match e.kind() {
         InvalidData | InvalidInput | UnexpectedEof => {
-            let what = if crate::io::is_gzip(path) {
-                "corrupt or truncated gzip data"
-            } else {
-                "unreadable data"
+            let msg = match Compression::of_path(path) {
+                Compression::None => format!("unreadable data ({e}); expected a readable file"),
+                c => format!(
+                    "corrupt or truncated {0} data ({e}); expected a readable {0} stream",
+                    c.name()
+                ),
             };
-            Error::parse(
-                path,
-                line,
-                format!("{what} ({e}); expected a readable {}", kind_of(path)),
-            )
+            Error::parse(path, line, msg)
         }
         _ => Error::io(path, e),
     }
 }
 
-fn kind_of(path: &Path) -> &'static str {
-    if crate::io::is_gzip(path) {
-        "gzip stream"
-    } else {
-        "file"
-    }
-}
-
-/// Opens an input like [`crate::io::open_read`], except that a zero-byte `*.gz` file reads
-/// as empty (it holds no gzip member, but is what an empty compressed output often is).
+/// Opens an input like [`crate::io::open_read`], except that a zero-byte `*.gz` or `*.zst`
+/// file reads as empty (it holds no gzip member or zstd frame, but is what an empty
+/// compressed output often is).
 pub(super) fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
-    if crate::io::is_gzip(path) && path != Path::new("-") {
+    if Compression::of_path(path).is_compressed() && path != Path::new("-") {
         let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
         if meta.is_file() && meta.len() == 0 {
             return Ok(Box::new(std::io::empty()));

@@ -1,5 +1,6 @@
 //! Corpus readers: streams of documents from JSONL, CSV/TSV, plain lines, directories and
-//! WARC files, any of them gzip-compressed.
+//! WARC files, any of them gzip- or zstd-compressed, and Parquet files (alone or a directory
+//! of them).
 //!
 //! [`open`] picks a reader by [`CorpusConfig::format`] or by guessing from the path
 //! ([`Format::guess`]) and returns a [`CorpusReader`], an iterator of
@@ -11,21 +12,27 @@
 //! | `jsonl` | non-blank line (a JSON object) | field `id_field`: a string, or a number (integers as written, others as serde_json prints them); empty `id_field`: the line number | field `text_field` (a string) |
 //! | `csv`, `tsv` | data row (a header row names the columns) | column `id_column`; empty `id_column`: the line number where the row starts | column `text_column` |
 //! | `lines` | line (blank lines included: they are empty documents) | 1-based line number | the line without its line end |
-//! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz` decompressed) |
+//! | `dir` | regular file, recursive, sorted by relative path; names starting with `.` skipped | relative path with `/` separators | file content (`*.gz`, `*.zst` decompressed) |
 //! | `warc` | `response` record (others skipped and counted) | `WARC-Target-URI` | HTTP body after the HTTP headers |
+//! | `parquet` | row of a `*.parquet` file, or of every `*.parquet` file of a directory (recursive, sorted by relative path, names starting with `.` skipped); see [`parquet`] | column `id_column` (a string, or an integer in decimal; `a.b` is field `b` of struct column `a`); empty `id_column`: the row number across the corpus | column `text_column` (a string, or binary decoded lossily) |
 //!
 //! A UTF-8 byte order mark at the start of a file is dropped (a file holding only one is
-//! empty); a zero-byte `*.gz` file is an empty input.
+//! empty); a zero-byte `*.gz` or `*.zst` file is an empty input. A directory holding a
+//! `*.parquet` file is guessed to be a Parquet corpus (its other files are ignored); give
+//! `dir` to read every file as a document. Parquet is never read from standard input, nor
+//! through gzip or zstd (it compresses its own pages); positions in its messages are the
+//! file and the 1-based row within it.
 //! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180 quoting.
 //! Invalid UTF-8 is decoded lossily (U+FFFD) and counted in [`CorpusStats::lossy_utf8`].
 //! Malformed lines (bad JSON, not an object, missing or non-string text, missing id, ragged
-//! CSV rows) are an [`Error::Parse`](crate::Error::Parse) naming the file and line, or, with
-//! [`CorpusConfig::skip_bad_lines`], skipped and counted. Structural damage (truncated or
-//! malformed WARC records, corrupt gzip, I/O errors) is always an error. After the first
+//! CSV rows, Parquet rows with a null text or id) are an [`Error::Parse`](crate::Error::Parse)
+//! naming the file and line, or, with [`CorpusConfig::skip_bad_lines`], skipped and counted.
+//! Structural damage (truncated or malformed WARC records or Parquet files, corrupt gzip or
+//! zstd, a missing Parquet column or one of the wrong type, I/O errors) is always an error. After the first
 //! error the reader is finished (it yields `None`).
 //!
 //! A document larger than [`CorpusConfig::max_doc_bytes`] (a JSONL or plain-text line, a
-//! directory file, a WARC record block or decoded HTTP body) is skipped, read past without
+//! directory file, a WARC record block or decoded HTTP body, a Parquet text) is skipped, read past without
 //! being held, and counted in [`CorpusStats::skipped_oversized`]; a longer CSV/TSV row or
 //! WARC header line is an error. A repeated external id is an error naming both places or
 //! renamed, as [`CorpusConfig::duplicate_ids`] says (see [`DuplicateIds`]).
@@ -33,7 +40,9 @@
 //! Invariant: documents come out in input order with dense [`DocId`](crate::DocId)s 0, 1, 2, ... and their
 //! external id strings, distinct within the input (unless [`DuplicateIds::Keep`]); readers
 //! stream and never hold the whole corpus unless asked (a directory reader holds the list of
-//! file paths, one file's content at a time), nor any document larger than the limit.
+//! file paths, one file's content at a time; a Parquet reader one batch of rows of one row
+//! group), nor any document larger than the limit (a Parquet text longer than the limit is
+//! decoded with its batch, but never handed on).
 
 mod config;
 mod csv;
@@ -44,6 +53,7 @@ mod input;
 mod jsonl;
 mod lines;
 pub mod par;
+pub mod parquet;
 mod reader;
 mod unique;
 pub mod warc;

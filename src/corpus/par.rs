@@ -3,7 +3,7 @@
 //!
 //! [`par_map_corpus_with`] runs three kinds of work at once:
 //! * a **reader thread** (one, sequential) reads the input. For JSONL and plain lines
-//!   (gzip-compressed or not, standard input included) it cuts the byte stream into blocks
+//!   (gzip- or zstd-compressed or not, standard input included) it cuts the byte stream into blocks
 //!   of about [`DEFAULT_BLOCK_BYTES`] and at most 8192 lines (a block's results take
 //!   memory per document) at line boundaries, reading lines as the sequential reader does
 //!   (so read errors name the same line), counting the documents of
@@ -73,7 +73,8 @@ pub struct RawDoc<'a> {
     pub lossy: bool,
     /// Byte offset of the document's line in the file, when the input is an uncompressed
     /// regular file in a line format (JSONL or plain lines): where
-    /// [`LineDocReader::read_at`] finds it again. `None` for standard input, gzip and the formats read sequentially.
+    /// [`LineDocReader::read_at`] finds it again. `None` for standard input, gzip, zstd
+    /// and the formats read sequentially.
     pub offset: Option<u64>,
 }
 
@@ -497,10 +498,10 @@ fn line_kind<'c>(path: &Path, cfg: &'c CorpusConfig) -> Result<Option<LineKind<'
 }
 
 /// Whether positions in the bytes read from `path` are positions in the file: an
-/// uncompressed regular file (not standard input, not gzip).
+/// uncompressed regular file (not standard input, not gzip or zstd).
 fn offsets_are_file_offsets(path: &Path) -> bool {
     path != Path::new("-")
-        && !crate::io::is_gzip(path)
+        && !crate::io::Compression::of_path(path).is_compressed()
         && std::fs::metadata(path).is_ok_and(|m| m.is_file())
 }
 
@@ -839,7 +840,8 @@ pub struct LineDoc {
 
 impl LineDocReader {
     /// Opens `path`; `None` when the corpus is not a seekable line-format file (standard
-    /// input, gzip, CSV/TSV, directories, WARC, JSONL read with `skip_bad_lines`), i.e.
+    /// input, gzip, zstd, CSV/TSV, directories, Parquet, WARC, JSONL read with
+    /// `skip_bad_lines`), i.e.
     /// whenever the parallel reader reports no offsets.
     pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<Option<Self>> {
         let jsonl = match line_kind(path, cfg)? {

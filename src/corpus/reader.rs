@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::unique::{check_for, duplicate_error, first_occurrence, IdCheck};
-use super::{csv, dir, jsonl, lines, warc, CorpusConfig, Format};
+use super::{csv, dir, jsonl, lines, parquet, warc, CorpusConfig, Format};
 use crate::{DocId, Error, Result};
 
 /// One input document.
@@ -36,16 +36,16 @@ pub struct CorpusStats {
     pub empty: u64,
     /// Total bytes of document text (after decoding).
     pub text_bytes: u64,
-    /// Malformed lines skipped with `skip_bad_lines`.
+    /// Malformed lines (and Parquet rows) skipped with `skip_bad_lines`.
     pub skipped_bad_lines: u64,
     /// WARC records that are not `response` records (skipped).
     pub skipped_records: u64,
     /// Documents larger than the largest document size (skipped): JSONL and plain-text
-    /// lines, directory files, WARC record blocks.
+    /// lines, directory files, WARC record blocks, Parquet texts.
     pub skipped_oversized: u64,
     /// Repeated external ids renamed (`X#2`, ...) with [`super::DuplicateIds::Suffix`].
     pub renamed_ids: u64,
-    /// Files read (1, or the number of files of a directory).
+    /// Files read (1, or the number of files of a directory or Parquet corpus).
     pub files: u64,
 }
 
@@ -72,7 +72,7 @@ pub(super) fn too_many_documents(path: &Path) -> Error {
 /// A document before it gets its DocId.
 pub(super) struct Raw {
     /// 1-based line where the document starts (WARC: its record's version line; a
-    /// directory: 1).
+    /// directory: 1; Parquet: its row in its file).
     pub(super) line: u64,
     pub(super) ext_id: String,
     pub(super) text: String,
@@ -93,6 +93,12 @@ pub(super) trait Source: Send {
 
     /// Appends what an output of records must start with (the header row of CSV/TSV).
     fn preamble(&self, _out: &mut Vec<u8>) {}
+
+    /// The file the last document came from, when the source reads several files whose
+    /// positions are counted per file (Parquet directories); `None`: the corpus path.
+    fn file(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// A streaming corpus reader: yields documents in input order with dense DocIds.
@@ -119,7 +125,8 @@ impl fmt::Debug for CorpusReader {
 }
 
 /// Opens a corpus for streaming (validates `cfg`, guesses the format if not given).
-/// `-` reads standard input (the format must then be given; `dir` cannot be).
+/// `-` reads standard input (the format must then be given; `dir` and `parquet` cannot
+/// be).
 pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
     let format = cfg.format_of(path)?;
     let src: Box<dyn Source> = match format {
@@ -128,8 +135,10 @@ pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
         Format::Lines => Box::new(lines::Lines::open(path, cfg.max_doc_bytes)?),
         Format::Dir => Box::new(dir::Dir::open(path, cfg.max_doc_bytes)?),
         Format::Warc => Box::new(warc::WarcDocs::open(path, cfg.max_doc_bytes)?),
+        Format::Parquet => Box::new(parquet::ParquetDocs::open(path, cfg)?),
     };
-    let files = u64::from(format != Format::Dir);
+    // Directories and Parquet corpora count their files as they open them.
+    let files = u64::from(!matches!(format, Format::Dir | Format::Parquet));
     Ok(CorpusReader {
         src,
         path: path.to_path_buf(),
@@ -163,7 +172,7 @@ impl CorpusReader {
     }
 
     /// The 1-based line where the last document yielded starts (a WARC record: its version
-    /// line; a file of a directory: 1).
+    /// line; a file of a directory: 1; a Parquet row: its row number in its file).
     pub fn last_line(&self) -> u64 {
         self.last_line
     }
@@ -181,6 +190,12 @@ impl CorpusReader {
     /// CSV/TSV file (as [`CorpusReader::record`] writes rows), nothing for other formats.
     pub fn preamble(&self, out: &mut Vec<u8>) {
         self.src.preamble(out)
+    }
+
+    /// The file the last document yielded came from: the corpus path, or for a directory of
+    /// Parquet files the one being read.
+    pub fn current_file(&self) -> &Path {
+        self.src.file().unwrap_or(&self.path)
     }
 
     /// Up to `n` next documents (fewer only at the end; empty when the corpus is exhausted).
@@ -230,7 +245,8 @@ impl Iterator for CorpusReader {
                     if let Err(d) = c.check(&mut raw.ext_id) {
                         self.done = true;
                         let first = first_occurrence(&self.path, &self.cfg, &d.id);
-                        return Some(Err(duplicate_error(&self.path, raw.line, &d, first)));
+                        let here = self.src.file().unwrap_or(&self.path);
+                        return Some(Err(duplicate_error(here, raw.line, &d, first)));
                     }
                     self.stats.renamed_ids = c.renamed();
                 }

@@ -159,7 +159,7 @@ pub(super) fn ids_can_repeat(format: super::Format, cfg: &super::CorpusConfig) -
     use super::Format::*;
     match format {
         Jsonl => !cfg.id_field.is_empty(),
-        Csv | Tsv => !cfg.id_column.is_empty(),
+        Csv | Tsv | Parquet => !cfg.id_column.is_empty(),
         Lines | Dir => false,
         Warc => true,
     }
@@ -187,8 +187,8 @@ pub(crate) fn duplicate_error(
     crate::Error::parse(path, line, format!("duplicate id {:?} ({first})", d.id))
 }
 
-/// Finds the line of the first document whose id is `id` by reading the corpus at `path`
-/// again (without the check); `None` for standard input or when it cannot be found.
+/// Finds the file and line of the first document whose id is `id` by reading the corpus at
+/// `path` again (without the check); `None` for standard input or when it cannot be found.
 pub(super) fn first_occurrence(
     path: &std::path::Path,
     cfg: &super::CorpusConfig,
@@ -204,7 +204,7 @@ pub(super) fn first_occurrence(
     let mut r = super::open(path, &cfg).ok()?;
     while let Some(Ok(d)) = r.next() {
         if d.ext_id == id {
-            return Some((path.to_path_buf(), r.last_line()));
+            return Some((r.current_file().to_path_buf(), r.last_line()));
         }
     }
     None

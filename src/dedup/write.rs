@@ -34,6 +34,7 @@ fn line_ext(format: Format) -> &'static str {
         Format::Csv => "csv",
         Format::Tsv => "tsv",
         Format::Warc => "warc",
+        Format::Parquet => "parquet",
         Format::Dir => "",
     }
 }
@@ -55,6 +56,19 @@ pub fn write_kept(
     };
     match (format, out) {
         (Format::Dir, OutFormat::Same) => copy_dir(path, cfg, kept, dir),
+        (Format::Parquet, _) => {
+            let keep = |d: DocId| kept.get(d.index()).copied().unwrap_or(false);
+            let (name, n) = if out == OutFormat::Jsonl {
+                let name = "kept.jsonl".to_string();
+                let n = corpus::parquet::write_kept_jsonl(path, cfg, &keep, &dir.join(&name))?;
+                (name, n)
+            } else {
+                let name = "kept.parquet".to_string();
+                let n = corpus::parquet::write_kept_parquet(path, cfg, &keep, &dir.join(&name))?;
+                (name, n)
+            };
+            Ok(Kept { name, documents: n })
+        }
         (_, OutFormat::Parquet) => Err(Error::config(
             "Parquet output is not available for this input yet",
         )),

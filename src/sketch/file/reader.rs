@@ -167,7 +167,7 @@ impl ImageReader {
             ReaderInner::Whole(it) => Some(self.next + it.len() as u64),
             ReaderInner::Stream(_) => {
                 use std::io::{Read, Seek, SeekFrom};
-                if crate::io::is_gzip(&self.path) {
+                if crate::io::Compression::of_path(&self.path).is_compressed() {
                     return None;
                 }
                 // `tag 0, varint count, u64 checksum`: the varint's bytes before its last

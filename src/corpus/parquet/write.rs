@@ -1,0 +1,270 @@
+//! Writers for deduplicated outputs: the rows of a Parquet corpus whose documents are kept,
+//! as Parquet ([`write_kept_parquet`]) or JSONL ([`write_kept_jsonl`]), and a JSONL file as
+//! Parquet ([`jsonl_to_parquet`]).
+//!
+//! Invariants: outputs are written through [`AtomicFile`] (complete or absent) and are the
+//! same bytes for the same input; rows are streamed one batch at a time (a Parquet output
+//! holds at most one row group in progress, cut where the input's row groups end); a row is
+//! a document, with the DocId the corpus reader gives it, exactly when the reader would
+//! yield it (the same classification: null texts and ids are malformed, longer texts than
+//! the largest document skipped). The duplicate-id check is not repeated here: the ids do
+//! not change which rows are documents.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{BooleanArray, RecordBatch};
+use arrow_schema::SchemaRef;
+use parquet::arrow::ArrowWriter;
+use parquet::basic::{Compression as Codec, ZstdLevel};
+use parquet::file::properties::WriterProperties;
+
+use super::columns::{list_files, BatchCols, ParquetFile, RowKind};
+use crate::corpus::reader::too_many_documents;
+use crate::corpus::CorpusConfig;
+use crate::io::{AtomicFile, CompressedWriter, Compression};
+use crate::{DocId, Error, Result};
+
+/// Rows per batch when converting JSONL.
+const JSONL_BATCH_ROWS: usize = 1024;
+
+/// What receives the kept rows of a corpus.
+trait Sink {
+    /// A file of the corpus starts.
+    fn file(&mut self, file: &ParquetFile) -> Result<()>;
+    /// Kept rows (never empty).
+    fn rows(&mut self, batch: &RecordBatch) -> Result<()>;
+    /// A row group of the input ends.
+    fn row_group_end(&mut self) -> Result<()>;
+}
+
+/// Reads the Parquet corpus at `input` (a file or a directory of `*.parquet` files) with
+/// every column, numbers its documents as the corpus reader does and hands the rows of the
+/// documents that `keep` accepts to `sink`; returns how many.
+fn for_each_kept(
+    input: &Path,
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    sink: &mut dyn Sink,
+) -> Result<u64> {
+    cfg.validate()?;
+    let mut next_doc = 0u64;
+    let mut written = 0u64;
+    for path in list_files(input)? {
+        let file = ParquetFile::open(&path)?;
+        let res = file.resolve(cfg)?;
+        sink.file(&file)?;
+        let mut row = 0u64;
+        for rg in 0..file.row_groups() {
+            let mut batches = file.batches(rg, file.mask(None), row)?;
+            while let Some(batch) = batches.next(&path, row)? {
+                let cols = BatchCols::new(&batch, &res, &path, row)?;
+                let mut mask = Vec::with_capacity(cols.len());
+                for i in 0..cols.len() {
+                    row += 1;
+                    let kept = match cols.classify(i, cfg.max_doc_bytes) {
+                        RowKind::Doc { .. } => {
+                            if next_doc > u64::from(u32::MAX) {
+                                return Err(too_many_documents(input));
+                            }
+                            let k = keep(DocId(next_doc as u32));
+                            next_doc += 1;
+                            k
+                        }
+                        RowKind::Oversized => false,
+                        RowKind::Bad(_) if cfg.skip_bad_lines => false,
+                        RowKind::Bad(msg) => return Err(Error::parse(&path, row, msg)),
+                    };
+                    mask.push(kept);
+                }
+                let n = mask.iter().filter(|&&k| k).count();
+                if n == 0 {
+                    continue;
+                }
+                let kept = if n == mask.len() {
+                    batch
+                } else {
+                    arrow_select::filter::filter_record_batch(&batch, &BooleanArray::from(mask))
+                        .map_err(|e| Error::format(&path, e.to_string()))?
+                };
+                sink.rows(&kept)?;
+                written += n as u64;
+            }
+            sink.row_group_end()?;
+        }
+    }
+    Ok(written)
+}
+
+/// An error of a writer to `out`.
+fn write_err(out: &Path, e: impl std::fmt::Display) -> Error {
+    Error::io(out, std::io::Error::other(e.to_string()))
+}
+
+/// The Parquet sink: the schema and codec of the first file.
+struct ParquetSink<'a> {
+    out: &'a Path,
+    first: Option<(std::path::PathBuf, SchemaRef)>,
+    writer: Option<ArrowWriter<AtomicFile>>,
+}
+
+impl Sink for ParquetSink<'_> {
+    fn file(&mut self, file: &ParquetFile) -> Result<()> {
+        let schema = file.schema().clone();
+        match &self.first {
+            Some((first, s)) => {
+                if s.fields() != schema.fields() {
+                    return Err(Error::format(
+                        &file.path,
+                        format!(
+                            "its columns differ from those of {}; expected every file of the corpus to have the same schema",
+                            first.display()
+                        ),
+                    ));
+                }
+            }
+            None => {
+                let codec = file.codec().unwrap_or(Codec::ZSTD(ZstdLevel::default()));
+                let props = WriterProperties::builder().set_compression(codec).build();
+                let w = ArrowWriter::try_new(
+                    AtomicFile::create(self.out)?,
+                    schema.clone(),
+                    Some(props),
+                )
+                .map_err(|e| write_err(self.out, e))?;
+                self.writer = Some(w);
+                self.first = Some((file.path.clone(), schema));
+            }
+        }
+        Ok(())
+    }
+
+    fn rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        let w = self.writer.as_mut().expect("a file starts before its rows");
+        w.write(batch).map_err(|e| write_err(self.out, e))
+    }
+
+    fn row_group_end(&mut self) -> Result<()> {
+        let w = self
+            .writer
+            .as_mut()
+            .expect("a file starts before its row groups");
+        w.flush().map_err(|e| write_err(self.out, e))
+    }
+}
+
+/// Writes the rows of the Parquet corpus at `input` whose documents `keep` accepts (by the
+/// DocIds the corpus reader gives them with `cfg`) to the Parquet file `out`, with every
+/// column, the Arrow schema of the input (field names, types, dictionaries, nullability and
+/// metadata) and the compression codec of its first column chunk (zstd when it has none);
+/// a row group of the output never spans two of the input. Every file of a directory must
+/// have the same columns. Returns the number of rows written.
+pub fn write_kept_parquet(
+    input: &Path,
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
+    let mut sink = ParquetSink {
+        out,
+        first: None,
+        writer: None,
+    };
+    let n = for_each_kept(input, cfg, keep, &mut sink)?;
+    let w = sink.writer.expect("a corpus has at least one file");
+    let f = w.into_inner().map_err(|e| write_err(out, e))?;
+    f.commit()?;
+    Ok(n)
+}
+
+/// The JSONL sink.
+struct JsonlSink<'a> {
+    out: &'a Path,
+    writer: arrow_json::LineDelimitedWriter<CompressedWriter<AtomicFile>>,
+}
+
+impl Sink for JsonlSink<'_> {
+    fn file(&mut self, _: &ParquetFile) -> Result<()> {
+        Ok(())
+    }
+
+    fn rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        self.writer.write(batch).map_err(|e| write_err(self.out, e))
+    }
+
+    fn row_group_end(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Writes the rows of the Parquet corpus at `input` whose documents `keep` accepts (as
+/// [`write_kept_parquet`] chooses them) to `out` as JSONL: one JSON object per row with
+/// every non-null column (structs as objects, lists as arrays; arrow-json's encoding),
+/// compressed as the name of `out` says (`.gz`, `.zst`). Returns the number of rows
+/// written.
+pub fn write_kept_jsonl(
+    input: &Path,
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
+    let w = Compression::of_path(out)
+        .writer(AtomicFile::create(out)?)
+        .map_err(|e| Error::io(out, e))?;
+    let mut sink = JsonlSink {
+        out,
+        writer: arrow_json::LineDelimitedWriter::new(w),
+    };
+    let n = for_each_kept(input, cfg, keep, &mut sink)?;
+    sink.writer.finish().map_err(|e| write_err(out, e))?;
+    let mut f = sink
+        .writer
+        .into_inner()
+        .finish()
+        .map_err(|e| Error::io(out, e))?;
+    f.flush().map_err(|e| Error::io(out, e))?;
+    f.commit()?;
+    Ok(n)
+}
+
+/// Converts the JSONL file `jsonl` (`.gz`/`.zst` decompressed; blank lines ignored) to the
+/// Parquet file `out`, zstd-compressed (level 3). The schema is inferred from every line of
+/// the file (a first pass; fields missing from a line are null, numbers and strings mixed in
+/// one field become strings); the rows are then converted in a second pass, streamed.
+/// Returns the number of rows written. An input without any field is an error (Parquet needs
+/// a column).
+pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64> {
+    let bad = |e: arrow_schema::ArrowError| {
+        Error::format(jsonl, format!("{e}; expected one JSON object per line"))
+    };
+    let (schema, _) =
+        arrow_json::reader::infer_json_schema(crate::io::open_read(jsonl)?, None).map_err(bad)?;
+    if schema.fields().is_empty() {
+        return Err(Error::format(
+            jsonl,
+            "no field in any line; expected JSON objects with at least one field",
+        ));
+    }
+    let schema = Arc::new(schema);
+    let reader = arrow_json::ReaderBuilder::new(schema.clone())
+        .with_batch_size(JSONL_BATCH_ROWS)
+        .with_coerce_primitive(true)
+        .build(crate::io::open_read(jsonl)?)
+        .map_err(bad)?;
+    let props = WriterProperties::builder()
+        .set_compression(Codec::ZSTD(
+            ZstdLevel::try_new(3).map_err(|e| write_err(out, e))?,
+        ))
+        .build();
+    let mut w = ArrowWriter::try_new(AtomicFile::create(out)?, schema, Some(props))
+        .map_err(|e| write_err(out, e))?;
+    let mut rows = 0u64;
+    for batch in reader {
+        let batch = batch.map_err(bad)?;
+        rows += batch.num_rows() as u64;
+        w.write(&batch).map_err(|e| write_err(out, e))?;
+    }
+    w.into_inner().map_err(|e| write_err(out, e))?.commit()?;
+    Ok(rows)
+}
