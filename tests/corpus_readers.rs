@@ -605,3 +605,90 @@ proptest! {
         prop_assert_eq!(st.skipped_records as usize, recs.iter().filter(|r| !r.0).count());
     }
 }
+
+#[path = "common/mod.rs"]
+mod common;
+
+/// A JSONL corpus and its zstd twin made by the `zstd` command-line tool (two frames: the
+/// halves compressed separately and concatenated), or `None` when the tool is missing.
+fn zstd_twin(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    if !common::zstd_cli() {
+        return None;
+    }
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!(
+            "{{\"id\": \"d{i}\", \"text\": \"document {i} says {}\"}}\n",
+            "word ".repeat(i % 17)
+        ));
+    }
+    text.push_str("\n{\"id\": \"last\", \"text\": \"caf\\u00e9\"}\n");
+    let plain = write(dir, "c.jsonl", text.as_bytes());
+    let (a, b) = text.split_at(text.len() / 2);
+    let mut bytes = Vec::new();
+    for (k, half) in [a, b].into_iter().enumerate() {
+        let p = write(dir, &format!("half{k}"), half.as_bytes());
+        let o = std::process::Command::new("zstd")
+            .args(["-q", "-c", "-3"])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        bytes.extend(o.stdout);
+    }
+    Some((plain, write(dir, "c.jsonl.zst", &bytes)))
+}
+
+#[test]
+fn zstd_jsonl_reads_like_its_plain_twin() {
+    use fimdup::corpus::par::{read_all_par_opts, ParOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let Some((plain, zst)) = zstd_twin(dir.path()) else {
+        return;
+    };
+    assert_eq!(Format::guess(&zst).unwrap(), Format::Jsonl);
+    let cfg = CorpusConfig::default();
+    let (want, want_stats) = read(&plain, &cfg);
+    let (got, got_stats) = read(&zst, &cfg);
+    assert_eq!(want.len(), 3001);
+    assert_eq!(got, want);
+    assert_eq!(got_stats, want_stats);
+    let opts = ParOptions {
+        block_bytes: 4096,
+        in_flight: 3,
+    };
+    let (par, par_stats) = read_all_par_opts(&zst, &cfg, &opts).unwrap();
+    assert_eq!(par, want);
+    assert_eq!(par_stats, want_stats);
+}
+
+#[test]
+fn zstd_corrupt_truncated_and_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "{\"id\": 1, \"text\": \"x\"}\n".repeat(2000);
+    let full = zstd::encode_all(body.as_bytes(), 3).unwrap();
+    let trunc = write(dir.path(), "t.jsonl.zst", &full[..full.len() / 2]);
+    let mut bad = full.clone();
+    bad[0] ^= 0xff;
+    let bad = write(dir.path(), "b.jsonl.zst", &bad);
+    for p in [&trunc, &bad] {
+        let e = open(p, &CorpusConfig::default())
+            .and_then(|r| r.read_all())
+            .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            matches!(e, fimdup::Error::Parse { .. })
+                && msg.contains("corrupt or truncated zstd data")
+                && msg.starts_with(&format!("{}:", p.display())),
+            "{msg}"
+        );
+        let e = fimdup::corpus::par::read_all_par(p, &CorpusConfig::default()).unwrap_err();
+        assert!(
+            e.to_string().contains("corrupt or truncated zstd data"),
+            "{e}"
+        );
+    }
+    let empty = write(dir.path(), "e.txt.zst", b"");
+    let (docs, _) = read(&empty, &CorpusConfig::default());
+    assert!(docs.is_empty());
+}

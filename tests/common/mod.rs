@@ -51,3 +51,55 @@ pub fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str, extra: &[&
     .unwrap();
     out
 }
+
+/// Whether a required external tool is usable: `ok` says it is; otherwise the test fails
+/// under CI (`CI` set) and is skipped with a note naming `what` elsewhere.
+fn tool_or_skip(ok: bool, what: &str) -> bool {
+    if ok {
+        return true;
+    }
+    if std::env::var_os("CI").is_some() {
+        panic!("{what} is required under CI");
+    }
+    eprintln!("skipped: {what} is not available");
+    false
+}
+
+/// Whether the `zstd` command-line tool is on `PATH` (see `tool_or_skip` for CI).
+pub fn zstd_cli() -> bool {
+    let ok = Command::new("zstd")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    tool_or_skip(ok, "the zstd command-line tool (apt-get install zstd)")
+}
+
+/// A Python interpreter with pyarrow: the one named by `FIMDUP_PYTHON`. `None` (after a skip
+/// note; a failure under CI) when it is unset or cannot import pyarrow.
+pub fn python_with_pyarrow() -> Option<PathBuf> {
+    let py = std::env::var_os("FIMDUP_PYTHON").map(PathBuf::from);
+    let ok = py.as_ref().is_some_and(|p| {
+        Command::new(p)
+            .args(["-c", "import pyarrow.parquet"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    tool_or_skip(ok, "a Python with pyarrow named by FIMDUP_PYTHON").then(|| py.unwrap())
+}
+
+/// Runs `script` with `python` and the arguments `args`; it must succeed. Returns its
+/// standard output.
+pub fn run_python(python: &Path, script: &str, args: &[&str]) -> String {
+    let o = Command::new(python)
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "python failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout).unwrap()
+}
