@@ -329,7 +329,7 @@ fn two_sweeps_give_the_clusters_of_one_build() {
                     continue;
                 }
                 let e = estimate_resemblance(q, &two.images()[d], &cfgs);
-                if e >= 0.4 && best.map_or(true, |(_, be)| e > be) {
+                if e >= 0.4 && best.is_none_or(|(_, be)| e > be) {
                     best = Some((d as u32, e));
                 }
             }

@@ -240,10 +240,10 @@ fn build_query_add_overlap() {
             .unwrap()
             .parse()
             .unwrap();
-        if i % 5 == 0 && i % 7 != 0 && !id.ends_with("-copy") {
+        if i.is_multiple_of(5) && !i.is_multiple_of(7) && !id.ends_with("-copy") {
             assert_eq!(l["found"]["ext_id"], format!("new-u{i}"), "{l}");
         }
-        if i % 7 == 0 && !id.ends_with("-copy") {
+        if i.is_multiple_of(7) && !id.ends_with("-copy") {
             assert!(l["found"].is_null(), "{l}");
         }
     }

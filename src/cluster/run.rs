@@ -401,7 +401,7 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
         method: method.name().to_string(),
         documents: n_docs as u64,
         representatives: (0..n_docs)
-            .filter(|&d| collapse.map_or(true, |c| c.is_rep(DocId(d as u32))))
+            .filter(|&d| collapse.is_none_or(|c| c.is_rep(DocId(d as u32))))
             .count() as u64,
         collapsed: collapse.map(|c| *c.summary()).unwrap_or_default(),
         ..Default::default()

@@ -166,10 +166,10 @@ pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u
         )));
     }
     let mut best: Option<(f64, u32, u32)> = None;
-    for r in (1..=n).filter(|r| n % r == 0) {
+    for r in (1..=n).filter(|r| n.is_multiple_of(*r)) {
         let b = n / r;
         let e = band_error(t, b, r, fp_weight, fn_weight);
-        if best.map_or(true, |(be, _, _)| e < be) {
+        if best.is_none_or(|(be, _, _)| e < be) {
             best = Some((e, b, r));
         }
     }

@@ -472,7 +472,7 @@ fn builder_filter_equals_masked_keys() {
     let docs: Vec<Vec<u64>> = (0..300u64)
         .map(|d| (0..30).map(|j| (d * 7 + j * 13) % 211).collect())
         .collect();
-    let keep = |d: DocId| d.0 % 3 != 0;
+    let keep = |d: DocId| !d.0.is_multiple_of(3);
     let cfg = ContextConfig {
         min_df: 2,
         max_df: Some(40),

@@ -230,7 +230,7 @@ fn skip_raw_text(b: &[u8], from: usize, name: &[u8]) -> usize {
         if b.get(p + 1) == Some(&b'/')
             && after <= n
             && b[p + 2..after].eq_ignore_ascii_case(name)
-            && b.get(after).map_or(true, |&c| !is_name_byte(c))
+            && b.get(after).is_none_or(|&c| !is_name_byte(c))
         {
             return memchr::memchr(b'>', &b[after..]).map_or(n, |x| after + x + 1);
         }
