@@ -76,3 +76,26 @@ fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
         assert_eq!(stats.documents, want as u64, "{name}");
     }
 }
+
+/// A footer declaring a column chunk at a negative offset made the Parquet decoder assert
+/// (found by the `parquet` target). It is a format error naming the file and the chunk.
+#[test]
+fn parquet_chunk_outside_the_file_is_a_format_error() {
+    use fimdup::corpus::{open, CorpusConfig, Format};
+    let bytes = include_bytes!("../fuzz/seeds/parquet/crash-negative-offset.parquet");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("neg.parquet");
+    std::fs::write(&path, bytes).unwrap();
+    let cfg = CorpusConfig {
+        format: Some(Format::Parquet),
+        ..CorpusConfig::default()
+    };
+    let e = open(&path, &cfg).and_then(|r| r.read_all()).unwrap_err();
+    assert!(matches!(e, Error::Format { .. }), "{e}");
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&format!("{}: row group ", path.display()))
+            && msg.contains("expected a column chunk within the file"),
+        "{msg}"
+    );
+}

@@ -114,6 +114,7 @@ impl ParquetFile {
         let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = guard(|| ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()))
             .map_err(|m| Error::format(path, format!("{m}; expected a Parquet file")))?;
+        check_chunks(path, &meta, &file)?;
         Ok(ParquetFile {
             path: path.to_path_buf(),
             file,
@@ -234,6 +235,34 @@ impl ParquetFile {
             leaf,
         })
     }
+}
+
+/// Checks that every column chunk the footer declares lies within the file (the decoder
+/// asserts that offsets and sizes are not negative instead of reporting them).
+fn check_chunks(path: &Path, meta: &ArrowReaderMetadata, file: &File) -> Result<()> {
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    for (g, rg) in meta.metadata().row_groups().iter().enumerate() {
+        for (c, col) in rg.columns().iter().enumerate() {
+            let start = col
+                .dictionary_page_offset()
+                .unwrap_or_else(|| col.data_page_offset());
+            let size = col.compressed_size();
+            let inside = u64::try_from(start)
+                .ok()
+                .zip(u64::try_from(size).ok())
+                .and_then(|(s, n)| s.checked_add(n))
+                .is_some_and(|end| end <= len);
+            if !inside {
+                return Err(Error::format(
+                    path,
+                    format!(
+                        "row group {g}, column {c}: chunk at offset {start} of {size} bytes; expected a column chunk within the file ({len} bytes)"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The message of undecodable data at `row` (1-based) of `path`.
