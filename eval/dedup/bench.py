@@ -20,8 +20,16 @@ parameter). Each run is one child process under /usr/bin/time -v:
              the kept ids are read from DIR/kept.jsonl or DIR/kept.parquet, the removals
              and their named representatives from DIR/removed.csv
              (id,representative,cluster,score,score_kind), and DIR/summary.json is recorded.
-  text-dedup `python -m text_dedup.minhash` run in a directory holding config.toml (its
-             current, 0.4.x, interface: the whole configuration is read from ./config.toml):
+  text-dedup its `python -m text_dedup.minhash` entry point (the body of its __main__: Config
+             from ./config.toml, check_env, main), called as `bench.py _textdedup` in a
+             directory holding config.toml (its current, 0.4.x, interface: the whole
+             configuration is read from ./config.toml). PyPI's newest release, 0.4.1, has a bug
+             fixed upstream after it (issue #129, PR #130: commits ed69d13 + 172e77f, unreleased): cluster()
+             returns union-find group numbers instead of member row indices, so in its default
+             mode (no check_false_positive) every document of every candidate cluster is removed,
+             none kept. The wrapper replaces text_dedup.minhash.cluster by upstream's fixed one
+             (FIXED_CLUSTER below, copied from upstream master 7538f3e); `--as-released` runs
+             0.4.1 unpatched, reported in one row for the record. Configuration:
              input_type local_files, file_type json|parquet, read_arguments {path: json|
              parquet, data_files: INPUT, split: train}; algorithm minhash, text_column text,
              num_perm 128, threshold T, ngram_size 5, hash_bits 64, seed 42, bands/rows from
@@ -50,6 +58,7 @@ configuration (tens of seconds, so less sensitive to a passing load).
 
 Usage: bench.py --bin FIMDUP --corpus DIR --work DIR --out eval/results/dedup.md
                 [--threshold 0.8] [--repeat 5] [--note TEXT] [--tools fimdup,text-dedup]
+(internal: bench.py _textdedup [--as-released], run in a directory holding config.toml)
 """
 import argparse
 import csv
@@ -372,6 +381,61 @@ enable_profiling = false
 """
 
 
+def fixed_cluster(config, ds):
+    """text_dedup.minhash.cluster as on upstream master (7538f3e, after PR #130): the
+    union-find groups of the LSH candidate pairs mapped to their smallest member row index.
+    0.4.1 returns the super_merger group number itself, which is no member's index."""
+    from typing import cast
+
+    import polars as pl
+    from polars_grouper import super_merger
+    from text_dedup.config import MinHashAlgorithmConfig
+
+    algo = cast(MinHashAlgorithmConfig, config.algorithm)
+    signatures = ds.select_columns(["__band_idx__", "__band_val__", algo.internal_index_column]).to_polars()
+    clusters = (
+        signatures.group_by(["__band_idx__", "__band_val__"])
+        .agg(pl.col(algo.internal_index_column))
+        .filter(pl.col(algo.internal_index_column).list.len() > 1)
+        .select(pl.col(algo.internal_index_column).alias("values"))
+        .with_row_index(name="index")
+    )
+    exploded_df = clusters.explode("values")
+    combinations = (
+        exploded_df.join(exploded_df, on="index")
+        .filter(pl.col("values") < pl.col("values_right"))
+        .rename({"values": "src", "values_right": "dst"})
+        .drop("index")
+    )
+    grouped = super_merger(combinations, from_col_name="src", to_col_name="dst")
+    mapping = pl.concat([
+        grouped.select(pl.col("src").alias("id"), pl.col("group")).unique(),
+        grouped.select(pl.col("dst").alias("id"), pl.col("group")).unique(),
+    ]).unique()
+    mapping = (
+        mapping.group_by("group")
+        .agg(pl.col("id"), pl.min("id").alias("cluster"))
+        .select(pl.col("id"), pl.col("cluster"))
+        .explode("id")
+    )
+    return dict(mapping.iter_rows(named=False))
+
+
+def textdedup_entry(as_released):
+    """What `python -m text_dedup.minhash` does (its __main__ block), with upstream's fixed
+    cluster() unless as_released."""
+    import text_dedup.minhash as tdm
+    from pydantic_settings import CliApp
+    from text_dedup.utils.env import check_env
+
+    if not as_released:
+        tdm.cluster = fixed_cluster
+    sys.argv = [sys.argv[0]]  # its CliApp parses the command line: give it none
+    config = CliApp.run(tdm.Config)
+    check_env()
+    tdm.main(config)
+
+
 def read_textdedup_out(od, ids):
     """(kept ids in order, removed id -> representative id, row order preserved?)."""
     import datasets
@@ -495,32 +559,39 @@ def main():
 
     # text-dedup minhash
     if "text-dedup" in tools:
-        for fmt, inp in inputs:
-            for verify in [False, True]:
-                label = "minhash" + (" check_false_positive" if verify else "")
-                log(f"text-dedup {label} ({fmt})")
-                base = os.path.join(a.work, f"textdedup-{fmt}-{'verify' if verify else 'default'}")
-                shutil.rmtree(base, ignore_errors=True)
-                os.makedirs(base)
-                od = os.path.join(base, "output")
-                with open(os.path.join(base, "config.toml"), "w") as f:
-                    f.write(textdedup_config("json" if fmt == "jsonl" else "parquet", inp, t, verify, od))
-                env = dict(os.environ)
-                env["HF_HOME"] = os.path.join(base, "hf")  # fresh cache: no reuse across runs
-                env["HF_HUB_OFFLINE"] = "1"
-                env["COLUMNS"] = "200"  # its rich log lines unwrapped, for the phase timings
-                cmd = [sys.executable, "-m", "text_dedup.minhash"]
-                run = timed(cmd, cwd=base, env=env, log_path=os.path.join(base, "log.txt"))
-                kept, reps, in_order = read_textdedup_out(od, ids)
-                sc = truth.score(kept, reps)
-                phases = textdedup_phases(run["stdout"] + "\n" + run["stderr"])
-                rows.append({
-                    "tool": "text-dedup", "input": fmt, "config": label, "run": run, "score": sc,
-                    "cmd": "cd DIR && python -m text_dedup.minhash  # DIR/config.toml",
-                    "check": "kept rows in input order" if in_order else "kept rows NOT in input order",
-                    "phases": phases,
-                })
-                shutil.rmtree(env["HF_HOME"], ignore_errors=True)
+        td_runs = [(fmt, inp, verify, False) for fmt, inp in inputs for verify in [False, True]]
+        td_runs.append(("parquet", parquet, False, True))  # 0.4.1 unpatched, for the record
+        for fmt, inp, verify, released in td_runs:
+            label = "minhash" + (" check_false_positive" if verify else "")
+            label += " (0.4.1 as released)" if released else ""
+            log(f"text-dedup {label} ({fmt})")
+            tag = ("verify" if verify else "default") + ("-released" if released else "")
+            base = os.path.join(a.work, f"textdedup-{fmt}-{tag}")
+            shutil.rmtree(base, ignore_errors=True)
+            os.makedirs(base)
+            od = os.path.join(base, "output")
+            with open(os.path.join(base, "config.toml"), "w") as f:
+                f.write(textdedup_config("json" if fmt == "jsonl" else "parquet", inp, t, verify, od))
+            env = dict(os.environ)
+            env["HF_HOME"] = os.path.join(base, "hf")  # fresh cache: no reuse across runs
+            env["HF_HUB_OFFLINE"] = "1"
+            env["COLUMNS"] = "200"  # its rich log lines unwrapped, for the phase timings
+            cmd = [sys.executable, os.path.abspath(__file__), "_textdedup"]
+            cmd += ["--as-released"] if released else []
+            run = timed(cmd, cwd=base, env=env, log_path=os.path.join(base, "log.txt"))
+            kept, reps, in_order = read_textdedup_out(od, ids)
+            sc = truth.score(kept, reps)
+            phases = textdedup_phases(run["stdout"] + "\n" + run["stderr"])
+            rows.append({
+                "tool": "text-dedup", "input": fmt, "config": label, "run": run, "score": sc,
+                "cmd": "cd DIR && python eval/dedup/bench.py _textdedup"
+                       + (" --as-released" if released else "")
+                       + "   # = python -m text_dedup.minhash with DIR/config.toml"
+                       + ("" if released else ", upstream's fixed cluster()"),
+                "check": "kept rows in input order" if in_order else "kept rows NOT in input order",
+                "phases": phases,
+            })
+            shutil.rmtree(env["HF_HOME"], ignore_errors=True)
         loads.append(("after text-dedup", os.getloadavg()))
 
     write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads,
@@ -624,8 +695,12 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
     L.append("")
 
     L.append("## Commands\n")
+    L.append("INPUT is docs.jsonl or docs.parquet; DIR a fresh output directory per run.\n")
     L.append("```")
-    L.append("eval/dedup/run.sh" + (f" --note '{a.note}'" if a.note else ""))
+    L.append("eval/dedup/run.sh" + (f" --note '{a.note}'" if a.note else "")
+             + "   # all of the below, then this report")
+    L.append("fimdup gen --config eval/peers/corpus.json --out CORPUS   # CORPUS/docs.jsonl, truth.csv")
+    L.append(f"# docs.parquet: pyarrow.parquet.write_table(table(id, text), row_group_size={ROW_GROUP})")
     seen = set()
     for r in rows:
         if r["cmd"] not in seen:
@@ -655,6 +730,20 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
         "removes more through chains."
     )
     L.append("")
+    L.append("## text-dedup version\n")
+    L.append(
+        "text-dedup 0.4.1 is PyPI's newest release (pinned in eval/dedup/run.sh). Its MinHash "
+        "`cluster()` returns union-find group numbers where `assign()` expects each cluster's "
+        "smallest row index, so in its default mode (no `check_false_positive`) a document is "
+        "kept only when its row index happens to equal its group number: nearly every document "
+        "of every candidate cluster is removed (the \"0.4.1 as released\" row). Upstream fixed "
+        "this after the release (issue #129, PR #130: commits ed69d13 and 172e77f, February 2026; master "
+        "7538f3e has no other change to the MinHash path since 0.4.1). The other text-dedup rows "
+        "run 0.4.1 with that fixed `cluster()` put in place by `bench.py _textdedup` (copied "
+        "from upstream master); with `check_false_positive = true` the bug is masked anyway, as "
+        "the verification regroups by smallest row index."
+    )
+    L.append("")
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
     with open(a.out, "w") as f:
         f.write("\n".join(L))
@@ -662,4 +751,7 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "_textdedup":
+        textdedup_entry("--as-released" in sys.argv[2:])
+    else:
+        main()
