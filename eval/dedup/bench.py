@@ -15,8 +15,10 @@ from there, not copied.
 What each tool is asked: keep one document of every group of near-duplicates at resemblance
 >= THRESHOLD (word 5-shingles, lowercased; 128 permutations where the tool has that
 parameter). Each run is one child process under /usr/bin/time -v:
-  fimdup     `fimdup dedup INPUT --threshold T [--method lsh] [--verify exact] --out DIR`
-             (its defaults: word 5-shingles, lowercased; concept method; 2 threads);
+  fimdup     `fimdup dedup INPUT --threshold T [--method lsh] [--verify exact] [--per-cluster]
+             --out DIR` (its defaults: word 5-shingles, lowercased; concept method; keep
+             first; all cores, 2); --per-cluster keeps one per cluster of the method instead
+             of its greedy choice (with --method lsh: text-dedup's semantics);
              the kept ids are read from DIR/kept.jsonl or DIR/kept.parquet, the removals
              and their named representatives from DIR/removed.csv
              (id,representative,cluster,score,score_kind), and DIR/summary.json is recorded.
@@ -236,6 +238,18 @@ def _tree_pss_kib(root_pid):
     return total
 
 
+class RunFailed(Exception):
+    """A timed command exited with an error."""
+
+    def __init__(self, cmd, code, stderr):
+        super().__init__(f"failed ({code}): {' '.join(cmd)}")
+        # its own message: the stderr lines that are not /usr/bin/time -v's report
+        self.message = " ".join(
+            l.strip() for l in stderr.splitlines()
+            if l.strip() and not l.startswith("\t") and "Command exited" not in l
+        )[:300]
+
+
 def timed(cmd, cwd=None, env=None, log_path=None, sample=True):
     """Runs cmd under /usr/bin/time -v. Returns a dict: wall s, cpu s (user + sys), rss MiB
     (largest single process), tree MiB (peak summed PSS of the tree, sampled; None when not
@@ -270,7 +284,7 @@ def timed(cmd, cwd=None, env=None, log_path=None, sample=True):
             f.write(" ".join(cmd) + "\n--- stdout\n" + out + "\n--- stderr\n" + err)
     if p.returncode != 0:
         sys.stderr.write(out[-4000:] + err[-4000:])
-        raise SystemExit(f"failed ({p.returncode}): {' '.join(cmd)}")
+        raise RunFailed(cmd, p.returncode, err)
     r = {"wall": wall, "cpu": 0.0, "rss": None, "tree": peak[0] / 1024.0 if sample else None}
     for line in err.splitlines():
         line = line.strip()
@@ -303,6 +317,8 @@ def fimdup_runs():
         ("concept --verify exact", ["--verify", "exact"]),
         ("lsh", ["--method", "lsh"]),
         ("lsh --verify exact", ["--method", "lsh", "--verify", "exact"]),
+        # one per LSH union-find cluster: text-dedup's semantics
+        ("lsh --per-cluster", ["--method", "lsh", "--per-cluster"]),
     ]
 
 
@@ -529,6 +545,7 @@ def main():
 
     inputs = [("jsonl", jsonl), ("parquet", parquet)]
     rows = []  # dicts: tool, input, config, run (timed), score, extra
+    failed = []  # (run, its error message): runs that could not be measured
     spread = []
 
     # fimdup dedup
@@ -539,10 +556,16 @@ def main():
                 log(f"{name} ({fmt})")
                 od = os.path.join(a.work, "fimdup-" + fmt + "-" + label.replace(" ", "_").replace("--", ""))
                 runs = []
-                for k in range(max(1, a.repeat)):
-                    shutil.rmtree(od, ignore_errors=True)
-                    runs.append(timed(fimdup_cmd(a.bin, inp, t, extra, od), sample=True,
-                                      log_path=od + ".log"))
+                try:
+                    for k in range(max(1, a.repeat)):
+                        shutil.rmtree(od, ignore_errors=True)
+                        runs.append(timed(fimdup_cmd(a.bin, inp, t, extra, od), sample=True,
+                                          log_path=od + ".log"))
+                except RunFailed as e:
+                    # e.g. an input format this build does not read: say so in the report
+                    log(f"{name} ({fmt}) {e}: {e.message}")
+                    failed.append((f"fimdup dedup {label} ({fmt})", e.message))
+                    continue
                 run = median_run(runs)
                 spread.append((f"{name} ({fmt})", run["walls"]))
                 kept, reps, summary, mism = read_fimdup_out(od, fmt, lines, texts)
@@ -595,10 +618,10 @@ def main():
         loads.append(("after text-dedup", os.getloadavg()))
 
     write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads,
-                 (nrows, ngroups, codec))
+                 (nrows, ngroups, codec), failed)
 
 
-def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_layout):
+def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_layout, failed):
     v = versions()
     fim_v = sh(f"{a.bin} --version")
     rev = sh(f"git -C {ROOT} rev-parse --short HEAD")
@@ -659,7 +682,8 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
     for inp in ["jsonl", "parquet"]:
         for fc, tc in [("concept", "minhash"), ("lsh", "minhash"),
                        ("concept --verify exact", "minhash check_false_positive"),
-                       ("lsh --verify exact", "minhash check_false_positive")]:
+                       ("lsh --verify exact", "minhash check_false_positive"),
+                       ("lsh --per-cluster", "minhash")]:
             if (inp, fc) in fim and (inp, tc) in td:
                 pairs.append((inp, fim[(inp, fc)], td[(inp, tc)]))
     if pairs:
@@ -676,6 +700,8 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
         L.append("")
 
     L.append("### Checks and details\n")
+    for name, msg in failed:
+        L.append(f"- {name}: not measured, the run failed: `{msg}`")
     for r in rows:
         extra = ""
         if r.get("summary"):
@@ -714,11 +740,29 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
         L.append(textdedup_config("json", "docs.jsonl", t, False, "output").strip())
         L.append("```\n")
 
+    if any(r["tool"] == "text-dedup" for r in rows):
+        try:
+            from text_dedup.config.algorithms.minhash import optimal_param
+
+            b, r = optimal_param(t, NUM_PERM)
+            probs = " / ".join(f"{1 - (1 - s ** r) ** b:.2f}" for s in (t, t + 0.05, t + 0.1))
+            L.append(
+                f"text-dedup's bands and rows come from its `optimal_param({t}, {NUM_PERM})` "
+                f"(datasketch's weighted false positive / negative areas, weights 0.5 / 0.5): "
+                f"{b} bands of {r} rows ({b * r} of the {NUM_PERM} hashes used), so a pair of "
+                f"resemblance {t:.2f} / {t + 0.05:.2f} / {t + 0.1:.2f} becomes a candidate with "
+                f"probability {probs}. Every residual pair of text-dedup is a pair its bands never put "
+                f"in one cluster (union-find would have removed one of the two otherwise).\n"
+            )
+        except Exception as e:  # noqa: BLE001 - informative only
+            log(f"optimal_param: {e}")
     L.append("## Semantics\n")
     L.append(
         "fimdup keeps a document unless it resembles an already kept one (input order; a "
         "removed document names the kept document it resembles, so there are no transitive "
-        "chains: a document that resembles only a removed one is kept). text-dedup unites "
+        "chains: a document that resembles only a removed one is kept); with `--per-cluster` it "
+        "keeps one document per cluster of the method instead (`--method lsh --per-cluster` "
+        "is text-dedup's semantics). text-dedup unites "
         "every LSH candidate pair (its bands) in a union-find and keeps one document per "
         "cluster (the smallest row index); a chain a~b~c removes c even when c does not "
         "resemble a, and LSH candidates that are not near-duplicates merge clusters too. With "
