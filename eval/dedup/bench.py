@@ -191,11 +191,11 @@ class Truth:
             if any(n in kept and self.pos[n] < self.pos[d] for n in self.adj.get(d, ()))
         )
         lone = sum(1 for d in removed if d not in self.adj)
-        bad_rep = None
-        rep_missing = None
+        bad_rep = rep_missing = rep_removed = None
         if reps is not None:
             bad_rep = sum(1 for d in removed if not (d in reps and self.resembles(d, reps[d])))
             rep_missing = sum(1 for d in removed if d not in reps)
+            rep_removed = sum(1 for d in removed if d in reps and reps[d] not in kept)
         return {
             "kept": len(kept),
             "removed": len(removed),
@@ -204,6 +204,7 @@ class Truth:
             "lone": lone,
             "bad_rep": bad_rep,
             "rep_missing": rep_missing,
+            "rep_removed": rep_removed,
         }
 
 
@@ -283,7 +284,6 @@ def timed(cmd, cwd=None, env=None, log_path=None, sample=True):
         with open(log_path, "w") as f:
             f.write(" ".join(cmd) + "\n--- stdout\n" + out + "\n--- stderr\n" + err)
     if p.returncode != 0:
-        sys.stderr.write(out[-4000:] + err[-4000:])
         raise RunFailed(cmd, p.returncode, err)
     r = {"wall": wall, "cpu": 0.0, "rss": None, "tree": peak[0] / 1024.0 if sample else None}
     for line in err.splitlines():
@@ -502,6 +502,20 @@ def versions():
     return out
 
 
+def condense_summary(s):
+    """The figures of fimdup's summary.json worth a line: removals by reason, the method's
+    parameters, its pairs, and its phase timings."""
+    c = s.get("cluster", {})
+    by = ", ".join(f"{k} {v}" for k, v in s.get("removed_by", {}).items() if v)
+    par = ", ".join(f"{k} {c[k]}" for k in ["k", "bands", "rows", "candidate_threshold"]
+                    if c.get(k) is not None)
+    ph = ", ".join(f"{p['name']} {p['seconds']:.2f}" for p in c.get("phases", []))
+    return (f"kept {s.get('kept')}, removed {s.get('removed')} ({by}); {c.get('method')}: "
+            f"{par}; pairs {c.get('pairs')}"
+            + (f" ({c['verify_removed']} removed by the exact check)" if c.get("verify_removed") is not None else "")
+            + f"; phases (s) {ph}; total {s.get('seconds', 0):.2f} s")
+
+
 def fmt_mib(x):
     return "-" if x is None else f"{x:.0f}"
 
@@ -700,17 +714,22 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
         L.append("")
 
     L.append("### Checks and details\n")
+    by_msg = {}
     for name, msg in failed:
-        L.append(f"- {name}: not measured, the run failed: `{msg}`")
+        by_msg.setdefault(msg, []).append(name)
+    for msg, names in by_msg.items():
+        L.append(f"- {', '.join(names)}: not measured, the run failed: `{msg}`")
     for r in rows:
         extra = ""
         if r.get("summary"):
-            extra = "; summary.json: " + json.dumps(r["summary"], sort_keys=True)
+            extra = "; summary.json: " + condense_summary(r["summary"])
         if r.get("phases"):
             extra = "; its own phase timer (s): " + ", ".join(f"{k} {v:.2f}" for k, v in r["phases"].items())
         sc = r["score"]
         if sc.get("rep_missing"):
             extra += f"; {sc['rep_missing']} removed documents have no named representative"
+        if sc.get("rep_removed") is not None:
+            extra += f"; {sc['rep_removed']} named representatives are not kept"
         L.append(f"- {r['tool']} {r['config']} ({r['input']}): {r['check']}{extra}")
     if spread:
         L.append(
