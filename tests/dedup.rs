@@ -432,3 +432,149 @@ fn bad_requests_exit_2() {
         assert!(!out.join("kept.jsonl").exists(), "{a:?}");
     }
 }
+
+/// Writes the default corpus as Parquet with pyarrow (row groups of 200 rows, an extra int
+/// column `n`, a dictionary column `source`, snappy) and as its JSONL twin with the same
+/// fields; `None` without pyarrow.
+fn parquet_twin(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let py = common::python_with_pyarrow()?;
+    let pq = dir.join("docs.parquet");
+    let twin = dir.join("twin.jsonl");
+    common::run_python(
+        &py,
+        r#"
+import sys, json, pyarrow as pa, pyarrow.parquet as pq
+src, out, twin = sys.argv[1:4]
+rows = [json.loads(l) for l in open(src)]
+n = [(i * 7919) % 1000 for i in range(len(rows))]
+source = [["web", "books", "news"][i % 3] for i in range(len(rows))]
+t = pa.table({"id": [r["id"] for r in rows], "text": [r["text"] for r in rows],
+              "n": pa.array(n, pa.int64()), "source": pa.array(source).dictionary_encode()})
+pq.write_table(t, out, row_group_size=200, compression="snappy")
+with open(twin, "w") as f:
+    for r, k, s in zip(rows, n, source):
+        f.write(json.dumps({"id": r["id"], "text": r["text"], "n": k, "source": s}) + "\n")
+"#,
+        &[s(&default_corpus().join("docs.jsonl")), s(&pq), s(&twin)],
+    );
+    Some((py, pq, twin))
+}
+
+/// A Parquet corpus written by pyarrow deduplicates like its JSONL twin (same removals and
+/// clusters, also keeping by a Parquet column), and kept.parquet reads back in pyarrow with
+/// the input schema and the kept rows; --out-format converts both ways.
+#[test]
+fn parquet_dedups_like_its_jsonl_twin() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((py, pq, twin)) = parquet_twin(dir.path()) else {
+        return;
+    };
+    for keep in ["first", "field:n:desc"] {
+        let a = dir.path().join(format!("pq-{keep}"));
+        let b = dir.path().join(format!("jl-{keep}"));
+        for (input, out) in [(&pq, &a), (&twin, &b)] {
+            ok(&[
+                "dedup",
+                s(input),
+                "--html",
+                "--verify",
+                "exact",
+                "--keep",
+                keep,
+                "--out",
+                s(out),
+            ]);
+        }
+        for f in ["removed.csv", "clusters.jsonl"] {
+            assert!(
+                std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap(),
+                "{keep}: {f} differs"
+            );
+        }
+        let kept_ids = ids_of_jsonl(&std::fs::read(b.join("kept.jsonl")).unwrap());
+        let got = common::run_python(
+            &py,
+            r#"
+import sys, pyarrow.parquet as pq
+inp, out = sys.argv[1:3]
+assert pq.read_schema(out).equals(pq.read_schema(inp), check_metadata=True), (pq.read_schema(out), pq.read_schema(inp))
+t = pq.read_table(out)
+assert str(t.schema.field("source").type).startswith("dictionary"), t.schema
+print("\n".join(t.column("id").to_pylist()))
+"#,
+            &[s(&pq), s(&a.join("kept.parquet"))],
+        );
+        let got: Vec<String> = got.lines().map(str::to_string).collect();
+        assert_eq!(got, kept_ids, "{keep}");
+    }
+    // The keep field decides: the largest n of each group stays.
+    assert_ne!(
+        std::fs::read(dir.path().join("jl-first/removed.csv")).unwrap(),
+        std::fs::read(dir.path().join("jl-field:n:desc/removed.csv")).unwrap()
+    );
+    // Parquet -> JSONL keeps every column; JSONL -> Parquet infers them.
+    let out = dir.path().join("pq-jsonl");
+    ok(&[
+        "dedup",
+        s(&pq),
+        "--html",
+        "--out-format",
+        "jsonl",
+        "--out",
+        s(&out),
+    ]);
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(out.join("kept.jsonl"))
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert!(
+        first["n"].is_number() && first["source"].is_string(),
+        "{first}"
+    );
+    let out = dir.path().join("jl-parquet");
+    ok(&[
+        "dedup",
+        s(&twin),
+        "--html",
+        "--out-format",
+        "parquet",
+        "--out",
+        s(&out),
+    ]);
+    let cols = common::run_python(
+        &py,
+        "import sys, pyarrow.parquet as pq; t = pq.read_table(sys.argv[1]); print(t.num_rows, sorted(t.column_names))",
+        &[s(&out.join("kept.parquet"))],
+    );
+    let plain = dir.path().join("jl-plain");
+    ok(&["dedup", s(&twin), "--html", "--out", s(&plain)]);
+    let kept = ids_of_jsonl(&std::fs::read(plain.join("kept.jsonl")).unwrap());
+    assert_eq!(
+        cols.trim(),
+        format!("{} ['id', 'n', 'source', 'text']", kept.len())
+    );
+}
+
+/// A zstd-compressed corpus deduplicates like the plain one and comes back zstd-compressed.
+#[test]
+fn zstd_in_zstd_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = default_corpus().join("docs.jsonl");
+    let zst = dir.path().join("docs.jsonl.zst");
+    let bytes = std::fs::read(&plain).unwrap();
+    std::fs::write(&zst, zstd::encode_all(bytes.as_slice(), 19).unwrap()).unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    ok(&["dedup", s(&plain), "--html", "--out", s(&a)]);
+    ok(&["dedup", s(&zst), "--html", "--out", s(&b)]);
+    assert_eq!(
+        std::fs::read(a.join("removed.csv")).unwrap(),
+        std::fs::read(b.join("removed.csv")).unwrap()
+    );
+    let unz =
+        zstd::decode_all(std::fs::read(b.join("kept.jsonl.zst")).unwrap().as_slice()).unwrap();
+    assert!(unz == std::fs::read(a.join("kept.jsonl")).unwrap());
+}

@@ -65,9 +65,19 @@ pub fn read_keys(
     };
     let format = cfg.format_of(path)?;
     if let Some(name) = field {
-        #[allow(unreachable_patterns)]
         match format {
             Format::Jsonl | Format::Csv | Format::Tsv => {}
+            Format::Parquet => {
+                let mut keys = Vec::with_capacity(n);
+                corpus::parquet::for_each_document_json(path, cfg, Some(name), |row| {
+                    let v: serde_json::Value = serde_json::from_slice(row)
+                        .map_err(|e| Error::format(path, format!("a row as JSON: {e}")))?;
+                    keys.push(json_key(&v, name));
+                    Ok(())
+                })?;
+                check_count(path, keys.len(), n)?;
+                return Ok(Some(keys));
+            }
             f => {
                 return Err(Error::config(format!(
                     "{}: keep by field {name:?} needs a JSONL, CSV/TSV or Parquet input, not {f}",

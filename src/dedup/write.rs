@@ -69,9 +69,32 @@ pub fn write_kept(
             };
             Ok(Kept { name, documents: n })
         }
-        (_, OutFormat::Parquet) => Err(Error::config(
-            "Parquet output is not available for this input yet",
-        )),
+        (_, OutFormat::Parquet) => {
+            // The kept records as JSONL (a JSONL input's own lines, else id and text), then
+            // converted with the schema inferred from them.
+            let tmp = tempfile::Builder::new()
+                .prefix(".fimdup-kept-")
+                .suffix(".jsonl")
+                .tempfile_in(dir)
+                .map_err(|e| Error::io(dir, e))?;
+            let jsonl = format == Format::Jsonl;
+            write_records(
+                path,
+                cfg,
+                kept,
+                tmp.path(),
+                Compression::None,
+                false,
+                |r, w| {
+                    if jsonl {
+                        r.record(w);
+                    }
+                },
+            )?;
+            let name = "kept.parquet".to_string();
+            let documents = corpus::parquet::jsonl_to_parquet(tmp.path(), &dir.join(&name))?;
+            Ok(Kept { name, documents })
+        }
         (Format::Jsonl, OutFormat::Jsonl) | (_, OutFormat::Same) => {
             let name = format!("kept.{}{}", line_ext(format), comp.extension());
             let per_record = format == Format::Warc && comp == Compression::Gzip;

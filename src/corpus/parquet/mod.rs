@@ -28,4 +28,4 @@ mod write;
 
 pub(super) use columns::dir_has_parquet;
 pub(super) use read::ParquetDocs;
-pub use write::{jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
+pub use write::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};

@@ -268,3 +268,84 @@ pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64> {
     w.into_inner().map_err(|e| write_err(out, e))?.commit()?;
     Ok(rows)
 }
+
+/// The JSON sink of [`for_each_document_json`]: each batch (projected to one top-level
+/// column when asked) as JSON lines handed to `f`.
+struct JsonRowsSink<'a, F: FnMut(&[u8]) -> Result<()>> {
+    root: Option<&'a str>,
+    path: &'a Path,
+    f: F,
+    buf: Vec<u8>,
+}
+
+impl<F: FnMut(&[u8]) -> Result<()>> Sink for JsonRowsSink<'_, F> {
+    fn file(&mut self, _: &ParquetFile) -> Result<()> {
+        Ok(())
+    }
+
+    fn rows(&mut self, batch: &RecordBatch) -> Result<()> {
+        let projected;
+        let batch = match self.root.and_then(|r| batch.schema().index_of(r).ok()) {
+            Some(i) => {
+                projected = batch
+                    .project(&[i])
+                    .map_err(|e| Error::format(self.path, e.to_string()))?;
+                &projected
+            }
+            // No such column: every row is an empty object.
+            None if self.root.is_some() => {
+                for _ in 0..batch.num_rows() {
+                    (self.f)(b"{}")?;
+                }
+                return Ok(());
+            }
+            None => batch,
+        };
+        self.buf.clear();
+        let mut w = arrow_json::LineDelimitedWriter::new(&mut self.buf);
+        w.write(batch)
+            .map_err(|e| Error::format(self.path, e.to_string()))?;
+        w.finish()
+            .map_err(|e| Error::format(self.path, e.to_string()))?;
+        drop(w);
+        let buf = std::mem::take(&mut self.buf);
+        for line in buf.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            (self.f)(line)?;
+        }
+        self.buf = buf;
+        Ok(())
+    }
+
+    fn row_group_end(&mut self) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Hands every document row of the Parquet corpus at `input`, in DocId order, to `f` as
+/// one JSON object (arrow-json's encoding; null columns left out): with `column`, only the
+/// top-level column of that name (the first part of a nested `a.b`, or the whole name when
+/// a column is called so) is encoded. Returns the number of documents.
+pub fn for_each_document_json(
+    input: &Path,
+    cfg: &CorpusConfig,
+    column: Option<&str>,
+    f: impl FnMut(&[u8]) -> Result<()>,
+) -> Result<u64> {
+    let root = column.map(|c| {
+        let first = list_files(input)
+            .ok()
+            .and_then(|files| files.into_iter().next())
+            .and_then(|p| ParquetFile::open(&p).ok());
+        match first {
+            Some(file) if file.schema().index_of(c).is_ok() => c,
+            _ => c.split('.').next().unwrap_or(c),
+        }
+    });
+    let mut sink = JsonRowsSink {
+        root,
+        path: input,
+        f,
+        buf: Vec::new(),
+    };
+    for_each_kept(input, cfg, &|_| true, &mut sink)
+}
