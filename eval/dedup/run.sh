@@ -40,21 +40,10 @@ fi
 # shellcheck disable=SC2086
 "$VENV/bin/pip" install -q $PINS
 
-if [ -z "${FIMDUP_BIN:-}" ]; then
-  cargo build --release
-  FIMDUP_BIN=$ROOT/target/release/fimdup
-fi
-[ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
-
-# the corpus, regenerated only when its params file or the binary's version changes
-mkdir -p "$SCRATCH"
-STAMP="$(sha256sum eval/peers/corpus.json | cut -d' ' -f1) $("$FIMDUP_BIN" --version)"
-CORPUS=$SCRATCH/corpus
-if [ ! -f "$CORPUS/stamp" ] || [ "$(cat "$CORPUS/stamp")" != "$STAMP" ]; then
-  rm -rf "$CORPUS"
-  "$FIMDUP_BIN" gen --config eval/peers/corpus.json --out "$CORPUS"
-  echo "$STAMP" > "$CORPUS/stamp"
-fi
+# shellcheck source=eval/common.sh
+. eval/common.sh
+fimdup_bin
+peers_corpus
 
 "$VENV/bin/python" eval/dedup/bench.py --bin "$FIMDUP_BIN" --corpus "$CORPUS" \
   --work "$SCRATCH/work" --out "$OUT" ${ARGS[@]+"${ARGS[@]}"}
