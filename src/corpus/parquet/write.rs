@@ -228,24 +228,44 @@ pub fn write_kept_jsonl(
     Ok(n)
 }
 
+/// Whether the JSONL file `jsonl` has a non-blank line.
+fn has_row(jsonl: &Path) -> Result<bool> {
+    for line in std::io::BufRead::split(crate::io::open_read(jsonl)?, b'\n') {
+        let line = line.map_err(|e| Error::io(jsonl, e))?;
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// Converts the JSONL file `jsonl` (`.gz`/`.zst` decompressed; blank lines ignored) to the
 /// Parquet file `out`, zstd-compressed (level 3). The schema is inferred from every line of
 /// the file (a first pass; fields missing from a line are null, numbers and strings mixed in
 /// one field become strings); the rows are then converted in a second pass, streamed.
-/// Returns the number of rows written. An input without any field is an error (Parquet needs
-/// a column).
+/// Returns the number of rows written. An input without any line gives an empty file with
+/// the columns `id` and `text`; lines without any field are an error (Parquet needs a
+/// column).
 pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64> {
     let bad = |e: arrow_schema::ArrowError| {
         Error::format(jsonl, format!("{e}; expected one JSON object per line"))
     };
     let (schema, _) =
         arrow_json::reader::infer_json_schema(crate::io::open_read(jsonl)?, None).map_err(bad)?;
-    if schema.fields().is_empty() {
+    let schema = if !schema.fields().is_empty() {
+        schema
+    } else if !has_row(jsonl)? {
+        // No row at all (every document removed): the columns of a plain corpus.
+        arrow_schema::Schema::new(vec![
+            arrow_schema::Field::new("id", arrow_schema::DataType::Utf8, true),
+            arrow_schema::Field::new("text", arrow_schema::DataType::Utf8, true),
+        ])
+    } else {
         return Err(Error::format(
             jsonl,
             "no field in any line; expected JSON objects with at least one field",
         ));
-    }
+    };
     let schema = Arc::new(schema);
     let reader = arrow_json::ReaderBuilder::new(schema.clone())
         .with_batch_size(JSONL_BATCH_ROWS)
