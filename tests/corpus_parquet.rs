@@ -435,3 +435,31 @@ pq.write_table(pj.read_json(sys.argv[1]), sys.argv[2], row_group_size=50)
         s(&dir.path().join("idx")),
     ]);
 }
+
+/// `index query --jsonl` takes a Parquet file of queries like its JSONL twin.
+#[test]
+fn index_queries_from_parquet_like_jsonl() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some((_, pq, twin)) = make(dir.path(), 60, 1) else {
+        return;
+    };
+    let idx = dir.path().join("idx");
+    ok(&["index", "build", s(&twin), "--out", s(&idx)]);
+    let q = |file: &Path, id: &str| {
+        let o = ok(&[
+            "index",
+            "query",
+            s(&idx),
+            "--jsonl",
+            s(file),
+            "--id-field",
+            id,
+            "--threshold",
+            "0.3",
+        ]);
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let want = q(&twin, "id");
+    assert!(want.lines().count() > 10, "{want}");
+    assert_eq!(q(&pq, "meta.url"), want);
+}

@@ -84,7 +84,8 @@ pub struct QueryArgs {
     pub index: PathBuf,
     /// Query documents: files (each one document), `-` for standard input.
     pub docs: Vec<PathBuf>,
-    /// Many queries in a JSONL file (fields --text-field, --id-field).
+    /// Many queries in a JSONL file, or a Parquet file or directory of Parquet files (fields
+    /// or columns --text-field, --id-field; `.zst`/`.gz` JSONL decompressed).
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
     /// JSONL field holding the text.
@@ -305,10 +306,16 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
         ));
     }
     if let Some(j) = &a.jsonl {
+        let format = match Format::guess(j) {
+            Ok(Format::Parquet) => Format::Parquet,
+            _ => Format::Jsonl,
+        };
         let cfg = CorpusConfig {
-            format: Some(Format::Jsonl),
+            format: Some(format),
             text_field: a.text_field.clone(),
             id_field: a.id_field.clone(),
+            text_column: a.text_field.clone(),
+            id_column: a.id_field.clone(),
             // Queries are numbered; their ids need not be unique.
             duplicate_ids: DuplicateIds::Keep,
             ..CorpusConfig::default()
