@@ -285,14 +285,7 @@ fn against_an_index_removes_what_it_holds() {
     dedup(&out, &["--against", s(&index)]);
     let rem = removed(&out);
     let by_id: HashMap<&str, &Removed> = rem.iter().map(|r| (r.id.as_str(), r)).collect();
-    let first_ids = ids_of_jsonl(
-        first
-            .to_str()
-            .map(std::fs::read)
-            .unwrap()
-            .unwrap()
-            .as_slice(),
-    );
+    let first_ids = ids_of_jsonl(&std::fs::read(&first).unwrap());
     for id in &first_ids {
         let r = by_id
             .get(id.as_str())

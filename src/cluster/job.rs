@@ -329,6 +329,11 @@ impl Sketched {
         self.prep.n_docs()
     }
 
+    /// The external ids, in DocId order, taken out of the prepared input.
+    pub fn into_ext_ids(self) -> Vec<String> {
+        self.prep.into_ext_ids()
+    }
+
     /// Seconds spent preparing (sketching, or reading images files).
     pub fn seconds(&self) -> f64 {
         self.seconds
@@ -685,7 +690,7 @@ impl Job {
             input_stats,
             output,
             scheme,
-            ext_ids: s.prep.into_ext_ids(),
+            ext_ids: s.into_ext_ids(),
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::report::peak_rss_bytes(),
         })

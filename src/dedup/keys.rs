@@ -14,9 +14,6 @@ use crate::index::{Index, QueryOptions};
 use crate::sketch::pipeline::for_each_canonical_batch;
 use crate::{DocId, Error, Result};
 
-/// Documents per batch of the passes.
-const BATCH: usize = 4096;
-
 /// The keep order: every DocId once, as `keep` orders them (ties in input order). `keys`
 /// holds the policy's key of every document (none for [`Keep::First`]).
 pub fn keep_order(n: usize, keep: &Keep, keys: Option<Vec<KeyValue>>) -> Vec<DocId> {
@@ -210,17 +207,15 @@ pub fn against_index(
     let mut out = Vec::with_capacity(n);
     for_each_canonical_batch(path, cfg, &qs.canon, &|_| {}, |batch, canon| {
         debug_assert_eq!(batch.len(), canon.len());
-        for chunk in canon.chunks(BATCH) {
-            let images = qs.sketch_batch(chunk);
-            let hits: Result<Vec<Option<(String, f64)>>> = images
-                .par_iter()
-                .map(|(img, cont)| {
-                    let h = index.query_image(img, cont.as_ref(), &opts)?;
-                    Ok(h.into_iter().next().map(|h| (h.ext_id, h.estimate)))
-                })
-                .collect();
-            out.extend(hits?);
-        }
+        let hits: Result<Vec<Option<(String, f64)>>> = qs
+            .sketch_batch(&canon)
+            .par_iter()
+            .map(|(img, cont)| {
+                let h = index.query_image(img, cont.as_ref(), &opts)?;
+                Ok(h.into_iter().next().map(|h| (h.ext_id, h.estimate)))
+            })
+            .collect();
+        out.extend(hits?);
         Ok(())
     })?;
     check_count(path, out.len(), n)?;

@@ -197,7 +197,7 @@ impl Dedup {
         Ok(DedupOutput {
             summary,
             removed,
-            ext_ids: s.prepared().ext_ids().to_vec(),
+            ext_ids: s.into_ext_ids(),
         })
     }
 }

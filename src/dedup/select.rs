@@ -126,23 +126,14 @@ pub fn greedy(
     for (i, d) in order.iter().enumerate() {
         rank[d.index()] = i as u32;
     }
-    // Adjacency of the representatives, as compressed rows.
-    let mut start = vec![0u32; n + 1];
-    for e in edges {
-        start[e.a.index() + 1] += 1;
-        start[e.b.index() + 1] += 1;
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![0u32; 2 * edges.len()];
-    for (i, e) in edges.iter().enumerate() {
-        for v in [e.a, e.b] {
-            adj[fill[v.index()] as usize] = i as u32;
-            fill[v.index()] += 1;
-        }
-    }
+    // The edges at each representative.
+    let adj = Rows::new(
+        n,
+        edges
+            .iter()
+            .enumerate()
+            .flat_map(|(i, e)| [(e.a, i as u32), (e.b, i as u32)]),
+    );
     let mut kept_of: Vec<Option<DocId>> = vec![None; n];
     for &d in order {
         if removed[d.index()].is_some() {
@@ -159,22 +150,19 @@ pub fn greedy(
             });
             continue;
         }
+        // The kept neighbour with the best score, ties to the one taken first.
         let mut best: Option<(DocId, &ScoredPair)> = None;
-        for &ei in &adj[start[g.index()] as usize..start[g.index() + 1] as usize] {
+        let key = |m: DocId, e: &ScoredPair| (edge_score(e).0.unwrap_or(0.0), rank[m.index()]);
+        for &ei in adj.get(g) {
             let e = &edges[ei as usize];
             let other = if e.a == g { e.b } else { e.a };
             let Some(m) = kept_of[other.index()] else {
                 continue;
             };
-            let better = match best {
-                None => true,
-                Some((bm, be)) => {
-                    let (s, bs) = (edge_score(e).0, edge_score(be).0);
-                    s.unwrap_or(0.0) > bs.unwrap_or(0.0)
-                        || (s.unwrap_or(0.0) == bs.unwrap_or(0.0)
-                            && rank[m.index()] < rank[bm.index()])
-                }
-            };
+            let better = best.is_none_or(|(bm, be)| {
+                let ((s, r), (bs, br)) = (key(m, e), key(bm, be));
+                s > bs || (s == bs && r < br)
+            });
             if better {
                 best = Some((m, e));
             }
@@ -239,43 +227,51 @@ pub fn per_cluster(
     }
 }
 
-/// The clusters of each document, ascending, as compressed rows.
-pub struct ClustersOf {
+/// Compressed rows: a list of `u32` items per document, in the order they were given.
+pub struct Rows {
     start: Vec<u32>,
-    ids: Vec<u32>,
+    items: Vec<u32>,
 }
 
-impl ClustersOf {
-    /// The clusters (by position in the list, ascending) holding `d`.
-    pub fn get(&self, d: DocId) -> &[u32] {
-        &self.ids[self.start[d.index()] as usize..self.start[d.index() + 1] as usize]
-    }
-}
-
-/// Which clusters hold each of `n` documents.
-pub fn clusters_of(n: usize, clusters: &[Cluster]) -> ClustersOf {
-    let mut start = vec![0u32; n + 1];
-    for c in clusters {
-        for d in &c.docs {
+impl Rows {
+    /// The rows of `n` documents holding `(document, item)` pairs (`pairs` is walked twice:
+    /// once to count, once to fill).
+    fn new<I: Iterator<Item = (DocId, u32)> + Clone>(n: usize, pairs: I) -> Rows {
+        let mut start = vec![0u32; n + 1];
+        for (d, _) in pairs.clone() {
             start[d.index() + 1] += 1;
         }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut fill = start.clone();
-    let mut ids = vec![0u32; start[n] as usize];
-    for (ci, c) in clusters.iter().enumerate() {
-        for d in &c.docs {
-            ids[fill[d.index()] as usize] = ci as u32;
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut items = vec![0u32; start[n] as usize];
+        for (d, x) in pairs {
+            items[fill[d.index()] as usize] = x;
             fill[d.index()] += 1;
         }
+        Rows { start, items }
     }
-    ClustersOf { start, ids }
+
+    /// The items of `d`.
+    pub fn get(&self, d: DocId) -> &[u32] {
+        &self.items[self.start[d.index()] as usize..self.start[d.index() + 1] as usize]
+    }
+}
+
+/// Which clusters (by position in the list, ascending) hold each of `n` documents.
+pub fn clusters_of(n: usize, clusters: &[Cluster]) -> Rows {
+    Rows::new(
+        n,
+        clusters
+            .iter()
+            .enumerate()
+            .flat_map(|(ci, c)| c.docs.iter().map(move |&d| (d, ci as u32))),
+    )
 }
 
 /// The first cluster (position in the list) holding both `a` and `b`, if any.
-pub fn shared_cluster(of: &ClustersOf, clusters: &[Cluster], a: DocId, b: DocId) -> Option<u32> {
+pub fn shared_cluster(of: &Rows, clusters: &[Cluster], a: DocId, b: DocId) -> Option<u32> {
     of.get(a)
         .iter()
         .copied()

@@ -142,19 +142,9 @@ fn write_records(
     let mut buf = Vec::new();
     reader.preamble(&mut buf);
     w.write_all(&buf).map_err(io)?;
-    let mut seen = 0usize;
-    let mut written = 0u64;
-    while let Some(doc) = reader.next() {
-        let doc = doc?;
-        seen += 1;
-        let Some(&keep) = kept.get(doc.id.index()) else {
-            return Err(changed(path, seen, kept.len()));
-        };
-        if !keep {
-            continue;
-        }
+    let written = for_each_kept(&mut reader, path, kept, |reader, doc| {
         buf.clear();
-        record(&reader, &mut buf);
+        record(reader, &mut buf);
         if buf.is_empty() {
             serde_json::to_writer(
                 &mut buf,
@@ -170,12 +160,37 @@ fn write_records(
         } else {
             w.write_all(&buf).map_err(io)?;
         }
-        written += 1;
+        Ok(())
+    })?;
+    w.finish().map_err(io)?.commit()?;
+    Ok(written)
+}
+
+/// Reads the corpus again through `reader` and calls `f` with the reader and each document
+/// that `kept` holds, in input order; the read must number exactly the `kept.len()`
+/// documents of the first one. Returns how many documents were kept.
+fn for_each_kept(
+    reader: &mut corpus::CorpusReader,
+    path: &Path,
+    kept: &[bool],
+    mut f: impl FnMut(&corpus::CorpusReader, corpus::Document) -> Result<()>,
+) -> Result<u64> {
+    let mut seen = 0usize;
+    let mut written = 0u64;
+    while let Some(doc) = reader.next() {
+        let doc = doc?;
+        seen += 1;
+        let Some(&keep) = kept.get(doc.id.index()) else {
+            return Err(changed(path, seen, kept.len()));
+        };
+        if keep {
+            f(reader, doc)?;
+            written += 1;
+        }
     }
     if seen != kept.len() {
         return Err(changed(path, seen, kept.len()));
     }
-    w.finish().map_err(io)?.commit()?;
     Ok(written)
 }
 
@@ -198,18 +213,8 @@ fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Resul
         .prefix(".fimdup-kept-")
         .tempdir_in(dir)
         .map_err(|e| Error::io(dir, e))?;
-    let reader = corpus::open(root, cfg)?;
-    let mut seen = 0usize;
-    let mut written = 0u64;
-    for doc in reader {
-        let doc = doc?;
-        seen += 1;
-        let Some(&keep) = kept.get(doc.id.index()) else {
-            return Err(changed(root, seen, kept.len()));
-        };
-        if !keep {
-            continue;
-        }
+    let mut reader = corpus::open(root, cfg)?;
+    let written = for_each_kept(&mut reader, root, kept, |_, doc| {
         let rel = PathBuf::from(&doc.ext_id);
         let to = tmp.path().join(&rel);
         if let Some(p) = to.parent() {
@@ -217,11 +222,8 @@ fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Resul
         }
         let from = root.join(&rel);
         std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
-        written += 1;
-    }
-    if seen != kept.len() {
-        return Err(changed(root, seen, kept.len()));
-    }
+        Ok(())
+    })?;
     if dest.exists() {
         std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
     }

@@ -289,10 +289,10 @@ pub fn jsonl_to_parquet(jsonl: &Path, out: &Path) -> Result<u64> {
     Ok(rows)
 }
 
-/// The JSON sink of [`for_each_document_json`]: each batch (projected to one top-level
-/// column when asked) as JSON lines handed to `f`.
+/// The JSON sink of [`for_each_document_json`]: each batch (projected to the top-level
+/// column holding `column`, when given) as JSON lines handed to `f`.
 struct JsonRowsSink<'a, F: FnMut(&[u8]) -> Result<()>> {
-    root: Option<&'a str>,
+    column: Option<&'a str>,
     path: &'a Path,
     f: F,
     buf: Vec<u8>,
@@ -305,21 +305,26 @@ impl<F: FnMut(&[u8]) -> Result<()>> Sink for JsonRowsSink<'_, F> {
 
     fn rows(&mut self, batch: &RecordBatch) -> Result<()> {
         let projected;
-        let batch = match self.root.and_then(|r| batch.schema().index_of(r).ok()) {
-            Some(i) => {
+        let batch = match self.column {
+            None => batch,
+            Some(c) => {
+                // A column named `a.b` itself is found before the field `b` of a struct `a`.
+                let schema = batch.schema();
+                let root = schema
+                    .index_of(c)
+                    .or_else(|_| schema.index_of(c.split('.').next().unwrap_or(c)));
+                let Ok(i) = root else {
+                    // No such column: every row is an empty object.
+                    for _ in 0..batch.num_rows() {
+                        (self.f)(b"{}")?;
+                    }
+                    return Ok(());
+                };
                 projected = batch
                     .project(&[i])
                     .map_err(|e| Error::format(self.path, e.to_string()))?;
                 &projected
             }
-            // No such column: every row is an empty object.
-            None if self.root.is_some() => {
-                for _ in 0..batch.num_rows() {
-                    (self.f)(b"{}")?;
-                }
-                return Ok(());
-            }
-            None => batch,
         };
         self.buf.clear();
         let mut w = arrow_json::LineDelimitedWriter::new(&mut self.buf);
@@ -343,26 +348,16 @@ impl<F: FnMut(&[u8]) -> Result<()>> Sink for JsonRowsSink<'_, F> {
 
 /// Hands every document row of the Parquet corpus at `input`, in DocId order, to `f` as
 /// one JSON object (arrow-json's encoding; null columns left out): with `column`, only the
-/// top-level column of that name (the first part of a nested `a.b`, or the whole name when
-/// a column is called so) is encoded. Returns the number of documents.
+/// top-level column holding it (the column of that name, else the first part of a nested
+/// `a.b`) is encoded. Returns the number of documents.
 pub fn for_each_document_json(
     input: &Path,
     cfg: &CorpusConfig,
     column: Option<&str>,
     f: impl FnMut(&[u8]) -> Result<()>,
 ) -> Result<u64> {
-    let root = column.map(|c| {
-        let first = list_files(input)
-            .ok()
-            .and_then(|files| files.into_iter().next())
-            .and_then(|p| ParquetFile::open(&p).ok());
-        match first {
-            Some(file) if file.schema().index_of(c).is_ok() => c,
-            _ => c.split('.').next().unwrap_or(c),
-        }
-    });
     let mut sink = JsonRowsSink {
-        root,
+        column,
         path: input,
         f,
         buf: Vec::new(),
