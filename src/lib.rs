@@ -9,6 +9,7 @@
 //!
 //! ```text
 //! corpus -> text -> shingle -> sketch -> context -> mine -> cluster -> eval -> report
+//!                                                               \-> explain (one pair)
 //!                                            \-> index (queries, incremental sweeps)
 //! ```
 //!
@@ -27,6 +28,7 @@ pub mod context;
 pub mod corpus;
 pub mod dedup;
 pub mod eval;
+pub mod explain;
 pub mod fimi;
 pub mod gen;
 pub mod index;

@@ -17,7 +17,7 @@
 use rayon::prelude::*;
 
 use super::run::{Arm, Found};
-use super::{threshold, ScoredPair, Threshold};
+use super::{threshold, ClusterConfig, ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
 
 /// Super-shingle options.
@@ -113,6 +113,23 @@ pub fn shared_value_pairs<S: AsRef<[u64]> + Sync>(
     ))
 }
 
+/// The super-shingle width `per` a run of `cfg` uses on images of `n` elements (positional
+/// or not), and the resemblance threshold that chose it when it was chosen: the configured
+/// width, else (a resemblance threshold on positional images) the rows per band LSH chooses
+/// at that threshold, else [`DEFAULT_PER`].
+pub(crate) fn width(cfg: &ClusterConfig, positional: bool, n: usize) -> Result<(u32, Option<f64>)> {
+    let chosen_at = match (cfg.super_shingle.per, cfg.threshold) {
+        (None, Threshold::Resemblance(t)) if positional && n > 0 => Some(t),
+        _ => None,
+    };
+    let per = match (cfg.super_shingle.per, chosen_at) {
+        (Some(p), _) => p,
+        (None, Some(t)) => threshold::super_shingle_per(n as u32, t, &cfg.lsh)?,
+        (None, None) => DEFAULT_PER,
+    };
+    Ok((per, chosen_at))
+}
+
 /// The super-shingle step of [`super::run_method`]: the representatives' super shingles
 /// (precomputed, else from positional groups, else from sliding windows over sorted
 /// values), the pairs sharing `min_shared` of them, and their connected components.
@@ -123,16 +140,7 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         ss.min_shared = k;
     }
     let positional = inputs.positional.is_some() && inputs.super_shingles.is_none();
-    // Without a given width, a resemblance threshold on positional images chooses it.
-    let chosen_at = match (ss.per, arm.cfg.threshold) {
-        (None, Threshold::Resemblance(t)) if positional && arm.n > 0 => Some(t),
-        _ => None,
-    };
-    let per = match (ss.per, chosen_at) {
-        (Some(p), _) => p,
-        (None, Some(t)) => threshold::super_shingle_per(arm.n as u32, t, &arm.cfg.lsh)?,
-        (None, None) => DEFAULT_PER,
-    };
+    let (per, chosen_at) = width(arm.cfg, positional, arm.n)?;
     ss.per = Some(per);
     arm.summary.k = Some(ss.min_shared);
     arm.summary.k_rule = format!(
