@@ -13,6 +13,7 @@ mod context;
 mod dedup;
 mod demo;
 mod eval;
+mod explain;
 mod gen;
 mod index;
 mod mine;
@@ -54,6 +55,8 @@ enum Command {
     Sweep(sweep::Args),
     /// Resemblance and containment of two documents.
     Compare(compare::Args),
+    /// Why a pair was found or missed: shared shingles, estimates, a method's verdict.
+    Explain(explain::Args),
     /// Persisted index: build, query, add sweeps (lost and found).
     Index(index::Args),
     /// Overlap and relative size of two collections by sampling.
@@ -86,6 +89,7 @@ pub fn main() -> i32 {
         Command::Eval(a) => eval::run(a),
         Command::Sweep(a) => sweep::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Explain(a) => explain::run(a),
         Command::Index(a) => index::run(a),
         Command::Overlap(a) => overlap::run(a),
     };
