@@ -480,3 +480,58 @@ fn external_predictions_at_thresholds() {
         .unwrap();
     assert_eq!(e.name(), "x");
 }
+
+/// Forty distinct words of document `i`.
+fn text(i: usize) -> String {
+    (0..40)
+        .map(|w| format!("w{i}x{w}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn sweep_on_a_pan_directory_is_labeled_only_by_default() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = pan_dir(tmp.path());
+    // The corpus: a flat directory whose file names are the references. Suspicious 1 and 3
+    // copy source 1: s1-r1 is a case (TP), s3-r1 is not (FP), s1-s3 is not labeled.
+    let corpus = tmp.path().join("corpus");
+    for (i, name) in S.iter().chain(&R).enumerate() {
+        let t = if [S[0], S[2], R[0]].contains(name) {
+            text(100)
+        } else {
+            text(i)
+        };
+        write(&corpus, name, &t);
+    }
+    let out = tmp.path().join("out");
+    let o = ok(&[
+        "sweep",
+        s(&corpus),
+        "--truth",
+        s(&dir),
+        "--methods",
+        "exact",
+        "--thresholds",
+        "0.9",
+        "--out",
+        s(&out),
+        "--json",
+    ]);
+    let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let r = &rows[0];
+    assert_eq!(
+        (
+            r["truth_pairs"].as_u64(),
+            r["found"].as_u64(),
+            r["common"].as_u64()
+        ),
+        (Some(3), Some(2), Some(1)),
+        "{r}"
+    );
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("truth format") && md.contains("labeled only by default"),
+        "{md}"
+    );
+}
