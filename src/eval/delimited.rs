@@ -26,7 +26,7 @@ pub(crate) struct Rows<'p> {
 /// Reads `inner` with its line ends made plain for the CSV reader, which dates rows well
 /// only then: `\r\n` and a lone `\r` become `\n`, and a space is put at the start of every blank line
 /// (a line break at the start of a line), inside quoted fields too.
-pub(crate) struct BlankLines<R> {
+struct BlankLines<R> {
     inner: R,
     /// The next byte starts a line.
     line_start: bool,
