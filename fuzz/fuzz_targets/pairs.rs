@@ -11,7 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let path = write_input("truth.csv", data);
     if let Ok(t) = TruthTable::read(&path) {
         let _ = t.columns();
-        let _ = t.listed().sorted_pairs();
+        let _ = t.listed().as_pairs().map(|l| l.sorted_pairs());
         let _ = t.labels(None).map(|l| l.sorted_pairs());
         for rule in [ROMIP_RULE, "resemblance>=0.5"] {
             let rule = TruthRule::parse(rule).expect("rule");

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use fimdup::eval::{
-    evaluate_labeled, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthRule,
-    TruthTable,
+    evaluate_labeled, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthFormat,
+    TruthRule, TruthTable,
 };
 
 /// Evaluate predicted duplicates against labeled pairs.
@@ -14,13 +14,20 @@ use fimdup::eval::{
 #[command(after_help = "Examples:
   fimdup eval --truth datasets/default/truth.csv --pairs out/concept/pairs.csv
   fimdup eval --truth datasets/default/truth.csv --truth-rule 'resemblance>=0.8' \\
-      --clusters out/concept/clusters.jsonl --corpus datasets/default/docs.jsonl --json")]
+      --clusters out/concept/clusters.jsonl --corpus datasets/default/docs.jsonl --json
+  fimdup eval --truth pan-pc-11/suspicious-documents --pairs out/pan/pairs.csv")]
 pub struct Args {
-    /// Truth CSV: `truth.csv` of `fimdup gen` (needs a rule; default the ROMIP rule
-    /// edit_similarity>0.85), any CSV with header a,b[,columns..], or a headerless a,b list
-    /// (every listed pair positive).
+    /// The truth: `truth.csv` of `fimdup gen` (needs a rule; default the ROMIP rule
+    /// edit_similarity>0.85), any CSV or TSV with header a,b[,columns..], a headerless a,b
+    /// list (every listed pair positive), a cluster assignment (JSONL {"id":..,"cluster":..}
+    /// or CSV id,cluster) or a directory of PAN plagiarism XML files (see --truth-format).
     #[arg(long)]
     truth: PathBuf,
+    /// How the truth is written: pairs, clusters, pan (a directory; implies --labeled-only),
+    /// or auto: a directory is pan, *.jsonl or a CSV with header id,cluster is clusters,
+    /// anything else pairs.
+    #[arg(long, default_value = "auto", value_name = "auto|pairs|clusters|pan")]
+    truth_format: TruthFormat,
     /// Which truth rows are duplicates: `<column><op><number>`, op one of > >= < <= =.
     #[arg(long)]
     truth_rule: Option<String>,
@@ -46,7 +53,8 @@ pub struct Args {
     examples: usize,
     /// Evaluate only the pairs the truth file lists (positive or negative): a predicted pair
     /// absent from the truth file is ignored, counted neither as found nor as a false
-    /// positive. For truths that label only some pairs (e.g. answers against their source).
+    /// positive. For truths that label only some pairs (e.g. answers against their source);
+    /// always on for a pan truth, which labels only suspicious x source pairs.
     #[arg(long)]
     labeled_only: bool,
     /// Print a JSON object instead of the table.
@@ -61,7 +69,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_examples: args.examples,
     };
     fc_cfg.validate()?;
-    let table = TruthTable::read(&args.truth)?;
+    let table = TruthTable::read_as(&args.truth, args.truth_format)?;
+    let labeled_only = args.labeled_only || table.format().labeled_only_by_default();
     let rule = TruthRule::for_table(args.truth_rule.as_deref(), &table)?;
     let labels = table.labels(rule.as_ref())?;
     let pred = match (&args.pairs, &args.clusters) {
@@ -73,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
         None => None,
     };
-    let listed = args.labeled_only.then(|| table.listed());
+    let listed = labeled_only.then(|| table.listed());
     let counts = evaluate_labeled(&labels, &pred, listed.as_ref());
     let fc = false_clusters(
         &pred,
@@ -84,12 +93,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let rule_s = rule
         .as_ref()
         .map(|r| r.to_string())
-        .unwrap_or_else(|| "every listed pair".into());
+        .unwrap_or_else(|| table.format().positives().into());
     if args.json {
         let v = serde_json::json!({
             "truth": args.truth.display().to_string(),
+            "truth_format": table.format().name(),
             "rule": rule_s,
-            "labeled_only": args.labeled_only,
+            "labeled_only": labeled_only,
             "truth_pairs": counts.truth_pairs,
             "found": counts.found,
             "unique_truth": counts.unique_truth,
@@ -113,7 +123,14 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ("recall", format!("{:.4}", counts.recall())),
             ("F1", format!("{:.4}", counts.f1())),
         ];
-        println!("truth: {} (positive: {rule_s})", args.truth.display());
+        println!(
+            "truth: {} ({} format; positive: {rule_s})",
+            args.truth.display(),
+            table.format()
+        );
+        if let Some(l) = &listed {
+            println!("labeled only: {}", l.describe());
+        }
         for (k, v) in rows {
             println!("{k:<22}{v:>12}");
         }

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use fimdup::cluster::{ClusterConfig, Measure, Method};
-use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthRule, TruthTable};
+use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthFormat, TruthRule, TruthTable};
 use fimdup::report::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
 use fimdup::report::{best_rows, write_report, MachineInfo};
 
@@ -34,9 +34,14 @@ pub struct Args {
 /// The options shared by `sweep` and `demo`.
 #[derive(clap::Args, Debug)]
 pub struct SweepArgs {
-    /// Labeled pairs: a truth.csv (`a,b,resemblance,...`) or a plain `a,b` list.
+    /// Labeled pairs: a truth.csv (`a,b,resemblance,...`), a plain `a,b` list (CSV or TSV),
+    /// a cluster assignment (JSONL or CSV id,cluster) or a PAN XML directory.
     #[arg(long, required = false)]
     pub truth: Option<PathBuf>,
+    /// How the truth is written: pairs, clusters, pan (implies --labeled-only), or auto: a
+    /// directory is pan, *.jsonl or a CSV with header id,cluster is clusters, else pairs.
+    #[arg(long, default_value = "auto", value_name = "auto|pairs|clusters|pan")]
+    pub truth_format: TruthFormat,
     /// Which truth rows are duplicates, e.g. 'edit_similarity>0.85' (the ROMIP rule of IK09,
     /// the default for scored truth files) or 'resemblance>=0.8'.
     #[arg(long, value_name = "RULE")]
@@ -101,7 +106,7 @@ pub fn run_sweep(
     out_dir: &Path,
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let truth = TruthTable::read(truth_path)?;
+    let truth = TruthTable::read_as(truth_path, a.truth_format)?;
     let rule = TruthRule::for_table(a.truth_rule.as_deref(), &truth)?;
     let labels = truth.labels(rule.as_ref())?;
     let thresholds = match &a.min_common {
@@ -134,7 +139,7 @@ pub fn run_sweep(
             floor: a.floor,
             ..FalseClusterConfig::default()
         },
-        labeled_only: a.labeled_only,
+        labeled_only: a.labeled_only || truth.format().labeled_only_by_default(),
     };
     let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
     let thresholds_label = a
@@ -150,6 +155,17 @@ pub fn run_sweep(
         &cfg,
         &res,
     ));
+    let at = params
+        .iter()
+        .position(|p| p.0 == "truth")
+        .map_or(0, |i| i + 1);
+    let f = truth.format();
+    let mut format = format!("{f} (positive without a rule: {}", f.positives());
+    if f.labeled_only_by_default() {
+        format.push_str("; labeled only by default");
+    }
+    format.push(')');
+    params.insert(at, ("truth format".into(), format));
     write_report(out_dir, &res.rows, &params, &MachineInfo::detect())?;
     if a.json {
         print_json(&serde_json::to_value(&res.rows)?)?;

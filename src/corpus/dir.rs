@@ -39,7 +39,7 @@ impl Dir {
 
 /// Collects regular files under `dir` (symlinks to files followed, symlinked directories and
 /// names starting with `.` skipped) as (relative path with `/`, full path).
-pub(super) fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
+pub(crate) fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
     for entry in rd {
         let entry = entry.map_err(|e| Error::io(dir, e))?;

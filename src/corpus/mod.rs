@@ -59,6 +59,7 @@ mod unique;
 pub mod warc;
 
 pub use config::{CorpusConfig, DEFAULT_MAX_DOC_BYTES};
+pub(crate) use dir::walk;
 pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::predict::Prediction;
 use super::similarity::ShingleSets;
-use super::truth::{Labels, TruthTable};
+use super::truth::{Labeled, Labels, TruthTable};
 use crate::{Error, Result};
 
 /// The paper's five values.
@@ -87,12 +87,12 @@ pub fn evaluate(labels: &Labels, pred: &Prediction) -> Counts {
     Counts::new(labels.len() as u64, pred.len() as u64, common)
 }
 
-/// [`evaluate`] with `--labeled-only`: when `listed` (every pair the truth file lists,
-/// positive or negative: [`TruthTable::listed`]) is given, predicted pairs it does not list
-/// are ignored -- counted neither as found nor as false positives -- because the truth says
-/// nothing about them (e.g. a truth that labels answers against their source only). With
-/// `None` this is [`evaluate`].
-pub fn evaluate_labeled(labels: &Labels, pred: &Prediction, listed: Option<&Labels>) -> Counts {
+/// [`evaluate`] with `--labeled-only`: when `listed` (every pair the truth labels, positive
+/// or negative: [`TruthTable::listed`]) is given, predicted pairs it does not label are
+/// ignored -- counted neither as found nor as false positives -- because the truth says
+/// nothing about them (e.g. a truth that labels answers against their source only, or PAN's
+/// suspicious x source pairs). With `None` this is [`evaluate`].
+pub fn evaluate_labeled(labels: &Labels, pred: &Prediction, listed: Option<&Labeled>) -> Counts {
     let Some(listed) = listed else {
         return evaluate(labels, pred);
     };
@@ -252,7 +252,8 @@ mod tests {
         // The truth lists (a1,s), (a2,s), (a3,s); positives (a1,s), (a2,s). The prediction
         // holds (a1,s) TP, (a3,s) FP (listed, negative), and (a1,a2), (a2,a3) that the truth
         // does not list: ignored with --labeled-only, false positives without.
-        let listed = Labels::from_pairs([("a1", "s"), ("a2", "s"), ("a3", "s")]).unwrap();
+        let listed =
+            Labeled::from(Labels::from_pairs([("a1", "s"), ("a2", "s"), ("a3", "s")]).unwrap());
         let labels = Labels::from_pairs([("s", "a1"), ("a2", "s")]).unwrap();
         let pred =
             Prediction::from_pairs([("a1", "s"), ("s", "a3"), ("a1", "a2"), ("a3", "a2")]).unwrap();
@@ -273,7 +274,7 @@ mod tests {
         assert_eq!(only.precision(), 0.5);
         assert_eq!(only.recall(), 0.5);
         // A positive is never ignored, even when `listed` lacks it.
-        let short = Labels::from_pairs([("a3", "s")]).unwrap();
+        let short = Labeled::from(Labels::from_pairs([("a3", "s")]).unwrap());
         assert_eq!(
             evaluate_labeled(&labels, &pred, Some(&short)),
             Counts::new(2, 2, 1)

@@ -1,14 +1,19 @@
 //! Evaluation against labeled duplicate pairs: the paper's five values (IK09 section 4),
 //! precision, recall, F1 and false-duplicate clusters; threshold ranges for sweeps.
 //!
-//! Flow: a [`TruthTable`] (truth CSV) and an optional [`TruthRule`] give the positive pairs
-//! ([`Labels`]); a method's output is read into a [`Prediction`] (pairs or clusters, all member
-//! pairs); [`evaluate`] gives the [`Counts`]; [`false_clusters`] checks the clusters against
-//! exact resemblance (from the truth or from [`ShingleSets`] of the corpus).
+//! Flow: a [`TruthTable`] (a truth in any [`TruthFormat`]: pair list, cluster assignment or
+//! PAN directory) and an optional [`TruthRule`] give the positive pairs ([`Labels`]) and the
+//! labeled pairs ([`Labeled`], for `--labeled-only`); a method's output is read into a
+//! [`Prediction`] (pairs or clusters, all member pairs), another tool's scored pairs into an
+//! [`External`] (a [`Prediction`] per threshold); [`evaluate`] gives the [`Counts`];
+//! [`false_clusters`] checks the clusters against exact resemblance (from the truth or from
+//! [`ShingleSets`] of the corpus).
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
+mod delimited;
+pub mod external;
 mod ids;
 mod json_lines;
 pub mod metrics;
@@ -19,6 +24,7 @@ pub mod similarity;
 pub mod thresholds;
 pub mod truth;
 
+pub use external::{External, ExternalSpec};
 pub use metrics::{
     evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,
     FalseClusterReport,
@@ -27,4 +33,4 @@ pub use predict::{PredCluster, Prediction};
 pub use rule::{Op, TruthRule, ROMIP_RULE};
 pub use similarity::ShingleSets;
 pub use thresholds::parse_thresholds;
-pub use truth::{Labels, TruthTable};
+pub use truth::{Labeled, Labels, TruthFormat, TruthTable};

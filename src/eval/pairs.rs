@@ -1,14 +1,14 @@
-//! The reader of pair files: CSV rows `a,b[,...]` naming two documents by external id, as
-//! truth tables and predicted pairs are written.
+//! The reader of pair files: CSV or TSV rows `a,b[,...]` naming two documents by external
+//! id, as truth tables, predicted pairs and external predictions are written.
 //!
-//! Fields are trimmed; blank lines are skipped; a header is a first row whose first two
-//! fields are `a` and `b`. Invariants: every row handed out names two non-empty, different
-//! ids; errors name the file and the line (quoted fields may span lines: the line where the
-//! row starts).
+//! Rows come from [`Rows`] (comma or tab by the name or the first line; fields trimmed;
+//! blank lines skipped); a header is a first row whose first two fields are `a` and `b`.
+//! Invariants: every row handed out names two non-empty, different ids; errors name the
+//! file and the line (quoted fields may span lines: the line where the row starts).
 
-use std::io::BufRead;
 use std::path::Path;
 
+use super::delimited::Rows;
 use crate::{Error, Result};
 
 /// What a pair file looks like.
@@ -24,10 +24,8 @@ pub(crate) enum Layout {
 
 /// Reads the rows of a pair file one by one.
 pub(crate) struct PairReader<'p> {
-    path: &'p Path,
     layout: Layout,
-    rdr: csv::Reader<Box<dyn BufRead + Send>>,
-    rec: csv::StringRecord,
+    rows: Rows<'p>,
     /// The header's fields after `a` and `b` (empty without a header).
     columns: Vec<String>,
     /// Fields per row (a [`Layout::Table`] checks it).
@@ -63,22 +61,14 @@ impl<'r> PairRow<'r> {
 impl<'p> PairReader<'p> {
     /// Opens `path` and reads its header (an empty scored-pairs file is an error).
     pub fn open(path: &'p Path, layout: Layout) -> Result<Self> {
-        let r = crate::io::open_read(path)?;
-        let rdr = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .trim(csv::Trim::All)
-            .from_reader(r);
         let mut p = PairReader {
-            path,
             layout,
-            rdr,
-            rec: csv::StringRecord::new(),
+            rows: Rows::open(path)?,
             columns: Vec::new(),
             fields: 2,
             pending: false,
         };
-        if !p.read()? {
+        if !p.rows.advance()? {
             if layout == Layout::Scored {
                 return Err(Error::parse(
                     path,
@@ -88,13 +78,14 @@ impl<'p> PairReader<'p> {
             }
             return Ok(p);
         }
-        if p.rec.len() >= 2 && &p.rec[0] == "a" && &p.rec[1] == "b" {
-            p.columns = p.rec.iter().skip(2).map(str::to_string).collect();
-            p.fields = p.rec.len();
+        let rec = p.rows.record();
+        if rec.len() >= 2 && &rec[0] == "a" && &rec[1] == "b" {
+            p.columns = rec.iter().skip(2).map(str::to_string).collect();
+            p.fields = rec.len();
         } else if layout == Layout::Scored {
             return Err(Error::parse(
                 path,
-                p.line(),
+                p.rows.line(),
                 "expected a header starting with columns a,b",
             ));
         } else {
@@ -110,10 +101,10 @@ impl<'p> PairReader<'p> {
 
     /// The next row, checked against the layout; `None` at the end.
     pub fn next_row(&mut self) -> Result<Option<PairRow<'_>>> {
-        if !std::mem::take(&mut self.pending) && !self.read()? {
+        if !std::mem::take(&mut self.pending) && !self.rows.advance()? {
             return Ok(None);
         }
-        let (path, rec, line) = (self.path, &self.rec, self.line());
+        let (path, rec, line) = (self.rows.path(), self.rows.record(), self.rows.line());
         match self.layout {
             Layout::Scored => {
                 if rec.len() < 2 || rec[0].is_empty() || rec[1].is_empty() {
@@ -130,8 +121,9 @@ impl<'p> PairReader<'p> {
                         path,
                         line,
                         format!(
-                            "expected {} comma-separated fields, found {}",
+                            "expected {} {}-separated fields, found {}",
                             self.fields,
+                            self.rows.separator(),
                             rec.len()
                         ),
                     ));
@@ -152,26 +144,5 @@ impl<'p> PairReader<'p> {
             ));
         }
         Ok(Some(PairRow { line, rec }))
-    }
-
-    /// Reads the next non-blank record into `rec`; false at the end.
-    fn read(&mut self) -> Result<bool> {
-        loop {
-            let more = self.rdr.read_record(&mut self.rec).map_err(|e| {
-                let line = e.position().map(|p| p.line()).unwrap_or(0);
-                Error::parse(self.path, line, format!("invalid CSV: {e}"))
-            })?;
-            if !more {
-                return Ok(false);
-            }
-            if !(self.rec.len() == 1 && self.rec[0].is_empty()) {
-                return Ok(true);
-            }
-        }
-    }
-
-    /// The line where the record in `rec` starts.
-    fn line(&self) -> u64 {
-        self.rec.position().map(|p| p.line()).unwrap_or(0)
     }
 }
