@@ -5,6 +5,13 @@
 #   eval/report_screenshot.sh REPORT_DIR [OUT.png]      # screenshot REPORT_DIR/report.html
 #   eval/report_screenshot.sh --fixture DIR [OUT.png]   # first write the test fixture report
 #
+# FRAGMENT=... opens the page at report.html#FRAGMENT, `&`-separated parts: `hover=METHOD@T`
+# shows that point's tooltip, `pick=METHOD@T` that run's errors, `focus=ID` starts the page
+# at element ID (`errors`: the error analysis). Headless Chromium cannot scroll before it
+# shoots, so use focus= rather than scrolling, e.g.
+#   FRAGMENT='pick=lsh@0.8&focus=errors' eval/report_screenshot.sh out/demo errors.png
+# WINDOW=W,H sets the window (default 1280,2400).
+#
 # Installs chromium with apt-get when no chromium/chrome binary is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +45,6 @@ out_abs=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
   --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$profile" --hide-scrollbars \
-  --screenshot="$out_abs" --window-size=1280,2400 "file://$html" >/dev/null 2>&1
+  --screenshot="$out_abs" --window-size="${WINDOW:-1280,2400}" "file://$html${FRAGMENT:+#$FRAGMENT}" >/dev/null 2>&1
 [ -s "$out_abs" ] || { echo "no screenshot written" >&2; exit 1; }
 echo "$out_abs"

@@ -125,6 +125,8 @@ fn exact_containment_separates_cut_from_non() {
         verify: false,
         false_clusters: FalseClusterConfig::default(),
         labeled_only,
+        errors: 0,
+        external: Vec::new(),
     };
     let only = sweep(&docs, &truth, &lab, &cfg(true), &|_| {})
         .unwrap()

@@ -2,7 +2,7 @@
 //! plots hold a line and a legend entry per method, the HTML is self-contained.
 
 use fimdup::eval::Counts;
-use fimdup::report::{best_rows, read_results_csv, write_report, MachineInfo, SweepRow};
+use fimdup::report::{best_rows, read_results_csv, write_report, MachineInfo, Report, SweepRow};
 
 /// Fake but consistent rows: three methods, thresholds 0.95..0.5; counts from a made-up curve.
 fn fixture_rows() -> Vec<SweepRow> {
@@ -48,7 +48,16 @@ fn report_files_are_written_and_parse_back() {
     let dir = tempfile::tempdir().unwrap();
     let rows = fixture_rows();
     let machine = MachineInfo::detect();
-    write_report(dir.path(), &rows, &params(), &machine).unwrap();
+    write_report(
+        dir.path(),
+        &Report {
+            rows: &rows,
+            params: &params(),
+            machine: &machine,
+            errors: None,
+        },
+    )
+    .unwrap();
     for f in [
         "results.csv",
         "f1.svg",
@@ -123,7 +132,16 @@ fn best_rows_pick_max_f1_per_method() {
 #[test]
 fn empty_report_still_writes() {
     let dir = tempfile::tempdir().unwrap();
-    write_report(dir.path(), &[], &[], &MachineInfo::detect()).unwrap();
+    write_report(
+        dir.path(),
+        &Report {
+            rows: &[],
+            params: &[],
+            machine: &MachineInfo::detect(),
+            errors: None,
+        },
+    )
+    .unwrap();
     assert!(read_results_csv(&dir.path().join("results.csv"))
         .unwrap()
         .is_empty());
@@ -153,9 +171,32 @@ fn fixture_report_for_screenshot() {
     let out = std::env::var("FIMDUP_REPORT_OUT").expect("set FIMDUP_REPORT_OUT");
     write_report(
         std::path::Path::new(&out),
-        &fixture_rows(),
-        &params(),
-        &MachineInfo::detect(),
+        &Report {
+            rows: &fixture_rows(),
+            params: &params(),
+            machine: &MachineInfo::detect(),
+            errors: None,
+        },
     )
     .unwrap();
+}
+
+/// The committed Clough & Stevenson sweep (eval/clough/run.sh): most methods do best at the
+/// grid's lowest threshold, 0.1, and are flagged; super-shingle's best, 0.2, is inside.
+#[test]
+fn grid_edge_on_the_committed_clough_sweep() {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("eval/results/clough/resemblance/results.csv");
+    let rows = read_results_csv(&p).unwrap();
+    let best = fimdup::report::best_per_method(&rows);
+    let by: std::collections::BTreeMap<&str, &fimdup::report::MethodBest> =
+        best.iter().map(|b| (b.method.as_str(), b)).collect();
+    for m in ["concept", "union-find", "lsh", "exact"] {
+        assert_eq!(by[m].threshold, 0.1, "{m}");
+        assert!(by[m].best_at_grid_edge, "{m}");
+        assert_eq!(by[m].suggest.as_deref(), Some("0.1:0.02:0.02"), "{m}");
+    }
+    assert_eq!(by["super-shingle"].threshold, 0.2);
+    assert!(!by["super-shingle"].best_at_grid_edge);
+    assert_eq!(by["super-shingle"].suggest, None);
 }

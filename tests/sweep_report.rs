@@ -41,6 +41,8 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         verify: false,
         false_clusters: FalseClusterConfig::default(),
         labeled_only: false,
+        errors: 0,
+        external: Vec::new(),
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()

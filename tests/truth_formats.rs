@@ -519,7 +519,7 @@ fn sweep_on_a_pan_directory_is_labeled_only_by_default() {
         "--json",
     ]);
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let r = &rows[0];
+    let r = &rows["rows"][0];
     assert_eq!(
         (
             r["truth_pairs"].as_u64(),

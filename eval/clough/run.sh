@@ -50,7 +50,7 @@ common=(--truth "$truth" --truth-rule 'plagiarised=1' --labeled-only
 
 for m in resemblance containment; do
     mkdir -p "$out/$m"
-    cp "$tmp/$m"/results.csv "$tmp/$m"/*.svg "$tmp/$m"/report.md "$out/$m/"
+    cp "$tmp/$m"/results.csv "$tmp/$m"/errors.csv "$tmp/$m"/*.svg "$tmp/$m"/report.md "$out/$m/"
     # The corpus path is machine-specific; print it relative to the repository.
     sed -i "s#$data#../shared/datasets/neardup/clough_stevenson_2011#g; s#$tmp/truth.csv#(pairs_vs_source.tsv converted by eval/clough/run.sh)#g" "$out/$m/report.md"
 done

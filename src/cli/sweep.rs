@@ -3,9 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use fimdup::cluster::{ClusterConfig, Measure, Method};
-use fimdup::eval::{parse_thresholds, FalseClusterConfig, TruthFormat, TruthRule, TruthTable};
+use fimdup::eval::{
+    parse_thresholds, ExternalSpec, FalseClusterConfig, TruthFormat, TruthRule, TruthTable,
+};
 use fimdup::report::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
-use fimdup::report::{best_rows, write_report, MachineInfo};
+use fimdup::report::{best_per_method, best_rows, write_report, MachineInfo, Report};
 
 use fimdup::cluster::Verify;
 
@@ -84,7 +86,17 @@ pub struct SweepArgs {
     /// positive. For truths that label only some pairs (e.g. answers against their source).
     #[arg(long)]
     pub labeled_only: bool,
-    /// Print the rows as JSON on stdout.
+    /// Another tool's pairs, evaluated beside the methods: NAME=PAIRS.csv (repeatable). A
+    /// file with a score column (`score`, or a third column) is swept over the same
+    /// thresholds (pairs scored at least the threshold); one without is a single point.
+    #[arg(long, value_name = "NAME=PAIRS.csv")]
+    pub external: Vec<String>,
+    /// List up to N false positives and N misses of every method at every threshold in the
+    /// report (side by side, nearest the threshold first) and in errors.csv; 0 lists none.
+    #[arg(long, value_name = "N", default_value_t = fimdup::report::DEFAULT_ERRORS)]
+    pub errors: usize,
+    /// Print JSON on stdout: {"rows": [...], "methods": [best threshold per method, with
+    /// "best_at_grid_edge" and "suggest"]}.
     #[arg(long)]
     pub json: bool,
 }
@@ -140,13 +152,24 @@ pub fn run_sweep(
             ..FalseClusterConfig::default()
         },
         labeled_only: a.labeled_only || truth.format().labeled_only_by_default(),
+        errors: a.errors,
+        external: a
+            .external
+            .iter()
+            .map(|spec| ExternalSpec::parse(spec)?.read())
+            .collect::<fimdup::Result<_>>()?,
     };
     let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
     let thresholds_label = a
         .min_common
         .clone()
         .map_or(a.thresholds.clone(), |m| format!("min-common {m}"));
-    let mut params: Vec<(String, String)> = extra_params.to_vec();
+    let mut params: Vec<(String, String)> = vec![
+        ("command line".into(), command_line()),
+        ("fimdup version".into(), env!("CARGO_PKG_VERSION").into()),
+        ("git commit".into(), env!("FIMDUP_GIT_HASH").into()),
+    ];
+    params.extend(extra_params.iter().cloned());
     params.extend(describe(
         input,
         truth_path,
@@ -154,7 +177,7 @@ pub fn run_sweep(
         &thresholds_label,
         &cfg,
         &res,
-    ));
+    )?);
     let at = params
         .iter()
         .position(|p| p.0 == "truth")
@@ -166,12 +189,40 @@ pub fn run_sweep(
     }
     format.push(')');
     params.insert(at, ("truth format".into(), format));
-    write_report(out_dir, &res.rows, &params, &MachineInfo::detect())?;
+    write_report(
+        out_dir,
+        &Report {
+            rows: &res.rows,
+            params: &params,
+            machine: &MachineInfo::detect(),
+            errors: (a.errors > 0).then_some(&res.errors),
+        },
+    )?;
     if a.json {
-        print_json(&serde_json::to_value(&res.rows)?)?;
+        print_json(&serde_json::json!({
+            "rows": res.rows,
+            "methods": best_per_method(&res.rows),
+        }))?;
     }
     print_table(&res, out_dir);
     Ok(())
+}
+
+/// This process's command line, quoted for a POSIX shell where needed.
+fn command_line() -> String {
+    std::env::args()
+        .map(|a| {
+            let plain = !a.is_empty()
+                && a.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "_-./:=,@%+".contains(c));
+            if plain {
+                a
+            } else {
+                format!("'{}'", a.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn print_table(res: &SweepOutput, out_dir: &Path) {
@@ -196,6 +247,19 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
             r.f1,
             r.false_clusters.map_or("-".into(), |f| f.to_string()),
             r.seconds
+        );
+    }
+    for b in best_per_method(&res.rows)
+        .iter()
+        .filter(|b| b.best_at_grid_edge)
+    {
+        eprintln!(
+            "  note: {}'s best F1 is at the edge of the grid ({}){}",
+            b.method,
+            b.threshold,
+            b.suggest
+                .as_ref()
+                .map_or(String::new(), |s| format!("; try adding {s}"))
         );
     }
     eprintln!("report: {}", out_dir.join("report.html").display());

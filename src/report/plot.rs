@@ -43,24 +43,46 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-/// Draws panels side by side into one SVG document of `width x height` pixels.
-pub fn svg(panels: &[Panel<'_>], width: u32, height: u32) -> Result<String, String> {
+/// Where one drawn point landed: panel and series index, its value and its pixel position
+/// in the SVG document.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Index of the panel.
+    pub panel: usize,
+    /// Index of the series in its panel.
+    pub series: usize,
+    /// The point's x.
+    pub x: f64,
+    /// The point's y.
+    pub y: f64,
+    /// Pixel x in the document.
+    pub px: i32,
+    /// Pixel y in the document.
+    pub py: i32,
+}
+
+/// Draws panels side by side into one SVG document of `width x height` pixels; returns the
+/// document and where every finite point was drawn.
+pub fn svg(panels: &[Panel<'_>], width: u32, height: u32) -> Result<(String, Vec<Hit>), String> {
     let mut out = String::new();
+    let mut hits = Vec::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
         let areas = root.split_evenly((1, panels.len().max(1)));
-        for (p, area) in panels.iter().zip(areas.iter()) {
-            draw_panel(p, area)?;
+        for (i, (p, area)) in panels.iter().zip(areas.iter()).enumerate() {
+            draw_panel(i, p, area, &mut hits)?;
         }
         root.present().map_err(err)?;
     }
-    Ok(out)
+    Ok((out, hits))
 }
 
 fn draw_panel(
+    index: usize,
     p: &Panel<'_>,
     area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    hits: &mut Vec<Hit>,
 ) -> Result<(), String> {
     let xs = p.series.iter().flat_map(|s| s.points.iter().map(|q| q.0));
     let (mut x0, mut x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
@@ -113,6 +135,17 @@ fn draw_panel(
             .filter(|q| q.1.is_finite())
             .collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+        for &(x, y) in &pts {
+            let (px, py) = chart.backend_coord(&(x, y));
+            hits.push(Hit {
+                panel: index,
+                series: i,
+                x,
+                y,
+                px,
+                py,
+            });
+        }
         chart
             .draw_series(LineSeries::new(pts.clone(), color.stroke_width(2)).point_size(3))
             .map_err(err)?

@@ -15,14 +15,15 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::errors::{Candidate, ErrorAnalysis, ErrorCollector, ErrorKind};
 use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
 use crate::cluster::{
     ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
 };
 use crate::corpus;
 use crate::eval::{
-    evaluate_labeled, false_clusters, FalseClusterConfig, Labels, Prediction, ShingleSets,
-    TruthTable,
+    evaluate_labeled, false_clusters, External, FalseClusterConfig, Labeled, Labels, Prediction,
+    ShingleSets, TruthTable,
 };
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
@@ -62,6 +63,12 @@ pub struct SweepConfig {
     /// (neither found nor false positives; see [`evaluate_labeled`]). For truths that label
     /// only some pairs (answers against their source, say).
     pub labeled_only: bool,
+    /// How many false positives and misses to list per (method, threshold) for the
+    /// report's error analysis (0: none).
+    pub errors: usize,
+    /// Other tools' predictions, evaluated beside the methods (after them, in order): a
+    /// scored one at every threshold, an unscored one once (threshold NaN).
+    pub external: Vec<External>,
 }
 
 impl SweepConfig {
@@ -105,6 +112,16 @@ impl SweepConfig {
                 ));
             }
         }
+        let mut names: Vec<&str> = self.methods.iter().map(|m| m.name()).collect();
+        for e in &self.external {
+            if names.contains(&e.name()) {
+                return Err(Error::config(format!(
+                    "external prediction name '{}' is taken by a method or another prediction",
+                    e.name()
+                )));
+            }
+            names.push(e.name());
+        }
         self.pipeline.validate()?;
         self.false_clusters.validate()
     }
@@ -123,6 +140,8 @@ pub struct SweepOutput {
     pub truth_pairs: u64,
     /// Notes (skipped combinations and the like).
     pub notes: Vec<String>,
+    /// The listed false positives and misses of every row.
+    pub errors: ErrorAnalysis,
 }
 
 /// Runs the sweep on the corpus at `input` against `labels`; `truth` supplies exact
@@ -177,6 +196,7 @@ pub fn sweep(
             jobs.push((m, tval, job));
         }
     }
+    let min_common = matches!(cfg.thresholds, SweepThresholds::MinCommon(_));
     // Sketch each needed scheme once.
     let mut prepared: Vec<(Scheme, Sketched)> = Vec::new();
     for (m, _, job) in &jobs {
@@ -195,7 +215,12 @@ pub fn sweep(
     let docs = corpus::open(input_path, &cfg.pipeline.corpus)?.read_all()?;
     let exact_sets =
         ShingleSets::from_texts(docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())));
-    drop(docs);
+    let mut errors = ErrorCollector::new(
+        cfg.errors,
+        cfg.cluster.measure == Measure::Containment,
+        &cfg.pipeline,
+        docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
+    )?;
 
     for (m, tval, job) in &jobs {
         let (m, tval) = (*m, *tval);
@@ -217,6 +242,24 @@ pub fn sweep(
                 .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
         )?;
         let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+        if cfg.errors > 0 {
+            let found = res.pairs.iter().map(|p| {
+                (
+                    ids[p.a.index()].as_str(),
+                    ids[p.b.index()].as_str(),
+                    p.estimate.or(p.shared.map(f64::from)),
+                )
+            });
+            let mut sketch = cfg.pipeline.sketch;
+            sketch.scheme = m.scheme_for(base);
+            errors.add_row(
+                m.name(),
+                tval,
+                min_common,
+                sketch,
+                candidates(labels, listed.as_ref(), &pred, found),
+            );
+        }
         let clusters = Prediction::from_clusters(
             res.clusters
                 .iter()
@@ -239,7 +282,84 @@ pub fn sweep(
             peak_rss_bytes(),
         ));
     }
+    // External predictions: at every threshold when scored, once (threshold NaN) when not.
+    for ext in &cfg.external {
+        let points: Vec<f64> = if ext.is_scored() {
+            thresholds.iter().map(|t| t.0).collect()
+        } else {
+            vec![f64::NAN]
+        };
+        for tval in points {
+            let pred = ext.at(tval);
+            let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+            if cfg.errors > 0 {
+                let found = ext
+                    .pairs_with_scores()
+                    .filter(|p| p.2.is_none_or(|s| s >= tval));
+                errors.add_row(
+                    ext.name(),
+                    tval,
+                    min_common,
+                    cfg.pipeline.sketch,
+                    candidates(labels, listed.as_ref(), &pred, found),
+                );
+            }
+            out.rows.push(SweepRow::new(
+                ext.name(),
+                tval,
+                None,
+                &counts,
+                None,
+                f64::NAN,
+                None,
+            ));
+        }
+    }
+    out.errors = errors.finish();
     Ok(out)
+}
+
+/// Every false positive (a found pair that is not positive; with `listed`, only the pairs
+/// it lists) and every miss (a positive pair not in `pred`) of one run; `found` gives the
+/// found pairs with the method's score.
+fn candidates<'p>(
+    labels: &Labels,
+    listed: Option<&Labeled>,
+    pred: &Prediction,
+    found: impl Iterator<Item = (&'p str, &'p str, Option<f64>)>,
+) -> Vec<Candidate> {
+    let ordered = |a: &str, b: &str| {
+        if a <= b {
+            (a.to_string(), b.to_string())
+        } else {
+            (b.to_string(), a.to_string())
+        }
+    };
+    let mut out = Vec::new();
+    for (a, b, score) in found {
+        let counted = listed.is_none_or(|l| l.contains(a, b));
+        if counted && !labels.contains(a, b) {
+            let (a, b) = ordered(a, b);
+            out.push(Candidate {
+                a,
+                b,
+                kind: ErrorKind::FalsePositive,
+                score,
+            });
+        }
+    }
+    for (a, b) in labels.iter() {
+        if !pred.contains(a, b) {
+            let (a, b) = ordered(a, b);
+            out.push(Candidate {
+                a,
+                b,
+                kind: ErrorKind::Miss,
+                score: None,
+            });
+        }
+    }
+    out
 }
 
 /// How a sweep was made, as the report's parameter table: the corpus, the truth and its
@@ -252,13 +372,21 @@ pub fn describe(
     thresholds: &str,
     cfg: &SweepConfig,
     res: &SweepOutput,
-) -> Vec<(String, String)> {
+) -> Result<Vec<(String, String)>> {
     let mut params: Vec<(String, String)> = Vec::new();
     let p = &cfg.pipeline;
+    let corpus = super::provenance::digest(input)?;
+    let truth = super::provenance::digest(truth_path)?;
     params.extend([
         ("corpus".to_string(), input.display().to_string()),
         ("documents".into(), res.documents.to_string()),
+        (
+            "corpus bytes".into(),
+            format!("{} ({} files)", corpus.bytes, corpus.files),
+        ),
+        ("corpus content hash (xxh3-128)".into(), corpus.xxh3_128),
         ("truth".into(), truth_path.display().to_string()),
+        ("truth content hash (xxh3-128)".into(), truth.xxh3_128),
         (
             "truth rule".into(),
             rule.map_or("every listed pair".into(), |r| r.to_string()),
@@ -332,8 +460,35 @@ pub fn describe(
     for (s, secs) in &res.sketch_seconds {
         params.push((format!("sketch seconds ({s})"), format!("{secs:.3}")));
     }
+    for e in &cfg.external {
+        params.push((
+            format!("external {}", e.name()),
+            format!(
+                "{} ({} pairs, {}; xxh3-128 {})",
+                e.path().display(),
+                e.len(),
+                if e.is_scored() {
+                    "scored: swept over the thresholds"
+                } else {
+                    "unscored: one point"
+                },
+                super::provenance::digest(e.path())?.xxh3_128
+            ),
+        ));
+    }
+    params.push((
+        "errors listed".into(),
+        if cfg.errors > 0 {
+            format!(
+                "up to {} false positives and {} misses per run",
+                cfg.errors, cfg.errors
+            )
+        } else {
+            "none".into()
+        },
+    ));
     for n in &res.notes {
         params.push(("note".into(), n.clone()));
     }
-    params
+    Ok(params)
 }

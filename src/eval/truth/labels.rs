@@ -53,6 +53,13 @@ impl Labels {
         }
     }
 
+    /// The pairs, in no particular order (each once, its two ids in no particular order).
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.pairs
+            .iter()
+            .map(|&(x, y)| (self.ids.name(x), self.ids.name(y)))
+    }
+
     /// The pairs as `(a, b)` with `a < b`, sorted.
     pub fn sorted_pairs(&self) -> Vec<(String, String)> {
         sorted_names(&self.ids, self.pairs.iter().copied())

@@ -1,0 +1,395 @@
+//! The report pages: `report.md` (plots referenced as files beside it) and the
+//! self-contained `report.html` (plots inline, with hover and click targets; the error
+//! analysis side by side; all data inline, no network access; readable with scripting off).
+//!
+//! Sections, in order: the best F1 per method (with the grid-edge flag), the plots, the
+//! error analysis (each method at its best threshold; any other point of the plots when
+//! scripting is on), every run, how the report was made (every parameter), the machine.
+//!
+//! Invariant: a page depends only on the [`Report`] given.
+
+use std::fmt::Write as _;
+
+use super::best::{best_per_method, best_rows, MethodBest};
+use super::charts::{methods, Charts};
+use super::errors::{ErrorAnalysis, ErrorKind, PairError};
+use super::{interactive, MachineInfo, Report, SweepRow};
+
+fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
+    v.as_ref()
+        .map(|x| x.to_string())
+        .unwrap_or_else(|| "-".into())
+}
+
+fn mib(v: Option<u64>) -> String {
+    v.map(|b| format!("{:.1}", b as f64 / (1024.0 * 1024.0)))
+        .unwrap_or_else(|| "-".into())
+}
+
+const HEAD: [&str; 14] = [
+    "method",
+    "threshold",
+    "k",
+    "truth pairs",
+    "found",
+    "unique truth",
+    "unique ours",
+    "common",
+    "precision",
+    "recall",
+    "F1",
+    "false clusters",
+    "seconds",
+    "peak MiB",
+];
+
+fn cells(r: &SweepRow) -> [String; 14] {
+    [
+        r.method.clone(),
+        threshold(r.threshold),
+        opt(&r.k),
+        r.truth_pairs.to_string(),
+        r.found.to_string(),
+        r.unique_truth.to_string(),
+        r.unique_ours.to_string(),
+        r.common.to_string(),
+        format!("{:.4}", r.precision),
+        format!("{:.4}", r.recall),
+        format!("{:.4}", r.f1),
+        opt(&r.false_clusters),
+        format!("{:.3}", r.seconds),
+        mib(r.peak_rss_bytes),
+    ]
+}
+
+fn machine_rows(m: &MachineInfo) -> Vec<(String, String)> {
+    vec![
+        ("CPU".into(), m.cpu_model.clone()),
+        ("cores".into(), m.cores.to_string()),
+        (
+            "memory".into(),
+            m.memory_bytes
+                .map(|b| format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64))
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+        ("OS".into(), m.os.clone()),
+        ("fimdup".into(), m.fimdup_version.clone()),
+    ]
+}
+
+fn md_escape(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn md_table(out: &mut String, head: &[&str], rows: impl Iterator<Item = Vec<String>>) {
+    let _ = writeln!(out, "| {} |", head.join(" | "));
+    let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
+    for r in rows {
+        let r: Vec<String> = r.iter().map(|c| md_escape(c)).collect();
+        let _ = writeln!(out, "| {} |", r.join(" | "));
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn html_table(
+    out: &mut String,
+    head: &[&str],
+    rows: impl Iterator<Item = Vec<String>>,
+    numeric_from: usize,
+) {
+    out.push_str("<table>\n<thead><tr>");
+    for h in head {
+        let _ = write!(out, "<th>{}</th>", esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for r in rows {
+        out.push_str("<tr>");
+        for (i, c) in r.iter().enumerate() {
+            if i >= numeric_from {
+                let _ = write!(out, "<td class=\"n\">{}</td>", esc(c));
+            } else {
+                let _ = write!(out, "<td>{}</td>", esc(c));
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+}
+
+/// A threshold as shown: `unscored` for the one row of a prediction without scores.
+fn threshold(t: f64) -> String {
+    if t.is_finite() {
+        format!("{t}")
+    } else {
+        "unscored".into()
+    }
+}
+
+fn grid_note(b: &MethodBest) -> String {
+    match (b.best_at_grid_edge, &b.suggest) {
+        (false, _) => "inside".into(),
+        (true, Some(s)) => format!("best at the grid's edge: add {s}"),
+        (true, None) => "best at the grid's edge (the end of the scale)".into(),
+    }
+}
+
+const NOTE: &str =
+    "Pairs are unordered document pairs. Precision = common / found (1 when nothing is found), \
+recall = common / truth pairs (1 when the truth is empty), F1 = 2PR/(P+R) (0 when P+R = 0). \
+A false-duplicate cluster holds a pair whose exact word 5-shingle resemblance is below the floor.";
+
+const ERRORS_NOTE: &str = "False positives are pairs the method found that the truth does not \
+hold (\"unique to ours\"); misses are pairs of the truth it did not find (\"unique to the \
+truth\"). They are listed nearest the threshold first (by the estimate from the method's own \
+images, or by shared image elements against an absolute k). Exact is the resemblance (or \
+max-containment) of the full shingle sets; estimate is from the images; score is the \
+method's own. Texts are canonical (what the shingles are cut from) and the shared passages \
+are highlighted. Every listed error is in errors.csv.";
+
+fn num(v: f64) -> String {
+    if v.is_finite() {
+        format!("{v:.4}")
+    } else {
+        "-".into()
+    }
+}
+
+/// The error rows of one (method, threshold), as table cells.
+fn error_cells(e: &PairError) -> Vec<String> {
+    vec![
+        e.kind.name().into(),
+        e.a.clone(),
+        e.b.clone(),
+        num(e.exact),
+        num(e.estimate),
+        e.score.map_or("-".into(), num),
+        e.shared.map_or("-".into(), |s| s.to_string()),
+    ]
+}
+
+const ERROR_HEAD: [&str; 7] = ["kind", "a", "b", "exact", "estimate", "score", "shared"];
+
+/// The Markdown report (plots referenced as files beside it).
+pub fn render_markdown(r: &Report<'_>) -> String {
+    let rows = r.rows;
+    let mut s = String::new();
+    s.push_str("# fimdup sweep report\n\n");
+    let _ = writeln!(
+        s,
+        "{} runs of {} methods: {}.\n",
+        rows.len(),
+        methods(rows).len(),
+        methods(rows).join(", ")
+    );
+    s.push_str("## Best F1 per method\n\n");
+    md_table(
+        &mut s,
+        &HEAD,
+        best_rows(rows).into_iter().map(|r| cells(r).to_vec()),
+    );
+    s.push('\n');
+    for b in best_per_method(rows).iter().filter(|b| b.best_at_grid_edge) {
+        let _ = writeln!(s, "- {}: {}.", b.method, grid_note(b));
+    }
+    s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n");
+    if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
+        s.push_str("## Error analysis\n\n");
+        let _ = writeln!(s, "{ERRORS_NOTE} report.html shows them side by side.\n");
+        for b in best_rows(rows) {
+            let list: Vec<&PairError> = errors.of(&b.method, b.threshold).collect();
+            let _ = writeln!(
+                s,
+                "### {} at {}\n\n{} false positives and {} misses; listed: {} and {}.\n",
+                b.method,
+                threshold(b.threshold),
+                b.unique_ours,
+                b.unique_truth,
+                list.iter()
+                    .filter(|e| e.kind == ErrorKind::FalsePositive)
+                    .count(),
+                list.iter().filter(|e| e.kind == ErrorKind::Miss).count()
+            );
+            if !list.is_empty() {
+                md_table(&mut s, &ERROR_HEAD, list.iter().map(|e| error_cells(e)));
+                s.push('\n');
+            }
+        }
+    }
+    s.push_str("## All runs\n\n");
+    md_table(&mut s, &HEAD, rows.iter().map(|r| cells(r).to_vec()));
+    s.push_str("\n## How this report was made\n\n");
+    md_table(
+        &mut s,
+        &["parameter", "value"],
+        r.params.iter().map(|(k, v)| vec![k.clone(), v.clone()]),
+    );
+    s.push_str("\n## Machine\n\n");
+    md_table(
+        &mut s,
+        &["machine", "value"],
+        machine_rows(r.machine).into_iter().map(|(k, v)| vec![k, v]),
+    );
+    let _ = writeln!(s, "\n{NOTE}");
+    s
+}
+
+const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1240px;padding:0 1em;color:#222}\n\
+h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ddd;padding-bottom:.2em}\n\
+h3{font-size:1.08em;margin-top:1.2em}\n\
+table{border-collapse:collapse;margin:.6em 0;font-size:.88em}\n\
+th,td{border:1px solid #ccc;padding:.25em .55em;text-align:left;vertical-align:top}\n\
+th{background:#f3f3f3}td.n{text-align:right;font-variant-numeric:tabular-nums}\n\
+tbody tr:nth-child(even){background:#fafafa}\n\
+.plot{margin:.8em 0;overflow-x:auto;position:relative}.plot svg{max-width:100%;height:auto}\n\
+.note{color:#555;font-size:.9em}\n\
+.edge{color:#a33;font-weight:600}\n\
+details.fd-err{border:1px solid #ddd;border-radius:4px;margin:.35em 0;padding:.2em .6em}\n\
+details.fd-err>summary{cursor:pointer;font-size:.9em}\n\
+.fd-kind{display:inline-block;min-width:7.5em;font-weight:600}\n\
+.fd-kind.false-positive{color:#b4361e}.fd-kind.miss{color:#1f5fa8}\n\
+.fd-cols{display:grid;grid-template-columns:1fr 1fr;gap:1em;margin:.5em 0}\n\
+.fd-col h4{margin:.2em 0;font-size:.9em;font-family:monospace}\n\
+.fd-col p{margin:0;font-size:.85em;line-height:1.45;white-space:pre-wrap;word-break:break-word;max-height:22em;overflow-y:auto}\n\
+mark.fd-shared{background:#ffe08a;padding:0}\n\
+.fd-hits circle{fill:transparent;stroke:none;cursor:pointer}\n\
+.fd-hits circle:hover,.fd-hits circle.fd-on{fill:rgba(0,0,0,.18);stroke:#222;stroke-width:1.5}\n\
+#fd-tip{position:absolute;pointer-events:none;background:#fff;border:1px solid #888;border-radius:4px;padding:.35em .6em;font-size:.82em;box-shadow:0 2px 6px rgba(0,0,0,.2);white-space:nowrap;z-index:2}\n\
+#fd-picked{border-left:4px solid #ffbf00;padding:.2em .8em;margin:.8em 0;background:#fffbea}\n";
+
+/// Appends `<details>` with the side-by-side view of one error.
+fn error_html(out: &mut String, e: &PairError, errors: &ErrorAnalysis) {
+    let _ = write!(
+        out,
+        "<details class=\"fd-err\"><summary><span class=\"fd-kind {}\">{}</span> <code>{}</code> &times; <code>{}</code> &mdash; exact {}, estimate {}, score {}, shared {}</summary>",
+        e.kind.name(),
+        e.kind.name().replace('-', " "),
+        esc(&e.a),
+        esc(&e.b),
+        num(e.exact),
+        num(e.estimate),
+        e.score.map_or("-".into(), num),
+        e.shared.map_or("-".into(), |s| s.to_string())
+    );
+    match errors.views.get(e.view) {
+        Some(v) => {
+            out.push_str("<div class=\"fd-cols\">");
+            for (d, passages) in [(v.a, &v.passages_a), (v.b, &v.passages_b)] {
+                let doc = &errors.docs[d];
+                let ranges: Vec<std::ops::Range<usize>> =
+                    passages.iter().map(|&(s, e)| s..e).collect();
+                let _ = write!(
+                    out,
+                    "<div class=\"fd-col\"><h4>{}</h4><p>{}</p></div>",
+                    esc(&doc.id),
+                    crate::explain::render::highlight_html(&doc.text, &ranges)
+                );
+            }
+            out.push_str("</div>");
+        }
+        None => out.push_str("<p class=\"note\">A document of this pair is not in the corpus.</p>"),
+    }
+    out.push_str("</details>\n");
+}
+
+/// The self-contained HTML report (the SVG plots inline with their hover and click
+/// targets; the error analysis; the data of every threshold's errors for the script).
+pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
+    let rows = r.rows;
+    let mut s = String::new();
+    let _ = write!(
+        s,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>fimdup sweep report</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n<h1>fimdup sweep report</h1>\n"
+    );
+    let _ = writeln!(
+        s,
+        "<p>{} runs of {} methods: {}.</p>",
+        rows.len(),
+        methods(rows).len(),
+        esc(&methods(rows).join(", "))
+    );
+    if let Some((_, cmd)) = r.params.iter().find(|(k, _)| k == "command line") {
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">Made by <code>{}</code>.</p>",
+            esc(cmd)
+        );
+    }
+    s.push_str("<h2>Best F1 per method</h2>\n");
+    html_table(
+        &mut s,
+        &HEAD,
+        best_rows(rows).into_iter().map(|r| cells(r).to_vec()),
+        1,
+    );
+    for b in best_per_method(rows).iter().filter(|b| b.best_at_grid_edge) {
+        let _ = writeln!(
+            s,
+            "<p class=\"edge\">{}: the best F1 lies at the edge of the grid ({}){}.</p>",
+            esc(&b.method),
+            b.threshold,
+            b.suggest.as_ref().map_or(String::new(), |x| format!(
+                "; a better threshold may lie outside it: add {}",
+                esc(x)
+            ))
+        );
+    }
+    s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
+    for c in [&charts.f1, &charts.pr, &charts.time] {
+        let _ = writeln!(
+            s,
+            "<div class=\"plot\">{}</div>",
+            interactive::with_targets(c, rows)
+        );
+    }
+    if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
+        s.push_str("<h2 id=\"errors\">Error analysis</h2>\n");
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(ERRORS_NOTE));
+        s.push_str("<div id=\"fd-picked\" hidden></div>\n");
+        for b in best_rows(rows) {
+            let list: Vec<&PairError> = errors.of(&b.method, b.threshold).collect();
+            let (fp, miss): (Vec<&PairError>, Vec<&PairError>) = list
+                .iter()
+                .partition(|e| e.kind == ErrorKind::FalsePositive);
+            let _ = writeln!(
+                s,
+                "<h3>{} at its best threshold {}</h3>\n<p class=\"note\">{} false positives (listed {}), {} misses (listed {}).</p>",
+                esc(&b.method),
+                threshold(b.threshold),
+                b.unique_ours,
+                fp.len(),
+                b.unique_truth,
+                miss.len()
+            );
+            for e in fp.into_iter().chain(miss) {
+                error_html(&mut s, e, errors);
+            }
+        }
+        s.push_str(&interactive::data_script(rows, errors));
+    }
+    s.push_str("<h2>All runs</h2>\n");
+    html_table(&mut s, &HEAD, rows.iter().map(|r| cells(r).to_vec()), 1);
+    s.push_str("<h2>How this report was made</h2>\n");
+    html_table(
+        &mut s,
+        &["parameter", "value"],
+        r.params.iter().map(|(k, v)| vec![k.clone(), v.clone()]),
+        2,
+    );
+    s.push_str("<h2>Machine</h2>\n");
+    html_table(
+        &mut s,
+        &["machine", "value"],
+        machine_rows(r.machine).into_iter().map(|(k, v)| vec![k, v]),
+        2,
+    );
+    let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(NOTE));
+    s.push_str(interactive::SCRIPT);
+    s.push_str("</body>\n</html>\n");
+    s
+}

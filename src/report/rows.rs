@@ -1,0 +1,120 @@
+//! The rows of a sweep: one [`SweepRow`] per (method, threshold), and `results.csv`.
+//!
+//! Invariant: `results.csv` has the [`SweepRow`] field names as its header (also when there
+//! is no row) and reads back into the same rows.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+use crate::eval::Counts;
+use crate::{Error, Result};
+
+/// One run of one method at one threshold.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    /// Method name (`concept`, `union-find`, `lsh`, `exact`, ...).
+    pub method: String,
+    /// The swept threshold (resemblance, or the paper's minimum common units).
+    pub threshold: f64,
+    /// Sketch size or minimum support the method used, if it has one.
+    pub k: Option<u64>,
+    /// Pairs in the truth.
+    pub truth_pairs: u64,
+    /// Pairs found.
+    pub found: u64,
+    /// Unique to the truth (false negatives).
+    pub unique_truth: u64,
+    /// Unique to ours (false positives).
+    pub unique_ours: u64,
+    /// Common (true positives).
+    pub common: u64,
+    /// Precision (see [`crate::eval::metrics`] for the zero cases).
+    pub precision: f64,
+    /// Recall.
+    pub recall: f64,
+    /// F1.
+    pub f1: f64,
+    /// False-duplicate clusters (`None` for methods that output pairs only).
+    pub false_clusters: Option<u64>,
+    /// Wall-clock seconds of the method.
+    pub seconds: f64,
+    /// Peak resident memory in bytes, if measured.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl SweepRow {
+    /// A row from the five values and the run's measurements.
+    pub fn new(
+        method: impl Into<String>,
+        threshold: f64,
+        k: Option<u64>,
+        counts: &Counts,
+        false_clusters: Option<u64>,
+        seconds: f64,
+        peak_rss_bytes: Option<u64>,
+    ) -> Self {
+        SweepRow {
+            method: method.into(),
+            threshold,
+            k,
+            truth_pairs: counts.truth_pairs,
+            found: counts.found,
+            unique_truth: counts.unique_truth,
+            unique_ours: counts.unique_ours,
+            common: counts.common,
+            precision: counts.precision(),
+            recall: counts.recall(),
+            f1: counts.f1(),
+            false_clusters,
+            seconds,
+            peak_rss_bytes,
+        }
+    }
+}
+
+/// Writes `results.csv` (header = the [`SweepRow`] field names).
+pub fn write_results_csv(path: &Path, rows: &[SweepRow]) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for r in rows {
+        w.serialize(r)
+            .map_err(|e| Error::format(path, format!("writing CSV: {e}")))?;
+    }
+    if rows.is_empty() {
+        w.write_record([
+            "method",
+            "threshold",
+            "k",
+            "truth_pairs",
+            "found",
+            "unique_truth",
+            "unique_ours",
+            "common",
+            "precision",
+            "recall",
+            "f1",
+            "false_clusters",
+            "seconds",
+            "peak_rss_bytes",
+        ])
+        .map_err(|e| Error::format(path, format!("writing CSV: {e}")))?;
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::format(path, format!("writing CSV: {e}")))?;
+    crate::io::write_atomic(path, &bytes)
+}
+
+/// Reads a `results.csv` back. Errors name file and line.
+pub fn read_results_csv(path: &Path) -> Result<Vec<SweepRow>> {
+    let r = crate::io::open_read(path)?;
+    let mut rdr = csv::Reader::from_reader(r);
+    let mut rows = Vec::new();
+    for rec in rdr.deserialize() {
+        let row: SweepRow = rec.map_err(|e| {
+            let line = e.position().map(|p| p.line()).unwrap_or(0);
+            Error::parse(path, line, format!("expected a results row: {e}"))
+        })?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
