@@ -1,6 +1,7 @@
 //! Records the source's git commit for the reports' provenance: `FIMDUP_GIT_HASH` is the
-//! 12-digit commit hash, with `-dirty` when tracked files differ from it, or `unknown` when
-//! the source is not a git checkout (a packaged crate) or git is missing.
+//! 12-digit hash of the commit checked out when the crate was built, or `unknown` when the
+//! source is not a git checkout (a packaged crate) or git is missing. Local edits on top of
+//! the commit are not marked (watching them would rebuild the crate at every `git add`).
 
 use std::path::Path;
 use std::process::Command;
@@ -14,27 +15,16 @@ fn git(args: &[&str]) -> Option<String> {
 
 fn main() {
     let hash = git(&["rev-parse", "--short=12", "HEAD"]).filter(|h| !h.is_empty());
-    let value = match hash {
-        Some(h) => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty {
-                format!("{h}-dirty")
-            } else {
-                h
-            }
-        }
-        None => "unknown".to_string(),
-    };
+    let value = hash.unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=FIMDUP_GIT_HASH={value}");
-    // Run again when the commit or the sources change.
-    let mut watched = vec!["HEAD".to_string(), "index".to_string()];
+    // Run again when the commit changes.
+    let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
     watched.extend(git(&["symbolic-ref", "-q", "HEAD"]));
     for w in watched {
-        if let Some(p) = git(&["rev-parse", "--git-path", &w]) {
-            println!("cargo:rerun-if-changed={}", Path::new(&p).display());
+        // A file that does not exist would make cargo run this script at every build.
+        if let Some(p) = git(&["rev-parse", "--git-path", &w]).filter(|p| Path::new(p).exists()) {
+            println!("cargo:rerun-if-changed={p}");
         }
     }
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=Cargo.toml");
+    println!("cargo:rerun-if-changed=build.rs");
 }
