@@ -91,17 +91,25 @@ impl<R: BufRead> std::io::Read for BlankLines<R> {
     }
 }
 
-/// True when `path` names a TSV file by its extension (`x.tsv`, `x.tsv.gz`, `x.TSV.zst`).
-fn tsv_by_name(path: &Path) -> bool {
+/// The file name of `path` in lowercase without a `.gz` or `.zst` suffix (`X.TSV.gz` ->
+/// `x.tsv`), to tell a file's kind by its extension.
+pub(crate) fn plain_name(path: &Path) -> String {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    let name = name
+    match name
         .strip_suffix(".gz")
         .or_else(|| name.strip_suffix(".zst"))
-        .unwrap_or(&name);
-    name.ends_with(".tsv")
+    {
+        Some(n) => n.to_string(),
+        None => name,
+    }
+}
+
+/// True when `path` names a TSV file by its extension (`x.tsv`, `x.tsv.gz`, `x.TSV.zst`).
+fn tsv_by_name(path: &Path) -> bool {
+    plain_name(path).ends_with(".tsv")
 }
 
 impl<'p> Rows<'p> {

@@ -8,7 +8,7 @@
 //! Invariant: the digest depends only on those bytes and paths, not on the machine.
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use xxhash_rust::xxh3::Xxh3;
 
@@ -39,37 +39,13 @@ fn hash_file(path: &Path, h: &mut Xxh3) -> Result<u64> {
     }
 }
 
-fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let p = entry.path();
-        if entry.file_name().to_string_lossy().starts_with('.') {
-            continue;
-        }
-        let ty = entry.file_type().map_err(|e| Error::io(&p, e))?;
-        if ty.is_dir() {
-            walk(root, &p, out)?;
-        } else if p.is_file() {
-            let rel = p
-                .strip_prefix(root)
-                .unwrap_or(&p)
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join("/");
-            out.push((rel, p));
-        }
-    }
-    Ok(())
-}
-
 /// The digest of the file or directory at `path`.
 pub fn digest(path: &Path) -> Result<Digest> {
     let mut h = Xxh3::new();
     let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
     let (bytes, files) = if meta.is_dir() {
         let mut list = Vec::new();
-        walk(path, path, &mut list)?;
+        crate::corpus::walk(path, "", &mut list)?;
         list.sort();
         let mut total = 0u64;
         for (rel, p) in &list {

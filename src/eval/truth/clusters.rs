@@ -32,14 +32,7 @@ pub(crate) struct DocClusters {
 impl DocClusters {
     /// Reads JSON lines when the name says so (`.jsonl`, `.ndjson`), else CSV or TSV.
     pub fn read(path: &Path) -> Result<Self> {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        let name = name
-            .strip_suffix(".gz")
-            .or_else(|| name.strip_suffix(".zst"))
-            .unwrap_or(&name);
+        let name = crate::eval::delimited::plain_name(path);
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
             Self::read_jsonl(path)
         } else {

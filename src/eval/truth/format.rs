@@ -74,14 +74,7 @@ impl TruthFormat {
         if path.is_dir() {
             return Ok(TruthFormat::Pan);
         }
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_ascii_lowercase())
-            .unwrap_or_default();
-        let name = name
-            .strip_suffix(".gz")
-            .or_else(|| name.strip_suffix(".zst"))
-            .unwrap_or(&name);
+        let name = crate::eval::delimited::plain_name(path);
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
             return Ok(TruthFormat::Clusters);
         }
