@@ -236,9 +236,13 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
     );
     for r in best_rows(&res.rows) {
         eprintln!(
-            "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7.4} {:>7.4} {:>7.4} {:>6} {:>8.3}",
+            "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7.4} {:>7.4} {:>7.4} {:>6} {:>8}",
             r.method,
-            r.threshold,
+            if r.threshold.is_finite() {
+                r.threshold.to_string()
+            } else {
+                "unscored".into()
+            },
             r.k.map_or("-".into(), |k| k.to_string()),
             r.found,
             r.common,
@@ -246,7 +250,11 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
             r.recall,
             r.f1,
             r.false_clusters.map_or("-".into(), |f| f.to_string()),
-            r.seconds
+            if r.seconds.is_finite() {
+                format!("{:.3}", r.seconds)
+            } else {
+                "-".into()
+            }
         );
     }
     for b in best_per_method(&res.rows)

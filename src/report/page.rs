@@ -57,7 +57,11 @@ fn cells(r: &SweepRow) -> [String; 14] {
         format!("{:.4}", r.recall),
         format!("{:.4}", r.f1),
         opt(&r.false_clusters),
-        format!("{:.3}", r.seconds),
+        if r.seconds.is_finite() {
+            format!("{:.3}", r.seconds)
+        } else {
+            "-".into()
+        },
         mib(r.peak_rss_bytes),
     ]
 }
