@@ -360,3 +360,38 @@ fn external_predictions_are_swept_beside_the_methods() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// tf-idf images need the corpus's document frequencies: the error lists still come out,
+/// with exact values and views, and without an estimate.
+#[test]
+fn tfidf_sweeps_list_errors_without_estimates() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = root().join("datasets/default/docs.jsonl");
+    let truth = root().join("datasets/default/truth.csv");
+    let out = dir.path().join("sweep");
+    ok(&[
+        "sweep",
+        s(&docs),
+        "--truth",
+        s(&truth),
+        "--html",
+        "--weighting",
+        "tfidf",
+        "--methods",
+        "union-find",
+        "--thresholds",
+        "0.8",
+        "--errors",
+        "3",
+        "--out",
+        s(&out),
+    ]);
+    let listed = errors_csv(&out.join("errors.csv"));
+    let rows = fimdup::report::read_results_csv(&out.join("results.csv")).unwrap();
+    let count = |kind: &str| listed.iter().filter(|e| e.kind == kind).count() as u64;
+    assert_eq!(count("miss"), rows[0].unique_truth.min(3));
+    assert_eq!(count("false-positive"), rows[0].unique_ours.min(3));
+    assert!(listed
+        .iter()
+        .all(|e| e.estimate.is_none() && e.exact.is_some()));
+}

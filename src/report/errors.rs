@@ -212,7 +212,15 @@ impl<'t> ErrorCollector<'t> {
             containment,
             canon: Canonicalizer::new(pipeline.text.clone())?,
             shingle: pipeline.shingle,
-            explainer: Explainer::new(pipeline)?,
+            // The views need the texts and shingles only: images without weights serve them
+            // (tf-idf weights need the corpus's document frequencies).
+            explainer: Explainer::new(&PipelineConfig {
+                sketch: SketchConfig {
+                    weighting: None,
+                    ..pipeline.sketch
+                },
+                ..pipeline.clone()
+            })?,
             texts: docs.into_iter().collect(),
             images: hashbrown::HashMap::new(),
             sketchers: Vec::new(),
