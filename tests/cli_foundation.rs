@@ -254,3 +254,33 @@ fn bad_inputs_exit_2_name_the_place_and_write_nothing() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+/// A reader that closes the pipe early (`fimdup mine ... | head -1`) ends the process by
+/// SIGPIPE, quietly: no error, no panic.
+#[cfg(unix)]
+#[test]
+fn a_closed_pipe_ends_the_process_quietly() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let data = shared("datasets/fimi/mushroom.dat");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fimdup"))
+        .args(["mine", data.to_str().unwrap(), "--minsup", "200"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.ends_with(")\n"), "{first:?}");
+    // The reader is dropped here: the pipe is closed with most itemsets unwritten.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(13), "{:?}", out.status);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

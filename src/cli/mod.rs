@@ -63,8 +63,22 @@ enum Command {
     Overlap(overlap::Args),
 }
 
+/// Gives SIGPIPE its default action back (Rust ignores it), so that a reader closing the
+/// pipe downstream (`fimdup mine data.dat | head`) ends the process quietly, as it ends any
+/// Unix filter, instead of failing a write with an error or a panic. Files are written
+/// atomically, so nothing half-written is left.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in main, before any other thread exists; SIG_DFL is a
+    // valid action for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
+    restore_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
