@@ -65,8 +65,9 @@ fn escape_into(out: &mut String, s: &str) {
     }
 }
 
-/// `s` HTML-escaped.
-fn esc(s: &str) -> String {
+/// `s` HTML-escaped (`&`, `<`, `>`, `"`, `'`): the one escaper of every HTML page fimdup
+/// writes.
+pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     escape_into(&mut out, s);
     out

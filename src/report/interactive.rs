@@ -15,16 +15,11 @@
 
 use std::fmt::Write as _;
 
+use crate::explain::render::esc;
+
 use super::charts::Chart;
 use super::errors::ErrorAnalysis;
 use super::SweepRow;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// The chart's SVG with a target over every point: a transparent circle carrying the
 /// method and threshold (`data-m`, `data-t`) and a `<title>` with the run's values.

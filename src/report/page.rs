@@ -10,6 +10,8 @@
 
 use std::fmt::Write as _;
 
+use crate::explain::render::esc;
+
 use super::best::{best_per_method, best_rows, MethodBest};
 use super::charts::{methods, Charts};
 use super::errors::{ErrorAnalysis, ErrorKind, PairError};
@@ -94,13 +96,6 @@ fn md_table(out: &mut String, head: &[&str], rows: impl Iterator<Item = Vec<Stri
     }
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
-
 fn html_table(
     out: &mut String,
     head: &[&str],
@@ -135,12 +130,13 @@ fn threshold(t: f64) -> String {
     }
 }
 
-fn grid_note(b: &MethodBest) -> String {
-    match (b.best_at_grid_edge, &b.suggest) {
-        (false, _) => "inside".into(),
-        (true, Some(s)) => format!("best at the grid's edge: add {s}"),
-        (true, None) => "best at the grid's edge (the end of the scale)".into(),
-    }
+/// What the page says of a method whose best threshold is at the grid's edge (`None`
+/// when it is inside).
+fn grid_note(b: &MethodBest) -> Option<String> {
+    b.best_at_grid_edge.then(|| match &b.suggest {
+        Some(s) => format!("best at the grid's edge: add {s}"),
+        None => "best at the grid's edge (the end of the scale)".to_string(),
+    })
 }
 
 const NOTE: &str =
@@ -198,8 +194,10 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         best_rows(rows).into_iter().map(|r| cells(r).to_vec()),
     );
     s.push('\n');
-    for b in best_per_method(rows).iter().filter(|b| b.best_at_grid_edge) {
-        let _ = writeln!(s, "- {}: {}.", b.method, grid_note(b));
+    for b in best_per_method(rows) {
+        if let Some(note) = grid_note(&b) {
+            let _ = writeln!(s, "- {}: {note}.", b.method);
+        }
     }
     s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n");
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
@@ -331,17 +329,15 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
         best_rows(rows).into_iter().map(|r| cells(r).to_vec()),
         1,
     );
-    for b in best_per_method(rows).iter().filter(|b| b.best_at_grid_edge) {
-        let _ = writeln!(
-            s,
-            "<p class=\"edge\">{}: the best F1 lies at the edge of the grid ({}){}.</p>",
-            esc(&b.method),
-            b.threshold,
-            b.suggest.as_ref().map_or(String::new(), |x| format!(
-                "; a better threshold may lie outside it: add {}",
-                esc(x)
-            ))
-        );
+    for b in best_per_method(rows) {
+        if let Some(note) = grid_note(&b) {
+            let _ = writeln!(
+                s,
+                "<p class=\"edge\">{}: {}.</p>",
+                esc(&b.method),
+                esc(&note)
+            );
+        }
     }
     s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
     for c in [&charts.f1, &charts.pr, &charts.time] {
