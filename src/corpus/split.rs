@@ -168,8 +168,11 @@ mod tests {
     use super::*;
     use crate::corpus::par::{par_map_corpus_share, par_map_corpus_with, ParOptions};
 
-    /// (DocId, external id, text, offset) of every document, through the whole-file reader.
-    fn whole(path: &Path, cfg: &CorpusConfig) -> Vec<(u32, String, String, Option<u64>)> {
+    /// (DocId, external id, text, offset) of a document.
+    type Doc = (u32, String, String, Option<u64>);
+
+    /// Every document, through the whole-file reader.
+    fn whole(path: &Path, cfg: &CorpusConfig) -> Vec<Doc> {
         let mut v = Vec::new();
         par_map_corpus_with(
             path,
@@ -193,7 +196,7 @@ mod tests {
         cfg: &CorpusConfig,
         n: u32,
         opts: &ParOptions,
-    ) -> (Vec<(u32, String, String, Option<u64>)>, u64) {
+    ) -> (Vec<Doc>, u64) {
         let ranges: Vec<(u64, u64)> = (0..n)
             .map(|i| byte_range(path, Share { index: i, count: n }).unwrap())
             .collect();
