@@ -252,7 +252,7 @@ fn put_u64s(out: &mut Vec<u8>, v: &[u64]) {
 
 fn get_u64s(r: &mut SliceReader<'_>, what: &str) -> Result<Vec<u64>> {
     let n = r.varint(what)? as usize;
-    let b = r.bytes(n.checked_mul(8).unwrap_or(usize::MAX), what)?;
+    let b = r.bytes(n.saturating_mul(8), what)?;
     Ok(b.chunks_exact(8)
         .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
         .collect())
