@@ -344,7 +344,7 @@ impl DistArgs {
         }
         let n = self.processes.unwrap_or(1);
         let hosts = match &self.hosts {
-            Some(f) => fimdup::dist::read_hosts(f)?,
+            Some(f) => fimdup::dist::read_hosts_for(f, n)?,
             None if n > 1 => {
                 anyhow::bail!("--processes {n} needs --hosts FILE (one host:port per process)")
             }

@@ -141,7 +141,12 @@ pub fn main() -> i32 {
                     std::thread::park();
                 }
             }
-            eprintln!("fimdup: {e:#}");
+            // The library's errors already say their cause (an I/O error names the file and
+            // the OS message); anyhow's alternate form would repeat the cause after them.
+            match e.downcast_ref::<fimdup::Error>() {
+                Some(le) => eprintln!("fimdup: {le}"),
+                None => eprintln!("fimdup: {e:#}"),
+            }
             2
         }
     }

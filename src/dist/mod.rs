@@ -24,4 +24,4 @@ pub mod topology;
 pub use sketch::{
     sketch_distributed, sketch_to_file_on, DistSketch, DistSketchFile, ProcessReport, WorkerReport,
 };
-pub use topology::{read_hosts, Topology, DEFAULT_CONNECT_TIMEOUT};
+pub use topology::{read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT};

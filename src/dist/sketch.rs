@@ -399,6 +399,10 @@ fn gather(
             Ok(e) => handle(e, &mut done)?,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // Every worker thread ended: a lost process is the cause when there is one.
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
                 return Err(Error::Distributed(
                     "the workers of this process stopped without finishing".into(),
                 ));

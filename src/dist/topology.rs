@@ -109,8 +109,24 @@ impl Topology {
     }
 }
 
+/// Reads a hosts file for `processes` processes: exactly that many `host:port` lines.
+pub fn read_hosts_for(path: &Path, processes: usize) -> Result<Vec<String>> {
+    let hosts = read_hosts(path)?;
+    if hosts.len() != processes {
+        return Err(Error::Format {
+            path: path.to_path_buf(),
+            msg: format!(
+                "{} host:port lines for {processes} processes; expected one line per process, process 0 first",
+                hosts.len()
+            ),
+        });
+    }
+    Ok(hosts)
+}
+
 /// Reads a hosts file: one `host:port` per line, process 0 first; blank lines and lines
-/// starting with `#` are skipped. Errors name the file and line.
+/// starting with `#` are skipped. Errors name the file and line (a malformed line, or an
+/// address given twice).
 pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
     let mut hosts = Vec::new();
@@ -128,6 +144,11 @@ pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
         }
         port.parse::<u16>()
             .map_err(|_| bad("expected a port number (0-65535) after ':'"))?;
+        if let Some(first) = hosts.iter().position(|h: &String| h == l) {
+            return Err(bad(&format!(
+                "expected one address per process; process {first} has this one already"
+            )));
+        }
         hosts.push(l.to_string());
     }
     if hosts.is_empty() {
@@ -164,6 +185,15 @@ mod tests {
         std::fs::write(&p, "127.0.0.1:4000\nnode2\n").unwrap();
         let e = read_hosts(&p).unwrap_err().to_string();
         assert!(e.contains(":2:") && e.contains("host:port"), "{e}");
+        std::fs::write(&p, "127.0.0.1:4000\n127.0.0.1:4000\n").unwrap();
+        let e = read_hosts(&p).unwrap_err().to_string();
+        assert!(e.contains(":2:") && e.contains("process 0"), "{e}");
+        std::fs::write(&p, "a:1\nb:2\n").unwrap();
+        let e = read_hosts_for(&p, 3).unwrap_err().to_string();
+        assert!(
+            e.contains("hosts") && e.contains("2 host:port lines for 3"),
+            "{e}"
+        );
         std::fs::write(&p, "127.0.0.1:4000\nnode2:99999\n").unwrap();
         let e = read_hosts(&p).unwrap_err().to_string();
         assert!(e.contains(":2:") && e.contains("port"), "{e}");
