@@ -46,20 +46,19 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Checked like everywhere else; sketching streams its images out and never spills.
     args.spill.config()?;
     let t0 = Instant::now();
-    let mut distributed = None;
     #[cfg(feature = "distributed")]
-    let local = match args.dist.topology()? {
+    let (local, distributed) = match args.dist.topology()? {
         Some(topo) => {
             match fimdup::dist::sketch_to_file_on(&args.input, &cfg, &args.out, args.shard, &topo)?
             {
-                Some(d) => {
-                    distributed = Some(serde_json::json!({
+                Some(d) => (
+                    Some((d.stats, d.written)),
+                    Some(serde_json::json!({
                         "processes": topo.processes(),
                         "workers": topo.workers(),
                         "per_process": d.processes,
-                    }));
-                    Some((d.stats, d.written))
-                }
+                    })),
+                ),
                 None => {
                     eprintln!(
                         "{}: share sketched and sent; process 0 writes {}",
@@ -70,10 +69,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
         }
-        None => None,
+        None => (None, None),
     };
     #[cfg(not(feature = "distributed"))]
-    let local = None;
+    let (local, distributed): (_, Option<serde_json::Value>) = (None, None);
     let (stats, written) = match local {
         Some(r) => r,
         None => {
