@@ -43,14 +43,21 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = args.pipeline.config()?;
-    // Checked like everywhere else; sketching streams its images out and never spills.
-    args.spill.config()?;
+    // Checked like everywhere else; sketching streams its images out (a distributed run
+    // spills the batches that wait for earlier ones on process 0).
+    let spill = args.spill.config()?;
     let t0 = Instant::now();
     #[cfg(feature = "distributed")]
     let (local, distributed) = match args.dist.topology()? {
         Some(topo) => {
-            match fimdup::dist::sketch_to_file_on(&args.input, &cfg, &args.out, args.shard, &topo)?
-            {
+            match fimdup::dist::sketch_to_file_on(
+                &args.input,
+                &cfg,
+                &args.out,
+                args.shard,
+                &topo,
+                &spill,
+            )? {
                 Some(d) => (
                     Some((d.stats, d.written)),
                     Some(serde_json::json!({

@@ -191,12 +191,7 @@ mod tests {
     }
 
     /// The same through `n` workers' byte ranges, placed by their counts.
-    fn by_ranges(
-        path: &Path,
-        cfg: &CorpusConfig,
-        n: u32,
-        opts: &ParOptions,
-    ) -> (Vec<Doc>, u64) {
+    fn by_ranges(path: &Path, cfg: &CorpusConfig, n: u32, opts: &ParOptions) -> (Vec<Doc>, u64) {
         let ranges: Vec<(u64, u64)> = (0..n)
             .map(|i| byte_range(path, Share { index: i, count: n }).unwrap())
             .collect();

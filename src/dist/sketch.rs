@@ -34,6 +34,7 @@ use timely::dataflow::operators::{Exchange, Input, Inspect, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
 use super::net::{connect, Losses};
+use super::reorder::Reorder;
 use super::Topology;
 use crate::corpus::par::{Share, ShareIds};
 use crate::corpus::split::{
@@ -44,6 +45,7 @@ use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::pipeline::{
     pipeline_sketcher, sketch_share, SketchBatch, SketchSink, SketchStats,
 };
+use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// How long a lost connection may stay unexplained before the run stops: a process that
@@ -137,7 +139,8 @@ fn wire_bytes(b: &SketchBatch) -> u64 {
 }
 
 /// Sketches the corpus at `path` with the workers of every process of `topo`, feeding
-/// `sink` on process 0 (see the module docs); `digest` identifies the job, so that
+/// `sink` on process 0 (see the module docs), the batches that wait for earlier ones
+/// within a quarter of `spill`'s budget (the others spilled); `digest` identifies the job, so that
 /// processes running different jobs refuse each other. Every process must call this with
 /// the same arguments but its own `topo.process()`.
 pub fn sketch_distributed(
@@ -145,6 +148,7 @@ pub fn sketch_distributed(
     cfg: &PipelineConfig,
     topo: &Topology,
     digest: u64,
+    spill: &SpillConfig,
     sink: &mut dyn SketchSink,
 ) -> Result<DistSketch> {
     cfg.validate()?;
@@ -321,7 +325,7 @@ pub fn sketch_distributed(
         losses: &losses,
         stopped: &stopped,
     };
-    let out = gather(path, cfg, topo, by_range, &params, rx, &watch, sink);
+    let out = gather(path, cfg, topo, by_range, spill, &params, rx, &watch, sink);
     match out {
         Ok(out) => {
             // Every worker is done: their threads end by themselves.
@@ -343,63 +347,6 @@ struct Watch<'a> {
     stopped: &'a dyn Fn() -> Vec<usize>,
 }
 
-/// Puts the batches of every worker back in input order: by block number when the workers
-/// share the blocks of the input, else (byte ranges) worker after worker, each worker's
-/// blocks in order, up to as many as its report says it made.
-struct Reorder {
-    by_range: bool,
-    peers: usize,
-    pending: BTreeMap<(usize, u64), SketchBatch>,
-    /// The next batch: (worker, its block number) by range, (0, block number) by blocks.
-    next: (usize, u64),
-    /// The blocks each worker made, once its report arrived.
-    made: Vec<Option<u64>>,
-}
-
-impl Reorder {
-    fn new(by_range: bool, peers: usize) -> Self {
-        Reorder {
-            by_range,
-            peers,
-            pending: BTreeMap::new(),
-            next: (0, 0),
-            made: vec![None; peers],
-        }
-    }
-
-    fn add(&mut self, worker: usize, b: SketchBatch) {
-        let key = if self.by_range {
-            (worker, b.seq)
-        } else {
-            (0, b.seq)
-        };
-        self.pending.insert(key, b);
-    }
-
-    /// The next batch in input order, when it is there.
-    fn next_ready(&mut self) -> Option<SketchBatch> {
-        loop {
-            if let Some(b) = self.pending.remove(&self.next) {
-                self.next.1 += 1;
-                return Some(b);
-            }
-            let (w, s) = self.next;
-            if self.by_range && w < self.peers && self.made[w] == Some(s) {
-                self.next = (w + 1, 0);
-                continue;
-            }
-            return None;
-        }
-    }
-
-    /// True when every batch of every worker went out.
-    fn complete(&self) -> bool {
-        self.pending.is_empty()
-            && self.made.iter().all(Option::is_some)
-            && (!self.by_range || self.next.0 == self.peers)
-    }
-}
-
 /// The calling thread's side: on process 0, reorders the batches into `sink` and gathers
 /// the reports; everywhere, waits for the local workers, failing on a lost process.
 #[allow(clippy::too_many_arguments)]
@@ -408,6 +355,7 @@ fn gather(
     cfg: &PipelineConfig,
     topo: &Topology,
     by_range: bool,
+    spill: &SpillConfig,
     params: &crate::sketch::SketchParams,
     rx: mpsc::Receiver<Event>,
     watch: &Watch<'_>,
@@ -418,22 +366,24 @@ fn gather(
     if leader {
         sink.begin(params)?;
     }
-    let mut order = Reorder::new(by_range, topo.peers());
+    // Batches that wait for the ones before them take at most a quarter of the budget.
+    let limit = spill.budget.map(|b| b.0 / 4);
+    let mut order = Reorder::new(by_range, topo.peers(), limit, Some(spill.dir()))?;
     let mut reports: Vec<WorkerReport> = Vec::new();
     let mut done = vec![false; topo.workers()];
     let first_worker = topo.process() * topo.workers();
     let t_start = Instant::now();
     let mut handle = |e: Event, done: &mut Vec<bool>| -> Result<()> {
         match e {
-            Event::Msg(Msg::Batch(w, b)) => order.add(w, b),
+            Event::Msg(Msg::Batch(w, b)) => order.add(w, b)?,
             Event::Msg(Msg::Report(r)) => {
-                order.made[r.worker] = Some(r.batches);
+                order.made(r.worker, r.batches);
                 reports.push(r);
             }
             Event::Done(w) => done[w - first_worker] = true,
             Event::Failed(e) => return Err(e),
         }
-        while let Some(mut b) = order.next_ready() {
+        while let Some(mut b) = order.next_ready()? {
             if !b.lines.is_empty() {
                 let lines = std::mem::take(&mut b.lines);
                 ids.check(&mut b.ext_ids, &lines)?;
@@ -485,7 +435,7 @@ fn gather(
     if !order.complete() || reports.len() != topo.peers() {
         return Err(Error::Distributed(format!(
             "incomplete gather: {} blocks out of order, {} of {} worker reports",
-            order.pending.len(),
+            order.waiting(),
             reports.len(),
             topo.peers()
         )));
@@ -567,6 +517,7 @@ pub fn sketch_to_file_on(
     out: &Path,
     shard: crate::sketch::Shard,
     topo: &Topology,
+    spill: &SpillConfig,
 ) -> Result<Option<DistSketchFile>> {
     let digest = xxhash_rust::xxh3::xxh3_64(
         format!(
@@ -579,12 +530,12 @@ pub fn sketch_to_file_on(
         .as_bytes(),
     );
     if !topo.is_leader() {
-        sketch_distributed(input, cfg, topo, digest, &mut NullSink)?;
+        sketch_distributed(input, cfg, topo, digest, spill, &mut NullSink)?;
         return Ok(None);
     }
     let mut processes = Vec::new();
     let (stats, written) = crate::sketch::sketch_to_file_by(out, shard, &mut |sink| {
-        let d = sketch_distributed(input, cfg, topo, digest, sink)?;
+        let d = sketch_distributed(input, cfg, topo, digest, spill, sink)?;
         processes = d.processes;
         Ok(d.stats)
     })?;

@@ -151,7 +151,7 @@ pub fn for_each_canonical_batch(
 }
 
 /// One batch of sketched documents, in input order, as [`sketch_stream`] delivers it.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SketchBatch {
     /// DocId of the first document of the batch (the others follow densely).
     pub first: u32,
