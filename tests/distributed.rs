@@ -152,6 +152,7 @@ fn wait_all(mut procs: Vec<Proc>, deadline: Instant, what: &str) -> Vec<Done> {
 /// A distributed run: process `p` ran in `root/p{p}` (which held only an empty `tmp/`).
 struct Run {
     name: String,
+    ports: Vec<u16>,
     procs: Vec<Done>,
 }
 
@@ -272,13 +273,14 @@ fn start(root: &Path, args: &[&str], n: usize, w: usize) -> (Vec<Proc>, Vec<u16>
 fn run_dist(base: &Path, name: &str, args: &[&str], n: usize, w: usize) -> Run {
     for attempt in 0..2 {
         let root = base.join(format!("{name}-try{attempt}"));
-        let (procs, _) = start(&root, args, n, w);
+        let (procs, ports) = start(&root, args, n, w);
         let procs = wait_all(procs, Instant::now() + LIMIT, name);
         let raced = procs
             .iter()
             .any(|d| !d.status.success() && d.stderr.to_lowercase().contains("in use"));
         let run = Run {
             name: format!("{name} ({n} x {w})"),
+            ports,
             procs,
         };
         if !raced || attempt == 1 {
@@ -373,15 +375,23 @@ fn check_summary(run: &Run, n: usize, w: usize, docs: usize, single: &Value, key
     let (mut total, mut sent, mut received) = (0, 0, 0);
     for (p, e) in per.iter().enumerate() {
         assert_eq!(e["process"], p, "{name}: {d}");
-        total += e["documents"]
+        let docs = e["documents"]
             .as_u64()
             .unwrap_or_else(|| panic!("{name}: documents of process {p}: {d}"));
+        total += docs;
         let bytes = |k: &str| {
             e[k].as_u64()
                 .unwrap_or_else(|| panic!("{name}: {k} of process {p}: {d}"))
         };
         sent += bytes("bytes_sent");
         received += bytes("bytes_received");
+        // What another process read went to process 0: at least 8 bytes a document.
+        if p > 0 {
+            assert!(
+                bytes("bytes_sent") >= 8 * docs,
+                "{name}: process {p} sent: {d}"
+            );
+        }
         assert!(e["seconds"].is_object(), "{name}: seconds of {p}: {d}");
         assert!(
             e["peak_rss_bytes"].as_u64().is_some_and(|b| b > 1 << 20),
@@ -389,11 +399,8 @@ fn check_summary(run: &Run, n: usize, w: usize, docs: usize, single: &Value, key
         );
     }
     assert_eq!(total, docs as u64, "{name}: documents per process: {d}");
-    if n > 1 {
-        // The processes exchanged data, and all of it arrived.
-        assert!(sent > 0, "{name}: nothing sent: {d}");
-        assert_eq!(sent, received, "{name}: bytes sent and received: {d}");
-    }
+    // All of it arrived.
+    assert_eq!(sent, received, "{name}: bytes sent and received: {d}");
     for k in keys {
         assert_eq!(sum[k], single[k], "{name}: summary key {k}");
     }
@@ -478,38 +485,48 @@ fn cluster_exact_matches_single_process() {
     cluster_matches_single_process("exact");
 }
 
-/// Under a memory budget small enough to spill (see scale_cli.rs) on 2 processes: the
-/// bytes of the unbounded single-process run, spilled files removed, and each process's
-/// peak RSS within the budget plus the documented 256 MiB.
+/// Under a memory budget small enough to spill (see scale_cli.rs) on 2 and 3 processes,
+/// for `cluster` (also verified) and `dedup`: the bytes of the unbounded single-process
+/// run, spilled files removed, and each process's peak RSS within the budget plus the
+/// documented 256 MiB.
 #[test]
-fn cluster_under_a_memory_budget_on_two_processes() {
+fn runs_under_a_memory_budget_match_single_process() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
-    for method in ["concept", "union-find"] {
-        let args = [
+    for (tag, command, extra) in [
+        ("concept", "cluster", vec![]),
+        (
+            "union-find-verify",
             "cluster",
-            s(&input),
-            "--method",
-            method,
-            "--threshold",
-            "0.8",
-        ];
-        let one = single(d, method, &args);
-        assert!(lines(&one.join("pairs.csv")) > 200);
+            vec!["--method", "union-find", "--verify", "exact"],
+        ),
+        ("dedup", "dedup", vec![]),
+    ] {
+        let mut args = vec![command, s(&input), "--threshold", "0.8"];
+        args.extend(extra);
+        let one = single(d, tag, &args);
         let one_sum = read_json(&one.join("summary.json"));
-        let mut budget = args.to_vec();
+        let file = if command == "cluster" {
+            "pairs.csv"
+        } else {
+            "removed.csv"
+        };
+        assert!(lines(&one.join(file)) > 150, "{tag}");
+        let mut budget = args.clone();
         budget.extend(["--memory-budget", "512KiB", "--tmp-dir", "tmp"]);
-        let run = run_dist(d, &format!("{method}-budget"), &budget, 2, 1);
-        run.assert_ok();
-        assert_same_dir(&one, &run);
-        check_summary(&run, 2, 1, DOCS, &one_sum, &["pairs", "clusters"]);
-        for e in run.summary()["distributed"]["per_process"]
-            .as_array()
-            .unwrap()
-        {
-            let rss = e["peak_rss_bytes"].as_u64().unwrap();
-            assert!(rss < (512 << 10) + (256 << 20), "{method}: {e}");
+        for (n, w) in [(2, 1), (3, 1)] {
+            let run = run_dist(d, &format!("{tag}-budget-{n}x{w}"), &budget, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            for e in run.summary()["distributed"]["per_process"]
+                .as_array()
+                .unwrap()
+            {
+                let rss = e["peak_rss_bytes"].as_u64().unwrap();
+                assert!(rss < (512 << 10) + (256 << 20), "{}: {e}", run.name);
+            }
         }
     }
 }
@@ -589,8 +606,19 @@ fn sketch_matches_single_process() {
 // ---------------------------------------------------------------------------------------
 // Other input formats (the reader that cannot split the input by byte ranges).
 
-/// The corpus as CSV (id,text) and as a directory of one file per document.
-fn other_formats(d: &Path, jsonl: &Path) -> (PathBuf, PathBuf) {
+/// The corpus as CSV (id,text), as a directory of one file per document, as gzipped JSONL
+/// and as plain lines (one document per line, its line number the id).
+fn other_formats(d: &Path, jsonl: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    use std::io::Write;
+    let gz = d.join("docs.jsonl.gz");
+    let mut z = flate2::write::GzEncoder::new(
+        fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    z.write_all(&fs::read(jsonl).unwrap()).unwrap();
+    z.finish().unwrap();
+    let plain = d.join("docs.txt");
+    let mut plain_text = String::new();
     let csv_path = d.join("docs.csv");
     let files = d.join("files");
     fs::create_dir(&files).unwrap();
@@ -601,38 +629,221 @@ fn other_formats(d: &Path, jsonl: &Path) -> (PathBuf, PathBuf) {
         let (id, text) = (v["id"].as_str().unwrap(), v["text"].as_str().unwrap());
         w.write_record([id, text]).unwrap();
         fs::write(files.join(format!("{id}.txt")), text).unwrap();
+        plain_text += &text.replace('\n', " ");
+        plain_text.push('\n');
     }
     w.flush().unwrap();
-    (csv_path, files)
+    fs::write(&plain, plain_text).unwrap();
+    (csv_path, files, gz, plain)
 }
 
+/// CSV, a directory and gzipped JSONL are read in block shares (the fallback reader),
+/// plain lines in byte ranges like JSONL: the same bytes as one process, for `cluster` and
+/// `dedup` (whose kept file is in the input's format).
 #[test]
-fn csv_and_directory_inputs_match_single_process() {
+fn other_input_formats_match_single_process() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
-    let (csv_path, files) = other_formats(d, &input);
-    for (tag, command, path) in [
-        ("csv-cluster", "cluster", &csv_path),
-        ("csv-dedup", "dedup", &csv_path),
-        ("dir-cluster", "cluster", &files),
-        ("dir-dedup", "dedup", &files),
+    let (csv_path, files, gz, plain) = other_formats(d, &input);
+    for (tag, path, kept) in [
+        ("csv", &csv_path, "kept.csv"),
+        ("dir", &files, "kept"),
+        ("gz", &gz, "kept.jsonl.gz"),
+        ("lines", &plain, "kept.txt"),
     ] {
-        let args = [command, s(path), "--threshold", "0.8"];
-        let one = single(d, tag, &args);
-        if command == "cluster" {
-            assert!(lines(&one.join("pairs.csv")) > 200, "{tag}");
-        } else {
-            assert!(lines(&one.join("removed.csv")) > 150, "{tag}");
+        for command in ["cluster", "dedup"] {
+            let tag = format!("{tag}-{command}");
+            let args = [command, s(path), "--threshold", "0.8"];
+            let one = single(d, &tag, &args);
+            if command == "cluster" {
+                assert!(lines(&one.join("pairs.csv")) > 200, "{tag}");
+            } else {
+                assert!(lines(&one.join("removed.csv")) > 150, "{tag}");
+                assert!(one.join(kept).exists(), "{tag}: {:?}", entries(&one));
+            }
+            let one_sum = read_json(&one.join("summary.json"));
+            assert_eq!(one_sum["documents"], DOCS, "{tag}");
+            for (n, w) in [(2, 1), (3, 1)] {
+                let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+                run.assert_ok();
+                assert_same_dir(&one, &run);
+                check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            }
         }
+    }
+}
+
+/// Corpora with fewer documents than workers (3 processes x 2 workers): empty shares, and
+/// an empty corpus.
+#[test]
+fn corpora_smaller_than_the_workers_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let words = |seed: usize| -> Vec<String> {
+        (0..200)
+            .map(|i| format!("w{}", (i * 7919 + seed * 104_729) % 100_003))
+            .collect()
+    };
+    let a = words(1);
+    let mut a2 = a.clone();
+    a2[100] = "changed".into();
+    let docs = [
+        ("a", a.join(" ")),
+        ("b", words(2).join(" ")),
+        ("a-edit", a2.join(" ")),
+        ("c", words(3).join(" ")),
+    ];
+    for k in [0, 1, 4] {
+        let path = d.join(format!("tiny{k}.jsonl"));
+        let text: String = docs[..k]
+            .iter()
+            .map(|(id, t)| format!("{}\n", serde_json::json!({"id": id, "text": t})))
+            .collect();
+        fs::write(&path, text).unwrap();
+        let args = ["cluster", s(&path), "--threshold", "0.8"];
+        let one = single(d, &format!("tiny{k}"), &args);
+        // With 4 documents, a and its edit (resemblance 191/201) make the one pair.
+        let pairs = lines(&one.join("pairs.csv")) - 1;
+        assert_eq!(pairs, usize::from(k == 4), "tiny{k}");
         let one_sum = read_json(&one.join("summary.json"));
-        assert_eq!(one_sum["documents"], DOCS, "{tag}");
+        let run = run_dist(d, &format!("tiny{k}-3x2"), &args, 3, 2);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(&run, 3, 2, k, &one_sum, &["documents", "pairs"]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Input errors and repeated ids across shares
+
+/// The corpus with `f` applied to its lines.
+fn edited_corpus(d: &Path, name: &str, f: impl Fn(&mut Vec<String>)) -> PathBuf {
+    let mut lines: Vec<String> = fs::read_to_string(d.join("docs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    f(&mut lines);
+    let path = d.join(name);
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// The single-process error message of `args` (exit 2), without the "fimdup: " prefix.
+fn single_error(d: &Path, name: &str, args: &[&str]) -> String {
+    let mut a = args.to_vec();
+    let out = d.join(name);
+    a.extend(["--out", s(&out)]);
+    let o = common::run(&a);
+    assert_eq!(o.status.code(), Some(2), "{name}");
+    assert!(!out.exists());
+    let err = String::from_utf8(o.stderr).unwrap();
+    err.trim().trim_start_matches("fimdup: ").to_string()
+}
+
+/// Malformed lines in several shares: skipped (`--skip-bad-lines`) as in one process;
+/// otherwise the run stops with exit 2 on process 0, no output, the line named with its
+/// number in the whole file by the process that read it, and process 0 naming that line
+/// or the process it lost.
+#[test]
+fn malformed_lines_in_other_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d);
+    let bad = r#"{"id": "bad", "text": unterminated"#;
+    let spread = edited_corpus(d, "spread.jsonl", |l| {
+        for i in [1200, 700, 100] {
+            l.insert(i, bad.to_string());
+        }
+    });
+    for command in ["cluster", "dedup"] {
+        let args = [
+            command,
+            s(&spread),
+            "--threshold",
+            "0.8",
+            "--skip-bad-lines",
+        ];
+        let one = single(d, &format!("skip-{command}"), &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        let run = run_dist(d, &format!("skip-{command}-3x1"), &args, 3, 1);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(&run, 3, 1, DOCS, &one_sum, &["documents"]);
+    }
+    // One bad line, in the last third: a later process reads it.
+    let late = edited_corpus(d, "late.jsonl", |l| l.insert(1300, bad.to_string()));
+    let args = ["cluster", s(&late), "--threshold", "0.8"];
+    let want = single_error(d, "late-single", &args);
+    assert!(want.contains(":1301: invalid JSON"), "{want}");
+    let run = run_dist(d, "late-3x1", &args, 3, 1);
+    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+    assert!(
+        run.procs.iter().any(|p| p.stderr.contains(&want)),
+        "no process reports {want:?}:{}",
+        run.stderr()
+    );
+    let err0 = &run.procs[0].stderr;
+    let named = err0.contains(&want) || (1..3).any(|p| names_peer(err0, p, &run.ports));
+    assert!(
+        named,
+        "process 0 names neither the line nor a lost process: {err0}"
+    );
+    for p in &run.procs {
+        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+    }
+}
+
+/// Repeated ids whose occurrences are read by different processes: renamed (`--duplicate-ids
+/// suffix`) as in one process; by default an error naming both places, as in one process.
+#[test]
+fn repeated_ids_across_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d);
+    // The first 5 documents again at the end, and document 700 in the middle.
+    let dup = edited_corpus(d, "dup.jsonl", |l| {
+        let first: Vec<String> = l[..5].to_vec();
+        let mid = l[700].clone();
+        l.extend(first);
+        l.insert(1000, mid);
+    });
+    for command in ["cluster", "dedup"] {
+        let args = [
+            command,
+            s(&dup),
+            "--threshold",
+            "0.8",
+            "--duplicate-ids",
+            "suffix",
+        ];
+        let one = single(d, &format!("suffix-{command}"), &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        assert_eq!(one_sum["documents"], DOCS + 6);
+        if command == "cluster" {
+            assert_eq!(one_sum["renamed_ids"], 6);
+        }
         for (n, w) in [(2, 1), (3, 1)] {
-            let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+            let run = run_dist(d, &format!("suffix-{command}-{n}x{w}"), &args, n, w);
             run.assert_ok();
             assert_same_dir(&one, &run);
-            check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            let keys = ["documents", "renamed_ids"];
+            check_summary(&run, n, w, DOCS + 6, &one_sum, &keys);
         }
+    }
+    let args = ["cluster", s(&dup), "--threshold", "0.8"];
+    let want = single_error(d, "dup-single", &args);
+    assert!(want.contains("duplicate id"), "{want}");
+    let run = run_dist(d, "dup-3x1", &args, 3, 1);
+    let err0 = &run.procs[0].stderr;
+    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+    assert!(
+        err0.contains(&want),
+        "process 0: {err0:?}, one process: {want:?}"
+    );
+    for p in &run.procs {
+        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
     }
 }
 
@@ -644,8 +855,56 @@ fn names_peer(stderr: &str, p: usize, ports: &[u16]) -> bool {
     stderr.contains(&format!("process {p}")) || stderr.contains(&format!("127.0.0.1:{}", ports[p]))
 }
 
-/// SIGKILL of process 1 after about a second of a run of several seconds: processes 0 and
-/// 2 exit 2 within 30 s, process 0 naming process 1, and process 0 writes no output.
+/// Starts 3 processes of `args` in `root`, SIGKILLs process `victim` after about a second
+/// (all must still be running), and waits at most 30 s for the others, which must exit 2,
+/// each naming a lost peer ("process K" or its address), and write nothing (process 0
+/// included, when it survives: no output, no temporary file). Returns the survivors'
+/// standard errors by process and the ports.
+fn kill_one(root: &Path, args: &[&str], victim: usize) -> (BTreeMap<usize, String>, Vec<u16>) {
+    let (mut procs, ports) = start(root, args, 3, 1);
+    std::thread::sleep(Duration::from_secs(1));
+    for (p, proc) in procs.iter_mut().enumerate() {
+        if let Some(st) = proc.child.try_wait().unwrap() {
+            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
+            panic!("process {p} ended ({st}) before the kill (FAIL_STOP_DOCS too small?): {err}");
+        }
+    }
+    procs[victim].child.kill().unwrap();
+    let killed_at = Instant::now();
+    let mut killed = procs.remove(victim);
+    let st = killed.child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(st.signal(), Some(libc::SIGKILL));
+    let what = format!("after the kill of process {victim}");
+    let done = wait_all(procs, killed_at + Duration::from_secs(30), &what);
+    let secs = killed_at.elapsed().as_secs_f64();
+    eprintln!("fail-stop: the others exited {secs:.1} s after the kill of process {victim}");
+    let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
+    let mut errs = BTreeMap::new();
+    for (e, &p) in done.iter().zip(&survivors) {
+        assert_eq!(
+            e.status.code(),
+            Some(2),
+            "process {p} {what} ({secs:.1} s): {}",
+            e.stderr
+        );
+        // It may notice another survivor's exit first: it names some other process.
+        assert!(
+            (0..3).any(|q| q != p && names_peer(&e.stderr, q, &ports)),
+            "process {p} names no lost peer {what}: {}",
+            e.stderr
+        );
+        assert_eq!(entries(&e.cwd), ["tmp"], "{}", e.cwd.display());
+        assert!(entries(&e.cwd.join("tmp")).is_empty());
+        errs.insert(p, e.stderr.clone());
+    }
+    // A killed process 0 had not written its output either.
+    assert!(!killed.cwd.join("out").exists());
+    (errs, ports)
+}
+
+/// Fail-stop: SIGKILL of process 1, then of process 0, in the middle of a run of several
+/// seconds.
 #[test]
 fn killing_one_process_stops_the_others() {
     let dir = tempfile::tempdir().unwrap();
@@ -665,49 +924,19 @@ fn killing_one_process_stops_the_others() {
     let input = gen.join("docs.jsonl");
     // Stemming makes the sketch, which every process does, the long part of the run.
     let args = ["cluster", s(&input), "--threshold", "0.8", "--stem"];
-    let root = d.join("run");
-    let (mut procs, ports) = start(&root, &args, 3, 1);
-    std::thread::sleep(Duration::from_secs(1));
-    for (p, proc) in procs.iter_mut().enumerate() {
-        if let Some(st) = proc.child.try_wait().unwrap() {
-            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
-            panic!("process {p} ended ({st}) before the kill (FAIL_STOP_DOCS too small?): {err}");
-        }
-    }
-    procs[1].child.kill().unwrap();
-    let killed_at = Instant::now();
-    let mut victim = procs.remove(1);
-    let st = victim.child.wait().unwrap();
-    use std::os::unix::process::ExitStatusExt;
-    assert_eq!(st.signal(), Some(libc::SIGKILL));
-    let done = wait_all(procs, killed_at + Duration::from_secs(30), "after the kill");
-    let secs = killed_at.elapsed().as_secs_f64();
-    for (e, p) in done.iter().zip([0, 2]) {
-        assert_eq!(
-            e.status.code(),
-            Some(2),
-            "process {p} after the kill of process 1 ({secs:.1} s): {}",
-            e.stderr
-        );
-    }
-    let err0 = &done[0].stderr;
+    let (errs, ports) = kill_one(&d.join("kill-1"), &args, 1);
     assert!(
-        names_peer(err0, 1, &ports),
-        "process 0 does not name the lost process 1 (127.0.0.1:{}): {err0}",
-        ports[1]
+        names_peer(&errs[&0], 1, &ports),
+        "process 0 does not name the lost process 1 (127.0.0.1:{}): {}",
+        ports[1],
+        errs[&0]
     );
-    // Process 2 may notice process 0's exit before process 1's loss: it names one of them.
-    let err2 = &done[1].stderr;
+    let (errs, ports) = kill_one(&d.join("kill-0"), &args, 0);
     assert!(
-        names_peer(err2, 1, &ports) || names_peer(err2, 0, &ports),
-        "process 2 names no lost peer: {err2}"
+        errs.values().any(|e| names_peer(e, 0, &ports)),
+        "no process names the lost process 0 (127.0.0.1:{}): {errs:?}",
+        ports[0]
     );
-    // No output, not even a temporary file, on process 0.
-    for e in &done {
-        assert_eq!(entries(&e.cwd), ["tmp"], "{}", e.cwd.display());
-        assert!(entries(&e.cwd.join("tmp")).is_empty());
-    }
-    eprintln!("fail-stop: the others exited {secs:.1} s after the kill");
 }
 
 // ---------------------------------------------------------------------------------------
