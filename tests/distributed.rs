@@ -5,13 +5,19 @@
 //!
 //! - `cluster` (every method, with and without `--verify exact`), `dedup` and `sketch` write
 //!   exactly the bytes the single-process run writes, for 1 process x 2 workers, 2 x 1 and
-//!   3 x 1; also from a CSV file and a directory of files (the fallback reader) and under a
-//!   `--memory-budget`.
+//!   3 x 1; also from CSV, a directory of files, gzipped JSONL (block shares: the fallback
+//!   reader) and plain lines (byte ranges like JSONL); under a `--memory-budget` (spilled);
+//!   with fewer documents than workers; with malformed lines skipped and repeated ids
+//!   renamed when they fall in other processes' shares.
 //! - Process 0's summary.json holds `distributed` (one entry per process, the documents
-//!   adding up to the corpus); the other processes exit 0 and write nothing.
-//! - Fail-stop: SIGKILL of process 1 mid-run makes the others exit 2 within 30 s, process 0
-//!   naming the lost peer, and no output appears.
-//! - Bad hosts files: exit 2 naming the file and the line.
+//!   adding up to the corpus, bytes sent = received); the other processes exit 0 and write
+//!   nothing (each runs in its own directory, so anything it wrote would show).
+//! - Errors read by another process (a malformed line, a repeated id) stop the run with
+//!   exit 2 on process 0, the line named as one process names it, and no output.
+//! - Fail-stop: SIGKILL of process 1 (then of process 0) mid-run makes the others exit 2
+//!   within 30 s, naming a lost peer (process 0 naming process 1), and no output appears.
+//! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
+//!   number of entries or a missing file).
 
 mod common;
 
