@@ -1,0 +1,1039 @@
+//! The multi-process mode through the binary (`--processes N --process P --hosts FILE
+//! [--workers W]`): N processes on 127.0.0.1, on ports found free at run time, each started
+//! in its own working directory with the same command line (a relative `--out`) but
+//! `--process`, each bounded by a time limit.
+//!
+//! - `cluster` (every method, with and without `--verify exact`), `dedup` and `sketch` write
+//!   exactly the bytes the single-process run writes, for 1 process x 2 workers, 2 x 1 and
+//!   3 x 1; also from CSV, a directory of files, gzipped JSONL (block shares: the fallback
+//!   reader) and plain lines (byte ranges like JSONL); under a `--memory-budget` (spilled);
+//!   with fewer documents than workers; with malformed lines skipped and repeated ids
+//!   renamed when they fall in other processes' shares.
+//! - Process 0's summary.json holds `distributed` (one entry per process, the documents
+//!   adding up to the corpus, bytes sent = received); the other processes exit 0 and write
+//!   nothing (each runs in its own directory, so anything it wrote would show).
+//! - Errors read by another process (a malformed line, a repeated id) stop the run with
+//!   exit 2 on process 0, the line named as one process names it, and no output.
+//! - Fail-stop: SIGKILL of process 1 (then of process 0) mid-run makes the others exit 2
+//!   within 30 s, naming a lost peer (process 0 naming process 1), and no output appears.
+//! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
+//!   number of entries or a missing file).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{ok, s};
+use serde_json::Value;
+
+/// Every spawned process must end within this; it is killed and the test fails otherwise.
+const LIMIT: Duration = Duration::from_secs(120);
+/// (processes, workers per process).
+const LAYOUTS: [(usize, usize); 3] = [(1, 2), (2, 1), (3, 1)];
+/// Documents of the generated corpus of the equality tests.
+const DOCS: usize = 1500;
+/// Documents of the fail-stop corpus: with `--stem`, each process of a 3-process run
+/// sketches its share for about 3 s on 2 cores (process 0 then clusters for about 1 s more).
+const FAIL_STOP_DOCS: usize = 100_000;
+
+// ---------------------------------------------------------------------------------------
+// Harness: ports, hosts files, processes with a time limit.
+
+/// `n` distinct TCP ports that were free on 127.0.0.1 a moment ago (all listeners are held
+/// together, so the ports differ, then dropped for the processes to bind).
+fn free_ports(n: usize) -> Vec<u16> {
+    let listeners: Vec<TcpListener> = (0..n)
+        .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
+        .collect();
+    listeners
+        .iter()
+        .map(|l| l.local_addr().unwrap().port())
+        .collect()
+}
+
+/// A hosts file for `ports` on 127.0.0.1, process 0 first, with a comment and blank lines
+/// (which the parser must skip).
+fn write_hosts(path: &Path, ports: &[u16]) {
+    let mut text = String::from("# fimdup test cluster, process 0 first\n\n");
+    for (p, port) in ports.iter().enumerate() {
+        text += &format!("127.0.0.1:{port}\n");
+        if p == 0 {
+            text += "\n# the other processes\n";
+        }
+    }
+    fs::write(path, text).unwrap();
+}
+
+/// A process started by [`spawn`]: its working directory and log files.
+struct Proc {
+    child: Child,
+    cwd: PathBuf,
+    stderr: PathBuf,
+}
+
+/// A process that ended.
+struct Done {
+    status: ExitStatus,
+    cwd: PathBuf,
+    stderr: String,
+}
+
+/// Starts the binary with `args` in `cwd`; standard output and error go to `log.stdout` and
+/// `log.stderr` (files, so that no pipe fills up while other processes are waited for).
+fn spawn(args: &[String], cwd: &Path, log: &Path) -> Proc {
+    let stdout = log.with_extension("stdout");
+    let stderr = log.with_extension("stderr");
+    let child = Command::new(env!("CARGO_BIN_EXE_fimdup"))
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(fs::File::create(&stdout).unwrap())
+        .stderr(fs::File::create(&stderr).unwrap())
+        .spawn()
+        .unwrap();
+    Proc {
+        child,
+        cwd: cwd.to_path_buf(),
+        stderr,
+    }
+}
+
+/// A process still running when its handle goes (a failed assertion) is killed.
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+fn finish(p: &Proc, status: ExitStatus) -> Done {
+    Done {
+        status,
+        cwd: p.cwd.clone(),
+        stderr: fs::read_to_string(&p.stderr).unwrap_or_default(),
+    }
+}
+
+/// Waits for every process until `deadline`; past it, kills the ones still running and
+/// fails, showing what each wrote on standard error.
+fn wait_all(mut procs: Vec<Proc>, deadline: Instant, what: &str) -> Vec<Done> {
+    let mut status: Vec<Option<ExitStatus>> = vec![None; procs.len()];
+    loop {
+        for (p, st) in procs.iter_mut().zip(status.iter_mut()) {
+            if st.is_none() {
+                *st = p.child.try_wait().unwrap();
+            }
+        }
+        if status.iter().all(Option::is_some) {
+            break;
+        }
+        if Instant::now() >= deadline {
+            let mut report = String::new();
+            for (i, (p, st)) in procs.iter_mut().zip(&status).enumerate() {
+                if st.is_none() {
+                    let _ = p.child.kill();
+                    let _ = p.child.wait();
+                }
+                let err = fs::read_to_string(&p.stderr).unwrap_or_default();
+                report += &format!("\n--- process {i} ({st:?}) stderr:\n{err}");
+            }
+            panic!("{what}: not finished within the time limit; killed{report}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    procs
+        .into_iter()
+        .zip(status)
+        .map(|(p, st)| finish(&p, st.unwrap()))
+        .collect()
+}
+
+/// A distributed run: process `p` ran in `root/p{p}` (which held only an empty `tmp/`).
+struct Run {
+    name: String,
+    ports: Vec<u16>,
+    procs: Vec<Done>,
+}
+
+impl Run {
+    /// Process 0's `--out`.
+    fn out(&self) -> PathBuf {
+        self.procs[0].cwd.join("out")
+    }
+
+    fn stderr(&self) -> String {
+        self.procs
+            .iter()
+            .enumerate()
+            .map(|(p, d)| format!("\n--- process {p} ({}):\n{}", d.status, d.stderr))
+            .collect()
+    }
+
+    /// Every process exited 0, and the ones but process 0 left their working directories
+    /// as they found them: no `--out` (nor its ids table, nor a temporary file), `tmp/`
+    /// empty.
+    fn assert_ok(&self) {
+        for (p, d) in self.procs.iter().enumerate() {
+            assert!(
+                d.status.success(),
+                "{}: process {p} failed{}",
+                self.name,
+                self.stderr()
+            );
+            let left = entries(&d.cwd);
+            if p == 0 {
+                assert!(
+                    d.cwd.join("out").exists(),
+                    "{}: no --out on process 0",
+                    self.name
+                );
+            } else {
+                assert_eq!(
+                    left,
+                    vec!["tmp".to_string()],
+                    "{}: process {p} wrote into its directory",
+                    self.name
+                );
+            }
+            assert!(
+                entries(&d.cwd.join("tmp")).is_empty(),
+                "{}: process {p} left spilled files",
+                self.name
+            );
+        }
+    }
+
+    /// Process 0's summary.json.
+    fn summary(&self) -> Value {
+        read_json(&self.out().join("summary.json"))
+    }
+}
+
+/// The names in a directory, sorted.
+fn entries(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+fn read_json(path: &Path) -> Value {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The flags that make process `p` of an `n` x `w` layout: `--processes 1 --workers W`
+/// needs no hosts file.
+fn layout_flags(n: usize, w: usize, p: usize, hosts: &Path) -> Vec<String> {
+    let mut f = vec![
+        "--processes".to_string(),
+        n.to_string(),
+        "--workers".to_string(),
+        w.to_string(),
+    ];
+    if n > 1 {
+        f.extend([
+            "--process".to_string(),
+            p.to_string(),
+            "--hosts".to_string(),
+            s(hosts).to_string(),
+            "--connect-timeout".to_string(),
+            "30".to_string(),
+        ]);
+    }
+    f
+}
+
+/// Starts the `n` processes of `args` (plus `--out out` and the layout flags) in
+/// `root/p{p}`, on fresh ports; returns them with the ports.
+fn start(root: &Path, args: &[&str], n: usize, w: usize) -> (Vec<Proc>, Vec<u16>) {
+    fs::create_dir_all(root).unwrap();
+    let ports = free_ports(n);
+    let hosts = root.join("hosts.txt");
+    write_hosts(&hosts, &ports);
+    let procs = (0..n)
+        .map(|p| {
+            let cwd = root.join(format!("p{p}"));
+            fs::create_dir_all(cwd.join("tmp")).unwrap();
+            let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+            a.extend(["--out".to_string(), "out".to_string()]);
+            a.extend(layout_flags(n, w, p, &hosts));
+            spawn(&a, &cwd, &root.join(format!("p{p}.log")))
+        })
+        .collect();
+    (procs, ports)
+}
+
+/// Runs `args` on `n` processes of `w` workers each, to the end (within [`LIMIT`]), in
+/// `base/name`. A port taken between finding it and binding it gives one retry on new
+/// ports.
+fn run_dist(base: &Path, name: &str, args: &[&str], n: usize, w: usize) -> Run {
+    for attempt in 0..2 {
+        let root = base.join(format!("{name}-try{attempt}"));
+        let (procs, ports) = start(&root, args, n, w);
+        let procs = wait_all(procs, Instant::now() + LIMIT, name);
+        let raced = procs
+            .iter()
+            .any(|d| !d.status.success() && d.stderr.to_lowercase().contains("in use"));
+        let run = Run {
+            name: format!("{name} ({n} x {w})"),
+            ports,
+            procs,
+        };
+        if !raced || attempt == 1 {
+            return run;
+        }
+        eprintln!("{name}: a port was taken; retrying{}", run.stderr());
+    }
+    unreachable!()
+}
+
+// ---------------------------------------------------------------------------------------
+// Checks.
+
+/// Every file under `dir` (recursively) by relative path, but `skip` at the top.
+fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let name = format!("{rel}{}", e.file_name().to_string_lossy());
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &format!("{name}/"), out);
+            } else {
+                out.insert(name, fs::read(e.path()).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, "", &mut out);
+    for s in skip {
+        out.remove(*s);
+    }
+    out
+}
+
+/// Equal bytes, or a failure naming `what` and the first differing line.
+fn assert_same_bytes(want: &[u8], got: &[u8], what: &str) {
+    if want == got {
+        return;
+    }
+    let (w, g) = (String::from_utf8_lossy(want), String::from_utf8_lossy(got));
+    let (wl, gl): (Vec<&str>, Vec<&str>) = (w.lines().collect(), g.lines().collect());
+    let i = wl.iter().zip(&gl).take_while(|(a, b)| a == b).count();
+    panic!(
+        "{what} differs from the single-process run ({} vs {} bytes, {} vs {} lines); first \
+         difference at line {}:\n  single:      {:?}\n  distributed: {:?}",
+        want.len(),
+        got.len(),
+        wl.len(),
+        gl.len(),
+        i + 1,
+        wl.get(i),
+        gl.get(i)
+    );
+}
+
+/// The output directories hold the same files (but summary.json) with the same bytes.
+fn assert_same_dir(single: &Path, run: &Run) {
+    let want = tree(single, &["summary.json"]);
+    let got = tree(&run.out(), &["summary.json"]);
+    assert_eq!(
+        want.keys().collect::<Vec<_>>(),
+        got.keys().collect::<Vec<_>>(),
+        "{}: other files than the single-process run",
+        run.name
+    );
+    for (f, bytes) in &want {
+        assert_same_bytes(bytes, &got[f], &format!("{}: {f}", run.name));
+    }
+}
+
+/// Lines of a text file.
+fn lines(path: &Path) -> usize {
+    fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .count()
+}
+
+/// Process 0's summary.json describes the layout: `distributed` with one entry per process
+/// in process order, whose documents add up to `docs`; the result counts are those of the
+/// single-process summary `single`.
+fn check_summary(run: &Run, n: usize, w: usize, docs: usize, single: &Value, keys: &[&str]) {
+    let sum = run.summary();
+    let d = &sum["distributed"];
+    let name = &run.name;
+    assert_eq!(d["processes"], n, "{name}: {d}");
+    assert_eq!(d["workers"], w, "{name}: {d}");
+    let per = d["per_process"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{name}: no per_process: {d}"));
+    assert_eq!(per.len(), n, "{name}: {d}");
+    let (mut total, mut sent, mut received) = (0, 0, 0);
+    for (p, e) in per.iter().enumerate() {
+        assert_eq!(e["process"], p, "{name}: {d}");
+        let docs = e["documents"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{name}: documents of process {p}: {d}"));
+        total += docs;
+        let bytes = |k: &str| {
+            e[k].as_u64()
+                .unwrap_or_else(|| panic!("{name}: {k} of process {p}: {d}"))
+        };
+        sent += bytes("bytes_sent");
+        received += bytes("bytes_received");
+        // What another process read went to process 0: at least 8 bytes a document.
+        if p > 0 {
+            assert!(
+                bytes("bytes_sent") >= 8 * docs,
+                "{name}: process {p} sent: {d}"
+            );
+        }
+        assert!(e["seconds"].is_object(), "{name}: seconds of {p}: {d}");
+        assert!(
+            e["peak_rss_bytes"].as_u64().is_some_and(|b| b > 1 << 20),
+            "{name}: peak_rss_bytes of {p}: {d}"
+        );
+    }
+    assert_eq!(total, docs as u64, "{name}: documents per process: {d}");
+    // All of it arrived.
+    assert_eq!(sent, received, "{name}: bytes sent and received: {d}");
+    for k in keys {
+        assert_eq!(sum[k], single[k], "{name}: summary key {k}");
+    }
+}
+
+/// `fimdup gen` of [`DOCS`] documents: the corpus path in `dir`.
+fn corpus(dir: &Path) -> PathBuf {
+    common::gen(dir, "docs", DOCS, 5, "", &[])
+}
+
+/// `args` plus `--out out`, run once in one process in `dir/name`; returns the output.
+fn single(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+    let out = dir.join(name);
+    let mut a = args.to_vec();
+    a.extend(["--out", s(&out)]);
+    ok(&a);
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// cluster
+
+/// `cluster --method METHOD` with and without `--verify exact`: for every layout, the
+/// clusters and pairs of the single-process run, and a summary of the layout.
+fn cluster_matches_single_process(method: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for verify in [false, true] {
+        let tag = format!("{method}{}", if verify { "-verify" } else { "" });
+        let mut args = vec![
+            "cluster",
+            s(&input),
+            "--method",
+            method,
+            "--threshold",
+            "0.8",
+        ];
+        if verify {
+            args.extend(["--verify", "exact"]);
+        }
+        let one = single(d, &tag, &args);
+        // Enough found that a lost or extra pair shows.
+        let pairs = lines(&one.join("pairs.csv")) - 1;
+        let clusters = lines(&one.join("clusters.jsonl"));
+        assert!(pairs >= 200, "{tag}: {pairs} pairs");
+        assert!(clusters >= 80, "{tag}: {clusters} clusters");
+        let one_sum = read_json(&one.join("summary.json"));
+        assert_eq!(one_sum["documents"], DOCS);
+        for (n, w) in LAYOUTS {
+            let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
+            check_summary(&run, n, w, DOCS, &one_sum, &keys);
+        }
+    }
+}
+
+#[test]
+fn cluster_concept_matches_single_process() {
+    cluster_matches_single_process("concept");
+}
+
+#[test]
+fn cluster_union_find_matches_single_process() {
+    cluster_matches_single_process("union-find");
+}
+
+#[test]
+fn cluster_lsh_matches_single_process() {
+    cluster_matches_single_process("lsh");
+}
+
+#[test]
+fn cluster_super_shingle_matches_single_process() {
+    cluster_matches_single_process("super-shingle");
+}
+
+#[test]
+fn cluster_exact_matches_single_process() {
+    cluster_matches_single_process("exact");
+}
+
+/// Under a memory budget small enough to spill (see scale_cli.rs) on 2 and 3 processes,
+/// for `cluster` (also verified) and `dedup`: the bytes of the unbounded single-process
+/// run, spilled files removed, and each process's peak RSS within the budget plus the
+/// documented 256 MiB.
+#[test]
+fn runs_under_a_memory_budget_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for (tag, command, extra) in [
+        ("concept", "cluster", vec![]),
+        (
+            "union-find-verify",
+            "cluster",
+            vec!["--method", "union-find", "--verify", "exact"],
+        ),
+        ("dedup", "dedup", vec![]),
+    ] {
+        let mut args = vec![command, s(&input), "--threshold", "0.8"];
+        args.extend(extra);
+        let one = single(d, tag, &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        let file = if command == "cluster" {
+            "pairs.csv"
+        } else {
+            "removed.csv"
+        };
+        assert!(lines(&one.join(file)) > 150, "{tag}");
+        let mut budget = args.clone();
+        budget.extend(["--memory-budget", "512KiB", "--tmp-dir", "tmp"]);
+        for (n, w) in [(2, 1), (3, 1)] {
+            let run = run_dist(d, &format!("{tag}-budget-{n}x{w}"), &budget, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            for e in run.summary()["distributed"]["per_process"]
+                .as_array()
+                .unwrap()
+            {
+                let rss = e["peak_rss_bytes"].as_u64().unwrap();
+                assert!(rss < (512 << 10) + (256 << 20), "{}: {e}", run.name);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// dedup and sketch
+
+#[test]
+fn dedup_matches_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for (tag, extra) in [
+        ("concept", vec![]),
+        (
+            "union-find-verify",
+            vec!["--method", "union-find", "--verify", "exact"],
+        ),
+    ] {
+        let mut args = vec!["dedup", s(&input), "--threshold", "0.8"];
+        args.extend(extra);
+        let one = single(d, tag, &args);
+        assert_eq!(
+            entries(&one),
+            [
+                "clusters.jsonl",
+                "kept.jsonl",
+                "removed.csv",
+                "summary.json"
+            ]
+        );
+        let removed = lines(&one.join("removed.csv")) - 1;
+        assert!(removed >= 150, "{tag}: {removed} removed");
+        assert_eq!(lines(&one.join("kept.jsonl")) + removed, DOCS);
+        let one_sum = read_json(&one.join("summary.json"));
+        for (n, w) in LAYOUTS {
+            let run = run_dist(d, &format!("dedup-{tag}-{n}x{w}"), &args, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            check_summary(&run, n, w, DOCS, &one_sum, &["documents", "kept"]);
+        }
+    }
+}
+
+#[test]
+fn sketch_matches_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for (tag, extra) in [
+        ("bottom-k", vec![]),
+        ("k-mins", vec!["--scheme", "k-mins", "--size", "64"]),
+    ] {
+        let mut args = vec!["sketch", s(&input)];
+        args.extend(extra);
+        let img = d.join(format!("{tag}.img"));
+        let mut a = args.clone();
+        a.extend(["--out", s(&img)]);
+        ok(&a);
+        let ids = d.join(format!("{tag}.img.ids.tsv"));
+        let img_bytes = fs::read(&img).unwrap();
+        let ids_bytes = fs::read(&ids).unwrap();
+        assert!(img_bytes.len() > DOCS * 64 * 4, "{tag}: small images file");
+        assert_eq!(lines(&ids), DOCS + 1);
+        for (n, w) in LAYOUTS {
+            let run = run_dist(d, &format!("sketch-{tag}-{n}x{w}"), &args, n, w);
+            run.assert_ok();
+            let p0 = &run.procs[0].cwd;
+            assert_eq!(entries(p0), ["out", "out.ids.tsv", "tmp"], "{}", run.name);
+            assert_same_bytes(&img_bytes, &fs::read(p0.join("out")).unwrap(), &run.name);
+            let got = fs::read(p0.join("out.ids.tsv")).unwrap();
+            assert_same_bytes(&ids_bytes, &got, &format!("{}: ids table", run.name));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Other input formats (the reader that cannot split the input by byte ranges).
+
+/// The corpus as CSV (id,text), as a directory of one file per document, as gzipped JSONL
+/// and as plain lines (one document per line, its line number the id).
+fn other_formats(d: &Path, jsonl: &Path) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    use std::io::Write;
+    let gz = d.join("docs.jsonl.gz");
+    let mut z = flate2::write::GzEncoder::new(
+        fs::File::create(&gz).unwrap(),
+        flate2::Compression::default(),
+    );
+    z.write_all(&fs::read(jsonl).unwrap()).unwrap();
+    z.finish().unwrap();
+    let plain = d.join("docs.txt");
+    let mut plain_text = String::new();
+    let csv_path = d.join("docs.csv");
+    let files = d.join("files");
+    fs::create_dir(&files).unwrap();
+    let mut w = csv::Writer::from_path(&csv_path).unwrap();
+    w.write_record(["id", "text"]).unwrap();
+    for l in fs::read_to_string(jsonl).unwrap().lines() {
+        let v: Value = serde_json::from_str(l).unwrap();
+        let (id, text) = (v["id"].as_str().unwrap(), v["text"].as_str().unwrap());
+        w.write_record([id, text]).unwrap();
+        fs::write(files.join(format!("{id}.txt")), text).unwrap();
+        plain_text += &text.replace('\n', " ");
+        plain_text.push('\n');
+    }
+    w.flush().unwrap();
+    fs::write(&plain, plain_text).unwrap();
+    (csv_path, files, gz, plain)
+}
+
+/// CSV, a directory and gzipped JSONL are read in block shares (the fallback reader),
+/// plain lines in byte ranges like JSONL: the same bytes as one process, for `cluster` and
+/// `dedup` (whose kept file is in the input's format).
+#[test]
+fn other_input_formats_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let (csv_path, files, gz, plain) = other_formats(d, &input);
+    for (tag, path, kept) in [
+        ("csv", &csv_path, "kept.csv"),
+        ("dir", &files, "kept"),
+        ("gz", &gz, "kept.jsonl.gz"),
+        ("lines", &plain, "kept.txt"),
+    ] {
+        for command in ["cluster", "dedup"] {
+            let tag = format!("{tag}-{command}");
+            let args = [command, s(path), "--threshold", "0.8"];
+            let one = single(d, &tag, &args);
+            if command == "cluster" {
+                assert!(lines(&one.join("pairs.csv")) > 200, "{tag}");
+            } else {
+                assert!(lines(&one.join("removed.csv")) > 150, "{tag}");
+                assert!(one.join(kept).exists(), "{tag}: {:?}", entries(&one));
+            }
+            let one_sum = read_json(&one.join("summary.json"));
+            assert_eq!(one_sum["documents"], DOCS, "{tag}");
+            for (n, w) in [(2, 1), (3, 1)] {
+                let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+                run.assert_ok();
+                assert_same_dir(&one, &run);
+                check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            }
+        }
+    }
+}
+
+/// Corpora with fewer documents than workers (3 processes x 2 workers): empty shares, and
+/// an empty corpus.
+#[test]
+fn corpora_smaller_than_the_workers_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let words = |seed: usize| -> Vec<String> {
+        (0..200)
+            .map(|i| format!("w{}", (i * 7919 + seed * 104_729) % 100_003))
+            .collect()
+    };
+    let a = words(1);
+    let mut a2 = a.clone();
+    a2[100] = "changed".into();
+    let docs = [
+        ("a", a.join(" ")),
+        ("b", words(2).join(" ")),
+        ("a-edit", a2.join(" ")),
+        ("c", words(3).join(" ")),
+    ];
+    for k in [0, 1, 4] {
+        let path = d.join(format!("tiny{k}.jsonl"));
+        let text: String = docs[..k]
+            .iter()
+            .map(|(id, t)| format!("{}\n", serde_json::json!({"id": id, "text": t})))
+            .collect();
+        fs::write(&path, text).unwrap();
+        let args = ["cluster", s(&path), "--threshold", "0.8"];
+        let one = single(d, &format!("tiny{k}"), &args);
+        // With 4 documents, a and its edit (resemblance 191/201) make the one pair.
+        let pairs = lines(&one.join("pairs.csv")) - 1;
+        assert_eq!(pairs, usize::from(k == 4), "tiny{k}");
+        let one_sum = read_json(&one.join("summary.json"));
+        let run = run_dist(d, &format!("tiny{k}-3x2"), &args, 3, 2);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(&run, 3, 2, k, &one_sum, &["documents", "pairs"]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Input errors and repeated ids across shares
+
+/// The corpus with `f` applied to its lines.
+fn edited_corpus(d: &Path, name: &str, f: impl Fn(&mut Vec<String>)) -> PathBuf {
+    let mut lines: Vec<String> = fs::read_to_string(d.join("docs.jsonl"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    f(&mut lines);
+    let path = d.join(name);
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// The single-process error message of `args` (exit 2), without the "fimdup: " prefix.
+fn single_error(d: &Path, name: &str, args: &[&str]) -> String {
+    let mut a = args.to_vec();
+    let out = d.join(name);
+    a.extend(["--out", s(&out)]);
+    let o = common::run(&a);
+    assert_eq!(o.status.code(), Some(2), "{name}");
+    assert!(!out.exists());
+    let err = String::from_utf8(o.stderr).unwrap();
+    err.trim().trim_start_matches("fimdup: ").to_string()
+}
+
+/// Malformed lines in several shares: skipped (`--skip-bad-lines`) as in one process;
+/// otherwise the run stops with exit 2 on process 0, no output, the line named with its
+/// number in the whole file by the process that read it, and process 0 naming that line
+/// or the process it lost.
+#[test]
+fn malformed_lines_in_other_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d);
+    let bad = r#"{"id": "bad", "text": unterminated"#;
+    let spread = edited_corpus(d, "spread.jsonl", |l| {
+        for i in [1200, 700, 100] {
+            l.insert(i, bad.to_string());
+        }
+    });
+    for command in ["cluster", "dedup"] {
+        let args = [
+            command,
+            s(&spread),
+            "--threshold",
+            "0.8",
+            "--skip-bad-lines",
+        ];
+        let one = single(d, &format!("skip-{command}"), &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        let run = run_dist(d, &format!("skip-{command}-3x1"), &args, 3, 1);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(&run, 3, 1, DOCS, &one_sum, &["documents"]);
+    }
+    // One bad line, in the last third: a later process reads it.
+    let late = edited_corpus(d, "late.jsonl", |l| l.insert(1300, bad.to_string()));
+    let args = ["cluster", s(&late), "--threshold", "0.8"];
+    let want = single_error(d, "late-single", &args);
+    assert!(want.contains(":1301: invalid JSON"), "{want}");
+    let run = run_dist(d, "late-3x1", &args, 3, 1);
+    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+    assert!(
+        run.procs.iter().any(|p| p.stderr.contains(&want)),
+        "no process reports {want:?}:{}",
+        run.stderr()
+    );
+    let err0 = &run.procs[0].stderr;
+    let named = err0.contains(&want) || (1..3).any(|p| names_peer(err0, p, &run.ports));
+    assert!(
+        named,
+        "process 0 names neither the line nor a lost process: {err0}"
+    );
+    for p in &run.procs {
+        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+    }
+}
+
+/// Repeated ids whose occurrences are read by different processes: renamed (`--duplicate-ids
+/// suffix`) as in one process; by default an error naming both places, as in one process.
+#[test]
+fn repeated_ids_across_shares() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    corpus(d);
+    // The first 5 documents again at the end, and document 700 in the middle.
+    let dup = edited_corpus(d, "dup.jsonl", |l| {
+        let first: Vec<String> = l[..5].to_vec();
+        let mid = l[700].clone();
+        l.extend(first);
+        l.insert(1000, mid);
+    });
+    for command in ["cluster", "dedup"] {
+        let args = [
+            command,
+            s(&dup),
+            "--threshold",
+            "0.8",
+            "--duplicate-ids",
+            "suffix",
+        ];
+        let one = single(d, &format!("suffix-{command}"), &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        assert_eq!(one_sum["documents"], DOCS + 6);
+        if command == "cluster" {
+            assert_eq!(one_sum["renamed_ids"], 6);
+        }
+        for (n, w) in [(2, 1), (3, 1)] {
+            let run = run_dist(d, &format!("suffix-{command}-{n}x{w}"), &args, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            let keys = ["documents", "renamed_ids"];
+            check_summary(&run, n, w, DOCS + 6, &one_sum, &keys);
+        }
+    }
+    let args = ["cluster", s(&dup), "--threshold", "0.8"];
+    let want = single_error(d, "dup-single", &args);
+    assert!(want.contains("duplicate id"), "{want}");
+    let run = run_dist(d, "dup-3x1", &args, 3, 1);
+    let err0 = &run.procs[0].stderr;
+    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+    assert!(
+        err0.contains(&want),
+        "process 0: {err0:?}, one process: {want:?}"
+    );
+    for p in &run.procs {
+        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Fail-stop
+
+/// Whether `stderr` names process `p` of `run`: "process P" or its host:port.
+fn names_peer(stderr: &str, p: usize, ports: &[u16]) -> bool {
+    stderr.contains(&format!("process {p}")) || stderr.contains(&format!("127.0.0.1:{}", ports[p]))
+}
+
+/// Starts 3 processes of `args` in `root`, SIGKILLs process `victim` after about a second
+/// (all must still be running), and waits at most 30 s for the others, which must exit 2,
+/// each naming a lost peer ("process K" or its address), and write nothing (process 0
+/// included, when it survives: no output, no temporary file). Returns the survivors'
+/// standard errors by process and the ports.
+fn kill_one(root: &Path, args: &[&str], victim: usize) -> (BTreeMap<usize, String>, Vec<u16>) {
+    let (mut procs, ports) = start(root, args, 3, 1);
+    std::thread::sleep(Duration::from_secs(1));
+    for (p, proc) in procs.iter_mut().enumerate() {
+        if let Some(st) = proc.child.try_wait().unwrap() {
+            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
+            panic!("process {p} ended ({st}) before the kill (FAIL_STOP_DOCS too small?): {err}");
+        }
+    }
+    procs[victim].child.kill().unwrap();
+    let killed_at = Instant::now();
+    let mut killed = procs.remove(victim);
+    let st = killed.child.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(st.signal(), Some(libc::SIGKILL));
+    let what = format!("after the kill of process {victim}");
+    let done = wait_all(procs, killed_at + Duration::from_secs(30), &what);
+    let secs = killed_at.elapsed().as_secs_f64();
+    eprintln!("fail-stop: the others exited {secs:.1} s after the kill of process {victim}");
+    let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
+    let mut errs = BTreeMap::new();
+    for (e, &p) in done.iter().zip(&survivors) {
+        assert_eq!(
+            e.status.code(),
+            Some(2),
+            "process {p} {what} ({secs:.1} s): {}",
+            e.stderr
+        );
+        // It may notice another survivor's exit first: it names some other process.
+        assert!(
+            (0..3).any(|q| q != p && names_peer(&e.stderr, q, &ports)),
+            "process {p} names no lost peer {what}: {}",
+            e.stderr
+        );
+        assert_eq!(entries(&e.cwd), ["tmp"], "{}", e.cwd.display());
+        assert!(entries(&e.cwd.join("tmp")).is_empty());
+        errs.insert(p, e.stderr.clone());
+    }
+    // A killed process 0 had not written its output either.
+    assert!(!killed.cwd.join("out").exists());
+    (errs, ports)
+}
+
+/// Fail-stop: SIGKILL of process 1, then of process 0, in the middle of a run of several
+/// seconds.
+#[test]
+fn killing_one_process_stops_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gen = d.join("gen");
+    let n = FAIL_STOP_DOCS.to_string();
+    ok(&[
+        "gen",
+        "--out",
+        s(&gen),
+        "--docs",
+        &n,
+        "--seed",
+        "9",
+        "--stream",
+    ]);
+    let input = gen.join("docs.jsonl");
+    // Stemming makes the sketch, which every process does, the long part of the run.
+    let args = ["cluster", s(&input), "--threshold", "0.8", "--stem"];
+    let (errs, ports) = kill_one(&d.join("kill-1"), &args, 1);
+    assert!(
+        names_peer(&errs[&0], 1, &ports),
+        "process 0 does not name the lost process 1 (127.0.0.1:{}): {}",
+        ports[1],
+        errs[&0]
+    );
+    let (errs, ports) = kill_one(&d.join("kill-0"), &args, 0);
+    assert!(
+        errs.values().any(|e| names_peer(e, 0, &ports)),
+        "no process names the lost process 0 (127.0.0.1:{}): {errs:?}",
+        ports[0]
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// Bad hosts files
+
+/// Runs process 0 of 2 with the hosts file `path` (absent or not); it must exit 2 without
+/// output, naming the file (and `line`, when given) on standard error.
+fn refused_file(d: &Path, name: &str, path: &Path, line: Option<usize>) {
+    let input = d.join("docs.jsonl");
+    let cwd = d.join(name);
+    fs::create_dir(&cwd).unwrap();
+    let args: Vec<String> = [
+        "cluster",
+        s(&input),
+        "--out",
+        "out",
+        "--processes",
+        "2",
+        "--process",
+        "0",
+        "--hosts",
+        s(path),
+        "--connect-timeout",
+        "5",
+    ]
+    .iter()
+    .map(|x| x.to_string())
+    .collect();
+    let p = spawn(&args, &cwd, &d.join(format!("{name}.log")));
+    let done = wait_all(vec![p], Instant::now() + Duration::from_secs(60), name);
+    let d0 = &done[0];
+    assert_eq!(d0.status.code(), Some(2), "{name}: {}", d0.stderr);
+    let file = s(path);
+    assert!(
+        d0.stderr.contains(file),
+        "{name}: file not named: {}",
+        d0.stderr
+    );
+    if let Some(l) = line {
+        assert!(
+            d0.stderr.contains(&format!("{file}:{l}")) || d0.stderr.contains(&format!("line {l}")),
+            "{name}: line {l} not named: {}",
+            d0.stderr
+        );
+    }
+    assert!(
+        entries(&cwd).is_empty(),
+        "{name}: wrote {:?}",
+        entries(&cwd)
+    );
+}
+
+/// [`refused_file`] of a hosts file holding `text`.
+fn refused(d: &Path, name: &str, text: &str, line: Option<usize>) {
+    let path = d.join(format!("{name}.hosts"));
+    fs::write(&path, text).unwrap();
+    refused_file(d, name, &path, line);
+}
+
+#[test]
+fn bad_hosts_files_are_refused_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::gen(d, "docs", 50, 1, "", &[]);
+    let [a, b]: [u16; 2] = free_ports(2).try_into().unwrap();
+    // A line without a port.
+    refused(
+        d,
+        "no-port",
+        &format!("127.0.0.1:{a}\n127.0.0.1\n"),
+        Some(2),
+    );
+    // A port that is not a number, after a comment and a blank line.
+    let text = format!("# hosts\n\n127.0.0.1:{a}\n127.0.0.1:http\n");
+    refused(d, "bad-port", &text, Some(4));
+    // A port out of range.
+    let text = format!("127.0.0.1:{a}\n127.0.0.1:70000\n");
+    refused(d, "port-range", &text, Some(2));
+    // An empty host.
+    refused(d, "no-host", &format!("127.0.0.1:{a}\n:{b}\n"), Some(2));
+    // No hosts file at all.
+    refused_file(d, "missing", &d.join("missing.hosts"), None);
+}
+
+#[test]
+fn hosts_files_with_another_number_of_entries_are_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::gen(d, "docs", 50, 1, "", &[]);
+    let [a, b, c]: [u16; 3] = free_ports(3).try_into().unwrap();
+    refused(d, "too-few", &format!("127.0.0.1:{a}\n\n# one\n"), None);
+    let text = format!("127.0.0.1:{a}\n127.0.0.1:{b}\n127.0.0.1:{c}\n");
+    refused(d, "too-many", &text, None);
+}
