@@ -21,6 +21,7 @@
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 use std::sync::mpsc;
@@ -118,6 +119,8 @@ enum Event {
     /// The worker (by index among all) is done.
     Done(usize),
     Failed(Error),
+    /// The worker (by index among all) panicked, with this message.
+    Panicked(usize, String),
 }
 
 /// The bytes bincode (timely's encoding) takes for a batch.
@@ -213,97 +216,102 @@ pub fn sketch_distributed(
                 )
                 .probe_with(&probe);
         });
-        let t0 = Instant::now();
-        let share = Share {
-            index: index as u32,
-            count: peers as u32,
-        };
-        // Where this worker's share is: a byte range placed by the counts of the ranges
-        // before it, or its blocks of the whole input.
-        let split = if by_range {
-            let placed = byte_range(&path_w, share).and_then(|(start, end)| {
-                let c = count_range(&path_w, &cfg_w.corpus, start, end)?;
-                Ok((start, end, c))
-            });
-            match placed {
-                Ok((start, end, c)) => {
-                    counts_in.send((index, c));
-                    counts_in.close();
-                    while !counts_probe.done() {
-                        worker.step_or_park(Some(Duration::from_millis(20)));
-                    }
-                    let before = counts.borrow();
-                    let (lines, docs) = before
-                        .iter()
-                        .filter(|(w, _)| *w < index)
-                        .fold((0, 0), |(l, d), (_, c)| (l + c.lines, d + c.docs));
-                    Split::Range(LineRange {
-                        start,
-                        end,
-                        first_line: 1 + lines,
-                        first_doc: docs,
-                    })
-                }
-                Err(e) => {
-                    // Neither input is closed: the run cannot complete without this
-                    // share, and the other processes stop when this one ends.
-                    std::mem::forget(counts_in);
-                    std::mem::forget(input);
-                    let _ = tx.send(Event::Failed(e));
-                    return;
-                }
-            }
-        } else {
-            counts_in.close();
-            Split::Blocks(share)
-        };
-        let (mut batches, mut documents, mut incidences, mut bytes_sent) = (0, 0, 0, 0);
-        let sends_remote = process != 0;
-        let result = {
-            let input = &mut input;
-            let worker_ref = &mut *worker;
-            let mut emit = |b: SketchBatch| -> Result<()> {
-                batches += 1;
-                documents += b.images.len() as u64;
-                incidences += b
-                    .images
-                    .iter()
-                    .map(|i| i.values().len() as u64)
-                    .sum::<u64>();
-                if sends_remote {
-                    bytes_sent += wire_bytes(&b);
-                }
-                input.send(Msg::Batch(index, b));
-                worker_ref.step();
-                Ok(())
+        // The inputs live outside the guarded body: when a lost connection makes timely
+        // panic inside it, they are neither dropped nor closed while unwinding (closing
+        // would panic again and abort the process); the thread then stays parked and the
+        // calling thread reports the failure.
+        let mut counts_in = Some(counts_in);
+        let mut input = Some(input);
+        let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
+            let t0 = Instant::now();
+            let share = Share {
+                index: index as u32,
+                count: peers as u32,
             };
-            sketch_share(&path_w, &cfg_w, &sketcher, split, &mut emit)
-        };
-        match result {
-            Ok(stats) => {
-                let report = WorkerReport {
-                    process,
-                    worker: index,
-                    stats,
-                    batches,
-                    documents,
-                    incidences,
-                    bytes_sent,
-                    sketch_seconds: t0.elapsed().as_secs_f64(),
-                    peak_rss_bytes: crate::report::peak_rss_bytes(),
-                };
-                input.send(Msg::Report(report));
-                input.close();
-                while !probe.done() {
-                    worker.step_or_park(Some(Duration::from_millis(50)));
+            // Where this worker's share is: a byte range placed by the counts of the
+            // ranges before it, or its blocks of the whole input.
+            let split = if by_range {
+                let (start, end) = byte_range(&path_w, share)?;
+                let c = count_range(&path_w, &cfg_w.corpus, start, end)?;
+                if let Some(mut h) = counts_in.take() {
+                    h.send((index, c));
                 }
+                while !counts_probe.done() {
+                    worker.step_or_park(Some(Duration::from_millis(20)));
+                }
+                let before = counts.borrow();
+                let (lines, docs) = before
+                    .iter()
+                    .filter(|(w, _)| *w < index)
+                    .fold((0, 0), |(l, d), (_, c)| (l + c.lines, d + c.docs));
+                Split::Range(LineRange {
+                    start,
+                    end,
+                    first_line: 1 + lines,
+                    first_doc: docs,
+                })
+            } else {
+                drop(counts_in.take());
+                Split::Blocks(share)
+            };
+            let (mut batches, mut documents, mut incidences, mut bytes_sent) = (0, 0, 0, 0);
+            let sends_remote = process != 0;
+            let stats = {
+                let input = input.as_mut().expect("open until the share is sent");
+                let worker_ref = &mut *worker;
+                let mut emit = |b: SketchBatch| -> Result<()> {
+                    batches += 1;
+                    documents += b.images.len() as u64;
+                    incidences += b
+                        .images
+                        .iter()
+                        .map(|i| i.values().len() as u64)
+                        .sum::<u64>();
+                    if sends_remote {
+                        bytes_sent += wire_bytes(&b);
+                    }
+                    input.send(Msg::Batch(index, b));
+                    worker_ref.step();
+                    Ok(())
+                };
+                sketch_share(&path_w, &cfg_w, &sketcher, split, &mut emit)?
+            };
+            let report = WorkerReport {
+                process,
+                worker: index,
+                stats,
+                batches,
+                documents,
+                incidences,
+                bytes_sent,
+                sketch_seconds: t0.elapsed().as_secs_f64(),
+                peak_rss_bytes: crate::report::peak_rss_bytes(),
+            };
+            if let Some(mut h) = input.take() {
+                h.send(Msg::Report(report));
+            }
+            while !probe.done() {
+                worker.step_or_park(Some(Duration::from_millis(50)));
+            }
+            Ok(())
+        }));
+        match outcome {
+            Ok(Ok(())) => {
                 let _ = tx.send(Event::Done(index));
             }
-            Err(e) => {
-                // The input is never closed: the dataflow cannot complete without this
-                // share, and the other processes stop when this one ends.
-                std::mem::forget(input);
-                let _ = tx.send(Event::Failed(e));
+            failed => {
+                // The inputs are never closed: the run cannot complete without this share,
+                // and the other processes stop when this one ends.
+                std::mem::forget(counts_in.take());
+                std::mem::forget(input.take());
+                let _ = tx.send(match failed {
+                    Ok(Err(e)) => Event::Failed(e),
+                    Err(panic) => Event::Panicked(index, panic_message(&*panic)),
+                    Ok(Ok(())) => unreachable!("matched above"),
+                });
+                loop {
+                    std::thread::park();
+                }
             }
         }
     };
@@ -382,6 +390,16 @@ fn gather(
             }
             Event::Done(w) => done[w - first_worker] = true,
             Event::Failed(e) => return Err(e),
+            Event::Panicked(w, msg) => {
+                // A lost connection makes timely panic: name the lost process then.
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                return Err(Error::Distributed(format!(
+                    "worker {w} of {} failed: {msg}",
+                    topo.name_of(topo.process())
+                )));
+            }
         }
         while let Some(mut b) = order.next_ready()? {
             if !b.lines.is_empty() {
@@ -472,6 +490,14 @@ fn gather(
         .max(crate::report::peak_rss_bytes());
     stats.corpus.renamed_ids += ids.renamed();
     Ok(DistSketch { stats, processes })
+}
+
+/// The text of a panic's payload.
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
 }
 
 /// The error of a lost process.
