@@ -55,6 +55,10 @@ pub enum Error {
         /// The pid the holder wrote into the lock file, if it could be read.
         pid: Option<u32>,
     },
+    /// A distributed run failed: a process could not be reached, was lost, or runs
+    /// another job.
+    #[error("distributed run: {0}")]
+    Distributed(String),
     /// The memory budget is below what the run needs; said before the work starts.
     #[error("memory budget too small: {0}")]
     Budget(String),

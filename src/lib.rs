@@ -27,6 +27,8 @@ pub mod cluster;
 pub mod context;
 pub mod corpus;
 pub mod dedup;
+#[cfg(feature = "distributed")]
+pub mod dist;
 pub mod eval;
 pub mod explain;
 pub mod fimi;

@@ -40,6 +40,9 @@ pub struct Args {
     /// Output directory (clusters.jsonl, pairs.csv, summary.json).
     #[arg(long)]
     pub out: PathBuf,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -145,14 +148,38 @@ impl JobArgs {
     }
 }
 
+/// The job in this process, with a progress bar.
+fn run_local(
+    job: &fimdup::cluster::Job,
+    input: &Input,
+) -> anyhow::Result<fimdup::cluster::JobOutput> {
+    let pb = progress(None, "sketching");
+    let out = job.run(input, &|n| pb.set_position(n));
+    pb.finish_and_clear();
+    Ok(out?)
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let job = args.job.builder()?.build()?;
     let input = Input::from_paths(&args.input)?;
-    let pb = progress(None, "sketching");
-    let out = job.run(&input, &|n| pb.set_position(n));
-    pb.finish_and_clear();
-    let out = out?;
+    #[cfg(feature = "distributed")]
+    let out = match args.dist.topology()? {
+        Some(topo) => match job.run_on_processes(&input, &topo)? {
+            Some(out) => out,
+            None => {
+                eprintln!(
+                    "{}: share sketched and sent; process 0 writes {}",
+                    topo.name_of(topo.process()),
+                    args.out.display()
+                );
+                return Ok(());
+            }
+        },
+        None => run_local(&job, &input)?,
+    };
+    #[cfg(not(feature = "distributed"))]
+    let out = run_local(&job, &input)?;
     out.write(&args.out)?;
     if args.json {
         print_json(&out.summary_json()?)?;

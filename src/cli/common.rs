@@ -306,3 +306,57 @@ pub fn install_interrupt_handler() {
         std::process::exit(130);
     });
 }
+
+/// Many processes on timely dataflow (timely's `-n`, `-p`, `-h`, `-w`).
+#[cfg(feature = "distributed")]
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Many processes")]
+pub struct DistArgs {
+    /// Run on N processes (each started with the same command line but its own
+    /// --process); process 0 writes the output, the others nothing.
+    #[arg(long, value_name = "N")]
+    pub processes: Option<usize>,
+    /// This process, 0..N.
+    #[arg(long, value_name = "P", requires = "processes")]
+    pub process: Option<usize>,
+    /// One host:port per line, process 0 first (needed with more than one process).
+    #[arg(long, value_name = "FILE", requires = "processes")]
+    pub hosts: Option<PathBuf>,
+    /// Worker threads per process, each reading and sketching its share.
+    #[arg(long, value_name = "W")]
+    pub workers: Option<usize>,
+    /// Seconds to wait for the other processes to connect.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 60,
+        requires = "processes"
+    )]
+    pub connect_timeout: u64,
+}
+
+#[cfg(feature = "distributed")]
+impl DistArgs {
+    /// The topology, when the run is distributed (--processes or --workers given).
+    pub fn topology(&self) -> anyhow::Result<Option<fimdup::dist::Topology>> {
+        if self.processes.is_none() && self.workers.is_none() {
+            return Ok(None);
+        }
+        let n = self.processes.unwrap_or(1);
+        let hosts = match &self.hosts {
+            Some(f) => fimdup::dist::read_hosts(f)?,
+            None if n > 1 => {
+                anyhow::bail!("--processes {n} needs --hosts FILE (one host:port per process)")
+            }
+            None => Vec::new(),
+        };
+        let t = fimdup::dist::Topology::new(
+            n,
+            self.process.unwrap_or(0),
+            self.workers.unwrap_or(1),
+            hosts,
+        )?
+        .with_connect_timeout(std::time::Duration::from_secs(self.connect_timeout));
+        Ok(Some(t))
+    }
+}

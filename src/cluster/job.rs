@@ -34,8 +34,10 @@ use super::{
     Grouping, Measure, Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::corpus::CorpusStats;
-use crate::sketch::pipeline::{sketch_corpus, Fingerprints, PipelineConfig};
-use crate::sketch::{sketch_to_file_keeping_prints, ImageInputs, Scheme};
+use crate::sketch::pipeline::{
+    sketch_corpus_by, sketch_stream, Fingerprints, PipelineConfig, SketchSink, SketchStats,
+};
+use crate::sketch::{sketch_to_file_keeping_prints_by, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
@@ -387,6 +389,20 @@ pub struct JobOutput {
     pub peak_rss_bytes: Option<u64>,
     /// What the corpus reader counted (zero for images files).
     pub input_stats: CorpusStats,
+    /// With several processes or workers: what each process did ([`crate::dist`]).
+    pub distributed: Option<Distributed>,
+}
+
+/// What a distributed preparation adds to a summary: the layout and each process's part.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Distributed {
+    /// Number of processes.
+    pub processes: usize,
+    /// Workers per process.
+    pub workers: usize,
+    /// One entry per process, in process order.
+    #[cfg(feature = "distributed")]
+    pub per_process: Vec<crate::dist::ProcessReport>,
 }
 
 impl JobOutput {
@@ -400,6 +416,9 @@ impl JobOutput {
         v["scheme"] = serde_json::json!(self.scheme.name());
         v["renamed_ids"] = serde_json::json!(self.input_stats.renamed_ids);
         v["skipped_oversized"] = serde_json::json!(self.input_stats.skipped_oversized);
+        if let Some(d) = &self.distributed {
+            v["distributed"] = serde_json::json!(d);
+        }
         Ok(v)
     }
 
@@ -456,6 +475,19 @@ impl Job {
     /// Reads `input` once (see the module docs); `progress` is told the documents read so
     /// far while a corpus is sketched.
     pub fn prepare(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<Sketched> {
+        let pipeline = &self.pipeline;
+        self.prepare_by(input, &mut |path, sink| {
+            sketch_stream(path, pipeline, progress, sink)
+        })
+    }
+
+    /// [`Job::prepare`], the corpus sketched by `stream` (which feeds a sink as
+    /// [`sketch_stream`] does).
+    fn prepare_by(
+        &self,
+        input: &Input,
+        stream: &mut dyn FnMut(&Path, &mut dyn SketchSink) -> Result<SketchStats>,
+    ) -> Result<Sketched> {
         let t0 = Instant::now();
         let method = self.cluster.method;
         let mut input_stats = CorpusStats::default();
@@ -501,7 +533,7 @@ impl Job {
                 let dir = crate::spill::SpillDir::new_in(&self.spill.dir())?;
                 let file = dir.path().join("corpus.img");
                 let (stats, prints, _) =
-                    sketch_to_file_keeping_prints(path, &self.pipeline, &file, progress)?;
+                    sketch_to_file_keeping_prints_by(&file, &mut |sink| stream(path, sink))?;
                 input_stats = stats.corpus;
                 let files = [file];
                 let prep = if streamed {
@@ -530,7 +562,7 @@ impl Job {
                 (prep, Some(path.clone()), prints.offsets)
             }
             Input::Corpus(path) => {
-                let out = sketch_corpus(path, &self.pipeline, progress)?;
+                let out = sketch_corpus_by(&mut |sink| stream(path, sink))?;
                 input_stats = out.stats.corpus;
                 let prep = Prepared::new_by(out.images, Some(&out.fingerprints), eq)?;
                 if self.keep_fingerprints {
@@ -675,7 +707,17 @@ impl Job {
     /// phases ("sketch"), the seconds end to end and the peak memory.
     pub fn run(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<JobOutput> {
         let t0 = Instant::now();
-        let mut s = self.prepare(input, progress)?;
+        let s = self.prepare(input, progress)?;
+        self.finish(t0, s, None)
+    }
+
+    /// Runs the method on a prepared input into a [`JobOutput`] (the run began at `t0`).
+    fn finish(
+        &self,
+        t0: Instant,
+        mut s: Sketched,
+        distributed: Option<Distributed>,
+    ) -> Result<JobOutput> {
         let mut output = self.run_on(&mut s)?;
         output.summary.phases.insert(
             0,
@@ -687,6 +729,7 @@ impl Job {
         let scheme = s.prep.scheme();
         let input_stats = s.input_stats;
         Ok(JobOutput {
+            distributed,
             input_stats,
             output,
             scheme,
@@ -694,5 +737,88 @@ impl Job {
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::report::peak_rss_bytes(),
         })
+    }
+}
+
+#[cfg(feature = "distributed")]
+impl Job {
+    /// A digest of the job and the layout of `topo` (not which process this is): the
+    /// processes of one run must agree on it, or they refuse each other.
+    pub fn digest(&self, input: &Input, topo: &crate::dist::Topology) -> u64 {
+        let text = format!(
+            "{:?}|{:?}|{}|{}|{:?}|{}",
+            self,
+            input,
+            topo.processes(),
+            topo.workers(),
+            topo.hosts(),
+            env!("CARGO_PKG_VERSION")
+        );
+        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+    }
+
+    /// [`Job::prepare`] with the workers of every process of `topo` ([`crate::dist`]):
+    /// every process reads and sketches its share of the corpus, and process 0 gets what
+    /// [`Job::prepare`] gets in one process (`Some`, with what each process did); the
+    /// others get `None`. Every process of the run calls this with the same job and input.
+    pub fn prepare_on(
+        &self,
+        input: &Input,
+        topo: &crate::dist::Topology,
+    ) -> Result<Option<(Sketched, Distributed)>> {
+        let Input::Corpus(path) = input else {
+            return Err(Error::config(format!(
+                "{}: a distributed run reads a corpus; images files are clustered in one process",
+                input.path().display()
+            )));
+        };
+        let digest = self.digest(input, topo);
+        let mut dist = Distributed {
+            processes: topo.processes(),
+            workers: topo.workers(),
+            per_process: Vec::new(),
+        };
+        if !topo.is_leader() {
+            crate::dist::sketch_distributed(path, &self.pipeline, topo, digest, &mut NullSink)?;
+            return Ok(None);
+        }
+        let pipeline = &self.pipeline;
+        let mut reports = Vec::new();
+        let s = self.prepare_by(input, &mut |path, sink| {
+            let d = crate::dist::sketch_distributed(path, pipeline, topo, digest, sink)?;
+            reports = d.processes;
+            Ok(d.stats)
+        })?;
+        dist.per_process = reports;
+        Ok(Some((s, dist)))
+    }
+
+    /// [`Job::run`] with the workers of every process of `topo`: `Some` output on process
+    /// 0 (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
+    pub fn run_on_processes(
+        &self,
+        input: &Input,
+        topo: &crate::dist::Topology,
+    ) -> Result<Option<JobOutput>> {
+        let t0 = Instant::now();
+        let Some((s, dist)) = self.prepare_on(input, topo)? else {
+            return Ok(None);
+        };
+        self.finish(t0, s, Some(dist)).map(Some)
+    }
+}
+
+/// The sink of the processes that do not gather: never called.
+#[cfg(feature = "distributed")]
+struct NullSink;
+
+#[cfg(feature = "distributed")]
+impl SketchSink for NullSink {
+    fn begin(&mut self, _: &crate::sketch::SketchParams) -> Result<()> {
+        Ok(())
+    }
+
+    fn batch(&mut self, _: crate::sketch::pipeline::SketchBatch) -> Result<()> {
+        Ok(())
     }
 }

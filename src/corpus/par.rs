@@ -89,6 +89,30 @@ pub struct Block<T> {
     /// [`super::DuplicateIds::Suffix`]); empty strings for the documents a
     /// [`par_map_corpus_wanted`] does not want.
     pub ext_ids: Vec<String>,
+    /// The block's sequence number: blocks are numbered densely in input order, the same
+    /// way by every reader of the same input (the cut depends only on the input and
+    /// [`ParOptions::block_bytes`]).
+    pub seq: u64,
+    /// With [`par_map_corpus_share`] on a line format, the 1-based line of every document,
+    /// whose ids are then still to be checked ([`ShareIds`]); else `None`.
+    pub lines: Option<Vec<u64>>,
+}
+
+/// One share of a corpus read by several workers ([`par_map_corpus_share`]): worker `index`
+/// of `count` maps the blocks whose sequence number `s` has `s % count == index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Share {
+    /// This worker, `0..count`.
+    pub index: u32,
+    /// Number of workers, at least 1.
+    pub count: u32,
+}
+
+impl Share {
+    /// True when block `seq` belongs to this share.
+    pub fn owns(&self, seq: u64) -> bool {
+        seq % u64::from(self.count.max(1)) == u64::from(self.index)
+    }
 }
 
 /// Tuning of the parallel reader (the output never depends on it).
@@ -188,6 +212,84 @@ pub fn par_map_corpus_wanted<S: Send, T: Send>(
     )
 }
 
+/// As [`par_map_corpus_opts`], but maps only this share's blocks ([`Share`]); the consumer
+/// sees the owned blocks (empty ones included) in input order, each with its
+/// [`Block::seq`]. The others are read past without being parsed (plain lines and JSONL)
+/// or read by the sequential reader and not mapped (the other formats).
+///
+/// The ids of line formats are not checked for duplicates here (a share does not see the
+/// others' ids): each owned block carries its documents' lines ([`Block::lines`]) for a
+/// [`ShareIds`] check of all blocks in input order. The counts returned are this share's,
+/// such that the counts of all shares sum to those of the whole corpus: the documents
+/// parsed, and, for share 0 only, the reader's own counts (files, oversized lines, and
+/// everything the sequential reader counts for the formats it reads).
+pub fn par_map_corpus_share<S: Send, T: Send>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+    share: Share,
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
+    consume: impl Consume<T>,
+) -> Result<CorpusStats> {
+    if share.count == 0 || share.index >= share.count {
+        return Err(Error::config(format!(
+            "share must be i/N with 0 <= i < N, not {}/{}",
+            share.index, share.count
+        )));
+    }
+    let mut stats = par_map_inner(
+        path,
+        cfg,
+        opts,
+        None,
+        Some(share),
+        || unreachable!("every document of a share is wanted"),
+        init,
+        f,
+        consume,
+    )?;
+    if share.index != 0 {
+        stats.files = 0;
+        stats.skipped_oversized = 0;
+        if line_kind(path, cfg)?.is_none() {
+            stats = CorpusStats::default();
+        }
+    }
+    Ok(stats)
+}
+
+/// The duplicate-id check of the line formats over the blocks of every share, in input
+/// order: what the parallel reader checks of a whole corpus, with the same errors.
+pub struct ShareIds<'a> {
+    ids: IdsInOrder<'a>,
+}
+
+impl<'a> ShareIds<'a> {
+    /// The check for `path` (none needed when the format or configuration cannot repeat
+    /// ids, or when the sequential reader checks them itself).
+    pub fn new(path: &'a Path, cfg: &'a CorpusConfig) -> Result<Self> {
+        let check = match line_kind(path, cfg)? {
+            Some(_) => check_for(cfg.format_of(path)?, cfg),
+            None => None,
+        };
+        Ok(ShareIds {
+            ids: IdsInOrder { check, path, cfg },
+        })
+    }
+
+    /// Checks (and maybe renames) the ids of one block, documents at `lines`; blocks must
+    /// come in input order.
+    pub fn check(&mut self, ids: &mut [String], lines: &[u64]) -> Result<()> {
+        self.ids.check(ids, lines)
+    }
+
+    /// Ids renamed so far.
+    pub fn renamed(&self) -> u64 {
+        self.ids.check.as_ref().map_or(0, |c| c.renamed())
+    }
+}
+
 /// What the reader hands to a worker.
 enum Job {
     /// Whole lines (each with its `\n`, except maybe the last line of the input) of a
@@ -238,6 +340,8 @@ enum Piece<T> {
     /// are checked first, since an earlier duplicate is the first error in document order.
     Failed(Vec<String>, Vec<u64>, Error),
     End(Option<CorpusStats>, u64),
+    /// A block of another share: not mapped.
+    Skipped,
 }
 
 /// The result of a block of lines that failed with `e` after the documents `ext_ids`
@@ -282,16 +386,34 @@ fn par_map_impl<S: Send, T: Send>(
     skip: fn() -> T,
     init: impl Fn() -> S + Sync,
     f: impl MapDoc<S, T>,
+    consume: impl Consume<T>,
+) -> Result<CorpusStats> {
+    par_map_inner(path, cfg, opts, wanted, None, skip, init, f, consume)
+}
+
+/// [`par_map_impl`], with a [`Share`]: the blocks of other shares are not mapped, and the
+/// lines of the owned ones come with them instead of their ids being checked.
+#[allow(clippy::too_many_arguments)]
+fn par_map_inner<S: Send, T: Send>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    opts: &ParOptions,
+    wanted: Option<&[DocId]>,
+    share: Option<Share>,
+    skip: fn() -> T,
+    init: impl Fn() -> S + Sync,
+    f: impl MapDoc<S, T>,
     mut consume: impl Consume<T>,
 ) -> Result<CorpusStats> {
     let line_kind = line_kind(path, cfg)?;
     // The sequential reader checks the ids of the formats it reads; those of the line
-    // formats are checked here, on the calling thread, in input order.
-    let check = match (line_kind, wanted) {
-        (Some(_), None) => check_for(cfg.format_of(path)?, cfg),
+    // formats are checked here, on the calling thread, in input order (or, for a share,
+    // handed on with their lines).
+    let check = match (line_kind, wanted, share) {
+        (Some(_), None, None) => check_for(cfg.format_of(path)?, cfg),
         _ => None,
     };
-    let check_ids = check.is_some();
+    let check_ids = check.is_some() || (share.is_some() && line_kind.is_some());
     let max_doc_bytes = cfg.max_doc_bytes;
     // Open in the calling thread, so that a missing file fails before any thread starts.
     enum Src {
@@ -322,6 +444,10 @@ fn par_map_impl<S: Send, T: Send>(
             ts.spawn(move || {
                 let run = |seq: u64, job: Job| {
                     let tx = res_tx_reader.clone();
+                    if share.is_some_and(|sh| !sh.owns(seq)) {
+                        let _ = tx.send((seq, Ok(Ok(Piece::Skipped))));
+                        return;
+                    }
                     scope.spawn(move |_| {
                         let r = catch_unwind(AssertUnwindSafe(|| {
                             let mut st = states
@@ -366,7 +492,8 @@ fn par_map_impl<S: Send, T: Send>(
             });
             drop(res_tx);
             let ids = IdsInOrder { check, path, cfg };
-            consume_in_order(res_rx, permit_tx, ids, &mut consume)
+            let share_mode = share.is_some();
+            consume_in_order(res_rx, permit_tx, ids, share_mode, &mut consume)
         })
     })
 }
@@ -399,6 +526,7 @@ fn consume_in_order<T>(
     res_rx: mpsc::Receiver<Msg<T>>,
     permit_tx: mpsc::SyncSender<()>,
     mut ids: IdsInOrder<'_>,
+    share_mode: bool,
     consume: &mut impl Consume<T>,
 ) -> Result<CorpusStats> {
     let mut pending: BTreeMap<u64, Result<Piece<T>>> = BTreeMap::new();
@@ -409,18 +537,30 @@ fn consume_in_order<T>(
     };
     loop {
         while let Some(r) = pending.remove(&next) {
+            let seq = next;
             next += 1;
             match r? {
                 Piece::Block(mut b, s, lines) => {
                     add_stats(&mut stats, &s);
                     // The reader may already be gone (it ended): a lost permit is fine.
                     let _ = permit_tx.try_send(());
-                    if let Some(lines) = lines {
-                        ids.check(&mut b.ext_ids, &lines)?;
-                    }
-                    if !b.items.is_empty() {
+                    b.seq = seq;
+                    if share_mode {
+                        // A share hands every owned block on, with the lines of its
+                        // documents when their ids are still to be checked.
+                        b.lines = lines;
                         consume(b)?;
+                    } else {
+                        if let Some(lines) = lines {
+                            ids.check(&mut b.ext_ids, &lines)?;
+                        }
+                        if !b.items.is_empty() {
+                            consume(b)?;
+                        }
                     }
+                }
+                Piece::Skipped => {
+                    let _ = permit_tx.try_send(());
                 }
                 Piece::Failed(mut failed_ids, lines, e) => {
                     ids.check(&mut failed_ids, &lines)?;
@@ -705,6 +845,8 @@ fn run_job<S, T>(
                     first,
                     items,
                     ext_ids,
+                    seq: 0,
+                    lines: None,
                 },
                 stats,
                 None,
@@ -777,6 +919,8 @@ fn run_job<S, T>(
                     first: DocId(first_doc as u32),
                     items,
                     ext_ids,
+                    seq: 0,
+                    lines: None,
                 },
                 stats,
                 check_ids.then_some(lines),

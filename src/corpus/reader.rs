@@ -26,7 +26,7 @@ pub struct Document {
 }
 
 /// Counts gathered while reading (read them after the iteration, or at any time).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CorpusStats {
     /// Documents yielded.
     pub documents: u64,

@@ -4,7 +4,7 @@ use super::hash::{fmix64, position_salt};
 use super::Scheme;
 
 /// The image of one document. Empty for documents without shingles.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Image {
     pub(super) values: Vec<u64>,
 }

@@ -105,8 +105,20 @@ pub fn sketch_to_file(
     shard: Shard,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(SketchStats, u64)> {
+    sketch_to_file_by(out, shard, &mut |sink| {
+        sketch_stream(input, cfg, progress, sink)
+    })
+}
+
+/// [`sketch_to_file`] from any stream of sketched batches (`stream` feeds a sink, as
+/// [`sketch_stream`] does; a distributed run feeds it from every process).
+pub fn sketch_to_file_by(
+    out: &Path,
+    shard: Shard,
+    stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
+) -> Result<(SketchStats, u64)> {
     let mut sink = ImageFileSink::new(out, shard).with_id_table(crate::corpus::id_table_path(out));
-    let stats = sketch_stream(input, cfg, progress, &mut sink)?;
+    let stats = stream(&mut sink)?;
     let n = sink.finish()?;
     Ok((stats, n))
 }
@@ -138,11 +150,19 @@ pub fn sketch_to_file_keeping_prints(
     out: &Path,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<(SketchStats, Prints, u64)> {
+    sketch_to_file_keeping_prints_by(out, &mut |sink| sketch_stream(input, cfg, progress, sink))
+}
+
+/// [`sketch_to_file_keeping_prints`] from any stream of sketched batches.
+pub fn sketch_to_file_keeping_prints_by(
+    out: &Path,
+    stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
+) -> Result<(SketchStats, Prints, u64)> {
     let mut sink = FileAndPrints {
         file: ImageFileSink::new(out, Shard::default()),
         prints: Prints::new(),
     };
-    let stats = sketch_stream(input, cfg, progress, &mut sink)?;
+    let stats = stream(&mut sink)?;
     let n = sink.file.finish()?;
     Ok((stats, sink.prints, n))
 }

@@ -67,7 +67,10 @@ pub use estimate::{estimate_containment, estimate_resemblance, shared_elements};
 pub use file::{ImageReader, ImageSet, ImageWriter, Shard, SketchParams, TextParams};
 pub use fingerprint::{content_fingerprint, image_fingerprint, super_shingles};
 pub use image::{positional_keys, Image};
-pub use inputs::{sketch_to_file, sketch_to_file_keeping_prints, ImageFileSink, ImageInputs};
+pub use inputs::{
+    sketch_to_file, sketch_to_file_by, sketch_to_file_keeping_prints,
+    sketch_to_file_keeping_prints_by, ImageFileSink, ImageInputs,
+};
 pub use scheme::{Scheme, SketchConfig, MAX_SIZE};
 pub use sketcher::{sketch_batch, Scratch, Sketcher};
 pub use weight::{DocFreq, Weighting};

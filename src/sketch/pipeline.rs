@@ -16,7 +16,8 @@ use super::{
     DocFreq, Image, ImageSet, Scratch, SketchConfig, SketchParams, Sketcher, TextParams, Weighting,
 };
 use crate::corpus::par::{
-    par_map_corpus_wanted, par_map_corpus_with, LineDocReader, ParOptions, RawDoc,
+    par_map_corpus_share, par_map_corpus_wanted, par_map_corpus_with, Block, LineDocReader,
+    ParOptions, RawDoc, Share,
 };
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
 use crate::shingle::{shingle_hashes_from_tokens, token_hash, ShingleConfig};
@@ -75,7 +76,7 @@ pub fn text_params(cfg: &TextConfig) -> TextParams {
 }
 
 /// Counts gathered while sketching a corpus.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SketchStats {
     /// What the corpus reader counted (documents, lossy UTF-8, empty, bytes, skipped lines).
     pub corpus: CorpusStats,
@@ -149,7 +150,7 @@ pub fn for_each_canonical_batch(
 }
 
 /// One batch of sketched documents, in input order, as [`sketch_stream`] delivers it.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct SketchBatch {
     /// DocId of the first document of the batch (the others follow densely).
     pub first: u32,
@@ -164,6 +165,11 @@ pub struct SketchBatch {
     /// Byte offsets of the documents' lines in the corpus file, one per document, or empty
     /// when the input has none ([`crate::corpus::par::RawDoc::offset`]).
     pub offsets: Vec<u64>,
+    /// The reader's block this batch is ([`crate::corpus::par::Block::seq`]).
+    pub seq: u64,
+    /// With [`sketch_share`] on a line format: the 1-based line of every document, whose
+    /// ids are still to be checked ([`crate::corpus::par::ShareIds`]); else empty.
+    pub lines: Vec<u64>,
 }
 
 /// Where [`sketch_stream`] delivers its output: first the parameters (known before any
@@ -245,10 +251,17 @@ pub fn sketch_stream(
     progress: &(dyn Fn(u64) + Sync),
     sink: &mut dyn SketchSink,
 ) -> Result<SketchStats> {
+    let sketcher = pipeline_sketcher(path, cfg)?;
+    sink.begin(&sketcher.params(cfg.text_params()))?;
+    sketch_blocks(path, cfg, &sketcher, None, progress, &mut |b| sink.batch(b))
+}
+
+/// The sketcher a pipeline uses on `path` (for a tf-idf weighting, after a first pass over
+/// the corpus for the document frequencies).
+pub fn pipeline_sketcher(path: &Path, cfg: &PipelineConfig) -> Result<Sketcher> {
     cfg.validate()?;
-    let canon = Canonicalizer::new(cfg.text.clone())?;
-    let seed = cfg.shingle.seed;
-    let sketcher = if matches!(cfg.sketch.weighting, Some(Weighting::TfIdf { .. })) {
+    if matches!(cfg.sketch.weighting, Some(Weighting::TfIdf { .. })) {
+        let canon = Canonicalizer::new(cfg.text.clone())?;
         let mut df = DocFreq::new();
         par_map_corpus_with(
             path,
@@ -262,55 +275,92 @@ pub fn sketch_stream(
                 Ok(())
             },
         )?;
-        Sketcher::with_doc_freq(cfg.shingle, cfg.sketch, df)?
+        Sketcher::with_doc_freq(cfg.shingle, cfg.sketch, df)
     } else {
-        Sketcher::new(cfg.shingle, cfg.sketch)?
-    };
-    sink.begin(&sketcher.params(cfg.text_params()))?;
+        Sketcher::new(cfg.shingle, cfg.sketch)
+    }
+}
+
+/// One share of [`sketch_stream`] ([`crate::corpus::par::par_map_corpus_share`]): only
+/// the blocks of `share` are sketched, and each reaches `emit` (in input order, empty
+/// blocks included) with its [`SketchBatch::seq`] and, for line formats, the
+/// [`SketchBatch::lines`] of its documents. The batches of all shares, ordered by `seq`
+/// and with their ids checked in that order, are what [`sketch_stream`] delivers; the
+/// counts of all shares sum to its counts.
+pub fn sketch_share(
+    path: &Path,
+    cfg: &PipelineConfig,
+    sketcher: &Sketcher,
+    share: Share,
+    emit: &mut dyn FnMut(SketchBatch) -> Result<()>,
+) -> Result<SketchStats> {
+    sketch_blocks(path, cfg, sketcher, Some(share), &|_| {}, emit)
+}
+
+/// The fused pipeline of [`sketch_stream`] and [`sketch_share`].
+fn sketch_blocks(
+    path: &Path,
+    cfg: &PipelineConfig,
+    sketcher: &Sketcher,
+    share: Option<Share>,
+    progress: &(dyn Fn(u64) + Sync),
+    emit: &mut dyn FnMut(SketchBatch) -> Result<()>,
+) -> Result<SketchStats> {
+    let canon = Canonicalizer::new(cfg.text.clone())?;
+    let seed = cfg.shingle.seed;
     let w = cfg.shingle.len as u64;
     let (mut tokens, mut short, mut empty_images, mut done) = (0u64, 0u64, 0u64, 0u64);
-    let corpus = par_map_corpus_with(
-        path,
-        &cfg.corpus,
-        Worker::default,
-        |wk, d| {
-            wk.tokens(&canon, seed, &d.text, true);
-            let image = sketcher.sketch_token_hashes(&wk.tokens, &mut wk.sketch);
-            Ok(DocOut {
-                image,
-                raw_fingerprint: text::fingerprint_raw(d.text.as_bytes()),
-                canonical_fingerprint: text::fingerprint_canonical_encoded(&wk.fingerprint),
-                tokens: wk.tokens.len() as u64,
-                offset: d.offset,
-            })
-        },
-        |b| {
-            let n = b.items.len();
-            let mut batch = SketchBatch {
-                first: b.first.0,
-                ext_ids: b.ext_ids,
-                images: Vec::with_capacity(n),
-                raw_fingerprints: Vec::with_capacity(n),
-                canonical_fingerprints: Vec::with_capacity(n),
-                offsets: Vec::new(),
-            };
-            if b.items.iter().all(|o| o.offset.is_some()) {
-                batch.offsets = b.items.iter().filter_map(|o| o.offset).collect();
-            }
-            for o in b.items {
-                tokens += o.tokens;
-                short += u64::from(o.tokens > 0 && o.tokens < w);
-                empty_images += u64::from(o.image.is_empty());
-                batch.images.push(o.image);
-                batch.raw_fingerprints.push(o.raw_fingerprint);
-                batch.canonical_fingerprints.push(o.canonical_fingerprint);
-            }
-            done += n as u64;
-            sink.batch(batch)?;
-            progress(done);
-            Ok(())
-        },
-    )?;
+    let map = |wk: &mut Worker, d: RawDoc<'_>| {
+        wk.tokens(&canon, seed, &d.text, true);
+        let image = sketcher.sketch_token_hashes(&wk.tokens, &mut wk.sketch);
+        Ok(DocOut {
+            image,
+            raw_fingerprint: text::fingerprint_raw(d.text.as_bytes()),
+            canonical_fingerprint: text::fingerprint_canonical_encoded(&wk.fingerprint),
+            tokens: wk.tokens.len() as u64,
+            offset: d.offset,
+        })
+    };
+    let consume = |b: Block<DocOut>| {
+        let n = b.items.len();
+        let mut batch = SketchBatch {
+            first: b.first.0,
+            ext_ids: b.ext_ids,
+            images: Vec::with_capacity(n),
+            raw_fingerprints: Vec::with_capacity(n),
+            canonical_fingerprints: Vec::with_capacity(n),
+            offsets: Vec::new(),
+            seq: b.seq,
+            lines: b.lines.unwrap_or_default(),
+        };
+        if b.items.iter().all(|o| o.offset.is_some()) {
+            batch.offsets = b.items.iter().filter_map(|o| o.offset).collect();
+        }
+        for o in b.items {
+            tokens += o.tokens;
+            short += u64::from(o.tokens > 0 && o.tokens < w);
+            empty_images += u64::from(o.image.is_empty());
+            batch.images.push(o.image);
+            batch.raw_fingerprints.push(o.raw_fingerprint);
+            batch.canonical_fingerprints.push(o.canonical_fingerprint);
+        }
+        done += n as u64;
+        emit(batch)?;
+        progress(done);
+        Ok(())
+    };
+    let corpus = match share {
+        None => par_map_corpus_with(path, &cfg.corpus, Worker::default, map, consume)?,
+        Some(share) => par_map_corpus_share(
+            path,
+            &cfg.corpus,
+            &ParOptions::default(),
+            share,
+            Worker::default,
+            map,
+            consume,
+        )?,
+    };
     Ok(SketchStats {
         corpus,
         tokens,
@@ -464,18 +514,26 @@ pub fn sketch_corpus(
     cfg: &PipelineConfig,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<SketchOutput> {
+    sketch_corpus_by(&mut |sink| sketch_stream(path, cfg, progress, sink))
+}
+
+/// [`sketch_corpus`] from any stream of sketched batches (`stream` feeds a sink, as
+/// [`sketch_stream`] does; a distributed run feeds it from every process).
+pub fn sketch_corpus_by(
+    stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
+) -> Result<SketchOutput> {
     let mut c = Collect {
         params: None,
         ext_ids: Vec::new(),
         images: Vec::new(),
         prints: Prints::new(),
     };
-    let stats = sketch_stream(path, cfg, progress, &mut c)?;
+    let stats = stream(&mut c)?;
     Ok(SketchOutput {
         images: ImageSet {
             params: c
                 .params
-                .expect("sketch_stream calls begin before returning Ok"),
+                .ok_or_else(|| Error::config("the sketch stream ended without its parameters"))?,
             ext_ids: c.ext_ids,
             images: c.images,
         },

@@ -1,0 +1,384 @@
+//! The distributed sketch: every worker of every process reads and sketches its share of
+//! the corpus, and the sketched batches are exchanged to worker 0 of process 0, which
+//! hands them to a [`SketchSink`] in input order.
+//!
+//! The dataflow (timely): each worker's input is the stream of its share's batches
+//! ([`sketch_share`]: blocks of the input, round robin over all workers), followed by its
+//! [`WorkerReport`]; an exchange routes everything to worker 0; a gather operator there
+//! passes it to the calling thread of process 0, which reorders the batches by block
+//! number, checks the ids of line formats in input order ([`ShareIds`]) and feeds the
+//! sink, exactly as [`crate::sketch::pipeline::sketch_stream`] feeds it in one process.
+//!
+//! Invariants: the sink of process 0 receives the same parameters and the same batches in
+//! the same order as in one process (hence the same images, ids, fingerprints and offsets,
+//! whatever the number of processes and workers); it receives nothing unless every
+//! worker's share arrived (a lost process or a failed worker ends the run with an error
+//! and leaves the sink unfinished); the other processes' sinks are never called.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use timely::container::CapacityContainerBuilder;
+use timely::dataflow::channels::pact::Pipeline;
+use timely::dataflow::operators::{Exchange, Input, Operator, Probe};
+use timely::dataflow::{InputHandle, ProbeHandle};
+
+use super::net::{connect, Losses};
+use super::Topology;
+use crate::corpus::par::{Share, ShareIds};
+use crate::corpus::CorpusStats;
+use crate::sketch::pipeline::PipelineConfig;
+use crate::sketch::pipeline::{
+    pipeline_sketcher, sketch_share, SketchBatch, SketchSink, SketchStats,
+};
+use crate::{Error, Result};
+
+/// How long a lost connection may stay unexplained before the run stops: a process that
+/// finished closes its connections, and the others may see that a moment before they
+/// see the end of the dataflow.
+const GRACE: Duration = Duration::from_secs(3);
+
+/// What one worker did, sent to process 0 after its share.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct WorkerReport {
+    /// The worker's process.
+    pub process: usize,
+    /// The worker's index among all workers.
+    pub worker: usize,
+    /// The counts of its share.
+    pub stats: SketchStats,
+    /// Batches (blocks) it sketched.
+    pub batches: u64,
+    /// Bytes of the batches it sent to another process (bincode payload, as exchanged).
+    pub bytes_sent: u64,
+    /// Seconds reading and sketching its share.
+    pub sketch_seconds: f64,
+    /// Peak resident memory of its process when it finished, if known.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// What a process did in the distributed stage (summed over its workers).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct ProcessReport {
+    /// The process.
+    pub process: usize,
+    /// Documents it read and sketched.
+    pub documents: u64,
+    /// Shingle-hash incidences (image elements) it made.
+    pub incidences: u64,
+    /// Bytes it sent to other processes.
+    pub bytes_sent: u64,
+    /// Bytes it received from other processes.
+    pub bytes_received: u64,
+    /// Seconds per stage (the longest of its workers).
+    pub seconds: BTreeMap<String, f64>,
+    /// Its peak resident memory, if known.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// What [`sketch_distributed`] returns.
+#[derive(Clone, Debug)]
+pub struct DistSketch {
+    /// The counts of the whole corpus (on process 0; this process's share elsewhere).
+    pub stats: SketchStats,
+    /// One report per process, in process order (on process 0; empty elsewhere).
+    pub processes: Vec<ProcessReport>,
+}
+
+/// The messages of the dataflow.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Msg {
+    Batch(SketchBatch),
+    Report(WorkerReport),
+}
+
+/// What the workers tell the calling thread of their process.
+enum Event {
+    Msg(Msg),
+    Done,
+    Failed(Error),
+}
+
+/// The bytes bincode (timely's encoding) takes for a batch.
+fn wire_bytes(b: &SketchBatch) -> u64 {
+    let vec = |n: usize, each: u64| 8 + n as u64 * each;
+    let ids: u64 = 8 + b.ext_ids.iter().map(|s| 8 + s.len() as u64).sum::<u64>();
+    let images: u64 = 8 + b
+        .images
+        .iter()
+        .map(|i| vec(i.values().len(), 8))
+        .sum::<u64>();
+    4 + ids
+        + images
+        + vec(b.raw_fingerprints.len(), 8)
+        + vec(b.canonical_fingerprints.len(), 8)
+        + vec(b.offsets.len(), 8)
+        + 8
+        + vec(b.lines.len(), 8)
+}
+
+/// Sketches the corpus at `path` with the workers of every process of `topo`, feeding
+/// `sink` on process 0 (see the module docs); `digest` identifies the job, so that
+/// processes running different jobs refuse each other. Every process must call this with
+/// the same arguments but its own `topo.process()`.
+pub fn sketch_distributed(
+    path: &Path,
+    cfg: &PipelineConfig,
+    topo: &Topology,
+    digest: u64,
+    sink: &mut dyn SketchSink,
+) -> Result<DistSketch> {
+    cfg.validate()?;
+    if cfg.sketch.weighting.is_some() {
+        return Err(Error::config(
+            "a weighted sketch (tf-idf) is not distributed: its document frequencies need a pass over the whole corpus first; run it in one process",
+        ));
+    }
+    if path == Path::new("-") {
+        return Err(Error::config(
+            "a distributed run reads its input from a file every process can read, not standard input",
+        ));
+    }
+    let sketcher = pipeline_sketcher(path, cfg)?;
+    let params = sketcher.params(cfg.text_params());
+    let comms = connect(topo, digest)?;
+    let losses = comms.losses.clone();
+    let peers = topo.peers();
+    let process = topo.process();
+    let (tx, rx) = mpsc::channel::<Event>();
+    let tx = std::sync::Mutex::new(tx);
+    let path_w: PathBuf = path.to_path_buf();
+    let cfg_w = cfg.clone();
+    let worker_fn = move |worker: &mut timely::worker::Worker| {
+        let tx = tx.lock().map(|t| t.clone());
+        let Ok(tx) = tx else { return };
+        let index = worker.index();
+        let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Msg>>>::new();
+        let probe = ProbeHandle::new();
+        let gather_tx = tx.clone();
+        worker.dataflow::<u64, _, _>(|scope| {
+            scope
+                .input_from(&mut input)
+                .exchange(|_m: &Msg| 0u64)
+                .unary::<CapacityContainerBuilder<Vec<()>>, _, _, _>(
+                    Pipeline,
+                    "Gather",
+                    |_cap, _info| {
+                        move |input, _output| {
+                            input.for_each(|_cap, data| {
+                                for m in data.drain(..) {
+                                    let _ = gather_tx.send(Event::Msg(m));
+                                }
+                            });
+                        }
+                    },
+                )
+                .probe_with(&probe);
+        });
+        let t0 = Instant::now();
+        let share = Share {
+            index: index as u32,
+            count: peers as u32,
+        };
+        let (mut batches, mut bytes_sent) = (0u64, 0u64);
+        let sends_remote = process != 0;
+        let result = {
+            let input = &mut input;
+            let worker_ref = &mut *worker;
+            let mut emit = |b: SketchBatch| -> Result<()> {
+                batches += 1;
+                if sends_remote {
+                    bytes_sent += wire_bytes(&b);
+                }
+                input.send(Msg::Batch(b));
+                worker_ref.step();
+                Ok(())
+            };
+            sketch_share(&path_w, &cfg_w, &sketcher, share, &mut emit)
+        };
+        match result {
+            Ok(stats) => {
+                let report = WorkerReport {
+                    process,
+                    worker: index,
+                    stats,
+                    batches,
+                    bytes_sent,
+                    sketch_seconds: t0.elapsed().as_secs_f64(),
+                    peak_rss_bytes: crate::report::peak_rss_bytes(),
+                };
+                input.send(Msg::Report(report));
+                input.close();
+                while !probe.done() {
+                    worker.step_or_park(Some(Duration::from_millis(50)));
+                }
+                let _ = tx.send(Event::Done);
+            }
+            Err(e) => {
+                // The input is never closed: the dataflow cannot complete without this
+                // share, and the other processes stop when this one ends.
+                std::mem::forget(input);
+                let _ = tx.send(Event::Failed(e));
+            }
+        }
+    };
+    let guards = timely::execute::execute_from(
+        comms.builders,
+        comms.guard,
+        timely::WorkerConfig::default(),
+        worker_fn,
+    )
+    .map_err(Error::Distributed)?;
+    let out = gather(path, cfg, topo, &params, rx, &losses, sink);
+    match out {
+        Ok(out) => {
+            // Every worker is done: their threads end by themselves.
+            drop(guards);
+            Ok(out)
+        }
+        Err(e) => {
+            // Workers may be blocked on a lost peer: leave their threads behind.
+            std::mem::forget(guards);
+            Err(e)
+        }
+    }
+}
+
+/// The calling thread's side: on process 0, reorders the batches into `sink` and gathers
+/// the reports; everywhere, waits for the local workers, failing on a lost process.
+fn gather(
+    path: &Path,
+    cfg: &PipelineConfig,
+    topo: &Topology,
+    params: &crate::sketch::SketchParams,
+    rx: mpsc::Receiver<Event>,
+    losses: &Losses,
+    sink: &mut dyn SketchSink,
+) -> Result<DistSketch> {
+    let leader = topo.is_leader();
+    let mut ids = ShareIds::new(path, &cfg.corpus)?;
+    if leader {
+        sink.begin(params)?;
+    }
+    let mut pending: BTreeMap<u64, SketchBatch> = BTreeMap::new();
+    let mut next = 0u64;
+    let mut reports: Vec<WorkerReport> = Vec::new();
+    let mut done = 0usize;
+    let t_start = Instant::now();
+    loop {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(Event::Msg(Msg::Batch(b))) => {
+                pending.insert(b.seq, b);
+                while let Some(mut b) = pending.remove(&next) {
+                    next += 1;
+                    if !b.lines.is_empty() {
+                        let lines = std::mem::take(&mut b.lines);
+                        ids.check(&mut b.ext_ids, &lines)?;
+                    }
+                    if !b.images.is_empty() {
+                        sink.batch(b)?;
+                    }
+                }
+            }
+            Ok(Event::Msg(Msg::Report(r))) => reports.push(r),
+            Ok(Event::Done) => {
+                done += 1;
+                if done == topo.workers() {
+                    break;
+                }
+            }
+            Ok(Event::Failed(e)) => return Err(e),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                return Err(Error::Distributed(
+                    "the workers of this process stopped without finishing".into(),
+                ));
+            }
+        }
+        if let Some((p, what)) = losses.lost_for(GRACE) {
+            return Err(lost(topo, p, &what));
+        }
+    }
+    if !leader {
+        return Ok(DistSketch {
+            stats: SketchStats::default(),
+            processes: Vec::new(),
+        });
+    }
+    // Everything has arrived: every block in order, one report per worker.
+    if !pending.is_empty() || reports.len() != topo.peers() {
+        return Err(Error::Distributed(format!(
+            "incomplete gather: {} blocks out of order, {} of {} worker reports",
+            pending.len(),
+            reports.len(),
+            topo.peers()
+        )));
+    }
+    reports.sort_by_key(|r| r.worker);
+    let mut stats = SketchStats::default();
+    let mut processes: Vec<ProcessReport> = (0..topo.processes())
+        .map(|p| ProcessReport {
+            process: p,
+            ..ProcessReport::default()
+        })
+        .collect();
+    let n = params.sketch.size as u64;
+    for r in &reports {
+        add(&mut stats, &r.stats);
+        let p = &mut processes[r.process];
+        p.documents += r.stats.corpus.documents;
+        p.incidences += r
+            .stats
+            .corpus
+            .documents
+            .saturating_sub(r.stats.empty_images)
+            * n;
+        p.bytes_sent += r.bytes_sent;
+        let s = p.seconds.entry("read and sketch".into()).or_insert(0.0);
+        *s = s.max(r.sketch_seconds);
+        p.peak_rss_bytes = p.peak_rss_bytes.max(r.peak_rss_bytes);
+    }
+    let received: u64 = processes.iter().map(|p| p.bytes_sent).sum();
+    processes[0].bytes_received = received;
+    processes[0]
+        .seconds
+        .insert("gather".into(), t_start.elapsed().as_secs_f64());
+    processes[0].peak_rss_bytes = processes[0]
+        .peak_rss_bytes
+        .max(crate::report::peak_rss_bytes());
+    stats.corpus.renamed_ids += ids.renamed();
+    Ok(DistSketch { stats, processes })
+}
+
+/// The error of a lost process.
+fn lost(topo: &Topology, p: usize, what: &str) -> Error {
+    Error::Distributed(format!(
+        "lost {}: {what}; the run stops (no output is written)",
+        topo.name_of(p)
+    ))
+}
+
+fn add(a: &mut SketchStats, b: &SketchStats) {
+    add_corpus(&mut a.corpus, &b.corpus);
+    a.tokens += b.tokens;
+    a.short += b.short;
+    a.empty_images += b.empty_images;
+}
+
+fn add_corpus(a: &mut CorpusStats, b: &CorpusStats) {
+    a.documents += b.documents;
+    a.lossy_utf8 += b.lossy_utf8;
+    a.empty += b.empty;
+    a.text_bytes += b.text_bytes;
+    a.skipped_bad_lines += b.skipped_bad_lines;
+    a.skipped_records += b.skipped_records;
+    a.skipped_oversized += b.skipped_oversized;
+    a.renamed_ids += b.renamed_ids;
+    a.files += b.files;
+}

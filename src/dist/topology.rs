@@ -1,0 +1,171 @@
+//! Which processes take part in a distributed run, and which one this is.
+//!
+//! Invariants: a [`Topology`] is valid once built ([`Topology::new`] checks it): at least
+//! one process and one worker per process, this process among them, and, with more than
+//! one process, exactly one `host:port` address per process, process 0 first.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::{Error, Result};
+
+/// How long processes wait for each other to connect, by default.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The processes of a run, with timely's own meanings: `processes` (`-n`), this
+/// `process` (`-p`), the `hosts` (`-h`, one `host:port` per process) and the `workers`
+/// per process (`-w`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topology {
+    processes: usize,
+    process: usize,
+    workers: usize,
+    hosts: Vec<String>,
+    connect_timeout: Duration,
+}
+
+impl Topology {
+    /// `processes` processes of `workers` workers each, this one being `process`, at
+    /// `hosts` (one address per process; may be empty for a single process).
+    pub fn new(
+        processes: usize,
+        process: usize,
+        workers: usize,
+        hosts: Vec<String>,
+    ) -> Result<Topology> {
+        if processes == 0 {
+            return Err(Error::config("--processes must be at least 1"));
+        }
+        if workers == 0 {
+            return Err(Error::config("--workers must be at least 1"));
+        }
+        if process >= processes {
+            return Err(Error::config(format!(
+                "--process must be in 0..{processes} (the number of processes), not {process}"
+            )));
+        }
+        if processes > 1 && hosts.len() != processes {
+            return Err(Error::config(format!(
+                "{processes} processes need {processes} host addresses, one per process, not {}",
+                hosts.len()
+            )));
+        }
+        Ok(Topology {
+            processes,
+            process,
+            workers,
+            hosts,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+        })
+    }
+
+    /// How long to wait for the other processes to connect (default one minute).
+    pub fn with_connect_timeout(mut self, t: Duration) -> Self {
+        self.connect_timeout = t;
+        self
+    }
+
+    /// Number of processes.
+    pub fn processes(&self) -> usize {
+        self.processes
+    }
+
+    /// This process.
+    pub fn process(&self) -> usize {
+        self.process
+    }
+
+    /// Workers per process.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    /// Workers in all.
+    pub fn peers(&self) -> usize {
+        self.processes * self.workers
+    }
+
+    /// The address of every process (empty for one process).
+    pub fn hosts(&self) -> &[String] {
+        &self.hosts
+    }
+
+    /// How a process is named in messages: its index and, when known, its address.
+    pub fn name_of(&self, p: usize) -> String {
+        match self.hosts.get(p) {
+            Some(h) => format!("process {p} ({h})"),
+            None => format!("process {p}"),
+        }
+    }
+
+    /// How long to wait for the other processes to connect.
+    pub fn connect_timeout(&self) -> Duration {
+        self.connect_timeout
+    }
+
+    /// True for the process that gathers the results and writes the output.
+    pub fn is_leader(&self) -> bool {
+        self.process == 0
+    }
+}
+
+/// Reads a hosts file: one `host:port` per line, process 0 first; blank lines and lines
+/// starting with `#` are skipped. Errors name the file and line.
+pub fn read_hosts(path: &Path) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let mut hosts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let bad = |what: &str| Error::parse(path, i as u64 + 1, format!("{what}, not {l:?}"));
+        let (host, port) = l
+            .rsplit_once(':')
+            .ok_or_else(|| bad("expected host:port"))?;
+        if host.is_empty() || host.contains(char::is_whitespace) {
+            return Err(bad("expected a host name or address before ':'"));
+        }
+        port.parse::<u16>()
+            .map_err(|_| bad("expected a port number (0-65535) after ':'"))?;
+        hosts.push(l.to_string());
+    }
+    if hosts.is_empty() {
+        return Err(Error::Format {
+            path: path.to_path_buf(),
+            msg: "no host:port line".into(),
+        });
+    }
+    Ok(hosts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_topology_is_checked() {
+        assert!(Topology::new(0, 0, 1, vec![]).is_err());
+        assert!(Topology::new(2, 2, 1, vec!["a:1".into(), "b:2".into()]).is_err());
+        assert!(Topology::new(2, 1, 0, vec!["a:1".into(), "b:2".into()]).is_err());
+        assert!(Topology::new(2, 1, 1, vec!["a:1".into()]).is_err());
+        let t = Topology::new(2, 1, 3, vec!["a:1".into(), "b:2".into()]).unwrap();
+        assert_eq!(t.peers(), 6);
+        assert_eq!(t.name_of(1), "process 1 (b:2)");
+        assert!(Topology::new(1, 0, 2, vec![]).unwrap().is_leader());
+    }
+
+    #[test]
+    fn hosts_files_name_the_bad_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("hosts");
+        std::fs::write(&p, "# cluster\n127.0.0.1:4000\n\nnode2:4001\n").unwrap();
+        assert_eq!(read_hosts(&p).unwrap(), ["127.0.0.1:4000", "node2:4001"]);
+        std::fs::write(&p, "127.0.0.1:4000\nnode2\n").unwrap();
+        let e = read_hosts(&p).unwrap_err().to_string();
+        assert!(e.contains(":2:") && e.contains("host:port"), "{e}");
+        std::fs::write(&p, "127.0.0.1:4000\nnode2:99999\n").unwrap();
+        let e = read_hosts(&p).unwrap_err().to_string();
+        assert!(e.contains(":2:") && e.contains("port"), "{e}");
+    }
+}
