@@ -2,19 +2,19 @@
 """Multi-process benchmark of `fimdup cluster`; see eval/dist/run.sh, which builds the binary,
 generates the corpora and calls this. Standard library only.
 
-Configurations (--configs, comma-separated; default 1p,2x1):
+Configurations (--configs, comma-separated; default 1p,2x1,1x2):
   1p    the plain single-process command: `fimdup cluster DOCS --method M --threshold T --out D`
         (all cores: --threads defaults to every core).
   2x1   2 processes x 1 timely worker on 127.0.0.1: the same command plus `--processes 2
         --process P --hosts HOSTS --workers 1 --connect-timeout S`, P = 0 and 1 started together,
         HOSTS two lines 127.0.0.1:PORT with ports free at run time (bound to port 0, read back,
         closed). Both processes get the same --out; process 0 writes it, process 1 nothing.
-  1x2   (optional) one process, 2 workers: `--processes 1 --workers 2`, the dataflow without
-        the network.
+  1x2   one process, 2 workers: `--processes 1 --workers 2`, the dataflow without the
+        network, to tell the dataflow's cost from the network's.
 Each run is one child process per fimdup process under /usr/bin/time (%e %M: wall seconds,
 peak RSS); the run's wall time is from the first start to the last exit. Runs are
-interleaved (1p, 2x1, 1p, 2x1, ...) and the median wall time is reported; --repeat applies
-to corpora under 200k documents, larger ones run once (--repeat-large).
+interleaved (1p, 2x1, 1x2, 1p, 2x1, ...) and the median wall time is reported; --repeat
+rounds for corpora under 200k documents, --repeat-large for larger ones (default 3 each).
 
 Checks (any failure: the report and raw JSON are still written, with the failure at the top,
 then exit 1): every process exits 0; the output directory of every other configuration holds
@@ -32,7 +32,7 @@ corpus's runs (concept first): see model() for each formula.
 
 Usage: bench.py --bin FIMDUP --corpus DOCS.jsonl [--corpus ...] --work DIR --out FILE.md
                 --raw DIR [--methods concept,union-find] [--threshold 0.8] [--repeat 3]
-                [--configs 1p,2x1] [--note TEXT]
+                [--repeat-large 3] [--configs 1p,2x1,1x2] [--note TEXT]
 """
 import argparse
 import json
@@ -475,10 +475,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--raw", required=True)
     ap.add_argument("--methods", default="concept,union-find")
-    ap.add_argument("--configs", default="1p,2x1")
+    ap.add_argument("--configs", default="1p,2x1,1x2")
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--repeat-large", type=int, default=1)
+    ap.add_argument("--repeat-large", type=int, default=3)
     ap.add_argument("--connect-timeout", type=int, default=60)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--note")

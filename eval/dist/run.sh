@@ -8,7 +8,8 @@
 # process, a model of 10^9 documents on 100 machines from the measured figures, the exact
 # commands) and the raw JSON of every run in eval/results/dist/. See eval/dist/bench.py.
 #
-# Usage: eval/dist/run.sh [--out FILE] [--raw DIR] [--repeat N] [--note TEXT] [--configs LIST]
+# Usage: eval/dist/run.sh [--out FILE] [--raw DIR] [--repeat N] [--repeat-large N] [--note TEXT]
+#                          [--configs 1p,2x1,1x2] (see eval/dist/bench.py)
 # Env:   FIMDUP_BIN     binary (default: cargo build --release, then
 #                       ${CARGO_TARGET_DIR:-target}/release/fimdup)
 #        DIST_SIZES     corpus sizes (default: "50000 1000000"); each is
