@@ -52,6 +52,9 @@ pub struct Args {
     /// Output directory.
     #[arg(long)]
     pub out: PathBuf,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -59,15 +62,33 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let dedup = DedupBuilder::new(args.job.builder()?)
-        .keep(args.keep)
+        .keep(args.keep.clone())
         .per_cluster(args.per_cluster)
-        .against(args.against)
+        .against(args.against.clone())
         .out_format(args.out_format)
         .build()?;
+    #[cfg(feature = "distributed")]
+    if let Some(topo) = args.dist.topology()? {
+        return match dedup.run_on_processes(&args.input, &args.out, &topo)? {
+            Some(out) => report(&args, &out),
+            None => {
+                eprintln!(
+                    "{}: share sketched and sent; process 0 writes {}",
+                    topo.name_of(topo.process()),
+                    args.out.display()
+                );
+                Ok(())
+            }
+        };
+    }
     let pb = progress(None, "sketching");
     let out = dedup.run(&args.input, &args.out, &|n| pb.set_position(n));
     pb.finish_and_clear();
-    let out = out?;
+    report(&args, &out?)
+}
+
+/// Prints the summary.
+fn report(args: &Args, out: &fimdup::dedup::DedupOutput) -> anyhow::Result<()> {
     let s = &out.summary;
     if args.json {
         print_json(&serde_json::to_value(s)?)?;

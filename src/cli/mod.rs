@@ -76,9 +76,33 @@ fn restore_sigpipe() {
     }
 }
 
+/// Timely's communication and worker threads panic when a connection to another process
+/// is lost; the library turns that into an error naming the lost process, which is what
+/// the user needs to see, so those panic messages (and only those) are not printed.
+fn quiet_timely_panics() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let timely = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("timely:"));
+        let payload = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        let lost_connection = payload.starts_with("timely communication error")
+            || payload.starts_with("MergeQueue poisoned");
+        if !(timely && lost_connection) {
+            default(info);
+        }
+    }));
+}
+
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     restore_sigpipe();
+    quiet_timely_panics();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -33,6 +33,9 @@ pub struct Args {
     pub shard: Shard,
     #[command(flatten)]
     pub spill: SpillArgs,
+    #[cfg(feature = "distributed")]
+    #[command(flatten)]
+    pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -43,11 +46,45 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     // Checked like everywhere else; sketching streams its images out and never spills.
     args.spill.config()?;
     let t0 = Instant::now();
-    let pb = progress(None, "sketching");
-    let (stats, written) = sketch_to_file(&args.input, &cfg, &args.out, args.shard, &|n| {
-        pb.set_position(n)
-    })?;
-    pb.finish_and_clear();
+    let mut distributed = None;
+    #[cfg(feature = "distributed")]
+    let local = match args.dist.topology()? {
+        Some(topo) => {
+            match fimdup::dist::sketch_to_file_on(&args.input, &cfg, &args.out, args.shard, &topo)?
+            {
+                Some(d) => {
+                    distributed = Some(serde_json::json!({
+                        "processes": topo.processes(),
+                        "workers": topo.workers(),
+                        "per_process": d.processes,
+                    }));
+                    Some((d.stats, d.written))
+                }
+                None => {
+                    eprintln!(
+                        "{}: share sketched and sent; process 0 writes {}",
+                        topo.name_of(topo.process()),
+                        args.out.display()
+                    );
+                    return Ok(());
+                }
+            }
+        }
+        None => None,
+    };
+    #[cfg(not(feature = "distributed"))]
+    let local = None;
+    let (stats, written) = match local {
+        Some(r) => r,
+        None => {
+            let pb = progress(None, "sketching");
+            let r = sketch_to_file(&args.input, &cfg, &args.out, args.shard, &|n| {
+                pb.set_position(n)
+            });
+            pb.finish_and_clear();
+            r?
+        }
+    };
     let secs = t0.elapsed().as_secs_f64();
     let s = &stats;
     if args.json {
@@ -70,6 +107,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             "size": cfg.sketch.size,
             "shingle_len": cfg.shingle.len,
             "seconds": secs,
+            "distributed": distributed,
         }))?;
     }
     eprintln!(

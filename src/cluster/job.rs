@@ -779,7 +779,13 @@ impl Job {
             per_process: Vec::new(),
         };
         if !topo.is_leader() {
-            crate::dist::sketch_distributed(path, &self.pipeline, topo, digest, &mut NullSink)?;
+            crate::dist::sketch_distributed(
+                path,
+                &self.pipeline,
+                topo,
+                digest,
+                &mut crate::dist::sketch::NullSink,
+            )?;
             return Ok(None);
         }
         let pipeline = &self.pipeline;
@@ -805,20 +811,5 @@ impl Job {
             return Ok(None);
         };
         self.finish(t0, s, Some(dist)).map(Some)
-    }
-}
-
-/// The sink of the processes that do not gather: never called.
-#[cfg(feature = "distributed")]
-struct NullSink;
-
-#[cfg(feature = "distributed")]
-impl SketchSink for NullSink {
-    fn begin(&mut self, _: &crate::sketch::SketchParams) -> Result<()> {
-        Ok(())
-    }
-
-    fn batch(&mut self, _: crate::sketch::pipeline::SketchBatch) -> Result<()> {
-        Ok(())
     }
 }

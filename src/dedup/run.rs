@@ -57,6 +57,9 @@ pub struct DedupSummary {
     pub cluster: ClusterSummary,
     /// What the corpus reader counted.
     pub input_stats: CorpusStats,
+    /// With several processes or workers: what each process did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distributed: Option<crate::cluster::job::Distributed>,
     /// Seconds end to end.
     pub seconds: f64,
     /// Peak resident memory of the process, if known.
@@ -85,16 +88,58 @@ impl Dedup {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<DedupOutput> {
         let t0 = Instant::now();
-        let job = &self.job;
-        let corpus_cfg = &job.pipeline().corpus;
+        self.check_input(input)?;
+        let s = self
+            .job
+            .prepare(&Input::Corpus(input.to_path_buf()), progress)?;
+        self.finish(t0, input, out, s, None)
+    }
+
+    /// A deduplication needs a corpus, not an images file.
+    fn check_input(&self, input: &Path) -> Result<()> {
         if crate::sketch::file::is_images_file(input) {
             return Err(Error::config(format!(
                 "{}: deduplication writes the kept documents, so it needs the corpus, not an images file",
                 input.display()
             )));
         }
+        Ok(())
+    }
+
+    /// [`Dedup::run`] with the workers of every process of `topo` ([`crate::dist`]): the
+    /// corpus is read and sketched by all of them, and process 0 chooses and writes what
+    /// [`Dedup::run`] writes (`Some`); the others write nothing (`None`).
+    #[cfg(feature = "distributed")]
+    pub fn run_on_processes(
+        &self,
+        input: &Path,
+        out: &Path,
+        topo: &crate::dist::Topology,
+    ) -> Result<Option<DedupOutput>> {
+        let t0 = Instant::now();
+        self.check_input(input)?;
+        match self
+            .job
+            .prepare_on(&Input::Corpus(input.to_path_buf()), topo)?
+        {
+            Some((s, dist)) => self.finish(t0, input, out, s, Some(dist)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Runs the method on the prepared corpus, chooses the documents to keep and writes
+    /// the output.
+    fn finish(
+        &self,
+        t0: Instant,
+        input: &Path,
+        out: &Path,
+        mut s: crate::cluster::Sketched,
+        distributed: Option<crate::cluster::job::Distributed>,
+    ) -> Result<DedupOutput> {
+        let job = &self.job;
+        let corpus_cfg = &job.pipeline().corpus;
         let format = corpus_cfg.format_of(input)?;
-        let mut s = job.prepare(&Input::Corpus(input.to_path_buf()), progress)?;
         let mut cl = job.run_on(&mut s)?;
         let n = s.n_docs();
         let mut phases = vec![Phase {
@@ -186,6 +231,7 @@ impl Dedup {
             verified: job.verifies(),
             cluster: cl.summary,
             input_stats: s.input_stats(),
+            distributed,
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::report::peak_rss_bytes(),
         };

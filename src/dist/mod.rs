@@ -20,5 +20,7 @@ pub mod net;
 pub mod sketch;
 pub mod topology;
 
-pub use sketch::{sketch_distributed, DistSketch, ProcessReport, WorkerReport};
+pub use sketch::{
+    sketch_distributed, sketch_to_file_on, DistSketch, DistSketchFile, ProcessReport, WorkerReport,
+};
 pub use topology::{read_hosts, Topology, DEFAULT_CONNECT_TIMEOUT};

@@ -52,6 +52,10 @@ pub struct WorkerReport {
     pub stats: SketchStats,
     /// Batches (blocks) it sketched.
     pub batches: u64,
+    /// Documents it sketched.
+    pub documents: u64,
+    /// Image elements of its documents.
+    pub incidences: u64,
     /// Bytes of the batches it sent to another process (bincode payload, as exchanged).
     pub bytes_sent: u64,
     /// Seconds reading and sketching its share.
@@ -98,7 +102,8 @@ enum Msg {
 /// What the workers tell the calling thread of their process.
 enum Event {
     Msg(Msg),
-    Done,
+    /// The worker (by index among all) is done.
+    Done(usize),
     Failed(Error),
 }
 
@@ -183,13 +188,19 @@ pub fn sketch_distributed(
             index: index as u32,
             count: peers as u32,
         };
-        let (mut batches, mut bytes_sent) = (0u64, 0u64);
+        let (mut batches, mut documents, mut incidences, mut bytes_sent) = (0, 0, 0, 0);
         let sends_remote = process != 0;
         let result = {
             let input = &mut input;
             let worker_ref = &mut *worker;
             let mut emit = |b: SketchBatch| -> Result<()> {
                 batches += 1;
+                documents += b.images.len() as u64;
+                incidences += b
+                    .images
+                    .iter()
+                    .map(|i| i.values().len() as u64)
+                    .sum::<u64>();
                 if sends_remote {
                     bytes_sent += wire_bytes(&b);
                 }
@@ -206,6 +217,8 @@ pub fn sketch_distributed(
                     worker: index,
                     stats,
                     batches,
+                    documents,
+                    incidences,
                     bytes_sent,
                     sketch_seconds: t0.elapsed().as_secs_f64(),
                     peak_rss_bytes: crate::report::peak_rss_bytes(),
@@ -215,7 +228,7 @@ pub fn sketch_distributed(
                 while !probe.done() {
                     worker.step_or_park(Some(Duration::from_millis(50)));
                 }
-                let _ = tx.send(Event::Done);
+                let _ = tx.send(Event::Done(index));
             }
             Err(e) => {
                 // The input is never closed: the dataflow cannot complete without this
@@ -232,7 +245,14 @@ pub fn sketch_distributed(
         worker_fn,
     )
     .map_err(Error::Distributed)?;
-    let out = gather(path, cfg, topo, &params, rx, &losses, sink);
+    let stopped = || -> Vec<usize> {
+        let first = topo.process() * topo.workers();
+        (guards.guards().iter().enumerate())
+            .filter(|(_, g)| g.is_finished())
+            .map(|(i, _)| first + i)
+            .collect()
+    };
+    let out = gather(path, cfg, topo, &params, rx, &losses, &stopped, sink);
     match out {
         Ok(out) => {
             // Every worker is done: their threads end by themselves.
@@ -256,6 +276,7 @@ fn gather(
     params: &crate::sketch::SketchParams,
     rx: mpsc::Receiver<Event>,
     losses: &Losses,
+    stopped: &dyn Fn() -> Vec<usize>,
     sink: &mut dyn SketchSink,
 ) -> Result<DistSketch> {
     let leader = topo.is_leader();
@@ -266,11 +287,12 @@ fn gather(
     let mut pending: BTreeMap<u64, SketchBatch> = BTreeMap::new();
     let mut next = 0u64;
     let mut reports: Vec<WorkerReport> = Vec::new();
-    let mut done = 0usize;
+    let mut done = vec![false; topo.workers()];
+    let first_worker = topo.process() * topo.workers();
     let t_start = Instant::now();
-    loop {
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(Event::Msg(Msg::Batch(b))) => {
+    let mut handle = |e: Event, done: &mut Vec<bool>| -> Result<()> {
+        match e {
+            Event::Msg(Msg::Batch(b)) => {
                 pending.insert(b.seq, b);
                 while let Some(mut b) = pending.remove(&next) {
                     next += 1;
@@ -282,20 +304,24 @@ fn gather(
                         sink.batch(b)?;
                     }
                 }
+                Ok(())
             }
-            Ok(Event::Msg(Msg::Report(r))) => reports.push(r),
-            Ok(Event::Done) => {
-                done += 1;
-                if done == topo.workers() {
-                    break;
-                }
+            Event::Msg(Msg::Report(r)) => {
+                reports.push(r);
+                Ok(())
             }
-            Ok(Event::Failed(e)) => return Err(e),
+            Event::Done(w) => {
+                done[w - first_worker] = true;
+                Ok(())
+            }
+            Event::Failed(e) => Err(e),
+        }
+    };
+    while !done.iter().all(|&d| d) {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(e) => handle(e, &mut done)?,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
-                if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
-                }
                 return Err(Error::Distributed(
                     "the workers of this process stopped without finishing".into(),
                 ));
@@ -304,7 +330,25 @@ fn gather(
         if let Some((p, what)) = losses.lost_for(GRACE) {
             return Err(lost(topo, p, &what));
         }
+        // A worker thread that ended without saying it was done panicked (its message is
+        // printed) or lost a peer; its last words may still be in the channel.
+        let gone = stopped();
+        if gone.iter().any(|&w| !done[w - first_worker]) {
+            while let Ok(e) = rx.try_recv() {
+                handle(e, &mut done)?;
+            }
+            if let Some(&w) = gone.iter().find(|&&w| !done[w - first_worker]) {
+                if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                return Err(Error::Distributed(format!(
+                    "worker {w} of {} stopped before its share was done",
+                    topo.name_of(topo.process())
+                )));
+            }
+        }
     }
+    drop(handle);
     if !leader {
         return Ok(DistSketch {
             stats: SketchStats::default(),
@@ -328,17 +372,11 @@ fn gather(
             ..ProcessReport::default()
         })
         .collect();
-    let n = params.sketch.size as u64;
     for r in &reports {
         add(&mut stats, &r.stats);
         let p = &mut processes[r.process];
-        p.documents += r.stats.corpus.documents;
-        p.incidences += r
-            .stats
-            .corpus
-            .documents
-            .saturating_sub(r.stats.empty_images)
-            * n;
+        p.documents += r.documents;
+        p.incidences += r.incidences;
         p.bytes_sent += r.bytes_sent;
         let s = p.seconds.entry("read and sketch".into()).or_insert(0.0);
         *s = s.max(r.sketch_seconds);
@@ -381,4 +419,65 @@ fn add_corpus(a: &mut CorpusStats, b: &CorpusStats) {
     a.skipped_oversized += b.skipped_oversized;
     a.renamed_ids += b.renamed_ids;
     a.files += b.files;
+}
+
+/// What [`sketch_to_file_on`] returns on process 0.
+#[derive(Clone, Debug)]
+pub struct DistSketchFile {
+    /// The counts of the whole corpus.
+    pub stats: SketchStats,
+    /// Documents written (those of the shard).
+    pub written: u64,
+    /// One report per process.
+    pub processes: Vec<ProcessReport>,
+}
+
+/// [`crate::sketch::sketch_to_file`] with the workers of every process of `topo`: process 0
+/// writes the images file `out` (and its id table), byte for byte what one process writes,
+/// and gets `Some`; the others write nothing and get `None`.
+pub fn sketch_to_file_on(
+    input: &Path,
+    cfg: &PipelineConfig,
+    out: &Path,
+    shard: crate::sketch::Shard,
+    topo: &Topology,
+) -> Result<Option<DistSketchFile>> {
+    let digest = xxhash_rust::xxh3::xxh3_64(
+        format!(
+            "sketch|{cfg:?}|{input:?}|{out:?}|{shard:?}|{}|{}|{:?}|{}",
+            topo.processes(),
+            topo.workers(),
+            topo.hosts(),
+            env!("CARGO_PKG_VERSION")
+        )
+        .as_bytes(),
+    );
+    if !topo.is_leader() {
+        sketch_distributed(input, cfg, topo, digest, &mut NullSink)?;
+        return Ok(None);
+    }
+    let mut processes = Vec::new();
+    let (stats, written) = crate::sketch::sketch_to_file_by(out, shard, &mut |sink| {
+        let d = sketch_distributed(input, cfg, topo, digest, sink)?;
+        processes = d.processes;
+        Ok(d.stats)
+    })?;
+    Ok(Some(DistSketchFile {
+        stats,
+        written,
+        processes,
+    }))
+}
+
+/// The sink of the processes that do not gather: never called.
+pub struct NullSink;
+
+impl SketchSink for NullSink {
+    fn begin(&mut self, _: &crate::sketch::SketchParams) -> Result<()> {
+        Ok(())
+    }
+
+    fn batch(&mut self, _: SketchBatch) -> Result<()> {
+        Ok(())
+    }
 }
