@@ -421,7 +421,7 @@ def model(a, res, corpus_bytes):
     L.append(f"| corpus bytes read per document | {corpus_bytes:,.0f} B | {human_b(read_m)} per machine |")
     L.append(f"| bytes sent to process 0 per document (records: image, fingerprints, offsets, id) | {fmt_bpd(b_wire) if b_wire else '- (not reported; model uses n x 8 = ' + str(n_image * 8) + ' B)'} | {human_b(vol)} into one process: **{human_s(t_gather)}** at {G:g} Gb/s |")
     L.append(f"| bytes received by process 0 per document (all documents) | {fmt_bpd(b_recv0) if b_recv0 else '-'} | |")
-    L.append(f"| peak RSS of process 0 per document | {(rss0 or rss1) / D:,.0f} B ({'2-process' if rss0 else '1-process'} run, `/usr/bin/time`) | **{human_b(mem0)}** in process 0 (the records alone: {human_b(mem_records)}) |")
+    L.append(f"| peak RSS of process 0 per document | {(rss0 or rss1) / D:,.0f} B ({'2-process' if rss0 else '1-process'} run without --memory-budget, `/usr/bin/time`) | **{human_b(mem0)}** in process 0 (the records alone: {human_b(mem_records)}); under `--memory-budget` the records go to a temporary images file ({human_b(mem_records)} of disk) and concept / union-find hold the ids, per-document data and context rows (README: about 100 bytes a document for the first two, {human_b(100 * N)}) |")
     L.append(f"| clustering (method) seconds per document, one process on {cores} cores | {method_s / D * 1e6:.1f} µs (1-process run: seconds - sketch phase) | **{human_s(t_cluster)}** ({human_s(t_cluster_c)} if it used {C} cores as well as it uses {cores}) |")
     L.append("")
     L.append(f"What dominates: **{dom}** ({human_s(parts[dom])}), against "
@@ -430,7 +430,9 @@ def model(a, res, corpus_bytes):
              f"The design breaks at the gather and after it. All {human_b(vol)} of records flow "
              f"through process 0's one link ({human_s(t_gather)} at best, however many machines "
              f"there are), and process 0 must then hold them: {human_b(mem0)} at the measured RSS per "
-             f"document, more than any one machine has. The clustering that follows runs in that "
+             f"document, more than any one machine has (under a budget: {human_b(mem_records)} of "
+             f"disk and {human_b(100 * N)} or more of memory, and every pass over the spilled "
+             "records is a sequential read of that file). The clustering that follows runs in that "
              f"one process, {human_s(t_cluster)} extrapolated linearly from {n_docs:,} documents "
              "(and superlinear in practice). Adding machines shortens only the first stage.")
     L.append("")
