@@ -390,6 +390,7 @@ def model(a, res, corpus_bytes):
 
     docs_m = N / M
     t_dist = docs_m * c_use / C
+    t_read = docs_m * corpus_bytes / (a.model_read_gbs * 1e9)
     read_m = docs_m * corpus_bytes
     b_gather = b_wire if b_wire else (n_image * 8)
     vol = N * (M - 1) / M * b_gather
@@ -403,7 +404,7 @@ def model(a, res, corpus_bytes):
     a2a_hi = docs_m * (M - 1) / M * inc_hi
     pairs_per_doc = s1.get("edges", 0) / D
 
-    parts = {"distributed stage (read + sketch) per machine": t_dist,
+    parts = {"distributed stage (read + sketch) per machine": max(t_dist, t_read),
              "gather to process 0 at one link": t_gather,
              "one-process clustering (linear)": t_cluster}
     dom = max(parts, key=parts.get)
@@ -418,7 +419,7 @@ def model(a, res, corpus_bytes):
     L.append("| quantity | measured | at the model's scale |")
     L.append("|---|---:|---:|")
     L.append(f"| read + sketch, core-seconds per document | {c_use * 1e6:.1f} µs ({c_src}); 1-process sketch phase: {c_1p * 1e6:.1f} µs | {docs_m:,.0f} documents per machine / {C} cores: **{human_s(t_dist)}** |")
-    L.append(f"| corpus bytes read per document | {corpus_bytes:,.0f} B | {human_b(read_m)} per machine |")
+    L.append(f"| corpus bytes read per document | {corpus_bytes:,.0f} B | {human_b(read_m)} per machine: {human_s(t_read)} at {a.model_read_gbs:g} GB/s of storage |")
     L.append(f"| bytes sent to process 0 per document (records: image, fingerprints, offsets, id) | {fmt_bpd(b_wire) if b_wire else '- (not reported; model uses n x 8 = ' + str(n_image * 8) + ' B)'} | {human_b(vol)} into one process: **{human_s(t_gather)}** at {G:g} Gb/s |")
     L.append(f"| bytes received by process 0 per document (all documents) | {fmt_bpd(b_recv0) if b_recv0 else '-'} | |")
     L.append(f"| peak RSS of process 0 per document | {(rss0 or rss1) / D:,.0f} B ({'2-process' if rss0 else '1-process'} run without --memory-budget, `/usr/bin/time`) | **{human_b(mem0)}** in process 0 (the records alone: {human_b(mem_records)}); under `--memory-budget` the records go to a temporary images file ({human_b(mem_records)} of disk) and concept / union-find hold the ids, per-document data and context rows (README: about 100 bytes a document for the first two, {human_b(100 * N)}) |")
@@ -426,7 +427,10 @@ def model(a, res, corpus_bytes):
     L.append("")
     L.append(f"What dominates: **{dom}** ({human_s(parts[dom])}), against "
              + ", ".join(f"{k} {human_s(v)}" for k, v in parts.items() if k != dom) + ". "
-             f"The distributed stage is the part that scales: it divides by the {M * C} cores. "
+             f"The distributed stage is the part that scales: it divides by the {M * C} cores "
+             f"(and by the machines' storage: {human_s(t_read)} to read each machine's share at "
+             f"{a.model_read_gbs:g} GB/s against {human_s(t_dist)} of sketching, so it is "
+             f"{'bound by reading' if t_read > t_dist else 'bound by sketching'}). "
              f"The design breaks at the gather and after it. All {human_b(vol)} of records flow "
              f"through process 0's one link ({human_s(t_gather)} at best, however many machines "
              f"there are), and process 0 must then hold them: {human_b(mem0)} at the measured RSS per "
@@ -448,7 +452,7 @@ def model(a, res, corpus_bytes):
              f"(the measured edges are {pairs_per_doc:.3f} per document, so the pairs that pass "
              "are few; the candidate pairs counted are what --max-df must keep in check); "
              "connected components of the pair graph by label propagation in the dataflow; "
-             "then each component (small: the largest is a few documents here) is sent to one "
+             f"then each component (small: the largest has {s1.get('largest_component', '?')} documents here) is sent to one "
              "worker, which mines it as one process does now. No process would hold more than "
              "its share of the rows and its components.")
     nums = {"documents_measured": D, "method": method, "cores_here": cores,
@@ -456,7 +460,7 @@ def model(a, res, corpus_bytes):
             "core_seconds_per_doc_1p_sketch": c_1p, "corpus_bytes_per_doc": corpus_bytes,
             "wire_bytes_per_doc": b_wire, "received_bytes_per_doc_p0": b_recv0,
             "peak_rss_p0_bytes": rss0, "peak_rss_1p_bytes": rss1,
-            "method_seconds_per_doc": method_s / D,
+            "method_seconds_per_doc": method_s / D, "read_seconds_per_machine": t_read,
             "model": {"documents": N, "machines": M, "cores": C, "gbps": G,
                       "dist_stage_seconds_per_machine": t_dist, "read_bytes_per_machine": read_m,
                       "gather_bytes": vol, "gather_seconds": t_gather, "p0_memory_bytes": mem0,
@@ -484,10 +488,13 @@ def main():
     ap.add_argument("--connect-timeout", type=int, default=60)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--note")
+    ap.add_argument("--report-only", action="store_true",
+                    help="write the report from the raw JSON in --raw instead of running")
     ap.add_argument("--model-docs", type=float, default=1e9)
     ap.add_argument("--model-machines", type=int, default=100)
     ap.add_argument("--model-cores", type=int, default=16)
     ap.add_argument("--model-gbps", type=float, default=10.0)
+    ap.add_argument("--model-read-gbs", type=float, default=1.0, help="storage read rate per machine, GB/s")
     a = ap.parse_args()
     a.bin = os.path.abspath(a.bin)
     os.makedirs(a.work, exist_ok=True)
@@ -505,6 +512,21 @@ def main():
     res = {}  # docs -> method -> config -> [runs]
     corpus_bytes = {}
     failures = []
+    if a.report_only:
+        # the report again from the raw JSON of an earlier run (its corpora must still exist
+        # for their sizes in bytes)
+        for docs in a.corpus:
+            n = count_docs(docs)
+            corpus_bytes[n] = os.path.getsize(docs) / n
+            for method in methods:
+                with open(os.path.join(a.raw, f"{n}-{method}.json")) as f:
+                    raw = json.load(f)
+                res.setdefault(n, {})[method] = raw["runs"]
+                failures += [f"{n}-{method}-{r['config']}-{r['round']}: {p}"
+                             for rs in raw["runs"].values() for r in rs for p in r.get("problems", [])]
+        loads = ["(not recorded: --report-only)"]
+        write_report(a, res, corpus_bytes, failures, version, git, loads, started, configs, methods)
+        return
     for docs in a.corpus:
         n = count_docs(docs)
         corpus_bytes[n] = os.path.getsize(docs) / n
