@@ -43,23 +43,29 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = args.pipeline.config()?;
-    // Checked like everywhere else; sketching streams its images out and never spills.
-    args.spill.config()?;
+    // Checked like everywhere else; sketching streams its images out (a distributed run
+    // spills the batches that wait for earlier ones on process 0).
+    let spill = args.spill.config()?;
     let t0 = Instant::now();
-    let mut distributed = None;
     #[cfg(feature = "distributed")]
-    let local = match args.dist.topology()? {
+    let (local, distributed) = match args.dist.topology()? {
         Some(topo) => {
-            match fimdup::dist::sketch_to_file_on(&args.input, &cfg, &args.out, args.shard, &topo)?
-            {
-                Some(d) => {
-                    distributed = Some(serde_json::json!({
+            match fimdup::dist::sketch_to_file_on(
+                &args.input,
+                &cfg,
+                &args.out,
+                args.shard,
+                &topo,
+                &spill,
+            )? {
+                Some(d) => (
+                    Some((d.stats, d.written)),
+                    Some(serde_json::json!({
                         "processes": topo.processes(),
                         "workers": topo.workers(),
                         "per_process": d.processes,
-                    }));
-                    Some((d.stats, d.written))
-                }
+                    })),
+                ),
                 None => {
                     eprintln!(
                         "{}: share sketched and sent; process 0 writes {}",
@@ -70,10 +76,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                 }
             }
         }
-        None => None,
+        None => (None, None),
     };
     #[cfg(not(feature = "distributed"))]
-    let local = None;
+    let (local, distributed): (_, Option<serde_json::Value>) = (None, None);
     let (stats, written) = match local {
         Some(r) => r,
         None => {

@@ -784,14 +784,16 @@ impl Job {
                 &self.pipeline,
                 topo,
                 digest,
+                &self.spill,
                 &mut crate::dist::sketch::NullSink,
             )?;
             return Ok(None);
         }
         let pipeline = &self.pipeline;
+        let spill = &self.spill;
         let mut reports = Vec::new();
         let s = self.prepare_by(input, &mut |path, sink| {
-            let d = crate::dist::sketch_distributed(path, pipeline, topo, digest, sink)?;
+            let d = crate::dist::sketch_distributed(path, pipeline, topo, digest, spill, sink)?;
             reports = d.processes;
             Ok(d.stats)
         })?;

@@ -55,6 +55,7 @@ mod lines;
 pub mod par;
 pub mod parquet;
 mod reader;
+pub mod split;
 mod unique;
 pub mod warc;
 

@@ -45,6 +45,7 @@ use std::time::Duration;
 use super::input::{append_line, decode_ref, is_blank, open_read, read_err, Got};
 use super::jsonl::parse_jsonl_line_fast;
 use super::reader::too_many_documents;
+use super::split::{LineRange, Split};
 use super::unique::{check_for, duplicate_error, first_occurrence};
 use super::{CorpusConfig, CorpusStats, Format, IdCheck};
 use crate::{DocId, Error, Result};
@@ -212,48 +213,66 @@ pub fn par_map_corpus_wanted<S: Send, T: Send>(
     )
 }
 
-/// As [`par_map_corpus_opts`], but maps only this share's blocks ([`Share`]); the consumer
-/// sees the owned blocks (empty ones included) in input order, each with its
-/// [`Block::seq`]. The others are read past without being parsed (plain lines and JSONL)
-/// or read by the sequential reader and not mapped (the other formats).
+/// As [`par_map_corpus_opts`], but maps only one worker's share of the corpus
+/// ([`Split`], see [`super::split`]): the blocks of its byte range, or its blocks of the
+/// whole input ([`Share`]; the others are read past without being parsed for plain lines
+/// and JSONL, or read by the sequential reader and not mapped for the other formats). The
+/// consumer sees the worker's blocks (empty ones included) in input order, each with its
+/// [`Block::seq`] (numbered from 0 within a byte range, over the whole input otherwise).
 ///
-/// The ids of line formats are not checked for duplicates here (a share does not see the
-/// others' ids): each owned block carries its documents' lines ([`Block::lines`]) for a
-/// [`ShareIds`] check of all blocks in input order. The counts returned are this share's,
-/// such that the counts of all shares sum to those of the whole corpus: the documents
-/// parsed, and, for share 0 only, the reader's own counts (files, oversized lines, and
-/// everything the sequential reader counts for the formats it reads).
+/// The ids of line formats are not checked for duplicates here (a worker does not see the
+/// others' ids): each block carries its documents' lines ([`Block::lines`]) for a
+/// [`ShareIds`] check of all blocks in input order. The counts returned are this worker's,
+/// such that the counts of all workers sum to those of the whole corpus: the documents
+/// parsed, and, for worker 0 only, the counts of the input as a whole (files, and, for
+/// block shares, oversized lines and everything the sequential reader counts).
 pub fn par_map_corpus_share<S: Send, T: Send>(
     path: &Path,
     cfg: &CorpusConfig,
     opts: &ParOptions,
-    share: Share,
+    split: Split,
     init: impl Fn() -> S + Sync,
     f: impl MapDoc<S, T>,
     consume: impl Consume<T>,
 ) -> Result<CorpusStats> {
-    if share.count == 0 || share.index >= share.count {
-        return Err(Error::config(format!(
-            "share must be i/N with 0 <= i < N, not {}/{}",
-            share.index, share.count
-        )));
-    }
+    let first = match split {
+        Split::Blocks(share) => {
+            if share.count == 0 || share.index >= share.count {
+                return Err(Error::config(format!(
+                    "share must be i/N with 0 <= i < N, not {}/{}",
+                    share.index, share.count
+                )));
+            }
+            share.index == 0
+        }
+        Split::Range(r) => {
+            if line_kind(path, cfg)?.is_none() || r.end < r.start || r.first_line == 0 {
+                return Err(Error::config(format!(
+                    "{}: a byte range of a file that is not split into ranges",
+                    path.display()
+                )));
+            }
+            r.start == 0
+        }
+    };
     let mut stats = par_map_inner(
         path,
         cfg,
         opts,
         None,
-        Some(share),
+        Some(split),
         || unreachable!("every document of a share is wanted"),
         init,
         f,
         consume,
     )?;
-    if share.index != 0 {
+    if !first {
         stats.files = 0;
-        stats.skipped_oversized = 0;
-        if line_kind(path, cfg)?.is_none() {
-            stats = CorpusStats::default();
+        if let Split::Blocks(_) = split {
+            stats.skipped_oversized = 0;
+            if line_kind(path, cfg)?.is_none() {
+                stats = CorpusStats::default();
+            }
         }
     }
     Ok(stats)
@@ -399,7 +418,7 @@ fn par_map_inner<S: Send, T: Send>(
     cfg: &CorpusConfig,
     opts: &ParOptions,
     wanted: Option<&[DocId]>,
-    share: Option<Share>,
+    split: Option<Split>,
     skip: fn() -> T,
     init: impl Fn() -> S + Sync,
     f: impl MapDoc<S, T>,
@@ -409,20 +428,29 @@ fn par_map_inner<S: Send, T: Send>(
     // The sequential reader checks the ids of the formats it reads; those of the line
     // formats are checked here, on the calling thread, in input order (or, for a share,
     // handed on with their lines).
-    let check = match (line_kind, wanted, share) {
+    let check = match (line_kind, wanted, split) {
         (Some(_), None, None) => check_for(cfg.format_of(path)?, cfg),
         _ => None,
     };
-    let check_ids = check.is_some() || (share.is_some() && line_kind.is_some());
+    let check_ids = check.is_some() || (split.is_some() && line_kind.is_some());
+    let share = match split {
+        Some(Split::Blocks(s)) => Some(s),
+        _ => None,
+    };
+    let range = match split {
+        Some(Split::Range(r)) => Some(r),
+        _ => None,
+    };
     let max_doc_bytes = cfg.max_doc_bytes;
     // Open in the calling thread, so that a missing file fails before any thread starts.
     enum Src {
         Lines(Box<dyn BufRead + Send>),
         Seq(Box<super::CorpusReader>),
     }
-    let src = match line_kind {
-        Some(_) => Src::Lines(open_read(path)?),
-        None => Src::Seq(Box::new(super::open(path, cfg)?)),
+    let src = match (line_kind, range) {
+        (Some(_), Some(r)) => Src::Lines(open_range(path, r.start, r.end)?),
+        (Some(_), None) => Src::Lines(open_read(path)?),
+        (None, _) => Src::Seq(Box::new(super::open(path, cfg)?)),
     };
     let seekable = line_kind.is_some() && offsets_are_file_offsets(path);
     let max = opts.max_in_flight().max(1);
@@ -476,6 +504,10 @@ fn par_map_inner<S: Send, T: Send>(
                             max_doc_bytes,
                         },
                         seekable,
+                        range.unwrap_or(LineRange {
+                            first_line: 1,
+                            ..LineRange::default()
+                        }),
                         &permit_rx,
                         run,
                     ),
@@ -492,7 +524,7 @@ fn par_map_inner<S: Send, T: Send>(
             });
             drop(res_tx);
             let ids = IdsInOrder { check, path, cfg };
-            let share_mode = share.is_some();
+            let share_mode = split.is_some();
             consume_in_order(res_rx, permit_tx, ids, share_mode, &mut consume)
         })
     })
@@ -666,6 +698,7 @@ fn read_lines(
     kind: Option<LineKind<'_>>,
     limits: LineLimits,
     seekable: bool,
+    from: LineRange,
     permits: &mpsc::Receiver<()>,
     mut run: impl FnMut(u64, Job),
 ) -> (u64, Result<(Option<CorpusStats>, u64)>) {
@@ -676,15 +709,17 @@ fn read_lines(
     let mut oversized = 0u64;
     let jsonl = matches!(kind, Some(LineKind::Jsonl { .. }));
     let mut seq = 0u64;
-    let mut line = 0u64;
-    let mut docs = 0u64;
+    // Lines and documents before the reader's first byte (`from`: the whole input, or one
+    // byte range of it).
+    let mut line = from.first_line - 1;
+    let mut docs = from.first_doc;
     let mut buf: Vec<u8> = Vec::with_capacity(block_bytes + (block_bytes >> 2));
-    let mut first_line = 1u64;
-    let mut first_doc = 0u64;
+    let mut first_line = from.first_line;
+    let mut first_doc = from.first_doc;
     let mut block_lines = 0u64;
     // Bytes read from the input so far, and the offset of `buf[0]` in it.
-    let mut read = 0u64;
-    let mut first_byte = 0u64;
+    let mut read = from.start;
+    let mut first_byte = from.start;
     let mut ship = |buf: &mut Vec<u8>,
                     first_line: u64,
                     first_doc: u64,
@@ -732,7 +767,7 @@ fn read_lines(
         };
         read += n as u64;
         line += 1;
-        if line == 1 && buf.starts_with(b"\xEF\xBB\xBF") {
+        if line == 1 && from.start == 0 && buf.starts_with(b"\xEF\xBB\xBF") {
             buf.drain(..3);
             first_byte = 3;
         }
@@ -759,6 +794,18 @@ fn read_lines(
         return (seq, Ok((None, oversized)));
     }
     (seq, end)
+}
+
+/// The bytes `[start, end)` of the file at `path`.
+fn open_range(path: &Path, start: u64, end: u64) -> Result<Box<dyn BufRead + Send>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    f.seek(SeekFrom::Start(start))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Box::new(std::io::BufReader::with_capacity(
+        1 << 20,
+        f.take(end - start),
+    )))
 }
 
 /// The reader of the other formats: the sequential reader in batches.

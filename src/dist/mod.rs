@@ -17,6 +17,7 @@
 //! before anything is written.
 
 pub mod net;
+pub mod reorder;
 pub mod sketch;
 pub mod topology;
 

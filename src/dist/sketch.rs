@@ -2,12 +2,16 @@
 //! the corpus, and the sketched batches are exchanged to worker 0 of process 0, which
 //! hands them to a [`SketchSink`] in input order.
 //!
-//! The dataflow (timely): each worker's input is the stream of its share's batches
-//! ([`sketch_share`]: blocks of the input, round robin over all workers), followed by its
-//! [`WorkerReport`]; an exchange routes everything to worker 0; a gather operator there
-//! passes it to the calling thread of process 0, which reorders the batches by block
-//! number, checks the ids of line formats in input order ([`ShareIds`]) and feeds the
-//! sink, exactly as [`crate::sketch::pipeline::sketch_stream`] feeds it in one process.
+//! Two dataflows (timely). For an uncompressed JSONL or plain-lines file each worker takes
+//! one byte range of it ([`crate::corpus::split`]): it counts the lines and documents of
+//! its range, the counts are broadcast to every worker, and the counts of the ranges
+//! before its own say which line and DocId its range starts at. Other inputs are read by
+//! every worker, each mapping its blocks (round robin). Then each worker's input is the
+//! stream of its share's batches ([`sketch_share`]), followed by its [`WorkerReport`]; an
+//! exchange routes everything to worker 0; a gather operator there passes it to the
+//! calling thread of process 0, which puts the batches back in input order, checks the
+//! ids of line formats in that order ([`ShareIds`]) and feeds the sink, exactly as
+//! [`crate::sketch::pipeline::sketch_stream`] feeds it in one process.
 //!
 //! Invariants: the sink of process 0 receives the same parameters and the same batches in
 //! the same order as in one process (hence the same images, ids, fingerprints and offsets,
@@ -15,25 +19,33 @@
 //! worker's share arrived (a lost process or a failed worker ends the run with an error
 //! and leaves the sink unfinished); the other processes' sinks are never called.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use timely::container::CapacityContainerBuilder;
 use timely::dataflow::channels::pact::Pipeline;
-use timely::dataflow::operators::{Exchange, Input, Operator, Probe};
+use timely::dataflow::operators::vec::Broadcast;
+use timely::dataflow::operators::{Exchange, Input, Inspect, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
 use super::net::{connect, Losses};
+use super::reorder::Reorder;
 use super::Topology;
 use crate::corpus::par::{Share, ShareIds};
+use crate::corpus::split::{
+    byte_range, count_range, splits_by_range, LineRange, RangeCount, Split,
+};
 use crate::corpus::CorpusStats;
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::pipeline::{
     pipeline_sketcher, sketch_share, SketchBatch, SketchSink, SketchStats,
 };
+use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// How long a lost connection may stay unexplained before the run stops: a process that
@@ -95,7 +107,8 @@ pub struct DistSketch {
 /// The messages of the dataflow.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 enum Msg {
-    Batch(SketchBatch),
+    /// A batch, from the worker (by index among all) that sketched it.
+    Batch(usize, SketchBatch),
     Report(WorkerReport),
 }
 
@@ -126,7 +139,8 @@ fn wire_bytes(b: &SketchBatch) -> u64 {
 }
 
 /// Sketches the corpus at `path` with the workers of every process of `topo`, feeding
-/// `sink` on process 0 (see the module docs); `digest` identifies the job, so that
+/// `sink` on process 0 (see the module docs), the batches that wait for earlier ones
+/// within a quarter of `spill`'s budget (the others spilled); `digest` identifies the job, so that
 /// processes running different jobs refuse each other. Every process must call this with
 /// the same arguments but its own `topo.process()`.
 pub fn sketch_distributed(
@@ -134,6 +148,7 @@ pub fn sketch_distributed(
     cfg: &PipelineConfig,
     topo: &Topology,
     digest: u64,
+    spill: &SpillConfig,
     sink: &mut dyn SketchSink,
 ) -> Result<DistSketch> {
     cfg.validate()?;
@@ -157,10 +172,25 @@ pub fn sketch_distributed(
     let tx = std::sync::Mutex::new(tx);
     let path_w: PathBuf = path.to_path_buf();
     let cfg_w = cfg.clone();
+    let by_range = splits_by_range(path, &cfg.corpus)?;
     let worker_fn = move |worker: &mut timely::worker::Worker| {
         let tx = tx.lock().map(|t| t.clone());
         let Ok(tx) = tx else { return };
         let index = worker.index();
+        // Two dataflows, made in the same order by every worker: the counts of the byte
+        // ranges, broadcast to every worker, then the batches, exchanged to worker 0.
+        let mut counts_in =
+            InputHandle::<u64, CapacityContainerBuilder<Vec<(usize, RangeCount)>>>::new();
+        let counts_probe = ProbeHandle::new();
+        let counts: Rc<RefCell<Vec<(usize, RangeCount)>>> = Rc::default();
+        let counts_seen = Rc::clone(&counts);
+        worker.dataflow::<u64, _, _>(|scope| {
+            scope
+                .input_from(&mut counts_in)
+                .broadcast()
+                .inspect(move |c| counts_seen.borrow_mut().push(*c))
+                .probe_with(&counts_probe);
+        });
         let mut input = InputHandle::<u64, CapacityContainerBuilder<Vec<Msg>>>::new();
         let probe = ProbeHandle::new();
         let gather_tx = tx.clone();
@@ -188,6 +218,45 @@ pub fn sketch_distributed(
             index: index as u32,
             count: peers as u32,
         };
+        // Where this worker's share is: a byte range placed by the counts of the ranges
+        // before it, or its blocks of the whole input.
+        let split = if by_range {
+            let placed = byte_range(&path_w, share).and_then(|(start, end)| {
+                let c = count_range(&path_w, &cfg_w.corpus, start, end)?;
+                Ok((start, end, c))
+            });
+            match placed {
+                Ok((start, end, c)) => {
+                    counts_in.send((index, c));
+                    counts_in.close();
+                    while !counts_probe.done() {
+                        worker.step_or_park(Some(Duration::from_millis(20)));
+                    }
+                    let before = counts.borrow();
+                    let (lines, docs) = before
+                        .iter()
+                        .filter(|(w, _)| *w < index)
+                        .fold((0, 0), |(l, d), (_, c)| (l + c.lines, d + c.docs));
+                    Split::Range(LineRange {
+                        start,
+                        end,
+                        first_line: 1 + lines,
+                        first_doc: docs,
+                    })
+                }
+                Err(e) => {
+                    // Neither input is closed: the run cannot complete without this
+                    // share, and the other processes stop when this one ends.
+                    std::mem::forget(counts_in);
+                    std::mem::forget(input);
+                    let _ = tx.send(Event::Failed(e));
+                    return;
+                }
+            }
+        } else {
+            counts_in.close();
+            Split::Blocks(share)
+        };
         let (mut batches, mut documents, mut incidences, mut bytes_sent) = (0, 0, 0, 0);
         let sends_remote = process != 0;
         let result = {
@@ -204,11 +273,11 @@ pub fn sketch_distributed(
                 if sends_remote {
                     bytes_sent += wire_bytes(&b);
                 }
-                input.send(Msg::Batch(b));
+                input.send(Msg::Batch(index, b));
                 worker_ref.step();
                 Ok(())
             };
-            sketch_share(&path_w, &cfg_w, &sketcher, share, &mut emit)
+            sketch_share(&path_w, &cfg_w, &sketcher, split, &mut emit)
         };
         match result {
             Ok(stats) => {
@@ -252,7 +321,11 @@ pub fn sketch_distributed(
             .map(|(i, _)| first + i)
             .collect()
     };
-    let out = gather(path, cfg, topo, &params, rx, &losses, &stopped, sink);
+    let watch = Watch {
+        losses: &losses,
+        stopped: &stopped,
+    };
+    let out = gather(path, cfg, topo, by_range, spill, &params, rx, &watch, sink);
     match out {
         Ok(out) => {
             // Every worker is done: their threads end by themselves.
@@ -267,16 +340,25 @@ pub fn sketch_distributed(
     }
 }
 
+/// What the calling thread watches for a failure besides the events: lost connections and
+/// worker threads that ended.
+struct Watch<'a> {
+    losses: &'a Losses,
+    stopped: &'a dyn Fn() -> Vec<usize>,
+}
+
 /// The calling thread's side: on process 0, reorders the batches into `sink` and gathers
 /// the reports; everywhere, waits for the local workers, failing on a lost process.
+#[allow(clippy::too_many_arguments)]
 fn gather(
     path: &Path,
     cfg: &PipelineConfig,
     topo: &Topology,
+    by_range: bool,
+    spill: &SpillConfig,
     params: &crate::sketch::SketchParams,
     rx: mpsc::Receiver<Event>,
-    losses: &Losses,
-    stopped: &dyn Fn() -> Vec<usize>,
+    watch: &Watch<'_>,
     sink: &mut dyn SketchSink,
 ) -> Result<DistSketch> {
     let leader = topo.is_leader();
@@ -284,38 +366,33 @@ fn gather(
     if leader {
         sink.begin(params)?;
     }
-    let mut pending: BTreeMap<u64, SketchBatch> = BTreeMap::new();
-    let mut next = 0u64;
+    // Batches that wait for the ones before them take at most a quarter of the budget.
+    let limit = spill.budget.map(|b| b.0 / 4);
+    let mut order = Reorder::new(by_range, topo.peers(), limit, Some(spill.dir()))?;
     let mut reports: Vec<WorkerReport> = Vec::new();
     let mut done = vec![false; topo.workers()];
     let first_worker = topo.process() * topo.workers();
     let t_start = Instant::now();
     let mut handle = |e: Event, done: &mut Vec<bool>| -> Result<()> {
         match e {
-            Event::Msg(Msg::Batch(b)) => {
-                pending.insert(b.seq, b);
-                while let Some(mut b) = pending.remove(&next) {
-                    next += 1;
-                    if !b.lines.is_empty() {
-                        let lines = std::mem::take(&mut b.lines);
-                        ids.check(&mut b.ext_ids, &lines)?;
-                    }
-                    if !b.images.is_empty() {
-                        sink.batch(b)?;
-                    }
-                }
-                Ok(())
-            }
+            Event::Msg(Msg::Batch(w, b)) => order.add(w, b)?,
             Event::Msg(Msg::Report(r)) => {
+                order.made(r.worker, r.batches);
                 reports.push(r);
-                Ok(())
             }
-            Event::Done(w) => {
-                done[w - first_worker] = true;
-                Ok(())
-            }
-            Event::Failed(e) => Err(e),
+            Event::Done(w) => done[w - first_worker] = true,
+            Event::Failed(e) => return Err(e),
         }
+        while let Some(mut b) = order.next_ready()? {
+            if !b.lines.is_empty() {
+                let lines = std::mem::take(&mut b.lines);
+                ids.check(&mut b.ext_ids, &lines)?;
+            }
+            if !b.images.is_empty() {
+                sink.batch(b)?;
+            }
+        }
+        Ok(())
     };
     while !done.iter().all(|&d| d) {
         match rx.recv_timeout(Duration::from_millis(100)) {
@@ -327,18 +404,18 @@ fn gather(
                 ));
             }
         }
-        if let Some((p, what)) = losses.lost_for(GRACE) {
+        if let Some((p, what)) = watch.losses.lost_for(GRACE) {
             return Err(lost(topo, p, &what));
         }
         // A worker thread that ended without saying it was done panicked (its message is
         // printed) or lost a peer; its last words may still be in the channel.
-        let gone = stopped();
+        let gone = (watch.stopped)();
         if gone.iter().any(|&w| !done[w - first_worker]) {
             while let Ok(e) = rx.try_recv() {
                 handle(e, &mut done)?;
             }
             if let Some(&w) = gone.iter().find(|&&w| !done[w - first_worker]) {
-                if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
                     return Err(lost(topo, p, &what));
                 }
                 return Err(Error::Distributed(format!(
@@ -348,7 +425,6 @@ fn gather(
             }
         }
     }
-    drop(handle);
     if !leader {
         return Ok(DistSketch {
             stats: SketchStats::default(),
@@ -356,10 +432,10 @@ fn gather(
         });
     }
     // Everything has arrived: every block in order, one report per worker.
-    if !pending.is_empty() || reports.len() != topo.peers() {
+    if !order.complete() || reports.len() != topo.peers() {
         return Err(Error::Distributed(format!(
             "incomplete gather: {} blocks out of order, {} of {} worker reports",
-            pending.len(),
+            order.waiting(),
             reports.len(),
             topo.peers()
         )));
@@ -441,6 +517,7 @@ pub fn sketch_to_file_on(
     out: &Path,
     shard: crate::sketch::Shard,
     topo: &Topology,
+    spill: &SpillConfig,
 ) -> Result<Option<DistSketchFile>> {
     let digest = xxhash_rust::xxh3::xxh3_64(
         format!(
@@ -453,12 +530,12 @@ pub fn sketch_to_file_on(
         .as_bytes(),
     );
     if !topo.is_leader() {
-        sketch_distributed(input, cfg, topo, digest, &mut NullSink)?;
+        sketch_distributed(input, cfg, topo, digest, spill, &mut NullSink)?;
         return Ok(None);
     }
     let mut processes = Vec::new();
     let (stats, written) = crate::sketch::sketch_to_file_by(out, shard, &mut |sink| {
-        let d = sketch_distributed(input, cfg, topo, digest, sink)?;
+        let d = sketch_distributed(input, cfg, topo, digest, spill, sink)?;
         processes = d.processes;
         Ok(d.stats)
     })?;

@@ -17,8 +17,9 @@ use super::{
 };
 use crate::corpus::par::{
     par_map_corpus_share, par_map_corpus_wanted, par_map_corpus_with, Block, LineDocReader,
-    ParOptions, RawDoc, Share,
+    ParOptions, RawDoc,
 };
+use crate::corpus::split::Split;
 use crate::corpus::{self, CorpusConfig, CorpusStats, Document};
 use crate::shingle::{shingle_hashes_from_tokens, token_hash, ShingleConfig};
 use crate::text::{self, Canonical, Canonicalizer, StopWords, TextConfig};
@@ -150,7 +151,7 @@ pub fn for_each_canonical_batch(
 }
 
 /// One batch of sketched documents, in input order, as [`sketch_stream`] delivers it.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SketchBatch {
     /// DocId of the first document of the batch (the others follow densely).
     pub first: u32,
@@ -281,17 +282,17 @@ pub fn pipeline_sketcher(path: &Path, cfg: &PipelineConfig) -> Result<Sketcher> 
     }
 }
 
-/// One share of [`sketch_stream`] ([`crate::corpus::par::par_map_corpus_share`]): only
-/// the blocks of `share` are sketched, and each reaches `emit` (in input order, empty
-/// blocks included) with its [`SketchBatch::seq`] and, for line formats, the
-/// [`SketchBatch::lines`] of its documents. The batches of all shares, ordered by `seq`
-/// and with their ids checked in that order, are what [`sketch_stream`] delivers; the
-/// counts of all shares sum to its counts.
+/// One worker's share of [`sketch_stream`] ([`crate::corpus::par::par_map_corpus_share`]):
+/// only the blocks of its `split` are sketched, and each reaches `emit` (in input order,
+/// empty blocks included) with its [`SketchBatch::seq`] and, for line formats, the
+/// [`SketchBatch::lines`] of its documents. The batches of all workers, in input order and
+/// with their ids checked in that order, are what [`sketch_stream`] delivers; the counts
+/// of all workers sum to its counts.
 pub fn sketch_share(
     path: &Path,
     cfg: &PipelineConfig,
     sketcher: &Sketcher,
-    share: Share,
+    share: Split,
     emit: &mut dyn FnMut(SketchBatch) -> Result<()>,
 ) -> Result<SketchStats> {
     sketch_blocks(path, cfg, sketcher, Some(share), &|_| {}, emit)
@@ -302,7 +303,7 @@ fn sketch_blocks(
     path: &Path,
     cfg: &PipelineConfig,
     sketcher: &Sketcher,
-    share: Option<Share>,
+    share: Option<Split>,
     progress: &(dyn Fn(u64) + Sync),
     emit: &mut dyn FnMut(SketchBatch) -> Result<()>,
 ) -> Result<SketchStats> {

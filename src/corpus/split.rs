@@ -1,0 +1,301 @@
+//! How several workers split one corpus between them ([`super::par::par_map_corpus_share`]).
+//!
+//! An uncompressed JSONL or plain-lines file is cut into byte ranges, one per worker, at
+//! line starts: worker `i` of `n` takes the lines that start in
+//! `[start(i), start(i + 1))`, where `start(i)` is the first line start at or after
+//! `i * len / n`. Each worker first counts the lines and documents of its range
+//! ([`count_range`]); the prefix sums of those counts over the workers before it give the
+//! line number and DocId its range starts at ([`LineRange`]). Every other input (gzip,
+//! zstd, CSV, WARC, Parquet, directories, JSONL whose bad lines are skipped) is split by
+//! blocks: every worker reads the input, and maps only its blocks ([`Share`]).
+//!
+//! Invariants: the ranges of the workers cover the file, do not overlap and hold whole
+//! lines; a range's counts are the ones the whole-file reader finds for the same lines
+//! (oversized lines and blank JSONL lines are lines but not documents; a byte-order mark
+//! is skipped at the start of the file only).
+
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
+use std::path::Path;
+
+use super::input::{append_line, is_blank, Got};
+use super::par::Share;
+use super::{CorpusConfig, Format};
+use crate::{Error, Result};
+
+/// How a worker finds its share of a corpus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Split {
+    /// Every worker reads the input and maps the blocks of its share.
+    Blocks(Share),
+    /// The worker reads one byte range of the file.
+    Range(LineRange),
+}
+
+/// A byte range of a line-format file, with where it starts in line and document numbers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LineRange {
+    /// First byte (a line start).
+    pub start: u64,
+    /// One past the last byte (a line start, or the end of the file).
+    pub end: u64,
+    /// The 1-based number of the range's first line in the file.
+    pub first_line: u64,
+    /// The DocId of the range's first document.
+    pub first_doc: u64,
+}
+
+/// The lines and documents of a byte range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RangeCount {
+    /// Lines (oversized and blank ones included).
+    pub lines: u64,
+    /// Documents.
+    pub docs: u64,
+}
+
+/// True when `path` is split into byte ranges (an uncompressed JSONL or plain-lines
+/// regular file, bad lines not skipped), false when it is split by blocks.
+pub fn splits_by_range(path: &Path, cfg: &CorpusConfig) -> Result<bool> {
+    let line_format = match cfg.format_of(path)? {
+        Format::Jsonl => !cfg.skip_bad_lines,
+        Format::Lines => true,
+        _ => false,
+    };
+    Ok(line_format
+        && path != Path::new("-")
+        && !crate::io::Compression::of_path(path).is_compressed()
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file()))
+}
+
+/// The byte range `[start, end)` of worker `share.index` of `share.count` (see the module
+/// docs).
+pub fn byte_range(path: &Path, share: Share) -> Result<(u64, u64)> {
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = f.metadata().map_err(|e| Error::io(path, e))?.len();
+    let n = u64::from(share.count.max(1));
+    let i = u64::from(share.index);
+    let at = |k: u64| (u128::from(len) * u128::from(k) / u128::from(n)) as u64;
+    let start = line_start_at(&mut f, path, at(i), len)?;
+    let end = if i + 1 == n {
+        len
+    } else {
+        line_start_at(&mut f, path, at(i + 1), len)?
+    };
+    Ok((start, end.max(start)))
+}
+
+/// The first line start at or after `pos`.
+fn line_start_at(f: &mut std::fs::File, path: &Path, pos: u64, len: u64) -> Result<u64> {
+    if pos == 0 {
+        return Ok(0);
+    }
+    if pos >= len {
+        return Ok(len);
+    }
+    f.seek(SeekFrom::Start(pos - 1))
+        .map_err(|e| Error::io(path, e))?;
+    let mut r = BufReader::new(&mut *f);
+    let mut skipped = Vec::new();
+    // Read past the rest of the line that holds byte `pos - 1` (bounded reads).
+    let mut n = 0u64;
+    loop {
+        skipped.clear();
+        let got = (&mut r)
+            .take(1 << 16)
+            .read_until(b'\n', &mut skipped)
+            .map_err(|e| Error::io(path, e))?;
+        n += got as u64;
+        if got == 0 || skipped.last() == Some(&b'\n') {
+            break;
+        }
+    }
+    Ok((pos - 1 + n).min(len))
+}
+
+/// Counts the lines and documents of the byte range `[start, end)` of `path` as the
+/// reader of line formats counts them (see the module invariants).
+pub fn count_range(path: &Path, cfg: &CorpusConfig, start: u64, end: u64) -> Result<RangeCount> {
+    let jsonl = cfg.format_of(path)? == Format::Jsonl;
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    f.seek(SeekFrom::Start(start))
+        .map_err(|e| Error::io(path, e))?;
+    let mut r = BufReader::with_capacity(1 << 20, f.take(end - start));
+    let mut c = RangeCount::default();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match append_line(&mut r, &mut buf, cfg.max_doc_bytes).map_err(|e| Error::io(path, e))? {
+            Got::Eof => break,
+            Got::Oversized(_) => c.lines += 1,
+            Got::Line(_) => {
+                let mut l: &[u8] = &buf;
+                if start == 0 && c.lines == 0 {
+                    l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
+                }
+                c.lines += 1;
+                if !jsonl || !is_blank(l) {
+                    c.docs += 1;
+                }
+            }
+        }
+    }
+    Ok(c)
+}
+
+/// The ranges of every worker from their counts (in worker order): where each starts in
+/// line and document numbers.
+pub fn place_ranges(ranges: &[(u64, u64)], counts: &[RangeCount]) -> Vec<LineRange> {
+    let (mut line, mut doc) = (1u64, 0u64);
+    ranges
+        .iter()
+        .zip(counts)
+        .map(|(&(start, end), c)| {
+            let r = LineRange {
+                start,
+                end,
+                first_line: line,
+                first_doc: doc,
+            };
+            line += c.lines;
+            doc += c.docs;
+            r
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::par::{par_map_corpus_share, par_map_corpus_with, ParOptions};
+
+    /// (DocId, external id, text, offset) of a document.
+    type Doc = (u32, String, String, Option<u64>);
+
+    /// Every document, through the whole-file reader.
+    fn whole(path: &Path, cfg: &CorpusConfig) -> Vec<Doc> {
+        let mut v = Vec::new();
+        par_map_corpus_with(
+            path,
+            cfg,
+            || (),
+            |_, d| Ok((d.id.0, d.text.to_string(), d.offset)),
+            |b| {
+                for ((id, t, o), e) in b.items.into_iter().zip(b.ext_ids) {
+                    v.push((id, e, t, o));
+                }
+                Ok(())
+            },
+        )
+        .unwrap();
+        v
+    }
+
+    /// The same through `n` workers' byte ranges, placed by their counts.
+    fn by_ranges(path: &Path, cfg: &CorpusConfig, n: u32, opts: &ParOptions) -> (Vec<Doc>, u64) {
+        let ranges: Vec<(u64, u64)> = (0..n)
+            .map(|i| byte_range(path, Share { index: i, count: n }).unwrap())
+            .collect();
+        let len = std::fs::metadata(path).unwrap().len();
+        assert_eq!(ranges[0].0, 0);
+        assert_eq!(ranges[n as usize - 1].1, len);
+        for w in ranges.windows(2) {
+            assert_eq!(w[0].1, w[1].0, "ranges must meet: {ranges:?}");
+        }
+        let counts: Vec<RangeCount> = ranges
+            .iter()
+            .map(|&(s, e)| count_range(path, cfg, s, e).unwrap())
+            .collect();
+        let mut v = Vec::new();
+        let mut docs = 0;
+        for r in place_ranges(&ranges, &counts) {
+            let stats = par_map_corpus_share(
+                path,
+                cfg,
+                opts,
+                Split::Range(r),
+                || (),
+                |_, d| Ok((d.id.0, d.text.to_string(), d.offset)),
+                |b| {
+                    for ((id, t, o), e) in b.items.into_iter().zip(b.ext_ids) {
+                        v.push((id, e, t, o));
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+            docs += stats.documents;
+        }
+        (v, docs)
+    }
+
+    #[test]
+    fn byte_ranges_give_the_documents_of_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = CorpusConfig {
+            max_doc_bytes: 60,
+            ..CorpusConfig::default()
+        };
+        let mut rng = 7u64;
+        let mut next = || {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            rng >> 33
+        };
+        for case in 0..12 {
+            let mut text = String::new();
+            if case % 3 == 0 {
+                text.push('\u{feff}');
+            }
+            let lines = next() % 40;
+            for i in 0..lines {
+                match next() % 6 {
+                    0 => text.push('\n'),
+                    1 => text.push_str(&format!(
+                        "{{\"id\":\"o{i}\",\"text\":\"{}\"}}\n",
+                        "y".repeat(80)
+                    )),
+                    _ => text.push_str(&format!(
+                        "{{\"id\":\"d{i}\",\"text\":\"w{} v{}\"}}\r\n",
+                        next() % 9,
+                        i
+                    )),
+                }
+            }
+            if case % 2 == 0 && text.ends_with('\n') {
+                text.pop();
+            }
+            let p = dir.path().join(format!("c{case}.jsonl"));
+            std::fs::write(&p, &text).unwrap();
+            let want = whole(&p, &cfg);
+            for n in [1, 2, 3, 7, 50] {
+                for block in [1, 64, 1 << 20] {
+                    let opts = ParOptions {
+                        block_bytes: block,
+                        ..ParOptions::default()
+                    };
+                    let (got, docs) = by_ranges(&p, &cfg, n, &opts);
+                    assert_eq!(got, want, "case {case}, {n} workers, blocks of {block}");
+                    assert_eq!(docs, want.len() as u64);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn which_inputs_split_by_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = CorpusConfig::default();
+        let j = dir.path().join("a.jsonl");
+        std::fs::write(&j, "{\"text\":\"a\"}\n").unwrap();
+        assert!(splits_by_range(&j, &cfg).unwrap());
+        let skip = CorpusConfig {
+            skip_bad_lines: true,
+            ..CorpusConfig::default()
+        };
+        assert!(!splits_by_range(&j, &skip).unwrap());
+        let c = dir.path().join("a.csv");
+        std::fs::write(&c, "id,text\n1,a\n").unwrap();
+        assert!(!splits_by_range(&c, &cfg).unwrap());
+    }
+}
