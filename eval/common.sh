@@ -1,11 +1,12 @@
 # Shared by the benchmark scripts (source it from the repository root, with ROOT and SCRATCH
 # set): the fimdup binary and the peers corpus.
 
-# Sets FIMDUP_BIN (builds target/release/fimdup unless it is set) and checks /usr/bin/time.
+# Sets FIMDUP_BIN (builds ${CARGO_TARGET_DIR:-target}/release/fimdup unless it is set) and
+# checks /usr/bin/time.
 fimdup_bin() {
   if [ -z "${FIMDUP_BIN:-}" ]; then
     cargo build --release
-    FIMDUP_BIN=$ROOT/target/release/fimdup
+    FIMDUP_BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/fimdup
   fi
   [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 }
