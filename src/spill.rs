@@ -533,7 +533,7 @@ mod tests {
         // MIN_RUN records per run: 70 runs > FAN_IN forces a second pass.
         let n = MIN_RUN as u64 * 70 + 17;
         let xs: Vec<u64> = (0..n)
-            .map(|i| (i * 0x9E37_79B9_7F4A_7C15) % 100_003)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15) % 100_003)
             .collect();
         s.extend(xs.iter().copied()).unwrap();
         assert!(s.runs() >= 70);

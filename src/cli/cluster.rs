@@ -168,11 +168,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(topo) => match job.run_on_processes(&input, &topo)? {
             Some(out) => out,
             None => {
-                eprintln!(
-                    "{}: share sketched and sent; process 0 writes {}",
-                    topo.name_of(topo.process()),
-                    args.out.display()
-                );
+                super::common::share_done(&topo, &args.out);
                 return Ok(());
             }
         },

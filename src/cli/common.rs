@@ -335,6 +335,16 @@ pub struct DistArgs {
     pub connect_timeout: u64,
 }
 
+/// What a process other than 0 says when its part is done.
+#[cfg(feature = "distributed")]
+pub fn share_done(topo: &fimdup::dist::Topology, out: &std::path::Path) {
+    eprintln!(
+        "{}: share sketched and sent; process 0 writes {}",
+        topo.name_of(topo.process()),
+        out.display()
+    );
+}
+
 #[cfg(feature = "distributed")]
 impl DistArgs {
     /// The topology, when the run is distributed (--processes or --workers given).

@@ -72,11 +72,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         return match dedup.run_on_processes(&args.input, &args.out, &topo)? {
             Some(out) => report(&args, &out),
             None => {
-                eprintln!(
-                    "{}: share sketched and sent; process 0 writes {}",
-                    topo.name_of(topo.process()),
-                    args.out.display()
-                );
+                super::common::share_done(&topo, &args.out);
                 Ok(())
             }
         };

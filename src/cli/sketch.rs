@@ -67,11 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
                     })),
                 ),
                 None => {
-                    eprintln!(
-                        "{}: share sketched and sent; process 0 writes {}",
-                        topo.name_of(topo.process()),
-                        args.out.display()
-                    );
+                    super::common::share_done(&topo, &args.out);
                     return Ok(());
                 }
             }

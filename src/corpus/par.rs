@@ -573,7 +573,7 @@ fn consume_in_order<T>(
             next += 1;
             match r? {
                 Piece::Block(mut b, s, lines) => {
-                    add_stats(&mut stats, &s);
+                    stats.add(&s);
                     // The reader may already be gone (it ended): a lost permit is fine.
                     let _ = permit_tx.try_send(());
                     b.seq = seq;
@@ -646,17 +646,6 @@ fn wait<M>(rx: &mpsc::Receiver<M>) -> Option<M> {
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
     }
-}
-
-fn add_stats(a: &mut CorpusStats, b: &CorpusStats) {
-    a.documents += b.documents;
-    a.lossy_utf8 += b.lossy_utf8;
-    a.empty += b.empty;
-    a.text_bytes += b.text_bytes;
-    a.skipped_bad_lines += b.skipped_bad_lines;
-    a.skipped_records += b.skipped_records;
-    a.skipped_oversized += b.skipped_oversized;
-    a.renamed_ids += b.renamed_ids;
 }
 
 /// How the parallel reader reads `path` by lines (JSONL, unless malformed lines are to be

@@ -50,6 +50,21 @@ pub struct CorpusStats {
 }
 
 impl CorpusStats {
+    /// Adds the counts of `b` (another part of the same input) to these.
+    pub fn add(&mut self, b: &CorpusStats) {
+        self.documents += b.documents;
+        self.lossy_utf8 += b.lossy_utf8;
+        self.empty += b.empty;
+        self.text_bytes += b.text_bytes;
+        self.skipped_bad_lines += b.skipped_bad_lines;
+        self.skipped_records += b.skipped_records;
+        self.skipped_oversized += b.skipped_oversized;
+        self.renamed_ids += b.renamed_ids;
+        self.files += b.files;
+    }
+}
+
+impl CorpusStats {
     /// Counts one document yielded with `text` (`lossy`: decoded with replacements).
     #[inline]
     pub(super) fn count_document(&mut self, text: &str, lossy: bool) {

@@ -41,7 +41,6 @@ use crate::corpus::par::{Share, ShareIds};
 use crate::corpus::split::{
     byte_range, count_range, splits_by_range, LineRange, RangeCount, Split,
 };
-use crate::corpus::CorpusStats;
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::pipeline::{
     pipeline_sketcher, sketch_share, SketchBatch, SketchSink, SketchStats,
@@ -508,23 +507,12 @@ fn lost(topo: &Topology, p: usize, what: &str) -> Error {
     ))
 }
 
+/// Adds the counts of `b` (another worker's share) to `a`.
 fn add(a: &mut SketchStats, b: &SketchStats) {
-    add_corpus(&mut a.corpus, &b.corpus);
+    a.corpus.add(&b.corpus);
     a.tokens += b.tokens;
     a.short += b.short;
     a.empty_images += b.empty_images;
-}
-
-fn add_corpus(a: &mut CorpusStats, b: &CorpusStats) {
-    a.documents += b.documents;
-    a.lossy_utf8 += b.lossy_utf8;
-    a.empty += b.empty;
-    a.text_bytes += b.text_bytes;
-    a.skipped_bad_lines += b.skipped_bad_lines;
-    a.skipped_records += b.skipped_records;
-    a.skipped_oversized += b.skipped_oversized;
-    a.renamed_ids += b.renamed_ids;
-    a.files += b.files;
 }
 
 /// What [`sketch_to_file_on`] returns on process 0.
