@@ -39,7 +39,7 @@ use super::reorder::Reorder;
 use super::Topology;
 use crate::corpus::par::{Share, ShareIds};
 use crate::corpus::split::{
-    byte_range, count_range, splits_by_range, LineRange, RangeCount, Split,
+    byte_range, count_range, place_ranges, splits_by_range, RangeCount, Split,
 };
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::pipeline::{
@@ -52,6 +52,9 @@ use crate::{Error, Result};
 /// finished closes its connections, and the others may see that a moment before they
 /// see the end of the dataflow.
 const GRACE: Duration = Duration::from_secs(3);
+
+/// A worker's byte range and its counts, as broadcast to every worker.
+type RangeOf = (usize, (u64, u64), RangeCount);
 
 /// What one worker did, sent to process 0 after its share.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -181,10 +184,9 @@ pub fn sketch_distributed(
         let index = worker.index();
         // Two dataflows, made in the same order by every worker: the counts of the byte
         // ranges, broadcast to every worker, then the batches, exchanged to worker 0.
-        let mut counts_in =
-            InputHandle::<u64, CapacityContainerBuilder<Vec<(usize, RangeCount)>>>::new();
+        let mut counts_in = InputHandle::<u64, CapacityContainerBuilder<Vec<RangeOf>>>::new();
         let counts_probe = ProbeHandle::new();
-        let counts: Rc<RefCell<Vec<(usize, RangeCount)>>> = Rc::default();
+        let counts: Rc<RefCell<Vec<RangeOf>>> = Rc::default();
         let counts_seen = Rc::clone(&counts);
         worker.dataflow::<u64, _, _>(|scope| {
             scope
@@ -233,22 +235,17 @@ pub fn sketch_distributed(
                 let (start, end) = byte_range(&path_w, share)?;
                 let c = count_range(&path_w, &cfg_w.corpus, start, end)?;
                 if let Some(mut h) = counts_in.take() {
-                    h.send((index, c));
+                    h.send((index, (start, end), c));
                 }
                 while !counts_probe.done() {
                     worker.step_or_park(Some(Duration::from_millis(20)));
                 }
-                let before = counts.borrow();
-                let (lines, docs) = before
-                    .iter()
-                    .filter(|(w, _)| *w < index)
-                    .fold((0, 0), |(l, d), (_, c)| (l + c.lines, d + c.docs));
-                Split::Range(LineRange {
-                    start,
-                    end,
-                    first_line: 1 + lines,
-                    first_doc: docs,
-                })
+                // Every worker's range and counts, in worker order, place this one.
+                let mut all = counts.borrow().clone();
+                all.sort_by_key(|r| r.0);
+                let ranges: Vec<(u64, u64)> = all.iter().map(|r| r.1).collect();
+                let cs: Vec<RangeCount> = all.iter().map(|r| r.2).collect();
+                Split::Range(place_ranges(&ranges, &cs)[index])
             } else {
                 drop(counts_in.take());
                 Split::Blocks(share)
