@@ -102,7 +102,7 @@ fn report(args: &Args, out: &fimdup::dedup::DedupOutput) -> anyhow::Result<()> {
         r.against_index,
         input_notes(&s.input_stats),
         s.seconds,
-        args.out.join(&s.kept_file).display()
+        args.out.join(s.kept_file.as_deref().unwrap_or_default()).display()
     );
     Ok(())
 }

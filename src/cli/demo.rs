@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::sweep::{run_sweep, SweepArgs};
+use super::sweep::{sweep_and_report, SweepArgs};
 
 /// Run every method over a threshold sweep on the default corpus and write the report.
 ///
@@ -45,7 +45,7 @@ pub fn run(mut args: Args) -> anyhow::Result<()> {
     };
     let truth = args.sweep.truth.clone().unwrap_or(truth);
     eprintln!("demo: {} ({})", docs.display(), source);
-    run_sweep(
+    sweep_and_report(
         &docs,
         &truth,
         &args.sweep,

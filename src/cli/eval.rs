@@ -5,8 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use fimdup::eval::{
-    evaluate_labeled, false_clusters, FalseClusterConfig, Prediction, ShingleSets, TruthFormat,
-    TruthRule, TruthTable,
+    evaluate_prediction, FalseClusterConfig, Prediction, ShingleSets, Truth, TruthFormat,
 };
 
 /// Evaluate predicted duplicates against labeled pairs.
@@ -69,10 +68,6 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_examples: args.examples,
     };
     fc_cfg.validate()?;
-    let table = TruthTable::read_as(&args.truth, args.truth_format)?;
-    let labeled_only = args.labeled_only || table.format().labeled_only_by_default();
-    let rule = TruthRule::for_table(args.truth_rule.as_deref(), &table)?;
-    let labels = table.labels(rule.as_ref())?;
     let pred = match (&args.pairs, &args.clusters) {
         (Some(p), _) => Prediction::read_pairs_csv(p)?,
         (None, Some(c)) => Prediction::read_clusters_jsonl(c)?,
@@ -82,54 +77,33 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
         None => None,
     };
-    let listed = labeled_only.then(|| table.listed());
-    let counts = evaluate_labeled(&labels, &pred, listed.as_ref());
-    let fc = false_clusters(
-        &pred,
-        table.has_column("resemblance").then_some(&table),
-        corpus.as_ref(),
-        &fc_cfg,
-    )?;
-    let rule_s = rule
-        .as_ref()
-        .map(|r| r.to_string())
-        .unwrap_or_else(|| table.format().positives().into());
+    let truth = Truth::File {
+        path: args.truth.clone(),
+        format: args.truth_format,
+        rule: args.truth_rule.clone(),
+    };
+    let ev = evaluate_prediction(&pred, &truth, args.labeled_only, &fc_cfg, corpus.as_ref())?;
+    let fc = &ev.false_clusters;
     if args.json {
-        let v = serde_json::json!({
-            "truth": args.truth.display().to_string(),
-            "truth_format": table.format().name(),
-            "rule": rule_s,
-            "labeled_only": labeled_only,
-            "truth_pairs": counts.truth_pairs,
-            "found": counts.found,
-            "unique_truth": counts.unique_truth,
-            "unique_ours": counts.unique_ours,
-            "common": counts.common,
-            "precision": counts.precision(),
-            "recall": counts.recall(),
-            "f1": counts.f1(),
-            "false_cluster_floor": args.floor,
-            "false_clusters": fc,
-        });
+        let v = serde_json::to_value(&ev)?;
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
         let rows: Vec<(&str, String)> = vec![
-            ("pairs in the truth", counts.truth_pairs.to_string()),
-            ("pairs found", counts.found.to_string()),
-            ("unique to the truth", counts.unique_truth.to_string()),
-            ("unique to ours", counts.unique_ours.to_string()),
-            ("common", counts.common.to_string()),
-            ("precision", format!("{:.4}", counts.precision())),
-            ("recall", format!("{:.4}", counts.recall())),
-            ("F1", format!("{:.4}", counts.f1())),
+            ("pairs in the truth", ev.truth_pairs.to_string()),
+            ("pairs found", ev.found.to_string()),
+            ("unique to the truth", ev.unique_truth.to_string()),
+            ("unique to ours", ev.unique_ours.to_string()),
+            ("common", ev.common.to_string()),
+            ("precision", format!("{:.4}", ev.precision)),
+            ("recall", format!("{:.4}", ev.recall)),
+            ("F1", format!("{:.4}", ev.f1)),
         ];
         println!(
-            "truth: {} ({} format; positive: {rule_s})",
-            args.truth.display(),
-            table.format()
+            "truth: {} ({} format; positive: {})",
+            ev.truth, ev.truth_format, ev.rule
         );
-        if let Some(l) = &listed {
-            println!("labeled only: {}", l.describe());
+        if let Some(l) = &ev.listed {
+            println!("labeled only: {l}");
         }
         for (k, v) in rows {
             println!("{k:<22}{v:>12}");
@@ -163,11 +137,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     eprintln!(
         "fimdup eval: P {:.4} R {:.4} F1 {:.4} ({} found, {} in the truth)",
-        counts.precision(),
-        counts.recall(),
-        counts.f1(),
-        counts.found,
-        counts.truth_pairs
+        ev.precision, ev.recall, ev.f1, ev.found, ev.truth_pairs
     );
     Ok(())
 }

@@ -3,11 +3,9 @@
 use std::path::{Path, PathBuf};
 
 use fimdup::cluster::{ClusterConfig, Measure, Method};
-use fimdup::eval::{
-    parse_thresholds, ExternalSpec, FalseClusterConfig, TruthFormat, TruthRule, TruthTable,
-};
-use fimdup::report::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
-use fimdup::report::{best_per_method, best_rows, write_report, MachineInfo, Report};
+use fimdup::eval::{parse_thresholds, ExternalSpec, FalseClusterConfig, TruthFormat};
+use fimdup::report::sweep::{SweepConfig, SweepOutput, SweepThresholds};
+use fimdup::report::{best_per_method, best_rows, run_sweep, SweepTruth};
 
 use fimdup::cluster::Verify;
 
@@ -107,20 +105,17 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .truth
         .clone()
         .ok_or_else(|| anyhow::anyhow!("--truth FILE is required"))?;
-    run_sweep(&args.input, &truth, &args.sweep, &args.out, &[])
+    sweep_and_report(&args.input, &truth, &args.sweep, &args.out, &[])
 }
 
 /// Runs a sweep and writes the report; prints the summary table.
-pub fn run_sweep(
+pub fn sweep_and_report(
     input: &Path,
     truth_path: &Path,
     a: &SweepArgs,
     out_dir: &Path,
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let truth = TruthTable::read_as(truth_path, a.truth_format)?;
-    let rule = TruthRule::for_table(a.truth_rule.as_deref(), &truth)?;
-    let labels = truth.labels(rule.as_ref())?;
     let thresholds = match &a.min_common {
         Some(spec) => SweepThresholds::MinCommon(
             parse_thresholds(spec)?
@@ -151,7 +146,7 @@ pub fn run_sweep(
             floor: a.floor,
             ..FalseClusterConfig::default()
         },
-        labeled_only: a.labeled_only || truth.format().labeled_only_by_default(),
+        labeled_only: a.labeled_only,
         errors: a.errors,
         external: a
             .external
@@ -159,44 +154,25 @@ pub fn run_sweep(
             .map(|spec| ExternalSpec::parse(spec)?.read())
             .collect::<fimdup::Result<_>>()?,
     };
-    let res = sweep(input, &truth, &labels, &cfg, &|_| {})?;
     let thresholds_label = a
         .min_common
         .clone()
         .map_or(a.thresholds.clone(), |m| format!("min-common {m}"));
-    let mut params: Vec<(String, String)> = vec![
-        ("command line".into(), command_line()),
-        ("fimdup version".into(), env!("CARGO_PKG_VERSION").into()),
-        ("git commit".into(), env!("FIMDUP_GIT_HASH").into()),
-    ];
-    params.extend(extra_params.iter().cloned());
-    params.extend(describe(
+    let mut caller: Vec<(String, String)> = vec![("command line".into(), command_line())];
+    caller.extend(extra_params.iter().cloned());
+    let truth = SweepTruth {
+        path: truth_path,
+        format: a.truth_format,
+        rule: a.truth_rule.as_deref(),
+    };
+    let res = run_sweep(
         input,
-        truth_path,
-        rule.as_ref(),
+        truth,
+        cfg,
         &thresholds_label,
-        &cfg,
-        &res,
-    )?);
-    let at = params
-        .iter()
-        .position(|p| p.0 == "truth")
-        .map_or(0, |i| i + 1);
-    let f = truth.format();
-    let mut format = format!("{f} (positive without a rule: {}", f.positives());
-    if f.labeled_only_by_default() {
-        format.push_str("; labeled only by default");
-    }
-    format.push(')');
-    params.insert(at, ("truth format".into(), format));
-    write_report(
-        out_dir,
-        &Report {
-            rows: &res.rows,
-            params: &params,
-            machine: &MachineInfo::detect(),
-            errors: (a.errors > 0).then_some(&res.errors),
-        },
+        &caller,
+        Some(out_dir),
+        &|_| {},
     )?;
     if a.json {
         print_json(&serde_json::json!({

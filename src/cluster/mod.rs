@@ -52,8 +52,8 @@ pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};
 pub use job::{Input, Job, JobBuilder, JobOutput, Sketched, Verify};
 pub use lsh::{center_clusters, Grouping, LshConfig};
 pub use output::{
-    write_clusters, write_pairs, write_summary, Cluster, ClusterOutput, ClusterSummary, Phase,
-    ScoredPair,
+    pair_rows, write_clusters, write_pairs, write_summary, Cluster, ClusterOutput, ClusterSummary,
+    Phase, ScoredPair,
 };
 pub use prepared::Prepared;
 pub use run::{components_with_support, finish_clusters, run_method, ClusterInputs};

@@ -158,9 +158,13 @@ fn ext(ext_ids: &[String], d: DocId) -> Result<&str> {
     })
 }
 
-/// Writes `pairs.csv` with header `a,b,shared,estimate,exact` (empty cells for unknown
-/// scores); see the module docs for the order.
-pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Result<()> {
+/// The rows of `pairs.csv` in its order: each pair with the smaller external id first,
+/// sorted by (external id, external id, DocId, DocId). Every entry point that hands out
+/// pairs gives them in this order.
+pub fn pair_rows<'a>(
+    pairs: &'a [ScoredPair],
+    ext_ids: &[String],
+) -> Result<Vec<(DocId, DocId, &'a ScoredPair)>> {
     let mut rows: Vec<(&str, &str, DocId, DocId, &ScoredPair)> = pairs
         .iter()
         .map(|p| {
@@ -173,6 +177,13 @@ pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Res
         })
         .collect::<Result<_>>()?;
     rows.sort_by(|l, r| (l.0, l.1, l.2, l.3).cmp(&(r.0, r.1, r.2, r.3)));
+    Ok(rows.into_iter().map(|(_, _, a, b, p)| (a, b, p)).collect())
+}
+
+/// Writes `pairs.csv` with header `a,b,shared,estimate,exact` (empty cells for unknown
+/// scores); see the module docs for the order.
+pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Result<()> {
+    let rows = pair_rows(pairs, ext_ids)?;
     let mut f = AtomicFile::create(path)?;
     {
         let mut w = csv::Writer::from_writer(&mut f);
@@ -181,7 +192,8 @@ pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Res
         let io = |e: csv::Error| Error::io(path, e.into());
         w.write_record(["a", "b", "shared", "estimate", "exact"])
             .map_err(io)?;
-        for (x, y, _, _, p) in rows {
+        for (a, b, p) in rows {
+            let (x, y) = (ext_ids[a.index()].as_str(), ext_ids[b.index()].as_str());
             w.write_record([x, y, &opt_u(p.shared), &opt_f(p.estimate), &opt_f(p.exact)])
                 .map_err(io)?;
         }

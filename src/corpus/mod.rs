@@ -37,6 +37,9 @@
 //! WARC header line is an error. A repeated external id is an error naming both places or
 //! renamed, as [`CorpusConfig::duplicate_ids`] says (see [`DuplicateIds`]).
 //!
+//! [`texts`] writes documents held in memory (the Python package's) to a temporary JSONL
+//! file that every job reads like any other corpus.
+//!
 //! Invariant: documents come out in input order with dense [`DocId`](crate::DocId)s 0, 1, 2, ... and their
 //! external id strings, distinct within the input (unless [`DuplicateIds::Keep`]); readers
 //! stream and never hold the whole corpus unless asked (a directory reader holds the list of
@@ -56,6 +59,7 @@ pub mod par;
 pub mod parquet;
 mod reader;
 pub mod split;
+pub mod texts;
 mod unique;
 pub mod warc;
 

@@ -37,11 +37,12 @@ mod config;
 mod keys;
 mod run;
 pub mod select;
-mod write;
+pub mod write;
 
 pub use config::{Dedup, DedupBuilder, Keep, KeyValue, OutFormat};
 pub use run::{DedupOutput, DedupSummary, RemovedBy};
 pub use select::{Reason, Removal, Representative, ScoreKind};
+pub use write::{removed_rows, RemovedRow};
 
 #[cfg(doc)]
 use crate::cluster::{Equivalence, Job};

@@ -9,9 +9,9 @@ use std::time::Instant;
 
 use super::keys::{against_index, keep_order, read_keys};
 use super::select::{self, count_reasons, Reason, Removal, Representative, ScoreKind};
-use super::write::{write_kept, write_removed};
+use super::write::{removed_rows, write_kept, write_removed, RemovedRow};
 use super::Dedup;
-use crate::cluster::{write_clusters, write_summary, ClusterSummary, Input, Phase};
+use crate::cluster::{write_clusters, write_summary, Cluster, ClusterSummary, Input, Phase};
 use crate::corpus::CorpusStats;
 use crate::{Error, Result};
 
@@ -43,8 +43,9 @@ pub struct DedupSummary {
     pub removed: u64,
     /// Removed documents by reason.
     pub removed_by: RemovedBy,
-    /// The file (or directory) of the kept documents in the output directory.
-    pub kept_file: String,
+    /// The file (or directory) of the kept documents in the output directory (none when
+    /// nothing was written: [`Dedup::select`]).
+    pub kept_file: Option<String>,
     /// The keep policy.
     pub keep: String,
     /// One document per cluster instead of the greedy choice.
@@ -66,7 +67,7 @@ pub struct DedupSummary {
     pub peak_rss_bytes: Option<u64>,
 }
 
-/// What [`Dedup::run`] returns besides the files.
+/// What [`Dedup::run`] returns besides the files, and [`Dedup::select`] instead of them.
 #[derive(Clone, Debug)]
 pub struct DedupOutput {
     /// The summary (as written).
@@ -75,6 +76,31 @@ pub struct DedupOutput {
     pub removed: Vec<Option<Removal>>,
     /// External ids in DocId order.
     pub ext_ids: Vec<String>,
+    /// The method's clusters (as `clusters.jsonl` lists them).
+    pub clusters: Vec<Cluster>,
+}
+
+impl DedupOutput {
+    /// Whether each document is kept, by DocId.
+    pub fn kept_mask(&self) -> Vec<bool> {
+        self.removed.iter().map(Option::is_none).collect()
+    }
+
+    /// The rows of `removed.csv`, in its order.
+    pub fn removed_rows(&self) -> Vec<RemovedRow<'_>> {
+        rows_of(&self.removed, &self.ext_ids, &self.clusters)
+    }
+}
+
+/// The rows of `removed.csv`: each removal with the cluster holding both documents.
+fn rows_of<'a>(
+    removed: &'a [Option<Removal>],
+    ext_ids: &'a [String],
+    clusters: &[Cluster],
+) -> Vec<RemovedRow<'a>> {
+    let of = select::clusters_of(removed.len(), clusters);
+    let shared = |a, b| select::shared_cluster(&of, clusters, a, b);
+    removed_rows(removed, ext_ids, &shared, clusters)
 }
 
 impl Dedup {
@@ -92,7 +118,18 @@ impl Dedup {
         let s = self
             .job
             .prepare(&Input::Corpus(input.to_path_buf()), progress)?;
-        self.finish(t0, input, out, s, None)
+        self.finish(t0, input, Some(out), s, None)
+    }
+
+    /// What [`Dedup::run`] decides, without writing anything: the removals, the clusters
+    /// and the summary (with no kept file).
+    pub fn select(&self, input: &Path, progress: &(dyn Fn(u64) + Sync)) -> Result<DedupOutput> {
+        let t0 = Instant::now();
+        self.check_input(input)?;
+        let s = self
+            .job
+            .prepare(&Input::Corpus(input.to_path_buf()), progress)?;
+        self.finish(t0, input, None, s, None)
     }
 
     /// A deduplication needs a corpus, not an images file.
@@ -122,18 +159,18 @@ impl Dedup {
             .job
             .prepare_on(&Input::Corpus(input.to_path_buf()), topo)?
         {
-            Some((s, dist)) => self.finish(t0, input, out, s, Some(dist)).map(Some),
+            Some((s, dist)) => self.finish(t0, input, Some(out), s, Some(dist)).map(Some),
             None => Ok(None),
         }
     }
 
     /// Runs the method on the prepared corpus, chooses the documents to keep and writes
-    /// the output.
+    /// the output into `out` (when given).
     fn finish(
         &self,
         t0: Instant,
         input: &Path,
-        out: &Path,
+        out: Option<&Path>,
         mut s: crate::cluster::Sketched,
         distributed: Option<crate::cluster::job::Distributed>,
     ) -> Result<DedupOutput> {
@@ -187,26 +224,26 @@ impl Dedup {
             seconds: tk.elapsed().as_secs_f64(),
         });
 
-        let tw = Instant::now();
-        let kept_mask: Vec<bool> = removed.iter().map(Option::is_none).collect();
-        std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-        let kept = write_kept(input, corpus_cfg, self.out_format, &kept_mask, out)?;
-        let ext_ids = s.ext_ids();
-        let of = select::clusters_of(n, &cl.clusters);
-        let clusters = &cl.clusters;
-        let shared = |a, b| select::shared_cluster(&of, clusters, a, b);
-        write_removed(
-            &out.join("removed.csv"),
-            &removed,
-            ext_ids,
-            &shared,
-            clusters,
-        )?;
-        write_clusters(&out.join("clusters.jsonl"), clusters, ext_ids)?;
-        phases.push(Phase {
-            name: "write".into(),
-            seconds: tw.elapsed().as_secs_f64(),
-        });
+        let input_stats = s.input_stats();
+        let ext_ids = s.into_ext_ids();
+        let clusters = std::mem::take(&mut cl.clusters);
+        let mut kept_file = None;
+        if let Some(out) = out {
+            let tw = Instant::now();
+            std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+            let mask: Vec<bool> = removed.iter().map(Option::is_none).collect();
+            kept_file = Some(write_kept(input, corpus_cfg, self.out_format, &mask, out)?);
+            write_removed(
+                &out.join("removed.csv"),
+                &rows_of(&removed, &ext_ids, &clusters),
+                &ext_ids,
+            )?;
+            write_clusters(&out.join("clusters.jsonl"), &clusters, &ext_ids)?;
+            phases.push(Phase {
+                name: "write".into(),
+                seconds: tw.elapsed().as_secs_f64(),
+            });
+        }
 
         let reasons = count_reasons(&removed);
         let by = |r| reasons.get(&r).copied().unwrap_or(0);
@@ -224,26 +261,30 @@ impl Dedup {
                 near_duplicate: by(Reason::NearDuplicate),
                 against_index: by(Reason::AgainstIndex),
             },
-            kept_file: kept.name,
+            kept_file: kept_file.as_ref().map(|k| k.name.clone()),
             keep: self.keep.to_string(),
             per_cluster: self.per_cluster,
             against: self.against.clone(),
             verified: job.verifies(),
             cluster: cl.summary,
-            input_stats: s.input_stats(),
+            input_stats,
             distributed,
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::report::peak_rss_bytes(),
         };
-        debug_assert_eq!(kept.documents, summary.kept);
-        write_summary(
-            &out.join("summary.json"),
-            &serde_json::to_value(&summary).map_err(|e| Error::config(format!("summary: {e}")))?,
-        )?;
+        if let (Some(out), Some(kept)) = (out, &kept_file) {
+            debug_assert_eq!(kept.documents, summary.kept);
+            write_summary(
+                &out.join("summary.json"),
+                &serde_json::to_value(&summary)
+                    .map_err(|e| Error::config(format!("summary: {e}")))?,
+            )?;
+        }
         Ok(DedupOutput {
             summary,
             removed,
-            ext_ids: s.into_ext_ids(),
+            ext_ids,
+            clusters,
         })
     }
 }

@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use super::select::{Removal, Representative};
+use super::select::{Reason, Removal, Representative, ScoreKind};
 use super::OutFormat;
 use crate::cluster::Cluster;
 use crate::corpus::{self, CorpusConfig, Format};
@@ -236,36 +236,76 @@ fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Resul
     })
 }
 
-/// Writes `removed.csv`: `id,representative,cluster,score,score_kind`, one row per removed
-/// document in input order. `cluster` is the id of a cluster holding both (when one does).
-pub fn write_removed(
-    dest: &Path,
-    removed: &[Option<Removal>],
-    ext_ids: &[String],
+/// One row of `removed.csv`: a removed document, the kept (or indexed) document it
+/// resembles, the cluster holding both (when one does), the score and its kind, the reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemovedRow<'a> {
+    /// The removed document.
+    pub doc: DocId,
+    /// The external id of the document it resembles.
+    pub representative: &'a str,
+    /// The id of a cluster holding both.
+    pub cluster: Option<u32>,
+    /// The score of the pair.
+    pub score: Option<f64>,
+    /// What the score is.
+    pub kind: ScoreKind,
+    /// Why it was removed.
+    pub reason: Reason,
+}
+
+/// The rows of `removed.csv`, one per removed document in input order.
+pub fn removed_rows<'a>(
+    removed: &'a [Option<Removal>],
+    ext_ids: &'a [String],
     cluster_of: &dyn Fn(DocId, DocId) -> Option<u32>,
     clusters: &[Cluster],
-) -> Result<()> {
+) -> Vec<RemovedRow<'a>> {
+    removed
+        .iter()
+        .enumerate()
+        .filter_map(|(d, r)| {
+            let r = r.as_ref()?;
+            let d = DocId(d as u32);
+            let (representative, cluster) = match &r.representative {
+                Representative::Doc(m) => (
+                    ext_ids[m.index()].as_str(),
+                    cluster_of(d, *m).map(|c| clusters[c as usize].id),
+                ),
+                Representative::Indexed(id) => (id.as_str(), None),
+            };
+            Some(RemovedRow {
+                doc: d,
+                representative,
+                cluster,
+                score: r.score,
+                kind: r.kind,
+                reason: r.reason,
+            })
+        })
+        .collect()
+}
+
+/// Writes `removed.csv`: `id,representative,cluster,score,score_kind`, one row per removed
+/// document in input order ([`removed_rows`]).
+pub fn write_removed(dest: &Path, rows: &[RemovedRow<'_>], ext_ids: &[String]) -> Result<()> {
     let mut f = AtomicFile::create(dest)?;
     {
         let io = |e: csv::Error| Error::io(dest, e.into());
         let mut w = csv::Writer::from_writer(&mut f);
         w.write_record(["id", "representative", "cluster", "score", "score_kind"])
             .map_err(io)?;
-        for (d, r) in removed.iter().enumerate() {
-            let Some(r) = r else { continue };
-            let d = DocId(d as u32);
-            let (rep, cluster) = match &r.representative {
-                Representative::Doc(m) => (
-                    ext_ids[m.index()].as_str(),
-                    cluster_of(d, *m)
-                        .map(|c| clusters[c as usize].id.to_string())
-                        .unwrap_or_default(),
-                ),
-                Representative::Indexed(id) => (id.as_str(), String::new()),
-            };
+        for r in rows {
+            let cluster = r.cluster.map(|c| c.to_string()).unwrap_or_default();
             let score = r.score.map(|s| s.to_string()).unwrap_or_default();
-            w.write_record([&ext_ids[d.index()], rep, &cluster, &score, r.kind.name()])
-                .map_err(io)?;
+            w.write_record([
+                &ext_ids[r.doc.index()],
+                r.representative,
+                &cluster,
+                &score,
+                r.kind.name(),
+            ])
+            .map_err(io)?;
         }
         w.flush().map_err(|e| Error::io(dest, e))?;
     }

@@ -13,6 +13,7 @@
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
 mod delimited;
+mod evaluation;
 pub mod external;
 mod ids;
 mod json_lines;
@@ -24,6 +25,7 @@ pub mod similarity;
 pub mod thresholds;
 pub mod truth;
 
+pub use evaluation::{evaluate_prediction, Evaluation, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{
     evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,

@@ -68,6 +68,24 @@ impl Prediction {
         p
     }
 
+    /// A prediction made of clusters with their own ids and supports (as a method's output
+    /// gives them, and `clusters.jsonl` lists them).
+    pub fn from_labeled_clusters<I, C, S>(clusters: I) -> Self
+    where
+        I: IntoIterator<Item = (String, C, Option<u64>)>,
+        C: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut p = Prediction {
+            clusters: Some(Vec::new()),
+            ..Default::default()
+        };
+        for (id, c, support) in clusters {
+            p.push_cluster(id, c, support);
+        }
+        p
+    }
+
     fn push_cluster<C, S>(&mut self, id: String, docs: C, support: Option<u64>)
     where
         C: IntoIterator<Item = S>,

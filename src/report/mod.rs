@@ -19,6 +19,7 @@ mod page;
 pub mod plot;
 pub mod provenance;
 mod rows;
+mod run;
 pub mod sweep;
 
 use std::path::Path;
@@ -29,6 +30,7 @@ pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::{peak_rss_bytes, reset_peak_rss, MachineInfo};
 pub use page::{render_html, render_markdown};
 pub use rows::{read_results_csv, write_results_csv, SweepRow};
+pub use run::{run_sweep, SweepTruth};
 
 use crate::{Error, Result};
 

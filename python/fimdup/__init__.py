@@ -1,0 +1,923 @@
+"""fimdup: near-duplicate document clustering by frequent itemset mining.
+
+Every call runs the fimdup library's own job (the one the ``fimdup`` command runs) in Rust,
+with the GIL released, and gives the same result as the command on the same documents:
+
+>>> import fimdup
+>>> texts = ["a rose is a rose is a rose", "a rose is a rose is a rose!", "something else"]
+>>> r = fimdup.cluster(texts, threshold=0.8, shingle_len=2)
+>>> r.clusters
+[[0, 1]]
+>>> r.pairs.column_names
+['a', 'b', 'shared', 'estimate', 'exact']
+
+``texts`` is any iterable of ``str``, a pandas Series, a pyarrow (Chunked)Array of strings
+(read without a copy into Python objects), a ``datasets.Dataset`` (its ``text`` column) or a
+``pathlib.Path`` naming a corpus file (read as the command reads it). ``ids`` default to
+the positions 0..n-1; results name documents by them.
+
+Errors: ``ValueError`` for bad parameters, :class:`FormatError` (a ``ValueError``) for bad
+input naming the file and line, :class:`LimitError` when a guard is hit, ``OSError`` for
+I/O, ``TypeError`` for inputs of the wrong type. ``threads=`` on every call (default: all
+cores); the output does not depend on it.
+"""
+
+from __future__ import annotations
+
+import csv as _csv
+import itertools as _itertools
+import json as _json
+import os as _os
+import tempfile as _tempfile
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as _np
+import pyarrow as _pa
+
+from . import _fimdup as _native
+from ._fimdup import FormatError, LimitError
+
+__version__ = _native.__version__
+
+__all__ = [
+    "FormatError",
+    "LimitError",
+    "Images",
+    "Result",
+    "DedupResult",
+    "Itemsets",
+    "Index",
+    "sketch",
+    "cluster",
+    "dedup",
+    "evaluate",
+    "sweep",
+    "report",
+    "mine",
+]
+
+PathLike = Union[str, "_os.PathLike[str]"]
+
+_SKETCH_KEYS = (
+    "scheme",
+    "size",
+    "modulus",
+    "unit",
+    "shingle_len",
+    "offset",
+    "seed",
+    "html",
+    "keep_case",
+    "stopwords",
+    "stem",
+    "weighting",
+)
+
+
+# ---------------------------------------------------------------------------------------
+# Inputs
+
+
+def _is_dataset(x: Any) -> bool:
+    return type(x).__module__.startswith("datasets.") and hasattr(x, "column_names")
+
+
+def _text_array(texts: Any, text_field: str) -> Any:
+    """The texts as a pyarrow string array (chunked or not), without copying when they are
+    one already."""
+    if isinstance(texts, (_pa.Array, _pa.ChunkedArray)):
+        t = texts.type
+        if not (
+            _pa.types.is_string(t)
+            or _pa.types.is_large_string(t)
+            or getattr(_pa.types, "is_string_view", lambda _: False)(t)
+        ):
+            raise TypeError(f"texts must be strings, not a pyarrow array of {t}")
+        return texts
+    if _is_dataset(texts):
+        ds = texts
+        if text_field not in ds.column_names:
+            raise ValueError(f"the dataset has no column {text_field!r} (columns: {ds.column_names})")
+        if getattr(ds, "_indices", None) is not None:
+            ds = ds.flatten_indices()
+        return _text_array(ds.data.table.column(text_field), text_field)
+    if type(texts).__module__.startswith("pandas") and hasattr(texts, "array"):
+        try:
+            return _pa.array(texts, from_pandas=True, type=_pa.large_string())
+        except (_pa.ArrowTypeError, _pa.ArrowInvalid):
+            texts = list(texts)
+    if not isinstance(texts, list):
+        texts = list(texts)
+    try:
+        return _pa.array(texts, type=_pa.large_string())
+    except (_pa.ArrowTypeError, _pa.ArrowInvalid):
+        for i, t in enumerate(texts):
+            if t is not None and not isinstance(t, str):
+                raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str") from None
+        raise
+
+
+def _id_array(ids: Any, n: int) -> Tuple[Any, bool]:
+    """The ids as a pyarrow int64 or string array, and whether they are ints."""
+    if isinstance(ids, (_pa.Array, _pa.ChunkedArray)):
+        arr = ids
+    elif isinstance(ids, (str, bytes)):
+        raise TypeError("ids must be a sequence of int or str, not a single str")
+    else:
+        if hasattr(ids, "dtype") and getattr(ids.dtype, "kind", "") in "iu":
+            arr = _pa.array(_np.asarray(ids, dtype=_np.int64))
+        else:
+            ids = list(ids)
+            if all(isinstance(i, (int, _np.integer)) and not isinstance(i, bool) for i in ids):
+                arr = _pa.array([int(i) for i in ids], type=_pa.int64())
+            elif all(isinstance(i, str) for i in ids):
+                arr = _pa.array(ids, type=_pa.large_string())
+            else:
+                bad = next(
+                    i for i, x in enumerate(ids) if not isinstance(x, (int, str, _np.integer)) or isinstance(x, bool)
+                ) if any(not isinstance(x, (int, str, _np.integer)) or isinstance(x, bool) for x in ids) else None
+                if bad is not None:
+                    raise TypeError(f"ids[{bad}] is {type(ids[bad]).__name__}: expected an int or a str")
+                raise TypeError("ids must be all ints or all strs, not a mix")
+    if len(arr) != n:
+        raise ValueError(f"{len(arr)} ids for {n} texts")
+    t = arr.type
+    if _pa.types.is_integer(t):
+        return arr.cast(_pa.int64()), True
+    if _pa.types.is_string(t) or _pa.types.is_large_string(t):
+        return arr, False
+    raise TypeError(f"ids must be ints or strs, not a pyarrow array of {t}")
+
+
+def _key_array(keys: Any, n: int) -> Any:
+    keys = list(keys)
+    if len(keys) != n:
+        raise ValueError(f"{len(keys)} keys for {n} texts")
+    if all(k is None or (isinstance(k, (int, float, _np.number)) and not isinstance(k, bool)) for k in keys):
+        return _pa.array([None if k is None else float(k) for k in keys], type=_pa.float64())
+    if all(isinstance(k, str) for k in keys):
+        return _pa.array(keys, type=_pa.large_string())
+    raise TypeError("keys must be all numbers (None: missing) or all strs")
+
+
+def _corpus(
+    texts: Any,
+    ids: Any = None,
+    keys: Any = None,
+    *,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    tmp_dir: Optional[PathLike] = None,
+) -> Any:
+    if isinstance(texts, (str, bytes)):
+        raise TypeError(
+            "texts must be an iterable of str, not a single str (it would be read character "
+            "by character); pass a pathlib.Path to read a corpus file"
+        )
+    if isinstance(texts, _os.PathLike):
+        if ids is not None or keys is not None:
+            raise ValueError("a corpus file brings its own ids (and fields): give ids=None, keys=None")
+        return _native.Corpus.from_path(_os.fspath(texts), format, text_field, id_field)
+    arr = _text_array(texts, text_field)
+    n = len(arr)
+    cols: Dict[str, Any] = {"text": arr}
+    ints = True
+    if ids is not None:
+        cols["id"], ints = _id_array(ids, n)
+    if keys is not None:
+        cols["key"] = _key_array(keys, n)
+    table = _pa.table(cols)
+    tmp = None if tmp_dir is None else _os.fspath(tmp_dir)
+    return _native.Corpus.from_arrow(table.__arrow_c_stream__(), ints, tmp)
+
+
+def _sketch_json(opts: Dict[str, Any]) -> str:
+    return _json.dumps({k: v for k, v in opts.items() if v is not None or k == "scheme"})
+
+
+def _ids_column(ids: List[Any], idx: Any) -> Any:
+    if ids and isinstance(ids[0], int):
+        return _pa.array(_np.asarray(ids, dtype=_np.int64)[idx], type=_pa.int64())
+    return _pa.array(ids, type=_pa.string()).take(_pa.array(idx))
+
+
+def _clusters(ids: List[Any], bufs: Tuple[bytes, bytes, bytes, bytes]) -> List[List[Any]]:
+    offsets = _np.frombuffer(bufs[0], dtype=_np.uint64).tolist()
+    members = _np.frombuffer(bufs[1], dtype=_np.uint32).tolist()
+    return [[ids[m] for m in members[offsets[i] : offsets[i + 1]]] for i in range(len(offsets) - 1)]
+
+
+# ---------------------------------------------------------------------------------------
+# Sketch
+
+
+class Images:
+    """Images of documents: bottom-k (or k-mins, ...) hash values per document.
+
+    >>> imgs = fimdup.sketch(["one two three four five six"], size=4)
+    >>> imgs.to_numpy().shape
+    (1, 4)
+    """
+
+    def __init__(self, native: Any) -> None:
+        self._n = native
+
+    @classmethod
+    def load(cls, path: PathLike) -> "Images":
+        """Reads an images file written by ``fimdup sketch`` or :meth:`save`."""
+        return cls(_native.Images.load(_os.fspath(path)))
+
+    def save(self, path: PathLike) -> None:
+        """Writes an images file that ``fimdup cluster FILE`` reads."""
+        self._n.save(_os.fspath(path))
+
+    def __len__(self) -> int:
+        return len(self._n)
+
+    @property
+    def ids(self) -> List[Any]:
+        """The documents' ids, in order."""
+        return self._n.ids()
+
+    @property
+    def lengths(self) -> "_np.ndarray":
+        """Values per image (uint32); shorter than ``size`` for short documents."""
+        return _np.frombuffer(self._n.lengths(), dtype=_np.uint32)
+
+    @property
+    def params(self) -> Dict[str, Any]:
+        """The text, shingle and sketch parameters the images were made with."""
+        return _json.loads(self._n.params_json())
+
+    def to_numpy(self) -> "_np.ndarray":
+        """A uint64 array of shape (n, size): row i holds ``lengths[i]`` values, then zeros."""
+        lengths = self.lengths.astype(_np.int64)
+        values = _np.frombuffer(self._n.values(), dtype=_np.uint64)
+        width = max(self._n.size(), int(lengths.max()) if len(lengths) else 0)
+        out = _np.zeros((len(lengths), width), dtype=_np.uint64)
+        mask = _np.arange(width)[None, :] < lengths[:, None]
+        out[mask] = values
+        return out
+
+    def __getitem__(self, i: int) -> "_np.ndarray":
+        if i < 0:
+            i += len(self)
+        return _np.frombuffer(self._n.image(i), dtype=_np.uint64)
+
+    def __repr__(self) -> str:
+        return f"Images({len(self)} documents, size {self._n.size()})"
+
+
+def sketch(
+    texts: Any,
+    ids: Any = None,
+    *,
+    scheme: Optional[str] = None,
+    size: int = 128,
+    unit: str = "word",
+    shingle_len: Optional[int] = None,
+    offset: int = 1,
+    seed: int = 0,
+    html: bool = False,
+    keep_case: bool = False,
+    stopwords: Optional[str] = None,
+    stem: bool = False,
+    modulus: int = 25,
+    weighting: Optional[str] = None,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    tmp_dir: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+) -> Images:
+    """The images of the documents (``fimdup sketch``).
+
+    ``scheme``: "bottom-k" (default), "k-mins", "one-permutation" or "mod-m"; ``size`` the
+    image size; ``unit`` "word" or "char" shingles of ``shingle_len`` units (default 5 words
+    or 9 characters).
+
+    >>> imgs = fimdup.sketch(["a b c d e f g", "a b c d e f h"], size=16)
+    >>> len(imgs), imgs.lengths.tolist()
+    (2, [3, 3])
+    """
+    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    opts = dict(
+        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
+        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
+        weighting=weighting,
+    )
+    return Images(_native.sketch(c, _sketch_json(opts), threads))
+
+
+# ---------------------------------------------------------------------------------------
+# Cluster
+
+
+class Result:
+    """What :func:`cluster` found: pairs, clusters and the summary."""
+
+    def __init__(self, native: Any) -> None:
+        self._n = native
+        self._ids = native.ids()
+        self._pairs: Optional[_pa.Table] = None
+        self._clusters: Optional[List[List[Any]]] = None
+
+    @property
+    def pairs(self) -> "_pa.Table":
+        """Columns a, b (ids), shared (int64), estimate, exact (float64); null where the
+        method does not know the value. The rows and order of the command's ``pairs.csv``."""
+        if self._pairs is None:
+            a, b, shared, est, exact = self._n.pairs()
+            a = _np.frombuffer(a, dtype=_np.uint32)
+            b = _np.frombuffer(b, dtype=_np.uint32)
+            shared = _np.frombuffer(shared, dtype=_np.int64)
+            est = _np.frombuffer(est, dtype=_np.float64)
+            exact = _np.frombuffer(exact, dtype=_np.float64)
+            self._pairs = _pa.table(
+                {
+                    "a": _ids_column(self._ids, a),
+                    "b": _ids_column(self._ids, b),
+                    "shared": _pa.array(shared, mask=shared < 0, type=_pa.int64()),
+                    "estimate": _pa.array(est, mask=_np.isnan(est), type=_pa.float64()),
+                    "exact": _pa.array(exact, mask=_np.isnan(exact), type=_pa.float64()),
+                }
+            )
+        return self._pairs
+
+    def pairs_df(self) -> Any:
+        """:attr:`pairs` as a pandas DataFrame (needs pandas)."""
+        return self.pairs.to_pandas()
+
+    @property
+    def clusters(self) -> List[List[Any]]:
+        """The clusters as lists of ids, in the order of the command's ``clusters.jsonl``."""
+        if self._clusters is None:
+            self._clusters = _clusters(self._ids, self._n.clusters())
+        return self._clusters
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """The command's ``summary.json``: method, threshold, k, counts, phases, seconds."""
+        return _json.loads(self._n.summary_json())
+
+    def write(self, out_dir: PathLike) -> None:
+        """Writes ``clusters.jsonl``, ``pairs.csv`` and ``summary.json`` as the command does."""
+        self._n.write(_os.fspath(out_dir))
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"Result({s.get('method')}: {s.get('clusters')} clusters, {s.get('pairs')} pairs)"
+
+
+def _job_opts(kw: Dict[str, Any]) -> str:
+    return _json.dumps({k: (None if v is None else (_os.fspath(v) if isinstance(v, _os.PathLike) else v)) for k, v in kw.items()})
+
+
+def cluster(
+    texts: Any,
+    ids: Any = None,
+    *,
+    method: str = "concept",
+    threshold: Optional[float] = None,
+    min_common: Optional[int] = None,
+    measure: str = "resemblance",
+    verify: Optional[str] = None,
+    candidate_threshold: Optional[float] = None,
+    max_df: Optional[int] = None,
+    bands: Optional[int] = None,
+    fn_weight: float = 0.5,
+    grouping: str = "center",
+    super_per: Optional[int] = None,
+    no_split: bool = False,
+    max_pairs: int = 50_000_000,
+    max_itemsets: int = 1_000_000,
+    memory_budget: Optional[str] = None,
+    tmp_dir: Optional[PathLike] = None,
+    scheme: Optional[str] = None,
+    size: int = 128,
+    unit: str = "word",
+    shingle_len: Optional[int] = None,
+    offset: int = 1,
+    seed: int = 0,
+    html: bool = False,
+    keep_case: bool = False,
+    stopwords: Optional[str] = None,
+    stem: bool = False,
+    modulus: int = 25,
+    weighting: Optional[str] = None,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    threads: Optional[int] = None,
+) -> Result:
+    """Clusters of near-duplicate documents (``fimdup cluster``).
+
+    ``method``: "concept" (maximal frequent itemsets: sets of documents sharing at least k
+    image elements, no transitive chains), "union-find", "lsh", "super-shingle" or "exact".
+    ``threshold`` is a resemblance (default 0.8), translated to each method's k;
+    ``min_common`` gives k itself. ``verify="exact"`` keeps only the pairs whose exact
+    resemblance passes the threshold.
+
+    >>> r = fimdup.cluster(["x y z w v u", "x y z w v u", "p q r s t"], shingle_len=3)
+    >>> r.clusters, r.pairs.num_rows
+    ([[0, 1]], 1)
+    """
+    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    sk = dict(
+        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
+        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
+        weighting=weighting,
+    )
+    job = dict(
+        method=method, threshold=threshold, min_common=min_common, measure=measure, verify=verify,
+        candidate_threshold=candidate_threshold, max_df=max_df, bands=bands, fn_weight=fn_weight,
+        grouping=grouping, super_per=super_per, no_split=no_split, max_pairs=max_pairs,
+        max_itemsets=max_itemsets, memory_budget=memory_budget, tmp_dir=tmp_dir,
+    )
+    return Result(_native.cluster(c, _sketch_json(sk), _job_opts(job), threads))
+
+
+# ---------------------------------------------------------------------------------------
+# Dedup
+
+
+class DedupResult:
+    """What :func:`dedup` decided: which documents are kept, and why the others are not."""
+
+    def __init__(self, native: Any) -> None:
+        self._n = native
+        self._ids = native.ids()
+
+    @property
+    def keep_mask(self) -> "_np.ndarray":
+        """True for every kept document, in input order."""
+        return _np.frombuffer(self._n.kept_mask(), dtype=_np.uint8).astype(bool)
+
+    @property
+    def kept_ids(self) -> List[Any]:
+        """The ids of the kept documents, in input order."""
+        m = self.keep_mask
+        return [i for i, k in zip(self._ids, m) if k]
+
+    @property
+    def removed(self) -> "_pa.Table":
+        """One row per removed document (the command's ``removed.csv``): id, the
+        representative it resembles, the cluster holding both, the score and its kind
+        ("exact" or "estimate"), and the reason."""
+        rows = self._n.removed()
+        ids = self._ids
+        ints = bool(ids) and isinstance(ids[0], int)
+        rep = [ids[d] if d is not None else (int(x) if ints and x is not None and x.lstrip("-").isdigit() else x)
+               for (_, d, x, *_rest) in rows]
+        id_type = _pa.int64() if ints and all(isinstance(r, int) for r in rep) else None
+        if id_type is None and ints:
+            rep = [str(r) for r in rep]
+        return _pa.table(
+            {
+                "id": _pa.array([ids[r[0]] for r in rows], type=_pa.int64() if ints else _pa.string()),
+                "representative": _pa.array(rep, type=id_type or _pa.string()),
+                "cluster": _pa.array([r[3] for r in rows], type=_pa.int64()),
+                "score": _pa.array([r[4] for r in rows], type=_pa.float64()),
+                "score_kind": _pa.array([r[5] for r in rows], type=_pa.string()),
+                "reason": _pa.array([r[6] for r in rows], type=_pa.string()),
+            }
+        )
+
+    @property
+    def clusters(self) -> List[List[Any]]:
+        """The method's clusters, as lists of ids."""
+        return _clusters(self._ids, self._n.clusters())
+
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """The command's ``summary.json`` (``kept_file`` is None: nothing was written)."""
+        return _json.loads(self._n.summary_json())
+
+    def __repr__(self) -> str:
+        s = self.summary
+        return f"DedupResult({s['documents']} documents, {s['kept']} kept, {s['removed']} removed)"
+
+
+def dedup(
+    texts: Any,
+    ids: Any = None,
+    *,
+    keep: str = "first",
+    keys: Optional[Sequence[Any]] = None,
+    per_cluster: bool = False,
+    against: Optional[PathLike] = None,
+    method: str = "concept",
+    threshold: Optional[float] = None,
+    min_common: Optional[int] = None,
+    measure: str = "resemblance",
+    verify: Optional[str] = None,
+    candidate_threshold: Optional[float] = None,
+    max_df: Optional[int] = None,
+    bands: Optional[int] = None,
+    fn_weight: float = 0.5,
+    grouping: str = "center",
+    super_per: Optional[int] = None,
+    no_split: bool = False,
+    max_pairs: int = 50_000_000,
+    max_itemsets: int = 1_000_000,
+    memory_budget: Optional[str] = None,
+    tmp_dir: Optional[PathLike] = None,
+    scheme: Optional[str] = None,
+    size: int = 128,
+    unit: str = "word",
+    shingle_len: Optional[int] = None,
+    offset: int = 1,
+    seed: int = 0,
+    html: bool = False,
+    keep_case: bool = False,
+    stopwords: Optional[str] = None,
+    stem: bool = False,
+    modulus: int = 25,
+    weighting: Optional[str] = None,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    threads: Optional[int] = None,
+) -> DedupResult:
+    """Which documents to keep (``fimdup dedup``, without writing files).
+
+    Documents are taken in keep order (``keep``: "first" = input order, "longest",
+    "shortest", or "field:NAME[:asc|:desc]"); a document is kept unless it resembles an
+    already kept one at the threshold, so every removed document names a kept document it
+    resembles. With in-memory texts, ``keys`` (one number or str per text) is the field
+    ``key``: ``keep="field:key:desc"`` keeps the largest key first.
+
+    >>> d = fimdup.dedup(["x y z w v u", "x y z w v u", "p q r s t"], shingle_len=3)
+    >>> d.keep_mask.tolist()
+    [True, False, True]
+    """
+    c = _corpus(texts, ids, keys, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    sk = dict(
+        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
+        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
+        weighting=weighting,
+    )
+    job = dict(
+        method=method, threshold=threshold, min_common=min_common, measure=measure, verify=verify,
+        candidate_threshold=candidate_threshold, max_df=max_df, bands=bands, fn_weight=fn_weight,
+        grouping=grouping, super_per=super_per, no_split=no_split, max_pairs=max_pairs,
+        max_itemsets=max_itemsets, memory_budget=memory_budget, tmp_dir=tmp_dir,
+    )
+    d = dict(keep=keep, per_cluster=per_cluster, against=against)
+    return DedupResult(_native.dedup(c, _sketch_json(sk), _job_opts(job), _job_opts(d), threads))
+
+
+# ---------------------------------------------------------------------------------------
+# Evaluate, sweep, report
+
+
+def _pairs_of(x: Any) -> List[Tuple[str, str]]:
+    if type(x).__module__.startswith("pandas"):
+        x = _pa.Table.from_pandas(x, preserve_index=False)
+    if isinstance(x, _pa.Table):
+        a = x.column("a").to_pylist()
+        b = x.column("b").to_pylist()
+        return [(str(p), str(q)) for p, q in zip(a, b)]
+    return [(str(p), str(q)) for p, q in x]
+
+
+def _truth_arg(truth: Any, truth_format: str, truth_rule: Optional[str]) -> Any:
+    if isinstance(truth, (str, _os.PathLike)):
+        return _native.TruthArg.file(_os.fspath(truth), truth_format, truth_rule)
+    if type(truth).__module__.startswith("pandas"):
+        truth = _pa.Table.from_pandas(truth, preserve_index=False)
+    if isinstance(truth, _pa.Table) and "label" in truth.column_names:
+        labels = [bool(v) for v in truth.column("label").to_pylist()]
+        listed = _pairs_of(truth)
+        positives = [p for p, l in zip(listed, labels) if l]
+        return _native.TruthArg.pairs(positives, listed)
+    return _native.TruthArg.pairs(_pairs_of(truth), None)
+
+
+def evaluate(
+    pred: Any,
+    truth: Any,
+    *,
+    labeled_only: bool = False,
+    truth_format: str = "auto",
+    truth_rule: Optional[str] = None,
+    floor: float = 0.5,
+    examples: int = 5,
+    corpus: Optional[PathLike] = None,
+) -> Dict[str, Any]:
+    """The paper's five values, precision, recall, F1 and the false-duplicate clusters of a
+    prediction against labeled pairs (``fimdup eval --json``).
+
+    ``pred``: a :class:`Result` (its clusters), a table or DataFrame with columns a, b, a
+    list of (a, b) tuples, a list of clusters (lists of ids), or a path to ``pairs.csv`` or
+    ``clusters.jsonl``. ``truth``: a path (any truth ``fimdup eval`` reads), a list of
+    duplicate pairs, or a table / DataFrame with columns a, b and an optional bool ``label``.
+
+    >>> fimdup.evaluate([("1", "2")], [("1", "2"), ("2", "3")])["recall"]
+    0.5
+    """
+    t = _truth_arg(truth, truth_format, truth_rule)
+    corpus = None if corpus is None else _os.fspath(corpus)
+    if isinstance(pred, Result):
+        out = pred._n.evaluate(t, labeled_only, floor, examples, corpus)
+    elif isinstance(pred, (str, _os.PathLike)):
+        out = _native.evaluate(t, path=_os.fspath(pred), labeled_only=labeled_only, floor=floor,
+                               examples=examples, corpus=corpus)
+    elif isinstance(pred, list) and pred and isinstance(pred[0], list):
+        out = _native.evaluate(t, clusters=[[str(d) for d in c] for c in pred], labeled_only=labeled_only,
+                               floor=floor, examples=examples, corpus=corpus)
+    else:
+        out = _native.evaluate(t, pairs=_pairs_of(pred), labeled_only=labeled_only, floor=floor,
+                               examples=examples, corpus=corpus)
+    return _json.loads(out)
+
+
+def _thresholds(thresholds: Any) -> str:
+    if isinstance(thresholds, str):
+        return thresholds
+    return ",".join(repr(float(t)) for t in thresholds)
+
+
+def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller: str, kw: Dict[str, Any]) -> List[Dict[str, Any]]:
+    threads = kw.pop("threads")
+    tmp_dir = kw.pop("tmp_dir")
+    fmt, text_field, id_field = kw.pop("format"), kw.pop("text_field"), kw.pop("id_field")
+    sk = {k: kw.pop(k) for k in _SKETCH_KEYS}
+    kw["methods"] = [kw["methods"]] if isinstance(kw["methods"], str) else list(kw["methods"])
+    kw["thresholds"] = _thresholds(kw["thresholds"])
+    if kw["min_common"] is not None:
+        kw["min_common"] = _thresholds(kw["min_common"])
+    c = _corpus(texts, ids, format=fmt, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    with _tempfile.TemporaryDirectory(prefix="fimdup-truth-", dir=None if tmp_dir is None else _os.fspath(tmp_dir)) as d:
+        if isinstance(truth, (str, _os.PathLike)):
+            path = _os.fspath(truth)
+        else:
+            if type(truth).__module__.startswith("pandas"):
+                truth = _pa.Table.from_pandas(truth, preserve_index=False)
+            path = _os.path.join(d, "truth.csv")
+            with open(path, "w", newline="", encoding="utf-8") as f:
+                w = _csv.writer(f)
+                if isinstance(truth, _pa.Table) and "label" in truth.column_names:
+                    w.writerow(["a", "b", "label"])
+                    labels = truth.column("label").to_pylist()
+                    for (a, b), l in zip(_pairs_of(truth), labels):
+                        w.writerow([a, b, int(bool(l))])
+                    if kw["truth_rule"] is None:
+                        kw["truth_rule"] = "label=1"
+                else:
+                    w.writerow(["a", "b"])
+                    w.writerows(_pairs_of(truth))
+        rows = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw),
+                             None if out_dir is None else _os.fspath(out_dir), caller, threads)
+    return _json.loads(rows)
+
+
+_ALL_METHODS = ("concept", "union-find", "lsh", "super-shingle", "exact")
+
+
+def sweep(
+    texts: Any,
+    ids: Any,
+    truth: Any,
+    *,
+    methods: Union[str, Sequence[str]] = _ALL_METHODS,
+    thresholds: Union[str, Sequence[float]] = "0.95:0.5:0.05",
+    min_common: Optional[Union[str, Sequence[int]]] = None,
+    truth_format: str = "auto",
+    truth_rule: Optional[str] = None,
+    verify: Optional[str] = None,
+    labeled_only: bool = False,
+    floor: float = 0.5,
+    max_df: Optional[int] = None,
+    measure: str = "resemblance",
+    errors: int = 20,
+    scheme: Optional[str] = None,
+    size: int = 128,
+    unit: str = "word",
+    shingle_len: Optional[int] = None,
+    offset: int = 1,
+    seed: int = 0,
+    html: bool = False,
+    keep_case: bool = False,
+    stopwords: Optional[str] = None,
+    stem: bool = False,
+    modulus: int = 25,
+    weighting: Optional[str] = None,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    tmp_dir: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """Every method at every threshold, evaluated (``fimdup sweep``): one dict per (method,
+    threshold) with the columns of ``results.csv`` (ready for ``pandas.DataFrame``).
+
+    ``thresholds``: "FROM:TO:STEP", a comma list, or a list of floats.
+    """
+    kw = dict(locals())
+    for k in ("texts", "ids", "truth"):
+        kw.pop(k)
+    return _sweep(texts, ids, truth, None, "Python: fimdup.sweep", kw)
+
+
+def report(
+    texts: Any,
+    ids: Any,
+    truth: Any,
+    out_dir: PathLike,
+    *,
+    methods: Union[str, Sequence[str]] = _ALL_METHODS,
+    thresholds: Union[str, Sequence[float]] = "0.95:0.5:0.05",
+    min_common: Optional[Union[str, Sequence[int]]] = None,
+    truth_format: str = "auto",
+    truth_rule: Optional[str] = None,
+    verify: Optional[str] = None,
+    labeled_only: bool = False,
+    floor: float = 0.5,
+    max_df: Optional[int] = None,
+    measure: str = "resemblance",
+    errors: int = 20,
+    scheme: Optional[str] = None,
+    size: int = 128,
+    unit: str = "word",
+    shingle_len: Optional[int] = None,
+    offset: int = 1,
+    seed: int = 0,
+    html: bool = False,
+    keep_case: bool = False,
+    stopwords: Optional[str] = None,
+    stem: bool = False,
+    modulus: int = 25,
+    weighting: Optional[str] = None,
+    format: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    tmp_dir: Optional[PathLike] = None,
+    threads: Optional[int] = None,
+) -> List[Dict[str, Any]]:
+    """:func:`sweep`, and the comparative report written into ``out_dir`` as ``fimdup sweep
+    --out`` writes it (``report.html``, ``results.csv``, plots, error analysis)."""
+    kw = dict(locals())
+    for k in ("texts", "ids", "truth", "out_dir"):
+        kw.pop(k)
+    return _sweep(texts, ids, truth, out_dir, "Python: fimdup.report", kw)
+
+
+# ---------------------------------------------------------------------------------------
+# Mine
+
+
+class Itemsets(list):
+    """Frequent itemsets: a list of ``(items, support)`` tuples, items ascending, sets in
+    ascending lexicographic order."""
+
+    _raw: Tuple[bytes, bytes, bytes]
+
+    def to_arrow(self) -> "_pa.Table":
+        """A table with columns items (list<uint32>) and support (uint32)."""
+        items, offsets, supports = self._raw
+        items = _pa.array(_np.frombuffer(items, dtype=_np.uint32), type=_pa.uint32())
+        offsets = _pa.array(_np.frombuffer(offsets, dtype=_np.uint64).astype(_np.int32), type=_pa.int32())
+        return _pa.table(
+            {
+                "items": _pa.ListArray.from_arrays(offsets, items),
+                "support": _pa.array(_np.frombuffer(supports, dtype=_np.uint32), type=_pa.uint32()),
+            }
+        )
+
+
+def mine(
+    transactions: Any,
+    minsup: Union[int, float],
+    *,
+    target: str = "maximal",
+    max_itemsets: Optional[int] = None,
+    threads: Optional[int] = None,
+) -> Itemsets:
+    """Maximal (default), closed or all frequent itemsets (``fimdup mine``).
+
+    ``transactions``: an iterable of iterables of non-negative ints (< 2**32), or a path
+    to a FIMI file. ``minsup``: an int is a number of transactions, a float in (0, 1] a
+    fraction of them. ``target``: "maximal", "closed", "all" (or pyfim's "m", "c", "s").
+
+    >>> fimdup.mine([[1, 2, 3], [1, 2], [2, 3]], 2)
+    [([1, 2], 2), ([2, 3], 2)]
+    """
+    if isinstance(minsup, bool) or not isinstance(minsup, (int, float, _np.integer, _np.floating)):
+        raise TypeError(f"minsup must be an int (transactions) or a float (a fraction), not {type(minsup).__name__}")
+    absolute = isinstance(minsup, (int, _np.integer))
+    if isinstance(transactions, (str, _os.PathLike)):
+        raw = _native.mine_file(_os.fspath(transactions), float(minsup), absolute, target, max_itemsets, threads)
+    else:
+        rows = [r if isinstance(r, (list, tuple, _np.ndarray)) else list(r) for r in transactions]
+        lengths = _np.fromiter((len(r) for r in rows), dtype=_np.int64, count=len(rows))
+        total = int(lengths.sum())
+        try:
+            items = _np.fromiter(_itertools.chain.from_iterable(rows), dtype=_np.int64, count=total)
+        except (TypeError, ValueError, OverflowError):
+            raise TypeError("transactions must hold non-negative ints") from None
+        if total and (items.min() < 0 or items.max() > 0xFFFFFFFF):
+            raise ValueError("items must be non-negative ints below 2**32")
+        offsets = _np.zeros(len(rows) + 1, dtype=_np.uint64)
+        _np.cumsum(lengths, out=offsets[1:])
+        raw = _native.mine(items.astype("<u4").tobytes(), offsets.astype("<u8").tobytes(), float(minsup),
+                           absolute, target, max_itemsets, threads)
+    items, offsets, supports = raw
+    it = _np.frombuffer(items, dtype=_np.uint32).tolist()
+    off = _np.frombuffer(offsets, dtype=_np.uint64).tolist()
+    sup = _np.frombuffer(supports, dtype=_np.uint32).tolist()
+    out = Itemsets((it[off[i] : off[i + 1]], sup[i]) for i in range(len(sup)))
+    out._raw = raw
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Index
+
+
+class Index:
+    """A persisted index (``fimdup index``): query documents against it, add sweeps.
+
+    >>> idx = fimdup.Index.build(tmp / "idx", ["a b c d e f g h"], shingle_len=3)
+    >>> idx.query(["a b c d e f g h"])[0][0]["estimate"]
+    1.0
+    """
+
+    def __init__(self, path: PathLike) -> None:
+        self._n = _native.Index(_os.fspath(path))
+        self.last_report: Optional[Dict[str, Any]] = None
+
+    @classmethod
+    def build(
+        cls,
+        path: PathLike,
+        texts: Any,
+        ids: Any = None,
+        *,
+        threshold: float = 0.8,
+        containment: bool = False,
+        containment_modulus: int = 25,
+        tag: Optional[str] = None,
+        scheme: Optional[str] = None,
+        size: int = 128,
+        unit: str = "word",
+        shingle_len: Optional[int] = None,
+        offset: int = 1,
+        seed: int = 0,
+        html: bool = False,
+        keep_case: bool = False,
+        stopwords: Optional[str] = None,
+        stem: bool = False,
+        modulus: int = 25,
+        format: Optional[str] = None,
+        text_field: str = "text",
+        id_field: str = "id",
+        tmp_dir: Optional[PathLike] = None,
+        threads: Optional[int] = None,
+    ) -> "Index":
+        """Builds an index of the documents at ``path`` (``fimdup index build``); the
+        sweep's report is in ``.last_report``."""
+        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+        sk = dict(
+            scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
+            html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
+        )
+        n, rep = _native.Index.build(_os.fspath(path), c, _sketch_json(sk), threshold, containment,
+                                     containment_modulus, tag, threads)
+        self = cls.__new__(cls)
+        self._n = n
+        self.last_report = _json.loads(rep)
+        return self
+
+    def add(self, texts: Any, ids: Any = None, *, tag: Optional[str] = None,
+            format: Optional[str] = None, text_field: str = "text", id_field: str = "id",
+            tmp_dir: Optional[PathLike] = None, threads: Optional[int] = None) -> Dict[str, Any]:
+        """Adds the documents as a new sweep (``fimdup index add``) and saves the index;
+        returns the sweep's report (added, unchanged, merges, lost and found)."""
+        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+        self.last_report = _json.loads(self._n.add(c, tag, threads))
+        return self.last_report
+
+    def query(self, texts: Iterable[str], *, threshold: Optional[float] = None, measure: str = "resemblance",
+              top: Optional[int] = None, lsh: bool = False, threads: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+        """The indexed documents each text resembles at ``threshold`` (default 0.5) or more,
+        best first (``fimdup index query``): dicts doc, id, estimate, exact (None)."""
+        if isinstance(texts, (str, bytes)):
+            raise TypeError("texts must be an iterable of str, not a single str")
+        texts = list(texts)
+        for i, t in enumerate(texts):
+            if not isinstance(t, str):
+                raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str")
+        hits = self._n.query(texts, 0.5 if threshold is None else threshold, measure, top, lsh, threads)
+        return [[{"doc": d, "id": e, "estimate": s, "exact": x} for (d, e, s, x) in h] for h in hits]
+
+    def __len__(self) -> int:
+        return len(self._n)
+
+    @property
+    def path(self) -> str:
+        return _os.fspath(self._n.path)
+
+    def __repr__(self) -> str:
+        return f"Index({self.path!r}, {len(self)} documents)"

@@ -1,0 +1,179 @@
+//! `fimdup.Index`: the persisted index (`fimdup index build|query|add`) held open.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use fimdup::cluster::Measure;
+use fimdup::index::{Candidates, IndexConfig, QueryOptions, WriteLock};
+use fimdup::sketch::Scheme;
+use fimdup::Error;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::corpus::Corpus;
+use crate::errors::IntoPy;
+use crate::options::{self, SketchOpts};
+use crate::pool;
+
+/// Seconds to wait for another writer of the index directory.
+const WAIT: Duration = Duration::from_secs(60);
+
+/// An index directory, open.
+#[pyclass(module = "fimdup._fimdup")]
+pub struct Index {
+    path: PathBuf,
+    index: fimdup::index::Index,
+}
+
+fn add_json(
+    rep: &fimdup::index::AddReport,
+    path: &std::path::Path,
+    generation: u64,
+    total: usize,
+) -> PyResult<String> {
+    let mut v = serde_json::to_value(rep)
+        .map_err(|e| Error::config(format!("report: {e}")))
+        .py_err()?;
+    v["index"] = serde_json::json!(path);
+    v["generation"] = serde_json::json!(generation);
+    v["total_documents"] = serde_json::json!(total);
+    Ok(v.to_string())
+}
+
+#[pymethods]
+impl Index {
+    /// Opens the index made by `fimdup index build` (or `Index.build`) at `path`.
+    #[new]
+    fn open(py: Python<'_>, path: PathBuf) -> PyResult<Index> {
+        let index = py
+            .allow_threads(|| fimdup::index::Index::open(&path))
+            .py_err()?;
+        Ok(Index { path, index })
+    }
+
+    /// Builds an index of `corpus` at `path` (the first sweep, tagged `tag`); returns it
+    /// and the sweep's report (JSON).
+    #[staticmethod]
+    #[pyo3(signature = (path, corpus, sketch, threshold=0.8, containment=false, containment_modulus=25, tag=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn build(
+        py: Python<'_>,
+        path: PathBuf,
+        corpus: &Corpus,
+        sketch: &str,
+        threshold: f64,
+        containment: bool,
+        containment_modulus: u64,
+        tag: Option<String>,
+        threads: Option<usize>,
+    ) -> PyResult<(Index, String)> {
+        let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
+        let cfg = so.pipeline(corpus.config(), Scheme::BottomK).py_err()?;
+        let icfg = IndexConfig {
+            threshold,
+            containment,
+            containment_modulus,
+            keep_sources: false,
+        };
+        let input = corpus.path().to_path_buf();
+        let out = path.clone();
+        let r = pool::run(py, threads, move || {
+            let (idx, rep) =
+                fimdup::index::Index::build(&input, &cfg, icfg, tag.as_deref(), &|_| {})?;
+            let lock = WriteLock::acquire(&out, WAIT)?;
+            let generation = idx.save_locked(&lock)?;
+            Ok::<_, Error>((idx, rep, generation))
+        })?;
+        let (index, rep, generation) = corpus.res(r)?;
+        let json = add_json(&rep, &path, generation, index.len())?;
+        Ok((Index { path, index }, json))
+    }
+
+    /// Adds `corpus` as a new sweep, saves the index, and returns the report (JSON).
+    #[pyo3(signature = (corpus, tag=None, threads=None))]
+    fn add(
+        &mut self,
+        py: Python<'_>,
+        corpus: &Corpus,
+        tag: Option<String>,
+        threads: Option<usize>,
+    ) -> PyResult<String> {
+        let input = corpus.path().to_path_buf();
+        let cfg = corpus.config();
+        let path = self.path.clone();
+        let r = pool::run(py, threads, move || {
+            let spill = fimdup::spill::SpillConfig::default();
+            let (mut idx, lock) = fimdup::index::Index::open_for_write_with(&path, WAIT, &spill)?;
+            let rep = idx.add_corpus(&input, &cfg, tag.as_deref(), &|_| {})?;
+            let generation = idx.save_locked(&lock)?;
+            Ok::<_, Error>((idx, rep, generation))
+        })?;
+        let (index, rep, generation) = corpus.res(r)?;
+        self.index = index;
+        add_json(&rep, &self.path, generation, self.index.len())
+    }
+
+    /// The hits of every text: (DocId, external id, estimate, exact or None) lists.
+    #[pyo3(signature = (texts, threshold=0.5, measure="resemblance", top=None, lsh=false, threads=None))]
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn query(
+        &self,
+        py: Python<'_>,
+        texts: Vec<String>,
+        threshold: f64,
+        measure: &str,
+        top: Option<usize>,
+        lsh: bool,
+        threads: Option<usize>,
+    ) -> PyResult<Vec<Vec<(u32, String, f64, Option<f64>)>>> {
+        let opts = QueryOptions {
+            threshold,
+            measure: measure.parse::<Measure>().py_err()?,
+            top,
+            candidates: if lsh {
+                Candidates::Lsh
+            } else {
+                Candidates::Context
+            },
+        };
+        let idx = &self.index;
+        pool::run(py, threads, move || {
+            let qs = idx.query_sketcher()?;
+            texts
+                .iter()
+                .map(|t| {
+                    let (_, img, cimg) = qs.sketch_text(t);
+                    let hits = idx.query_image(&img, cimg.as_ref(), &opts)?;
+                    Ok(hits
+                        .into_iter()
+                        .map(|h| (h.doc.0, h.ext_id, h.estimate, h.exact))
+                        .collect())
+                })
+                .collect::<fimdup::Result<Vec<_>>>()
+        })?
+        .py_err()
+    }
+
+    fn __len__(&self) -> usize {
+        self.index.len()
+    }
+
+    /// The directory.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// The index's parameters (JSON), its threshold and its LSH bands.
+    fn info<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let params = serde_json::to_string(self.index.params())
+            .map_err(|e| Error::config(format!("params: {e}")))
+            .py_err()?;
+        d.set_item("params", params)?;
+        d.set_item("threshold", self.index.config().threshold)?;
+        d.set_item("bands", self.index.bands())?;
+        d.set_item("documents", self.index.len())?;
+        Ok(d)
+    }
+}

@@ -1,0 +1,141 @@
+//! [`Evaluation`]: one prediction against one truth, as every entry point reports it (the
+//! JSON of `fimdup eval --json`, the dict of the Python package's `evaluate`).
+//!
+//! The truth is a file in any form [`TruthTable`] reads (with the rule that decides its
+//! positives), or pairs held in memory ([`Truth::Pairs`]). Invariant: the five values,
+//! precision, recall and F1 are those of [`evaluate_labeled`] on the truth's positives,
+//! restricted to the listed pairs when `labeled_only` holds; a truth whose format labels
+//! only some pairs (PAN) is evaluated labeled-only whatever is asked.
+
+use std::path::PathBuf;
+
+use super::metrics::{evaluate_labeled, false_clusters, FalseClusterConfig, FalseClusterReport};
+use super::{Labeled, Labels, Prediction, ShingleSets, TruthFormat, TruthRule, TruthTable};
+use crate::Result;
+
+/// What a prediction is evaluated against.
+#[derive(Clone, Debug)]
+pub enum Truth {
+    /// A truth file, its format (`auto`: guessed) and the rule choosing its positives
+    /// (`None`: the format's default, [`TruthRule::for_table`]).
+    File {
+        /// The file or directory.
+        path: PathBuf,
+        /// How it is written.
+        format: TruthFormat,
+        /// `<column><op><number>`.
+        rule: Option<String>,
+    },
+    /// Pairs held in memory: the positives, and every pair the truth labels (positive or
+    /// negative) when it labels some pairs only.
+    Pairs {
+        /// The duplicate pairs.
+        positives: Labels,
+        /// Every labeled pair (`None`: the positives are all that is labeled).
+        listed: Option<Labeled>,
+    },
+}
+
+/// The result of one evaluation (serialized as `fimdup eval --json` prints it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Evaluation {
+    /// The truth (its path, or `<pairs>`).
+    pub truth: String,
+    /// Its format.
+    pub truth_format: String,
+    /// The rule that chose the positives (or what the format takes as positive).
+    pub rule: String,
+    /// Whether only listed pairs were evaluated.
+    pub labeled_only: bool,
+    /// Pairs in the truth, |T|.
+    pub truth_pairs: u64,
+    /// Pairs found, |F|.
+    pub found: u64,
+    /// |T \ F|.
+    pub unique_truth: u64,
+    /// |F \ T|.
+    pub unique_ours: u64,
+    /// |T ∩ F|.
+    pub common: u64,
+    /// common / found.
+    pub precision: f64,
+    /// common / truth pairs.
+    pub recall: f64,
+    /// Harmonic mean of precision and recall.
+    pub f1: f64,
+    /// The floor of the false-duplicate-cluster check.
+    pub false_cluster_floor: f64,
+    /// The check (clusters only).
+    pub false_clusters: Option<FalseClusterReport>,
+    /// What the listed pairs are, when only they were evaluated.
+    #[serde(skip)]
+    pub listed: Option<String>,
+}
+
+/// Evaluates `pred` against `truth` (see the module docs); `corpus` supplies resemblances
+/// of cluster pairs that a file truth does not score.
+pub fn evaluate_prediction(
+    pred: &Prediction,
+    truth: &Truth,
+    labeled_only: bool,
+    fc: &FalseClusterConfig,
+    corpus: Option<&ShingleSets>,
+) -> Result<Evaluation> {
+    fc.validate()?;
+    let (name, format, rule, labels, listed, table) = match truth {
+        Truth::File { path, format, rule } => {
+            let table = TruthTable::read_as(path, *format)?;
+            let labeled_only = labeled_only || table.format().labeled_only_by_default();
+            let rule = TruthRule::for_table(rule.as_deref(), &table)?;
+            let labels = table.labels(rule.as_ref())?;
+            let listed = labeled_only.then(|| table.listed());
+            let rule = rule
+                .as_ref()
+                .map(|r| r.to_string())
+                .unwrap_or_else(|| table.format().positives().into());
+            (
+                path.display().to_string(),
+                table.format().name().to_string(),
+                rule,
+                labels,
+                listed,
+                Some(table),
+            )
+        }
+        Truth::Pairs { positives, listed } => {
+            let listed = match (labeled_only, listed) {
+                (false, _) => None,
+                (true, Some(l)) => Some(l.clone()),
+                (true, None) => Some(Labeled::pairs(positives.clone())),
+            };
+            (
+                "<pairs>".to_string(),
+                "pairs".to_string(),
+                "listed as duplicates".to_string(),
+                positives.clone(),
+                listed,
+                None,
+            )
+        }
+    };
+    let counts = evaluate_labeled(&labels, pred, listed.as_ref());
+    let scored = table.as_ref().filter(|t| t.has_column("resemblance"));
+    let false_clusters = false_clusters(pred, scored, corpus, fc)?;
+    Ok(Evaluation {
+        truth: name,
+        truth_format: format,
+        rule,
+        labeled_only: listed.is_some(),
+        truth_pairs: counts.truth_pairs,
+        found: counts.found,
+        unique_truth: counts.unique_truth,
+        unique_ours: counts.unique_ours,
+        common: counts.common,
+        precision: counts.precision(),
+        recall: counts.recall(),
+        f1: counts.f1(),
+        false_cluster_floor: fc.floor,
+        false_clusters,
+        listed: listed.map(|l| l.describe()),
+    })
+}
