@@ -87,6 +87,23 @@ pub fn python_with_pyarrow() -> Option<PathBuf> {
     tool_or_skip(ok, "a Python with pyarrow named by FIMDUP_PYTHON").then(|| py.unwrap())
 }
 
+/// A Python interpreter with the fimdup package (`pip install ./python`) and pytest: the one
+/// named by `FIMDUP_PYTHON`. `None` (after a skip note; a failure under CI) otherwise.
+pub fn python_with_fimdup() -> Option<PathBuf> {
+    let py = std::env::var_os("FIMDUP_PYTHON").map(PathBuf::from);
+    let ok = py.as_ref().is_some_and(|p| {
+        Command::new(p)
+            .args(["-c", "import fimdup, pytest"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    tool_or_skip(
+        ok,
+        "a Python with the fimdup package and pytest named by FIMDUP_PYTHON (pip install ./python pytest pandas)",
+    )
+    .then(|| py.unwrap())
+}
+
 /// Runs `script` with `python` and the arguments `args`; it must succeed. Returns its
 /// standard output.
 pub fn run_python(python: &Path, script: &str, args: &[&str]) -> String {
