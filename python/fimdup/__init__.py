@@ -108,13 +108,19 @@ def _text_array(texts: Any, text_field: str) -> Any:
             texts = list(texts)
     if not isinstance(texts, list):
         texts = list(texts)
-    try:
-        return _pa.array(texts, type=_pa.large_string())
-    except (_pa.ArrowTypeError, _pa.ArrowInvalid):
-        for i, t in enumerate(texts):
-            if t is not None and not isinstance(t, str):
-                raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str") from None
-        raise
+    # pyarrow would take bytes as text: only str (or None, refused below) is.
+    for i, t in enumerate(texts):
+        if t is not None and not isinstance(t, str):
+            raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str")
+    return _pa.array(texts, type=_pa.large_string())
+
+
+def _first_null(arr: Any, what: str) -> None:
+    if arr.null_count:
+        import pyarrow.compute as pc
+
+        i = pc.index(pc.is_null(arr), True).as_py()
+        raise TypeError(f"{what}[{i}] is None: expected a str")
 
 
 def _id_array(ids: Any, n: int) -> Tuple[Any, bool]:
@@ -180,6 +186,7 @@ def _corpus(
             raise ValueError("a corpus file brings its own ids (and fields): give ids=None, keys=None")
         return _native.Corpus.from_path(_os.fspath(texts), format, text_field, id_field)
     arr = _text_array(texts, text_field)
+    _first_null(arr, "texts")
     n = len(arr)
     cols: Dict[str, Any] = {"text": arr}
     ints = True
@@ -326,7 +333,8 @@ class Result:
     @property
     def pairs(self) -> "_pa.Table":
         """Columns a, b (ids), shared (int64), estimate, exact (float64); null where the
-        method does not know the value. The rows and order of the command's ``pairs.csv``."""
+        method does not know the value. The rows of the command's ``pairs.csv``; with str
+        ids in its order, with int ids (and positions) with a < b in numeric order."""
         if self._pairs is None:
             a, b, shared, est, exact = self._n.pairs()
             a = _np.frombuffer(a, dtype=_np.uint32)
@@ -334,6 +342,14 @@ class Result:
             shared = _np.frombuffer(shared, dtype=_np.int64)
             est = _np.frombuffer(est, dtype=_np.float64)
             exact = _np.frombuffer(exact, dtype=_np.float64)
+            if self._ids and isinstance(self._ids[0], int):
+                # Int ids: the smaller id first, rows in numeric order (pairs.csv orders
+                # ids as strings, where 10 comes before 9).
+                num = _np.asarray(self._ids, dtype=_np.int64)
+                swap = num[a] > num[b]
+                a, b = _np.where(swap, b, a), _np.where(swap, a, b)
+                order = _np.lexsort((num[b], num[a]))
+                a, b, shared, est, exact = a[order], b[order], shared[order], est[order], exact[order]
             self._pairs = _pa.table(
                 {
                     "a": _ids_column(self._ids, a),
@@ -479,7 +495,7 @@ class DedupResult:
                 "representative": _pa.array(rep, type=id_type or _pa.string()),
                 "cluster": _pa.array([r[3] for r in rows], type=_pa.int64()),
                 "score": _pa.array([r[4] for r in rows], type=_pa.float64()),
-                "score_kind": _pa.array([r[5] for r in rows], type=_pa.string()),
+                "score_kind": _pa.array([r[5] or None for r in rows], type=_pa.string()),
                 "reason": _pa.array([r[6] for r in rows], type=_pa.string()),
             }
         )
@@ -855,7 +871,7 @@ class Index:
         texts: Any,
         ids: Any = None,
         *,
-        threshold: float = 0.8,
+        threshold: float = 0.5,
         containment: bool = False,
         containment_modulus: int = 25,
         tag: Optional[str] = None,
@@ -876,8 +892,8 @@ class Index:
         tmp_dir: Optional[PathLike] = None,
         threads: Optional[int] = None,
     ) -> "Index":
-        """Builds an index of the documents at ``path`` (``fimdup index build``); the
-        sweep's report is in ``.last_report``."""
+        """Builds an index of the documents at ``path`` (``fimdup index build``; clusters
+        kept at resemblance ``threshold``); the sweep's report is in ``.last_report``."""
         c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
         sk = dict(
             scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,

@@ -1,15 +1,12 @@
 //! [`Corpus`]: what a call reads. Either texts held by Python, handed over as an Arrow C
 //! stream (columns `text`, optional `id`, optional `key`; read without copying into Python
-//! objects) and written once to a temporary JSONL file ([`fimdup::corpus::texts`]), or a
-//! corpus file read as the CLI reads it.
+//! objects) and written once to a temporary JSONL file
+//! ([`fimdup::corpus::texts::TextsFile::from_arrow_stream`]), or a corpus file read as the
+//! CLI reads it.
 
 use std::path::{Path, PathBuf};
 
-use arrow_array::cast::AsArray;
-use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
-use arrow_array::{Array, RecordBatch, RecordBatchReader};
-use arrow_schema::DataType;
-use fimdup::corpus::texts::{TextId, TextKey, TextsFile, TextsWriter};
+use fimdup::corpus::texts::{FFI_ArrowArrayStream, TextsFile};
 use fimdup::corpus::{CorpusConfig, Format};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -86,13 +83,6 @@ pub fn ids_to_py(py: Python<'_>, kind: IdKind, ext_ids: &[String]) -> PyResult<P
     }
 }
 
-/// The stream of record batches Python handed over; read on a thread without the GIL.
-struct Stream(RecordBatchStreamReader);
-
-// SAFETY: the C stream interface has no thread affinity: its producer (pyarrow's exported
-// reader) may be called from any thread, one call at a time, which is how it is used here.
-unsafe impl Send for Stream {}
-
 #[pymethods]
 impl Corpus {
     /// Texts from an Arrow C stream capsule (`table.__arrow_c_stream__()`): column `text`
@@ -114,10 +104,9 @@ impl Corpus {
         // SAFETY: the capsule holds an FFI_ArrowArrayStream (its name says so); `from_raw`
         // moves the stream out and leaves a released one for the capsule's destructor.
         let raw = unsafe { FFI_ArrowArrayStream::from_raw(stream.pointer() as *mut _) };
-        let reader = RecordBatchStreamReader::try_new(raw)
-            .map_err(|e| PyValueError::new_err(format!("texts: {e}")))?;
-        let stream = Stream(reader);
-        let file = py.allow_threads(move || write_texts(stream, tmp_dir.as_deref()))?;
+        let file = py
+            .allow_threads(move || TextsFile::from_arrow_stream(raw, tmp_dir.as_deref()))
+            .py_err()?;
         Ok(Corpus {
             source: Source::Texts(file),
             ids: if ids_are_ints {
@@ -164,114 +153,4 @@ impl Corpus {
             )),
         }
     }
-}
-
-/// Writes every batch of `stream` into a [`TextsFile`].
-fn write_texts(mut stream: Stream, tmp_dir: Option<&Path>) -> PyResult<TextsFile> {
-    let schema = stream.0.schema();
-    let col = |name: &str| schema.index_of(name).ok();
-    let text_at = col("text").ok_or_else(|| PyValueError::new_err("texts: no column \"text\""))?;
-    let id_at = col("id");
-    let key_at = col("key");
-    let mut w = TextsWriter::create(tmp_dir).py_err()?;
-    for batch in &mut stream.0 {
-        let batch: RecordBatch = batch.map_err(|e| PyValueError::new_err(format!("texts: {e}")))?;
-        let n = batch.num_rows();
-        let base = w.len();
-        let texts = strings(batch.column(text_at).as_ref(), "text", base)?;
-        let ids: Option<Ids> = match id_at {
-            Some(i) => Some(ids_of(batch.column(i).as_ref(), base)?),
-            None => None,
-        };
-        let keys: Option<Keys> = key_at
-            .map(|i| keys_of(batch.column(i).as_ref()))
-            .transpose()?;
-        for r in 0..n {
-            let pos = base + r as u64;
-            let id = match &ids {
-                None => TextId::Int(pos as i64),
-                Some(Ids::Int(a)) => TextId::Int(a.value(r)),
-                Some(Ids::Str(s)) => TextId::Str(s.get(r)),
-            };
-            let key = keys.as_ref().map(|k| k.get(r));
-            w.push(id, texts.get(r), key).py_err()?;
-        }
-    }
-    w.finish().py_err()
-}
-
-/// A string column of any of Arrow's three layouts.
-enum Strings<'a> {
-    Small(&'a arrow_array::StringArray),
-    Large(&'a arrow_array::LargeStringArray),
-    View(&'a arrow_array::StringViewArray),
-}
-
-impl Strings<'_> {
-    fn get(&self, i: usize) -> &str {
-        match self {
-            Strings::Small(a) => a.value(i),
-            Strings::Large(a) => a.value(i),
-            Strings::View(a) => a.value(i),
-        }
-    }
-}
-
-fn strings<'a>(a: &'a dyn Array, what: &str, base: u64) -> PyResult<Strings<'a>> {
-    if a.null_count() > 0 {
-        let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
-        return Err(PyTypeError::new_err(format!(
-            "{what}s[{}] is None: expected a str",
-            base + i as u64
-        )));
-    }
-    match a.data_type() {
-        DataType::Utf8 => Ok(Strings::Small(a.as_string::<i32>())),
-        DataType::LargeUtf8 => Ok(Strings::Large(a.as_string::<i64>())),
-        DataType::Utf8View => Ok(Strings::View(a.as_string_view())),
-        t => Err(PyTypeError::new_err(format!(
-            "{what}s must be strings, not Arrow {t}"
-        ))),
-    }
-}
-
-enum Ids<'a> {
-    Int(&'a arrow_array::Int64Array),
-    Str(Strings<'a>),
-}
-
-fn ids_of(a: &dyn Array, base: u64) -> PyResult<Ids<'_>> {
-    if let Some(ints) = a.as_primitive_opt::<arrow_array::types::Int64Type>() {
-        if ints.null_count() > 0 {
-            let i = (0..a.len()).find(|&i| a.is_null(i)).unwrap_or(0);
-            return Err(PyTypeError::new_err(format!(
-                "ids[{}] is None: expected an int or a str",
-                base + i as u64
-            )));
-        }
-        return Ok(Ids::Int(ints));
-    }
-    Ok(Ids::Str(strings(a, "id", base)?))
-}
-
-enum Keys<'a> {
-    Num(&'a arrow_array::Float64Array),
-    Str(Strings<'a>),
-}
-
-impl Keys<'_> {
-    fn get(&self, i: usize) -> TextKey<'_> {
-        match self {
-            Keys::Num(a) if a.is_null(i) => TextKey::Missing,
-            Keys::Num(a) => TextKey::Num(a.value(i)),
-            Keys::Str(s) => TextKey::Str(s.get(i)),
-        }
-    }
-}
-
-fn keys_of(a: &dyn Array) -> PyResult<Keys<'_>> {
-    if let Some(x) = a.as_primitive_opt::<arrow_array::types::Float64Type>() {
-        return Ok(Keys::Num(x));
-    }
-    Ok(Keys::Str(strings(a, "key", 0)?))
 }

@@ -54,7 +54,7 @@ impl Index {
     /// Builds an index of `corpus` at `path` (the first sweep, tagged `tag`); returns it
     /// and the sweep's report (JSON).
     #[staticmethod]
-    #[pyo3(signature = (path, corpus, sketch, threshold=0.8, containment=false, containment_modulus=25, tag=None, threads=None))]
+    #[pyo3(signature = (path, corpus, sketch, threshold=0.5, containment=false, containment_modulus=25, tag=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,

@@ -1,0 +1,93 @@
+"""fimdup.sweep / fimdup.report against `fimdup sweep` (results.csv, report.html)."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+import _ref
+
+
+@pytest.fixture(scope="module")
+def cli_sweep(cli, corpus):
+    return cli.out("sweep", corpus.path, "--truth", corpus.truth, "--methods", "concept", "--thresholds", "0.8,0.9")
+
+
+@pytest.fixture(scope="module")
+def py_rows(fimdup, corpus):
+    return fimdup.sweep(corpus.texts, corpus.ids, corpus.truth, methods=["concept"], thresholds=[0.8, 0.9])
+
+
+def test_rows_match_request(py_rows):
+    assert isinstance(py_rows, list) and len(py_rows) == 2
+    assert [(r["method"], float(r["threshold"])) for r in py_rows] == [("concept", 0.8), ("concept", 0.9)]
+
+
+def test_rows_columns_are_results_csv_columns(py_rows, cli_sweep):
+    with open(cli_sweep / "results.csv", newline="") as f:
+        header = next(csv.reader(f))
+    for r in py_rows:
+        assert set(r) == set(header)
+
+
+def test_rows_equal_cli_results_csv(py_rows, cli_sweep):
+    expected = _ref.read_results_csv(cli_sweep / "results.csv")
+    assert len(expected) == 2
+    for got, exp in zip(py_rows, expected):
+        assert got["precision"] == exp["precision"]
+        assert got["recall"] == exp["recall"]
+        assert _ref.comparable_row(got) == _ref.comparable_row(exp)
+
+
+def test_threshold_grid_string_and_several_methods(cli, fimdup, corpus):
+    out = cli.out("sweep", corpus.path, "--truth", corpus.truth, "--methods", "concept,union-find",
+                  "--thresholds", "0.9:0.8:0.1")
+    expected = _ref.read_results_csv(out / "results.csv")
+    rows = fimdup.sweep(corpus.texts, corpus.ids, corpus.truth, methods=("concept", "union-find"),
+                        thresholds="0.9:0.8:0.1")
+    asked = {(m, t) for m in ("concept", "union-find") for t in (0.9, 0.8)}
+    assert {(r["method"], round(float(r["threshold"]), 9)) for r in rows} == asked
+    assert len(rows) == 4
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]
+
+
+def test_sweep_options_equal_cli(cli, fimdup, corpus):
+    out = cli.out("sweep", corpus.path, "--truth", corpus.truth, "--truth-rule", "resemblance>=0.8",
+                  "--methods", "lsh", "--thresholds", "0.7,0.85", "--verify", "exact")
+    expected = _ref.read_results_csv(out / "results.csv")
+    rows = fimdup.sweep(Path(corpus.path), None, str(corpus.truth), methods=["lsh"], thresholds=[0.7, 0.85],
+                        truth_rule="resemblance>=0.8", verify="exact")
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]
+
+
+def test_report_writes_files_and_rows(cli, fimdup, corpus, cli_sweep, py_rows, tmp_path):
+    out = tmp_path / "report"
+    rows = fimdup.report(corpus.texts, corpus.ids, corpus.truth, out, methods=["concept"], thresholds=[0.8, 0.9])
+    for name in ("report.html", "results.csv", "errors.csv", "report.md", "f1.svg", "pr.svg"):
+        assert (out / name).is_file(), f"{name} missing in {out}: {sorted(p.name for p in out.iterdir())}"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.lstrip().lower().startswith("<!doctype html") and "concept" in html
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in py_rows]
+    written = _ref.read_results_csv(out / "results.csv")
+    expected = _ref.read_results_csv(cli_sweep / "results.csv")
+    assert [_ref.comparable_row(r) for r in written] == [_ref.comparable_row(r) for r in expected]
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in written]
+
+
+def test_report_errors_csv_equals_cli(fimdup, corpus, cli_sweep, tmp_path):
+    out = tmp_path / "report"
+    fimdup.report(corpus.texts, corpus.ids, corpus.truth, str(out), methods=["concept"], thresholds=[0.8, 0.9])
+    assert (out / "errors.csv").read_text() == (cli_sweep / "errors.csv").read_text()
+
+
+def test_default_methods_and_grid_equal_cli(cli, fimdup, corpus):
+    """The defaults: every method over 0.95:0.5:0.05, as `fimdup sweep` with no options."""
+    out = cli.out("sweep", corpus.path, "--truth", corpus.truth)
+    expected = _ref.read_results_csv(out / "results.csv")
+    assert len(expected) == 50
+    rows = fimdup.sweep(corpus.texts, corpus.ids, corpus.truth)
+    assert [(r["method"], round(float(r["threshold"]), 9)) for r in rows] == \
+        [(r["method"], round(float(r["threshold"]), 9)) for r in expected]
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]
