@@ -621,6 +621,7 @@ def evaluate(
     floor: float = 0.5,
     examples: int = 5,
     corpus: Optional[PathLike] = None,
+    threads: Optional[int] = None,
 ) -> Dict[str, Any]:
     """The paper's five values, precision, recall, F1 and the false-duplicate clusters of a
     prediction against labeled pairs (``fimdup eval --json``).
@@ -636,16 +637,16 @@ def evaluate(
     t = _truth_arg(truth, truth_format, truth_rule)
     corpus = None if corpus is None else _os.fspath(corpus)
     if isinstance(pred, Result):
-        out = pred._n.evaluate(t, labeled_only, floor, examples, corpus)
+        out = pred._n.evaluate(t, labeled_only, floor, examples, corpus, threads)
     elif isinstance(pred, (str, _os.PathLike)):
         out = _native.evaluate(t, path=_os.fspath(pred), labeled_only=labeled_only, floor=floor,
-                               examples=examples, corpus=corpus)
+                               examples=examples, corpus=corpus, threads=threads)
     elif isinstance(pred, list) and pred and isinstance(pred[0], list):
         out = _native.evaluate(t, clusters=[[str(d) for d in c] for c in pred], labeled_only=labeled_only,
-                               floor=floor, examples=examples, corpus=corpus)
+                               floor=floor, examples=examples, corpus=corpus, threads=threads)
     else:
         out = _native.evaluate(t, pairs=_pairs_of(pred), labeled_only=labeled_only, floor=floor,
-                               examples=examples, corpus=corpus)
+                               examples=examples, corpus=corpus, threads=threads)
     return _json.loads(out)
 
 
@@ -858,6 +859,8 @@ class Index:
     >>> idx = fimdup.Index.build(tmp / "idx", ["a b c d e f g h"], shingle_len=3)
     >>> idx.query(["a b c d e f g h"])[0][0]["estimate"]
     1.0
+    >>> idx.add(["p q r s t u v"], ["new"])["added"]
+    1
     """
 
     def __init__(self, path: PathLike) -> None:

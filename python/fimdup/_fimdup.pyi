@@ -47,7 +47,13 @@ class ClusterResult:
     def summary_json(self) -> str: ...
     def write(self, dir: str) -> None: ...
     def evaluate(
-        self, truth: TruthArg, labeled_only: bool, floor: float, examples: int, corpus: Optional[str]
+        self,
+        truth: TruthArg,
+        labeled_only: bool = False,
+        floor: float = 0.5,
+        examples: int = 5,
+        corpus: Optional[str] = None,
+        threads: Optional[int] = None,
     ) -> str: ...
 
 class DedupResult:
@@ -109,6 +115,7 @@ def evaluate(
     floor: float = 0.5,
     examples: int = 5,
     corpus: Optional[str] = None,
+    threads: Optional[int] = None,
 ) -> str: ...
 def sweep(
     corpus: Corpus,

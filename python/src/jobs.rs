@@ -229,7 +229,9 @@ impl ClusterResult {
         .py_err()
     }
 
-    /// The prediction these clusters make (for `evaluate`), with the clusters' own ids.
+    /// Evaluates these clusters (with their own ids) against `truth` (JSON).
+    #[pyo3(signature = (truth, labeled_only=false, floor=0.5, examples=5, corpus=None, threads=None))]
+    #[allow(clippy::too_many_arguments)]
     fn evaluate(
         &self,
         py: Python<'_>,
@@ -238,6 +240,7 @@ impl ClusterResult {
         floor: f64,
         examples: usize,
         corpus: Option<PathBuf>,
+        threads: Option<usize>,
     ) -> PyResult<String> {
         let ext = &self.out.ext_ids;
         let pred = Prediction::from_labeled_clusters(self.out.output.clusters.iter().map(|c| {
@@ -247,7 +250,16 @@ impl ClusterResult {
                 Some(u64::from(c.support)),
             )
         }));
-        evaluate_with(py, &pred, truth, labeled_only, floor, examples, corpus)
+        evaluate_with(
+            py,
+            &pred,
+            truth,
+            labeled_only,
+            floor,
+            examples,
+            corpus,
+            threads,
+        )
     }
 }
 
@@ -429,6 +441,7 @@ impl TruthArg {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn evaluate_with(
     py: Python<'_>,
     pred: &Prediction,
@@ -437,17 +450,17 @@ fn evaluate_with(
     floor: f64,
     examples: usize,
     corpus: Option<PathBuf>,
+    threads: Option<usize>,
 ) -> PyResult<String> {
     let fc = FalseClusterConfig {
         floor,
         max_examples: examples,
     };
-    let ev = py
-        .allow_threads(|| {
-            let corpus = corpus.map(|p| ShingleSets::read_jsonl(&p)).transpose()?;
-            evaluate_prediction(pred, &truth.truth, labeled_only, &fc, corpus.as_ref())
-        })
-        .py_err()?;
+    let ev = pool::run(py, threads, || {
+        let corpus = corpus.map(|p| ShingleSets::read_jsonl(&p)).transpose()?;
+        evaluate_prediction(pred, &truth.truth, labeled_only, &fc, corpus.as_ref())
+    })?
+    .py_err()?;
     serde_json::to_string(&ev)
         .map_err(|e| Error::config(format!("evaluation: {e}")))
         .py_err()
@@ -456,7 +469,7 @@ fn evaluate_with(
 /// `fimdup.evaluate` of a prediction that is not a [`ClusterResult`]: pairs, clusters, or
 /// a file (`pairs.csv`, or `clusters.jsonl` when the name ends in `.jsonl`).
 #[pyfunction]
-#[pyo3(signature = (truth, pairs=None, clusters=None, path=None, labeled_only=false, floor=0.5, examples=5, corpus=None))]
+#[pyo3(signature = (truth, pairs=None, clusters=None, path=None, labeled_only=false, floor=0.5, examples=5, corpus=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     py: Python<'_>,
@@ -468,6 +481,7 @@ pub fn evaluate(
     floor: f64,
     examples: usize,
     corpus: Option<PathBuf>,
+    threads: Option<usize>,
 ) -> PyResult<String> {
     let pred = match (pairs, clusters, path) {
         (Some(p), None, None) => Prediction::from_pairs(p).py_err()?,
@@ -489,7 +503,16 @@ pub fn evaluate(
             ))
         }
     };
-    evaluate_with(py, &pred, truth, labeled_only, floor, examples, corpus)
+    evaluate_with(
+        py,
+        &pred,
+        truth,
+        labeled_only,
+        floor,
+        examples,
+        corpus,
+        threads,
+    )
 }
 
 /// `fimdup.sweep` / `fimdup.report`: the rows (JSON), and the report in `out_dir`.
