@@ -660,6 +660,7 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
     threads = kw.pop("threads")
     tmp_dir = kw.pop("tmp_dir")
     fmt, text_field, id_field = kw.pop("format"), kw.pop("text_field"), kw.pop("id_field")
+    truth_format, truth_rule = kw.pop("truth_format"), kw.pop("truth_rule")
     sk = {k: kw.pop(k) for k in _SKETCH_KEYS}
     kw["methods"] = [kw["methods"]] if isinstance(kw["methods"], str) else list(kw["methods"])
     kw["thresholds"] = _thresholds(kw["thresholds"])
@@ -680,12 +681,12 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
                     labels = truth.column("label").to_pylist()
                     for (a, b), l in zip(_pairs_of(truth), labels):
                         w.writerow([a, b, int(bool(l))])
-                    if kw["truth_rule"] is None:
-                        kw["truth_rule"] = "label=1"
+                    if truth_rule is None:
+                        truth_rule = "label=1"
                 else:
                     w.writerow(["a", "b"])
                     w.writerows(_pairs_of(truth))
-        rows = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw),
+        rows = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
                              None if out_dir is None else _os.fspath(out_dir), caller, threads)
     return _json.loads(rows)
 

@@ -122,6 +122,8 @@ def sweep(
     truth: str,
     sketch: str,
     sweep: str,
+    truth_format: str = "auto",
+    truth_rule: Optional[str] = None,
     out_dir: Optional[str] = None,
     caller: Optional[str] = None,
     threads: Optional[int] = None,

@@ -10,7 +10,6 @@ use fimdup::eval::{
     evaluate_prediction, FalseClusterConfig, Labeled, Labels, Prediction, ShingleSets, Truth,
     TruthFormat,
 };
-use fimdup::report::sweep::{SweepConfig, SweepThresholds};
 use fimdup::report::{run_sweep, SweepTruth};
 use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageSet, Scheme};
@@ -21,8 +20,11 @@ use pyo3::types::PyBytes;
 
 use crate::corpus::{ids_to_py, Corpus};
 use crate::errors::IntoPy;
-use crate::options::{self, DedupOpts, JobOpts, SketchOpts, SweepOpts};
+use crate::options::{self, DedupOpts};
 use crate::pool;
+use fimdup::cluster::JobOptions;
+use fimdup::report::SweepOptions;
+use fimdup::sketch::PipelineOptions;
 
 /// The bytes of a slice of plain numbers, little-endian (the only byte order built for).
 pub fn bytes<'py, T: Copy>(py: Python<'py>, v: &[T]) -> Bound<'py, PyBytes> {
@@ -141,8 +143,8 @@ pub fn sketch(
     sketch: &str,
     threads: Option<usize>,
 ) -> PyResult<Images> {
-    let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
-    let cfg = so.pipeline(corpus.config(), Scheme::BottomK).py_err()?;
+    let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
+    let cfg = so.config(corpus.config(), Scheme::BottomK).py_err()?;
     let path = corpus.path().to_path_buf();
     let out = pool::run(py, threads, move || sketch_corpus(&path, &cfg, &|_| {}))?;
     let out = corpus.res(out)?;
@@ -273,10 +275,11 @@ pub fn cluster(
     job: &str,
     threads: Option<usize>,
 ) -> PyResult<ClusterResult> {
-    let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
-    let jo: JobOpts = options::parse(job, "cluster").py_err()?;
-    let job = jo
-        .builder(&so, corpus.config())
+    let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
+    let jo: JobOptions = options::parse(job, "cluster").py_err()?;
+    let job = so
+        .config(corpus.config(), jo.method.default_scheme())
+        .and_then(|p| jo.builder(p))
         .and_then(|b| b.build())
         .py_err()?;
     let input = Input::Corpus(corpus.path().to_path_buf());
@@ -379,15 +382,16 @@ pub fn dedup(
     dedup: &str,
     threads: Option<usize>,
 ) -> PyResult<DedupResult> {
-    let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
-    let jo: JobOpts = options::parse(job, "cluster").py_err()?;
+    let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
+    let jo: JobOptions = options::parse(job, "cluster").py_err()?;
     let dopts: DedupOpts = options::parse(dedup, "dedup").py_err()?;
     let keep: Keep = match &dopts.keep {
         Some(k) => k.parse().py_err()?,
         None => Keep::First,
     };
-    let d = jo
-        .builder(&so, corpus.config())
+    let d = so
+        .config(corpus.config(), jo.method.default_scheme())
+        .and_then(|p| jo.builder(p))
         .and_then(|b| {
             DedupBuilder::new(b)
                 .keep(keep)
@@ -517,7 +521,7 @@ pub fn evaluate(
 
 /// `fimdup.sweep` / `fimdup.report`: the rows (JSON), and the report in `out_dir`.
 #[pyfunction]
-#[pyo3(signature = (corpus, truth, sketch, sweep, out_dir=None, caller=None, threads=None))]
+#[pyo3(signature = (corpus, truth, sketch, sweep, truth_format="auto", truth_rule=None, out_dir=None, caller=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sweep(
     py: Python<'_>,
@@ -525,64 +529,20 @@ pub fn sweep(
     truth: PathBuf,
     sketch: &str,
     sweep: &str,
+    truth_format: &str,
+    truth_rule: Option<String>,
     out_dir: Option<PathBuf>,
     caller: Option<String>,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    use fimdup::cluster::{ClusterConfig, Measure, Method};
-    use fimdup::eval::parse_thresholds;
-    let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
-    let sw: SweepOpts = options::parse(sweep, "sweep").py_err()?;
-    let cfg = (|| -> fimdup::Result<(SweepConfig, String)> {
-        let thresholds = match &sw.min_common {
-            Some(spec) => SweepThresholds::MinCommon(
-                parse_thresholds(spec)?
-                    .into_iter()
-                    .map(|k| {
-                        if k >= 1.0 && k.fract() == 0.0 {
-                            Ok(k as u32)
-                        } else {
-                            Err(Error::config(format!(
-                                "min_common takes whole numbers >= 1, not {k}"
-                            )))
-                        }
-                    })
-                    .collect::<fimdup::Result<_>>()?,
-            ),
-            None => SweepThresholds::Resemblance(parse_thresholds(&sw.thresholds)?),
-        };
-        let mut cluster = ClusterConfig::default();
-        cluster.context.max_df = sw.max_df;
-        cluster.measure = sw.measure.parse::<Measure>()?;
-        let methods = sw
-            .methods
-            .iter()
-            .map(|m| m.parse::<Method>())
-            .collect::<fimdup::Result<Vec<_>>>()?;
-        let cfg = SweepConfig {
-            methods,
-            thresholds,
-            pipeline: so.pipeline(corpus.config(), Scheme::BottomK)?,
-            cluster,
-            spill: fimdup::spill::SpillConfig::default(),
-            verify: options::verify(sw.verify.as_deref())?.is_some(),
-            false_clusters: FalseClusterConfig {
-                floor: sw.floor,
-                ..FalseClusterConfig::default()
-            },
-            labeled_only: sw.labeled_only,
-            errors: sw.errors,
-            external: Vec::new(),
-        };
-        let label = sw
-            .min_common
-            .clone()
-            .map_or(sw.thresholds.clone(), |m| format!("min-common {m}"));
-        Ok((cfg, label))
-    })();
-    let (cfg, label) = cfg.py_err()?;
-    let format: TruthFormat = sw.truth_format.parse().py_err()?;
-    let rule = sw.truth_rule.clone();
+    let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
+    let sw: SweepOptions = options::parse(sweep, "sweep").py_err()?;
+    let format: TruthFormat = truth_format.parse().py_err()?;
+    let (cfg, label) = so
+        .config(corpus.config(), Scheme::BottomK)
+        .and_then(|p| sw.config(p, Vec::new()))
+        .and_then(|c| Ok((c, sw.thresholds()?.1)))
+        .py_err()?;
     let caller = vec![(
         "caller".to_string(),
         caller.unwrap_or_else(|| "Python: fimdup.sweep".into()),
@@ -592,7 +552,7 @@ pub fn sweep(
         let truth = SweepTruth {
             path: &truth,
             format,
-            rule: rule.as_deref(),
+            rule: truth_rule.as_deref(),
         };
         run_sweep(
             &path,

@@ -12,8 +12,9 @@ use pyo3::types::PyDict;
 
 use crate::corpus::Corpus;
 use crate::errors::IntoPy;
-use crate::options::{self, SketchOpts};
+use crate::options;
 use crate::pool;
+use fimdup::sketch::PipelineOptions;
 
 /// Seconds to wait for another writer of the index directory.
 const WAIT: Duration = Duration::from_secs(60);
@@ -67,8 +68,8 @@ impl Index {
         tag: Option<String>,
         threads: Option<usize>,
     ) -> PyResult<(Index, String)> {
-        let so: SketchOpts = options::parse(sketch, "sketch").py_err()?;
-        let cfg = so.pipeline(corpus.config(), Scheme::BottomK).py_err()?;
+        let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
+        let cfg = so.config(corpus.config(), Scheme::BottomK).py_err()?;
         let icfg = IndexConfig {
             threshold,
             containment,

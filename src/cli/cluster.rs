@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use fimdup::cluster::{
-    ClusterConfig, Grouping, Input, JobBuilder, Measure, Method, Threshold, Verify,
-};
+use fimdup::cluster::{Grouping, Input, JobBuilder, JobOptions, Measure, Method, Verify};
 
 use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
 
@@ -115,36 +113,32 @@ pub struct JobArgs {
 }
 
 impl JobArgs {
+    /// The library's named options for these flags.
+    pub fn options(&self) -> JobOptions {
+        JobOptions {
+            method: self.method,
+            threshold: self.threshold,
+            min_common: self.min_common,
+            measure: self.measure,
+            verify: self.verify,
+            candidate_threshold: self.candidate_threshold,
+            max_df: self.max_df,
+            max_itemsets: self.max_itemsets,
+            max_pairs: self.max_pairs,
+            no_split: self.no_split,
+            bands: self.bands,
+            fn_weight: self.fn_weight,
+            grouping: self.grouping,
+            super_per: self.super_per,
+            memory_budget: self.spill.memory_budget,
+            tmp_dir: self.spill.tmp_dir.clone(),
+        }
+    }
+
     /// The job these options describe.
     pub fn builder(&self) -> anyhow::Result<JobBuilder> {
-        let args = self;
-        let pipeline = args.pipeline.config_or(args.method.default_scheme())?;
-        let threshold = match (args.threshold, args.min_common) {
-            (_, Some(k)) => Threshold::MinCommon(k),
-            (Some(t), None) => Threshold::Resemblance(t),
-            (None, None) => Threshold::Resemblance(0.8),
-        };
-        let mut cfg = ClusterConfig {
-            method: args.method,
-            threshold,
-            measure: args.measure,
-            max_pairs: Some(args.max_pairs),
-            ..ClusterConfig::default()
-        };
-        cfg.context.max_df = args.max_df;
-        cfg.concept.max_itemsets = Some(args.max_itemsets);
-        cfg.concept.split_components = !args.no_split;
-        cfg.lsh.grouping = args.grouping;
-        cfg.super_shingle.per = args.super_per;
-        let mut b = JobBuilder::new(args.method);
-        b.cluster(cfg)
-            .pipeline(pipeline)
-            .lsh_bands(args.bands)
-            .lsh_fn_weight(Some(args.fn_weight))
-            .verify(args.verify)
-            .candidate_threshold(args.candidate_threshold)
-            .spill(args.spill.config()?);
-        Ok(b)
+        let pipeline = self.pipeline.config_or(self.method.default_scheme())?;
+        Ok(self.options().builder(pipeline)?)
     }
 }
 

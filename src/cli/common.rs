@@ -32,8 +32,8 @@ use std::path::PathBuf;
 use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
-use fimdup::sketch::{Scheme, SketchConfig, Weighting};
-use fimdup::text::{StopWords, TextConfig, Unit};
+use fimdup::sketch::{PipelineOptions, Scheme, SketchConfig, Weighting};
+use fimdup::text::{TextConfig, Unit};
 
 /// How the corpus is read.
 #[derive(clap::Args, Debug, Clone)]
@@ -135,27 +135,33 @@ pub struct TextArgs {
 
 impl TextArgs {
     pub fn text_config(&self) -> anyhow::Result<TextConfig> {
-        let stopwords = match &self.stopwords {
-            Some(spec) => Some(StopWords::from_spec(spec)?),
-            None => None,
-        };
-        let cfg = TextConfig {
-            html: self.html,
-            lowercase: !self.keep_case,
-            unit: self.unit,
-            stopwords,
-            stem: self.stem,
-        };
-        cfg.validate()?;
-        Ok(cfg)
+        Ok(pipeline_options(self, &SchemeArgs::default()).text()?)
     }
 
     pub fn shingle_config(&self, seed: u64) -> anyhow::Result<ShingleConfig> {
-        let len = self.shingle_len.unwrap_or(match self.unit {
-            Unit::Word => 5,
-            Unit::Char => 9,
-        });
-        Ok(ShingleConfig::new(len, self.offset, seed)?)
+        let scheme = SchemeArgs {
+            seed,
+            ..SchemeArgs::default()
+        };
+        Ok(pipeline_options(self, &scheme).shingle()?)
+    }
+}
+
+/// The library's named options for these flags.
+fn pipeline_options(text: &TextArgs, scheme: &SchemeArgs) -> PipelineOptions {
+    PipelineOptions {
+        scheme: scheme.scheme,
+        size: scheme.size,
+        modulus: scheme.modulus,
+        seed: scheme.seed,
+        weighting: scheme.weighting.map(Weighting::from),
+        unit: text.unit,
+        shingle_len: text.shingle_len,
+        offset: text.offset,
+        html: text.html,
+        keep_case: text.keep_case,
+        stopwords: text.stopwords.clone(),
+        stem: text.stem,
     }
 }
 
@@ -199,22 +205,31 @@ impl From<WeightingArg> for Weighting {
     }
 }
 
+impl Default for SchemeArgs {
+    fn default() -> Self {
+        let d = PipelineOptions::default();
+        SchemeArgs {
+            scheme: d.scheme,
+            size: d.size,
+            modulus: d.modulus,
+            seed: d.seed,
+            weighting: None,
+        }
+    }
+}
+
 impl SchemeArgs {
     pub fn sketch_config(&self) -> anyhow::Result<SketchConfig> {
-        self.sketch_config_or(Scheme::BottomK)
-    }
-
-    /// The sketch configuration, with `default` as the scheme when none was given.
-    pub fn sketch_config_or(&self, default: Scheme) -> anyhow::Result<SketchConfig> {
-        let cfg = SketchConfig {
-            scheme: self.scheme.unwrap_or(default),
-            size: self.size,
-            modulus: self.modulus,
-            seed: self.seed,
-            weighting: self.weighting.map(Weighting::from),
+        let text = TextArgs {
+            unit: Unit::Word,
+            shingle_len: None,
+            offset: 1,
+            html: false,
+            keep_case: false,
+            stopwords: None,
+            stem: false,
         };
-        cfg.validate()?;
-        Ok(cfg)
+        Ok(pipeline_options(&text, self).sketch(Scheme::BottomK)?)
     }
 }
 
@@ -234,16 +249,14 @@ impl PipelineArgs {
         self.config_or(Scheme::BottomK)
     }
 
+    /// The library's named options for these flags.
+    pub fn options(&self) -> PipelineOptions {
+        pipeline_options(&self.text, &self.scheme)
+    }
+
     /// The pipeline configuration, with `default` as the scheme when none was given.
     pub fn config_or(&self, default: Scheme) -> anyhow::Result<PipelineConfig> {
-        let cfg = PipelineConfig {
-            corpus: self.corpus.config(),
-            text: self.text.text_config()?,
-            shingle: self.text.shingle_config(self.scheme.seed)?,
-            sketch: self.scheme.sketch_config_or(default)?,
-        };
-        cfg.validate()?;
-        Ok(cfg)
+        Ok(self.options().config(self.corpus.config(), default)?)
     }
 }
 

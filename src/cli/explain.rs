@@ -3,7 +3,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use fimdup::cluster::{ClusterConfig, JobBuilder, Measure, Method, Threshold};
+use fimdup::cluster::{ClusterConfig, JobOptions, Measure, Method};
 use fimdup::explain::{find_pair, render, Doc, Explainer};
 use fimdup::sketch::Scheme;
 
@@ -98,25 +98,18 @@ fn cluster_config(
     method: Method,
     pipeline: &fimdup::sketch::pipeline::PipelineConfig,
 ) -> anyhow::Result<ClusterConfig> {
-    let threshold = match (args.threshold, args.min_common) {
-        (_, Some(k)) => Threshold::MinCommon(k),
-        (Some(t), None) => Threshold::Resemblance(t),
-        (None, None) => Threshold::Resemblance(0.8),
-    };
-    let mut cfg = ClusterConfig {
+    let opts = JobOptions {
         method,
-        threshold,
+        threshold: args.threshold,
+        min_common: args.min_common,
         measure: args.measure,
-        ..ClusterConfig::default()
+        max_df: args.max_df,
+        super_per: args.super_per,
+        bands: args.bands,
+        fn_weight: args.fn_weight,
+        ..JobOptions::default()
     };
-    cfg.context.max_df = args.max_df;
-    cfg.super_shingle.per = args.super_per;
-    let mut b = JobBuilder::new(method);
-    b.cluster(cfg)
-        .pipeline(pipeline.clone())
-        .lsh_bands(args.bands)
-        .lsh_fn_weight(Some(args.fn_weight));
-    Ok(*b.build()?.cluster_config())
+    Ok(*opts.builder(pipeline.clone())?.build()?.cluster_config())
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {

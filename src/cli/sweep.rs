@@ -2,10 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use fimdup::cluster::{ClusterConfig, Measure, Method};
-use fimdup::eval::{parse_thresholds, ExternalSpec, FalseClusterConfig, TruthFormat};
-use fimdup::report::sweep::{SweepConfig, SweepOutput, SweepThresholds};
-use fimdup::report::{best_per_method, best_rows, run_sweep, SweepTruth};
+use fimdup::cluster::{Measure, Method};
+use fimdup::eval::{ExternalSpec, TruthFormat};
+use fimdup::report::sweep::SweepOutput;
+use fimdup::report::{best_per_method, best_rows, run_sweep, SweepOptions, SweepTruth};
 
 use fimdup::cluster::Verify;
 
@@ -116,48 +116,24 @@ pub fn sweep_and_report(
     out_dir: &Path,
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let thresholds = match &a.min_common {
-        Some(spec) => SweepThresholds::MinCommon(
-            parse_thresholds(spec)?
-                .into_iter()
-                .map(|k| {
-                    anyhow::ensure!(
-                        k >= 1.0 && k.fract() == 0.0,
-                        "--min-common takes whole numbers >= 1, not {k}"
-                    );
-                    Ok(k as u32)
-                })
-                .collect::<anyhow::Result<_>>()?,
-        ),
-        None => SweepThresholds::Resemblance(parse_thresholds(&a.thresholds)?),
-    };
-    let verify = a.verify == Some(Verify::Exact);
-    let mut cluster = ClusterConfig::default();
-    cluster.context.max_df = a.max_df;
-    cluster.measure = a.measure;
-    let cfg = SweepConfig {
+    let opts = SweepOptions {
         methods: a.methods.clone(),
-        thresholds,
-        pipeline: a.pipeline.config()?,
-        cluster,
-        spill: fimdup::spill::SpillConfig::default(),
-        verify,
-        false_clusters: FalseClusterConfig {
-            floor: a.floor,
-            ..FalseClusterConfig::default()
-        },
+        thresholds: a.thresholds.clone(),
+        min_common: a.min_common.clone(),
+        verify: a.verify,
         labeled_only: a.labeled_only,
+        floor: a.floor,
+        max_df: a.max_df,
+        measure: a.measure,
         errors: a.errors,
-        external: a
-            .external
-            .iter()
-            .map(|spec| ExternalSpec::parse(spec)?.read())
-            .collect::<fimdup::Result<_>>()?,
     };
-    let thresholds_label = a
-        .min_common
-        .clone()
-        .map_or(a.thresholds.clone(), |m| format!("min-common {m}"));
+    let external = a
+        .external
+        .iter()
+        .map(|spec| ExternalSpec::parse(spec)?.read())
+        .collect::<fimdup::Result<_>>()?;
+    let cfg = opts.config(a.pipeline.config()?, external)?;
+    let (_, thresholds_label) = opts.thresholds()?;
     let mut caller: Vec<(String, String)> = vec![("command line".into(), command_line())];
     caller.extend(extra_params.iter().cloned());
     let truth = SweepTruth {

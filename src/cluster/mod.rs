@@ -30,6 +30,7 @@ pub mod containment;
 pub mod exact;
 pub mod job;
 pub mod lsh;
+mod options;
 pub mod output;
 pub mod prepared;
 pub mod run;
@@ -51,6 +52,7 @@ pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair
 pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};
 pub use job::{Input, Job, JobBuilder, JobOutput, Sketched, Verify};
 pub use lsh::{center_clusters, Grouping, LshConfig};
+pub use options::JobOptions;
 pub use output::{
     pair_rows, write_clusters, write_pairs, write_summary, Cluster, ClusterOutput, ClusterSummary,
     Phase, ScoredPair,

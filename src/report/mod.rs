@@ -30,7 +30,7 @@ pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::{peak_rss_bytes, reset_peak_rss, MachineInfo};
 pub use page::{render_html, render_markdown};
 pub use rows::{read_results_csv, write_results_csv, SweepRow};
-pub use run::{run_sweep, SweepTruth};
+pub use run::{run_sweep, SweepOptions, SweepTruth};
 
 use crate::{Error, Result};
 

@@ -1,5 +1,6 @@
 //! [`run_sweep`]: a sweep against a truth file and, when asked, its report: what `fimdup
-//! sweep`, `fimdup demo` and the Python package's `sweep` and `report` run.
+//! sweep`, `fimdup demo` and the Python package's `sweep` and `report` run, each from the
+//! same named options ([`SweepOptions`], the command's defaults).
 //!
 //! Invariant: the rows depend only on the input, the truth and the configuration; the
 //! report's parameter table starts with what the caller says about itself (its command
@@ -8,10 +9,118 @@
 
 use std::path::Path;
 
-use super::sweep::{describe, sweep, SweepConfig, SweepOutput};
-use super::{write_report, MachineInfo, Report};
-use crate::eval::{TruthFormat, TruthRule, TruthTable};
-use crate::Result;
+use super::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
+use super::{write_report, MachineInfo, Report, DEFAULT_ERRORS};
+use crate::cluster::{ClusterConfig, Measure, Method, Verify};
+use crate::eval::{
+    parse_thresholds, External, FalseClusterConfig, TruthFormat, TruthRule, TruthTable,
+};
+use crate::sketch::by_name;
+use crate::sketch::pipeline::PipelineConfig;
+use crate::{Error, Result};
+
+/// A sweep's options but the pipeline, by name, with the command's defaults (`fimdup sweep
+/// --help`): every method, resemblance 0.95 down to 0.5 in steps of 0.05, no verification,
+/// false-cluster floor 0.5, 20 listed errors per row.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SweepOptions {
+    /// Methods, in report order.
+    pub methods: Vec<Method>,
+    /// Resemblance thresholds `FROM:TO:STEP` (inclusive) or a comma list.
+    pub thresholds: String,
+    /// The paper's absolute k instead, in the same forms.
+    pub min_common: Option<String>,
+    /// Exact verification.
+    #[serde(with = "by_name::option")]
+    pub verify: Option<Verify>,
+    /// Evaluate only the pairs the truth lists.
+    pub labeled_only: bool,
+    /// False-duplicate cluster floor.
+    pub floor: f64,
+    /// Drop image elements held by more than this many documents.
+    pub max_df: Option<u32>,
+    /// What the thresholds measure.
+    #[serde(with = "by_name")]
+    pub measure: Measure,
+    /// False positives and misses listed per row.
+    pub errors: usize,
+}
+
+impl Default for SweepOptions {
+    fn default() -> Self {
+        SweepOptions {
+            methods: vec![
+                Method::Concept,
+                Method::UnionFind,
+                Method::Lsh,
+                Method::SuperShingle,
+                Method::Exact,
+            ],
+            thresholds: "0.95:0.5:0.05".into(),
+            min_common: None,
+            verify: None,
+            labeled_only: false,
+            floor: 0.5,
+            max_df: None,
+            measure: Measure::Resemblance,
+            errors: DEFAULT_ERRORS,
+        }
+    }
+}
+
+impl SweepOptions {
+    /// The grid, and its label for the report (`0.95:0.5:0.05`, `min-common 150:100:5`).
+    pub fn thresholds(&self) -> Result<(SweepThresholds, String)> {
+        Ok(match &self.min_common {
+            Some(spec) => (
+                SweepThresholds::MinCommon(
+                    parse_thresholds(spec)?
+                        .into_iter()
+                        .map(|k| {
+                            if k >= 1.0 && k.fract() == 0.0 {
+                                Ok(k as u32)
+                            } else {
+                                Err(Error::config(format!(
+                                    "min-common takes whole numbers >= 1, not {k}"
+                                )))
+                            }
+                        })
+                        .collect::<Result<_>>()?,
+                ),
+                format!("min-common {spec}"),
+            ),
+            None => (
+                SweepThresholds::Resemblance(parse_thresholds(&self.thresholds)?),
+                self.thresholds.clone(),
+            ),
+        })
+    }
+
+    /// The sweep on images made by `pipeline`, with other tools' predictions beside it.
+    pub fn config(&self, pipeline: PipelineConfig, external: Vec<External>) -> Result<SweepConfig> {
+        let mut cluster = ClusterConfig::default();
+        cluster.context.max_df = self.max_df;
+        cluster.measure = self.measure;
+        let cfg = SweepConfig {
+            methods: self.methods.clone(),
+            thresholds: self.thresholds()?.0,
+            pipeline,
+            cluster,
+            spill: crate::spill::SpillConfig::default(),
+            verify: self.verify == Some(Verify::Exact),
+            false_clusters: FalseClusterConfig {
+                floor: self.floor,
+                ..FalseClusterConfig::default()
+            },
+            labeled_only: self.labeled_only,
+            errors: self.errors,
+            external,
+        };
+        cfg.validate()?;
+        Ok(cfg)
+    }
+}
 
 /// The truth a sweep is evaluated against.
 #[derive(Clone, Copy, Debug)]
@@ -79,4 +188,27 @@ pub fn run_sweep(
         },
     )?;
     Ok(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sweep_options_by_name() {
+        let o: SweepOptions = serde_json::from_str(
+            r#"{"methods":["concept","union-find"],"min_common":"120:100:10","verify":"exact"}"#,
+        )
+        .unwrap();
+        assert_eq!(o.methods, vec![Method::Concept, Method::UnionFind]);
+        let (t, label) = o.thresholds().unwrap();
+        assert_eq!(t, SweepThresholds::MinCommon(vec![120, 110, 100]));
+        assert_eq!(label, "min-common 120:100:10");
+        assert_eq!(
+            serde_json::from_str::<SweepOptions>("{}").unwrap(),
+            SweepOptions::default()
+        );
+        let bad: SweepOptions = serde_json::from_str(r#"{"min_common":"2.5"}"#).unwrap();
+        assert!(bad.thresholds().is_err());
+    }
 }

@@ -55,6 +55,7 @@ pub mod hash;
 mod image;
 pub mod inputs;
 mod kmins;
+mod options;
 pub mod pipeline;
 mod scheme;
 mod sketcher;
@@ -71,6 +72,8 @@ pub use inputs::{
     sketch_to_file, sketch_to_file_by, sketch_to_file_keeping_prints,
     sketch_to_file_keeping_prints_by, ImageFileSink, ImageInputs,
 };
+pub(crate) use options::by_name;
+pub use options::PipelineOptions;
 pub use scheme::{Scheme, SketchConfig, MAX_SIZE};
 pub use sketcher::{sketch_batch, Scratch, Sketcher};
 pub use weight::{DocFreq, Weighting};

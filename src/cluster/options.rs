@@ -1,0 +1,169 @@
+//! [`JobOptions`]: a clustering job described by named options with the command's defaults,
+//! as every entry point receives them (`fimdup cluster` / `dedup` flags, the Python
+//! package's keyword arguments); [`JobOptions::builder`] makes the [`JobBuilder`] that
+//! validates them, so the translation from options to a job is written once.
+//!
+//! Invariant: the defaults are the command's (`fimdup cluster --help`): concept at
+//! resemblance 0.8, no verification, at most 1,000,000 itemsets and 50,000,000 pairs, LSH
+//! false-negative weight 0.5 and center grouping, no memory budget.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use super::{ClusterConfig, Grouping, JobBuilder, Measure, Method, Threshold, Verify};
+use crate::sketch::by_name;
+use crate::sketch::pipeline::PipelineConfig;
+use crate::spill::{MemoryBudget, SpillConfig};
+use crate::{Error, Result};
+
+/// Every option of a clustering job but the pipeline (see the module docs).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct JobOptions {
+    /// The method.
+    #[serde(with = "by_name")]
+    pub method: Method,
+    /// Resemblance threshold (`None`: 0.8 unless `min_common` is given).
+    pub threshold: Option<f64>,
+    /// The paper's absolute k instead of a threshold.
+    pub min_common: Option<u32>,
+    /// What the threshold measures.
+    #[serde(with = "by_name")]
+    pub measure: Measure,
+    /// Exact verification of the candidates.
+    #[serde(with = "by_name::option")]
+    pub verify: Option<Verify>,
+    /// With verification: the threshold candidates are found at.
+    pub candidate_threshold: Option<f64>,
+    /// Drop image elements held by more than this many documents.
+    pub max_df: Option<u32>,
+    /// concept: stop when more itemsets than this come out.
+    pub max_itemsets: u64,
+    /// Stop when the clusters have more member pairs than this.
+    pub max_pairs: u64,
+    /// concept: mine the whole context at once.
+    pub no_split: bool,
+    /// lsh: number of bands instead of the optimised choice.
+    pub bands: Option<u32>,
+    /// lsh: weight of the false-negative area when choosing the bands.
+    pub fn_weight: f64,
+    /// lsh: how filtered pairs become clusters.
+    #[serde(with = "by_name")]
+    pub grouping: Grouping,
+    /// super-shingle: image elements per super shingle.
+    pub super_per: Option<u32>,
+    /// Bound on the run's memory.
+    #[serde(with = "by_name::option")]
+    pub memory_budget: Option<MemoryBudget>,
+    /// Where spilled runs go.
+    pub tmp_dir: Option<PathBuf>,
+}
+
+impl Default for JobOptions {
+    fn default() -> Self {
+        JobOptions {
+            method: Method::Concept,
+            threshold: None,
+            min_common: None,
+            measure: Measure::Resemblance,
+            verify: None,
+            candidate_threshold: None,
+            max_df: None,
+            max_itemsets: 1_000_000,
+            max_pairs: 50_000_000,
+            no_split: false,
+            bands: None,
+            fn_weight: 0.5,
+            grouping: Grouping::Center,
+            super_per: None,
+            memory_budget: None,
+            tmp_dir: None,
+        }
+    }
+}
+
+impl JobOptions {
+    /// The threshold: `min_common` when given, else the resemblance (default 0.8).
+    pub fn threshold(&self) -> Result<Threshold> {
+        match (self.threshold, self.min_common) {
+            (Some(_), Some(_)) => Err(Error::config("give a threshold or min_common, not both")),
+            (_, Some(k)) => Ok(Threshold::MinCommon(k)),
+            (Some(t), None) => Ok(Threshold::Resemblance(t)),
+            (None, None) => Ok(Threshold::Resemblance(0.8)),
+        }
+    }
+
+    /// The method's options (not yet checked: [`JobBuilder::build`] does).
+    pub fn cluster_config(&self) -> Result<ClusterConfig> {
+        let mut cfg = ClusterConfig {
+            method: self.method,
+            threshold: self.threshold()?,
+            measure: self.measure,
+            max_pairs: Some(self.max_pairs),
+            ..ClusterConfig::default()
+        };
+        cfg.context.max_df = self.max_df;
+        cfg.concept.max_itemsets = Some(self.max_itemsets);
+        cfg.concept.split_components = !self.no_split;
+        cfg.lsh.grouping = self.grouping;
+        cfg.super_shingle.per = self.super_per;
+        Ok(cfg)
+    }
+
+    /// The job on images made by `pipeline` (see [`crate::sketch::PipelineOptions::config`]
+    /// with [`Method::default_scheme`] of [`JobOptions::method`]).
+    pub fn builder(&self, pipeline: PipelineConfig) -> Result<JobBuilder> {
+        let mut b = JobBuilder::new(self.method);
+        b.cluster(self.cluster_config()?)
+            .pipeline(pipeline)
+            .lsh_bands(self.bands)
+            .lsh_fn_weight(Some(self.fn_weight))
+            .verify(self.verify)
+            .candidate_threshold(self.candidate_threshold)
+            .spill(SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?);
+        Ok(b)
+    }
+}
+
+impl FromStr for Verify {
+    type Err = Error;
+
+    /// `exact`.
+    fn from_str(s: &str) -> Result<Verify> {
+        match s {
+            "exact" => Ok(Verify::Exact),
+            _ => Err(Error::config(format!(
+                "unknown verification {s:?}: expected exact"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::{PipelineOptions, Scheme};
+
+    #[test]
+    fn named_options_make_the_job_the_command_makes() {
+        let o: JobOptions = serde_json::from_str(
+            r#"{"method":"lsh","threshold":0.7,"verify":"exact","memory_budget":"1GiB"}"#,
+        )
+        .unwrap();
+        assert_eq!(o.method, Method::Lsh);
+        assert_eq!(o.verify, Some(Verify::Exact));
+        let p = PipelineOptions::default()
+            .config(Default::default(), o.method.default_scheme())
+            .unwrap();
+        assert_eq!(p.sketch.scheme, Scheme::KMins);
+        let job = o.builder(p).unwrap().build().unwrap();
+        assert_eq!(job.verified_threshold(), Some(0.7));
+        let both: JobOptions = serde_json::from_str(r#"{"threshold":0.7,"min_common":3}"#).unwrap();
+        assert!(both.threshold().is_err());
+        assert_eq!(
+            serde_json::from_str::<JobOptions>("{}").unwrap(),
+            JobOptions::default()
+        );
+        assert!(serde_json::from_str::<JobOptions>(r#"{"method":"nope"}"#).is_err());
+    }
+}
