@@ -72,6 +72,29 @@ _SKETCH_KEYS = (
     "stem",
     "weighting",
 )
+_JOB_KEYS = (
+    "method",
+    "threshold",
+    "min_common",
+    "measure",
+    "verify",
+    "candidate_threshold",
+    "max_df",
+    "bands",
+    "fn_weight",
+    "grouping",
+    "super_per",
+    "no_split",
+    "max_pairs",
+    "max_itemsets",
+    "memory_budget",
+    "tmp_dir",
+)
+
+
+def _pick(args: Dict[str, Any], keys: Sequence[str]) -> Dict[str, Any]:
+    """The named options among a call's arguments (they go to the library by name)."""
+    return {k: args[k] for k in keys if k in args}
 
 
 # ---------------------------------------------------------------------------------------
@@ -309,12 +332,7 @@ def sketch(
     (2, [3, 3])
     """
     c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
-    opts = dict(
-        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
-        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
-        weighting=weighting,
-    )
-    return Images(_native.sketch(c, _sketch_json(opts), threads))
+    return Images(_native.sketch(c, _sketch_json(_pick(locals(), _SKETCH_KEYS)), threads))
 
 
 # ---------------------------------------------------------------------------------------
@@ -440,17 +458,8 @@ def cluster(
     ([[0, 1]], 1)
     """
     c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
-    sk = dict(
-        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
-        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
-        weighting=weighting,
-    )
-    job = dict(
-        method=method, threshold=threshold, min_common=min_common, measure=measure, verify=verify,
-        candidate_threshold=candidate_threshold, max_df=max_df, bands=bands, fn_weight=fn_weight,
-        grouping=grouping, super_per=super_per, no_split=no_split, max_pairs=max_pairs,
-        max_itemsets=max_itemsets, memory_budget=memory_budget, tmp_dir=tmp_dir,
-    )
+    sk = _pick(locals(), _SKETCH_KEYS)
+    job = _pick(locals(), _JOB_KEYS)
     return Result(_native.cluster(c, _sketch_json(sk), _job_opts(job), threads))
 
 
@@ -569,17 +578,8 @@ def dedup(
     [True, False, True]
     """
     c = _corpus(texts, ids, keys, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
-    sk = dict(
-        scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
-        html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
-        weighting=weighting,
-    )
-    job = dict(
-        method=method, threshold=threshold, min_common=min_common, measure=measure, verify=verify,
-        candidate_threshold=candidate_threshold, max_df=max_df, bands=bands, fn_weight=fn_weight,
-        grouping=grouping, super_per=super_per, no_split=no_split, max_pairs=max_pairs,
-        max_itemsets=max_itemsets, memory_budget=memory_budget, tmp_dir=tmp_dir,
-    )
+    sk = _pick(locals(), _SKETCH_KEYS)
+    job = _pick(locals(), _JOB_KEYS)
     d = dict(keep=keep, per_cluster=per_cluster, against=against)
     return DedupResult(_native.dedup(c, _sketch_json(sk), _job_opts(job), _job_opts(d), threads))
 
@@ -661,7 +661,9 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
     tmp_dir = kw.pop("tmp_dir")
     fmt, text_field, id_field = kw.pop("format"), kw.pop("text_field"), kw.pop("id_field")
     truth_format, truth_rule = kw.pop("truth_format"), kw.pop("truth_rule")
-    sk = {k: kw.pop(k) for k in _SKETCH_KEYS}
+    sk = _pick(kw, _SKETCH_KEYS)
+    for k in sk:
+        kw.pop(k)
     kw["methods"] = [kw["methods"]] if isinstance(kw["methods"], str) else list(kw["methods"])
     kw["thresholds"] = _thresholds(kw["thresholds"])
     if kw["min_common"] is not None:
@@ -899,10 +901,7 @@ class Index:
         """Builds an index of the documents at ``path`` (``fimdup index build``; clusters
         kept at resemblance ``threshold``); the sweep's report is in ``.last_report``."""
         c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
-        sk = dict(
-            scheme=scheme, size=size, unit=unit, shingle_len=shingle_len, offset=offset, seed=seed,
-            html=html, keep_case=keep_case, stopwords=stopwords, stem=stem, modulus=modulus,
-        )
+        sk = _pick(locals(), _SKETCH_KEYS)
         n, rep = _native.Index.build(_os.fspath(path), c, _sketch_json(sk), threshold, containment,
                                      containment_modulus, tag, threads)
         self = cls.__new__(cls)
