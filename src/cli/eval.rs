@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use fimdup::eval::{
-    evaluate_prediction, FalseClusterConfig, Prediction, ShingleSets, Truth, TruthFormat,
+    evaluate_loaded, FalseClusterConfig, Prediction, ShingleSets, Truth, TruthFormat,
 };
 
 /// Evaluate predicted duplicates against labeled pairs.
@@ -68,6 +68,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         max_examples: args.examples,
     };
     fc_cfg.validate()?;
+    // The truth first: its errors come before those of the prediction.
+    let truth = Truth::File {
+        path: args.truth.clone(),
+        format: args.truth_format,
+        rule: args.truth_rule.clone(),
+    }
+    .load(args.labeled_only)?;
     let pred = match (&args.pairs, &args.clusters) {
         (Some(p), _) => Prediction::read_pairs_csv(p)?,
         (None, Some(c)) => Prediction::read_clusters_jsonl(c)?,
@@ -77,12 +84,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
         None => None,
     };
-    let truth = Truth::File {
-        path: args.truth.clone(),
-        format: args.truth_format,
-        rule: args.truth_rule.clone(),
-    };
-    let ev = evaluate_prediction(&pred, &truth, args.labeled_only, &fc_cfg, corpus.as_ref())?;
+    let ev = evaluate_loaded(&pred, &truth, &fc_cfg, corpus.as_ref())?;
     let fc = &ev.false_clusters;
     if args.json {
         let v = serde_json::to_value(&ev)?;

@@ -72,6 +72,56 @@ pub struct Evaluation {
     pub listed: Option<String>,
 }
 
+/// A truth read and its positives chosen: what [`evaluate_loaded`] compares with.
+#[derive(Clone, Debug)]
+pub struct LoadedTruth {
+    name: String,
+    format: String,
+    rule: String,
+    labels: Labels,
+    listed: Option<Labeled>,
+    table: Option<TruthTable>,
+}
+
+impl Truth {
+    /// Reads the truth (a file: its table, rule and positives), restricted to the listed
+    /// pairs when `labeled_only` holds or the format labels only some pairs.
+    pub fn load(&self, labeled_only: bool) -> Result<LoadedTruth> {
+        Ok(match self {
+            Truth::File { path, format, rule } => {
+                let table = TruthTable::read_as(path, *format)?;
+                let labeled_only = labeled_only || table.format().labeled_only_by_default();
+                let rule = TruthRule::for_table(rule.as_deref(), &table)?;
+                let labels = table.labels(rule.as_ref())?;
+                let listed = labeled_only.then(|| table.listed());
+                LoadedTruth {
+                    name: path.display().to_string(),
+                    format: table.format().name().to_string(),
+                    rule: rule
+                        .as_ref()
+                        .map(|r| r.to_string())
+                        .unwrap_or_else(|| table.format().positives().into()),
+                    labels,
+                    listed,
+                    table: Some(table),
+                }
+            }
+            Truth::Pairs { positives, listed } => LoadedTruth {
+                name: "<pairs>".to_string(),
+                format: "pairs".to_string(),
+                rule: "listed as duplicates".to_string(),
+                labels: positives.clone(),
+                listed: match (labeled_only, listed) {
+                    (false, _) => None,
+                    (true, Some(l)) => Some(l.clone()),
+                    (true, None) => Some(Labeled::pairs(positives.clone())),
+                },
+                table: None,
+            },
+        })
+    }
+}
+
 /// Evaluates `pred` against `truth` (see the module docs); `corpus` supplies resemblances
 /// of cluster pairs that a file truth does not score.
 pub fn evaluate_prediction(
@@ -82,50 +132,24 @@ pub fn evaluate_prediction(
     corpus: Option<&ShingleSets>,
 ) -> Result<Evaluation> {
     fc.validate()?;
-    let (name, format, rule, labels, listed, table) = match truth {
-        Truth::File { path, format, rule } => {
-            let table = TruthTable::read_as(path, *format)?;
-            let labeled_only = labeled_only || table.format().labeled_only_by_default();
-            let rule = TruthRule::for_table(rule.as_deref(), &table)?;
-            let labels = table.labels(rule.as_ref())?;
-            let listed = labeled_only.then(|| table.listed());
-            let rule = rule
-                .as_ref()
-                .map(|r| r.to_string())
-                .unwrap_or_else(|| table.format().positives().into());
-            (
-                path.display().to_string(),
-                table.format().name().to_string(),
-                rule,
-                labels,
-                listed,
-                Some(table),
-            )
-        }
-        Truth::Pairs { positives, listed } => {
-            let listed = match (labeled_only, listed) {
-                (false, _) => None,
-                (true, Some(l)) => Some(l.clone()),
-                (true, None) => Some(Labeled::pairs(positives.clone())),
-            };
-            (
-                "<pairs>".to_string(),
-                "pairs".to_string(),
-                "listed as duplicates".to_string(),
-                positives.clone(),
-                listed,
-                None,
-            )
-        }
-    };
-    let counts = evaluate_labeled(&labels, pred, listed.as_ref());
-    let scored = table.as_ref().filter(|t| t.has_column("resemblance"));
+    evaluate_loaded(pred, &truth.load(labeled_only)?, fc, corpus)
+}
+
+/// [`evaluate_prediction`] against a truth read already ([`Truth::load`]).
+pub fn evaluate_loaded(
+    pred: &Prediction,
+    truth: &LoadedTruth,
+    fc: &FalseClusterConfig,
+    corpus: Option<&ShingleSets>,
+) -> Result<Evaluation> {
+    let counts = evaluate_labeled(&truth.labels, pred, truth.listed.as_ref());
+    let scored = truth.table.as_ref().filter(|t| t.has_column("resemblance"));
     let false_clusters = false_clusters(pred, scored, corpus, fc)?;
     Ok(Evaluation {
-        truth: name,
-        truth_format: format,
-        rule,
-        labeled_only: listed.is_some(),
+        truth: truth.name.clone(),
+        truth_format: truth.format.clone(),
+        rule: truth.rule.clone(),
+        labeled_only: truth.listed.is_some(),
         truth_pairs: counts.truth_pairs,
         found: counts.found,
         unique_truth: counts.unique_truth,
@@ -136,6 +160,6 @@ pub fn evaluate_prediction(
         f1: counts.f1(),
         false_cluster_floor: fc.floor,
         false_clusters,
-        listed: listed.map(|l| l.describe()),
+        listed: truth.listed.as_ref().map(|l| l.describe()),
     })
 }

@@ -25,7 +25,7 @@ pub mod similarity;
 pub mod thresholds;
 pub mod truth;
 
-pub use evaluation::{evaluate_prediction, Evaluation, Truth};
+pub use evaluation::{evaluate_loaded, evaluate_prediction, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{
     evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,
