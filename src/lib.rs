@@ -17,6 +17,10 @@
 //! `src/cli/`) does that. Every fallible function returns [`Result`] with the one
 //! library error enum [`Error`], whose messages name the file and line at fault.
 
+/// The git commit this crate was built from (12 hex digits), or `unknown` outside a git
+/// checkout; set by `build.rs`. Reports and `fimdup --version` carry it.
+pub const GIT_HASH: &str = env!("FIMDUP_GIT_HASH");
+
 pub mod cleanup;
 pub mod codec;
 pub mod error;

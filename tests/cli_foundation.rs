@@ -1,7 +1,8 @@
 //! End-to-end checks of the foundation commands through the binary: the seed example of the
 //! seminar report, thread-count independence, and clean failures on bad input.
 
-use std::path::{Path, PathBuf};
+mod common;
+
 use std::process::{Command, Output};
 
 fn fimdup(args: &[&str], threads: Option<usize>) -> Output {
@@ -11,18 +12,6 @@ fn fimdup(args: &[&str], threads: Option<usize>) -> Output {
         c.env("RAYON_NUM_THREADS", t.to_string());
     }
     c.output().expect("run fimdup")
-}
-
-fn shared(rel: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared")
-        .join(rel);
-    assert!(
-        p.exists(),
-        "{} is missing: the tests read the reference data from ../shared",
-        p.display()
-    );
-    p
 }
 
 #[test]
@@ -75,7 +64,10 @@ fn rose_example_exact_values() {
 
 #[test]
 fn sketch_and_context_are_identical_for_one_and_two_threads() {
-    let docs = shared("datasets/neardup/clough_stevenson_2011/docs.jsonl");
+    let Some(docs) = common::shared_data("neardup/clough_stevenson_2011/docs.jsonl", "this test")
+    else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     for scheme in ["bottom-k", "k-mins", "one-permutation", "mod-m"] {
         let mut files = Vec::new();
@@ -134,7 +126,10 @@ fn sketch_and_context_are_identical_for_one_and_two_threads() {
 fn context_rows_match_shared_elements_of_images() {
     // A pair of documents appears together on exactly as many shingle-rows lines as their
     // images share elements (bottom-k: the intersection of the two sorted images).
-    let docs = shared("datasets/neardup/clough_stevenson_2011/docs.jsonl");
+    let Some(docs) = common::shared_data("neardup/clough_stevenson_2011/docs.jsonl", "this test")
+    else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let img = dir.path().join("c.img");
     let dat = dir.path().join("c.dat");
@@ -263,7 +258,9 @@ fn a_closed_pipe_ends_the_process_quietly() {
     use std::io::{BufRead, BufReader};
     use std::os::unix::process::ExitStatusExt;
     use std::process::Stdio;
-    let data = shared("datasets/fimi/mushroom.dat");
+    let Some(data) = common::shared_data("fimi/mushroom.dat", "this test") else {
+        return;
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_fimdup"))
         .args(["mine", data.to_str().unwrap(), "--minsup", "200"])
         .stdout(Stdio::piped())
@@ -282,5 +279,23 @@ fn a_closed_pipe_ends_the_process_quietly() {
         out.stderr.is_empty(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn version_names_the_build_commit() {
+    let o = fimdup(&["--version"], None);
+    assert!(o.status.success());
+    let head = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output();
+    let hash = match head {
+        Ok(h) if h.status.success() => String::from_utf8(h.stdout).unwrap().trim().to_string(),
+        _ => "unknown".to_string(),
+    };
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!("fimdup {} (git {hash})\n", env!("CARGO_PKG_VERSION"))
     );
 }

@@ -450,25 +450,19 @@ fn id_table_round_trip() {
 
 #[test]
 fn reference_corpus_reads() {
-    let p = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/datasets/neardup/clough_stevenson_2011/docs.jsonl"
-    ));
-    if !p.exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "reference data missing: {}",
-            p.display()
-        );
+    let Some(p) = common::shared_data(
+        "neardup/clough_stevenson_2011/docs.jsonl",
+        "reference_corpus_reads",
+    ) else {
         return;
-    }
+    };
     // Independent count: non-blank lines of the file.
-    let raw = std::fs::read(p).unwrap();
+    let raw = std::fs::read(&p).unwrap();
     let expected = raw
         .split(|&c| c == b'\n')
         .filter(|l| l.iter().any(|c| !c.is_ascii_whitespace()))
         .count() as u64;
-    let r = open(p, &CorpusConfig::default()).unwrap();
+    let r = open(&p, &CorpusConfig::default()).unwrap();
     let mut n = 0u64;
     let mut r = r;
     for d in r.by_ref() {

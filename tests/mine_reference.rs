@@ -3,6 +3,8 @@
 //! eclat, FPmax*/FPclose and LCM). Quick settings run always; the slow ones are `#[ignore]`d
 //! and run by `.ci/run` in release mode.
 
+mod common;
+
 use fimdup::fimi::{read_transactions, FimiOptions, Transactions};
 use fimdup::mine::{self, MinSupport, MineConfig, Target};
 
@@ -21,17 +23,10 @@ struct Row {
     pyfim_seconds: f64,
 }
 
-/// The consensus rows, or None (with a note) when the data is absent outside CI.
+/// The consensus rows; `None` (after a note) when the data is missing and
+/// `FIMDUP_SKIP_SHARED_DATA=1`, a failure naming the path otherwise.
 fn rows() -> Option<Vec<Row>> {
-    let path = format!("{DIR}/reference_counts.csv");
-    if !std::path::Path::new(&path).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{path} is missing: the reference tests need ../shared/datasets"
-        );
-        eprintln!("skipping: {path} is missing (set CI to make this an error)");
-        return None;
-    }
+    let path = common::shared_data("fimi/reference_counts.csv", "the miner's reference tests")?;
     let mut r = csv::Reader::from_path(&path).unwrap();
     let recs: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
     let mut out = Vec::new();
@@ -55,7 +50,12 @@ fn rows() -> Option<Vec<Row>> {
             pyfim_seconds,
         });
     }
-    assert_eq!(out.len(), 36, "expected 36 consensus rows in {path}");
+    assert_eq!(
+        out.len(),
+        36,
+        "expected 36 consensus rows in {}",
+        path.display()
+    );
     Some(out)
 }
 
@@ -118,13 +118,60 @@ fn consensus_counts_slow() {
     check(true);
 }
 
-/// `mine` (materialized, sorted) agrees with `count` and with itself on 1 and 2 threads, and
-/// every reported maximal set is closed and frequent.
+/// The transactions of `dataset`.dat as item bitsets over transaction numbers, read by a plain
+/// split on whitespace (not by the library's FIMI reader): `tids[item]` has bit `t` set when
+/// transaction `t` holds `item`. Returns the bitsets and the number of transactions.
+fn tidsets(dataset: &str) -> (Vec<Vec<u64>>, usize) {
+    let text = std::fs::read_to_string(format!("{DIR}/{dataset}.dat")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let words = lines.len().div_ceil(64);
+    let mut tids: Vec<Vec<u64>> = Vec::new();
+    for (t, line) in lines.iter().enumerate() {
+        for item in line.split_whitespace() {
+            let item: usize = item.parse().unwrap();
+            if tids.len() <= item {
+                tids.resize(item + 1, vec![0; words]);
+            }
+            tids[item][t / 64] |= 1 << (t % 64);
+        }
+    }
+    (tids, lines.len())
+}
+
+/// The transactions holding every item of `items`.
+fn cover(tids: &[Vec<u64>], items: &[u32], n: usize) -> Vec<u64> {
+    let mut c = vec![u64::MAX; n.div_ceil(64)];
+    if n % 64 != 0 {
+        *c.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
+    }
+    for &i in items {
+        for (w, x) in c.iter_mut().zip(&tids[i as usize]) {
+            *w &= x;
+        }
+    }
+    c
+}
+
+fn ones(c: &[u64]) -> u64 {
+    c.iter().map(|w| u64::from(w.count_ones())).sum()
+}
+
+/// `mine` (materialized, sorted) agrees with the consensus count and with itself on 1 and 2
+/// threads. Every reported set is checked against the transactions themselves: its support is
+/// the number of transactions holding it, a closed set gains no item that every one of those
+/// transactions holds, and a maximal set is closed and no one-item extension of it is frequent.
 #[test]
 fn mine_matches_count_and_is_thread_independent() {
-    let Some(_) = rows() else { return };
+    let Some(rows) = rows() else { return };
     let t = load("mushroom");
-    for (target, minsup, expected) in [(Target::Maximal, 82, 6768), (Target::Closed, 813, 4885)] {
+    let (tids, n) = tidsets("mushroom");
+    assert_eq!(n, t.len());
+    for (target, minsup) in [(Target::Maximal, 82), (Target::Closed, 813)] {
+        let expected = rows
+            .iter()
+            .find(|r| r.dataset == "mushroom" && r.minsup_abs == minsup && r.target == target)
+            .expect("a consensus row for mushroom")
+            .count;
         let cfg = MineConfig {
             minsup: MinSupport::Absolute(minsup),
             target,
@@ -141,9 +188,33 @@ fn mine_matches_count_and_is_thread_independent() {
         assert_eq!(one.len() as u64, expected);
         assert_eq!(one, run(2));
         assert!(one.windows(2).all(|w| w[0] < w[1]));
-        assert!(one.iter().all(|s| s.support as u64 >= minsup));
+        for s in &one {
+            let c = cover(&tids, &s.items, n);
+            assert_eq!(ones(&c), s.support as u64, "{target} {:?}", s.items);
+            assert!(s.support as u64 >= minsup, "{target} {:?}", s.items);
+            for extra in 0..tids.len() as u32 {
+                if s.items.contains(&extra) {
+                    continue;
+                }
+                let with: u64 = c
+                    .iter()
+                    .zip(&tids[extra as usize])
+                    .map(|(a, b)| u64::from((a & b).count_ones()))
+                    .sum();
+                // closed: no item is in every transaction that holds the set
+                assert!(with < s.support as u64, "{target} {:?} + {extra}", s.items);
+                if target == Target::Maximal {
+                    assert!(
+                        with < minsup,
+                        "{target} {:?} + {extra} is frequent",
+                        s.items
+                    );
+                }
+            }
+        }
         if target == Target::Closed {
             // The closure of the empty set: item 85 is in every transaction.
+            assert_eq!(ones(&tids[85]), n as u64);
             assert!(one.contains(&fimdup::mine::Itemset {
                 items: vec![85],
                 support: 8124

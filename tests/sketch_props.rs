@@ -226,8 +226,14 @@ fn mod_m_containment_and_resemblance() {
                 a.sort_unstable();
                 b.sort_unstable();
                 assert_eq!((a.len(), b.len()), (a_len, common + extra));
-                let exact_c = fimdup::shingle::containment(&a, &b);
-                let exact_r = fimdup::shingle::resemblance(&a, &b);
+                // The exact values by construction: A and B share the `common` elements of
+                // `inter` and nothing else.
+                assert_eq!(
+                    b.iter().filter(|x| a.binary_search(x).is_ok()).count(),
+                    common
+                );
+                let exact_c = common as f64 / a_len as f64;
+                let exact_r = common as f64 / (a_len + extra) as f64;
                 let sk = sketcher(Scheme::ModM, 0, m, 7000 + t as u64);
                 let (ia, ib) = (sk.sketch_hashes(&mut a), sk.sketch_hashes(&mut b));
                 ce.push(estimate_containment(&ia, &ib, sk.config()).unwrap() - exact_c);

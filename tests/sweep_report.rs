@@ -2,6 +2,7 @@
 //! transitive-closure trap) concept clusters hold no false duplicate while union-find
 //! chains unrelated versions together; and `demo` writes a report listing every method.
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::process::Command;
 
@@ -87,8 +88,27 @@ fn concept_clusters_avoid_the_chain_trap_union_find_falls_in() {
     assert!(at("union-find") > at("concept"));
 }
 
+/// Word 5-shingle sets of the corpus's documents, computed here from the raw texts
+/// (lowercase, words are maximal runs of alphanumeric characters), by id.
+fn reference_shingles(docs: &Path) -> Vec<(String, HashSet<String>)> {
+    std::fs::read_to_string(docs)
+        .unwrap()
+        .lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).unwrap();
+            let text = v["text"].as_str().unwrap().to_lowercase();
+            let words: Vec<&str> = text
+                .split(|c: char| !c.is_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .collect();
+            let set = words.windows(5).map(|w| w.join(" ")).collect();
+            (v["id"].as_str().unwrap().to_string(), set)
+        })
+        .collect()
+}
+
 #[test]
-fn every_method_has_an_f1_curve_and_the_exact_join_bounds_precision() {
+fn every_method_has_an_f1_curve_and_the_exact_join_finds_exactly_the_pairs_above_t() {
     let dir = tempfile::tempdir().unwrap();
     write_corpus(
         dir.path(),
@@ -121,12 +141,50 @@ fn every_method_has_an_f1_curve_and_the_exact_join_bounds_precision() {
             assert!((0.0..=1.0).contains(&r.f1));
         }
     }
-    // Exact pairs at resemblance >= t contain every pair the exact join finds at a higher t.
-    let exact: Vec<&SweepRow> = rows.iter().filter(|r| r.method == "exact").collect();
-    assert!(
-        exact.windows(2).all(|w| w[0].found <= w[1].found),
-        "{exact:?}"
-    );
+
+    // The exact join against a brute-force Jaccard written here: at every threshold it finds
+    // exactly the pairs whose word 5-shingle resemblance is at least t, so its found, common
+    // and precision equal the reference's, computed with the truth file read here too.
+    let docs = reference_shingles(&dir.path().join("docs.jsonl"));
+    let mut positives: HashSet<(String, String)> = HashSet::new();
+    let mut r = csv::Reader::from_path(dir.path().join("truth.csv")).unwrap();
+    let headers = r.headers().unwrap().clone();
+    let es = headers.iter().position(|h| h == "edit_similarity").unwrap();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        if rec[es].parse::<f64>().unwrap() > 0.85 {
+            positives.insert((rec[0].to_string(), rec[1].to_string()));
+        }
+    }
+    let mut jaccard: Vec<(f64, (String, String))> = Vec::new();
+    for i in 0..docs.len() {
+        for j in i + 1..docs.len() {
+            let (x, y) = (&docs[i].1, &docs[j].1);
+            let inter = x.intersection(y).count();
+            let union = x.len() + y.len() - inter;
+            if inter > 0 {
+                let (a, b) = (docs[i].0.clone(), docs[j].0.clone());
+                let key = if a < b { (a, b) } else { (b, a) };
+                jaccard.push((inter as f64 / union as f64, key));
+            }
+        }
+    }
+    for &t in &ts {
+        let above: Vec<&(String, String)> = jaccard
+            .iter()
+            .filter(|(j, _)| *j >= t)
+            .map(|(_, k)| k)
+            .collect();
+        let common = above.iter().filter(|k| positives.contains(k)).count() as u64;
+        let r = rows
+            .iter()
+            .find(|r| r.method == "exact" && r.threshold == t)
+            .unwrap();
+        assert_eq!(r.found, above.len() as u64, "exact at {t}: {r:?}");
+        assert_eq!(r.common, common, "exact at {t}: {r:?}");
+        assert_eq!(r.truth_pairs, positives.len() as u64, "{r:?}");
+        assert!(common > 0, "no true pair at resemblance >= {t}");
+    }
 }
 
 #[test]

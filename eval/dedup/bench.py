@@ -651,7 +651,7 @@ def write_report(a, t, ids, truth, ref_first, ref_comp, rows, spread, loads, pq_
     )
     if a.note:
         L.append(f"- Note: {a.note}")
-    L.append(f"- Versions: {fim_v} (git {rev}), Python {platform.python_version()}, "
+    L.append(f"- Versions: {fim_v} (the binary's own build commit; scripts at git {rev}), Python {platform.python_version()}, "
              + ", ".join(f"{k} {x}" for k, x in v.items()))
     L.append(
         f"- Corpus: {len(ids)} documents from `fimdup gen --config eval/peers/corpus.json` (the "

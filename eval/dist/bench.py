@@ -581,7 +581,7 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
              f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.1f} GiB, "
              f"{platform.system()} {platform.release()}; load average (1/5/15 min) at start and "
              f"after each corpus and method: {'; '.join(loads)}")
-    L.append(f"- Binary: {version} (git {git}).")
+    L.append(f"- Binary: {version} (its own build commit); scripts at git {git}.")
     L.append("- Corpora: `fimdup gen --config eval/peers/corpus.json --docs N --stream` (250-350 "
              "words, 20 % in edit families), sizes " + ", ".join(f"{n:,}" for n in sorted(res))
              + f"; read from the page cache (`run.sh` reads each file once first).")

@@ -416,7 +416,7 @@ def main():
     if a.note:
         L.append(f"- Note: {a.note}")
     L.append(
-        f"- Versions: {fim_v} (git {rev}), Python {platform.python_version()}, "
+        f"- Versions: {fim_v} (the binary's own build commit; scripts at git {rev}), Python {platform.python_version()}, "
         + ", ".join(f"{k} {x}" for k, x in v.items())
     )
     L.append(

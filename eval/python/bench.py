@@ -556,6 +556,12 @@ def versions():
             out["fimdup"] = getattr(fimdup, "__version__", "?")
         except Exception:  # noqa: BLE001
             pass
+    try:
+        import fimdup
+
+        out["fimdup"] += f" (git {getattr(fimdup, '__git_hash__', '?')})"
+    except Exception:  # noqa: BLE001
+        pass
     return out
 
 
@@ -626,7 +632,7 @@ def main():
         f"- Versions: fimdup package {v['fimdup']}"
         + (f" (CLI reference and corpus generator: {cli_v}, binary built "
            + time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(a.bin))) + ")" if cli_v else "")
-        + f", repository at git {rev}"
+        + f", scripts at git {rev}"
         + tree
         + f"; Python {platform.python_version()}, "
         + ", ".join(f"{k} {x}" for k, x in v.items() if k != "fimdup")

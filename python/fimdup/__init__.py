@@ -38,6 +38,8 @@ from . import _fimdup as _native
 from ._fimdup import FormatError, LimitError
 
 __version__ = _native.__version__
+#: The git commit the native module was built from (12 hex digits), or "unknown".
+__git_hash__ = _native.__git_hash__
 
 __all__ = [
     "FormatError",

@@ -5,6 +5,7 @@ from os import PathLike
 from typing import Any, List, Optional, Tuple
 
 __version__: str
+__git_hash__: str
 
 class FormatError(ValueError):
     """Bad input: the message names the file (or ``<texts>``) and the line."""

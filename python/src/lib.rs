@@ -27,6 +27,7 @@ fn _fimdup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FormatError", py.get_type::<errors::FormatError>())?;
     m.add("LimitError", py.get_type::<errors::LimitError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("__git_hash__", fimdup::GIT_HASH)?;
     m.add_class::<corpus::Corpus>()?;
     m.add_class::<jobs::Images>()?;
     m.add_class::<jobs::ClusterResult>()?;

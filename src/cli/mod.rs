@@ -24,7 +24,10 @@ mod sweep;
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.
 #[derive(Parser, Debug)]
-#[command(name = "fimdup", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "fimdup",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (git ", env!("FIMDUP_GIT_HASH"), ")"),
+    about, long_about = None, propagate_version = true)]
 pub struct Cli {
     /// Worker threads (default: all cores). Output is the same for any number.
     #[arg(long, global = true, value_name = "T")]

@@ -301,7 +301,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn brute(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, u32)> {
-        brute_pairs(sets, |ov, la, lb| passes_containment(ov, la, lb, t))
+        // The definition, written here rather than through `passes_containment`.
+        brute_pairs(sets, |ov, la, lb| {
+            let smaller = la.min(lb);
+            smaller > 0 && ov as f64 / smaller as f64 >= t
+        })
     }
 
     #[test]

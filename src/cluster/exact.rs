@@ -326,7 +326,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn brute(sets: &[Vec<u64>], t: f64) -> Vec<(u32, u32, u32)> {
-        brute_pairs(sets, |ov, la, lb| passes(ov, la + lb - ov, t))
+        // The definition, written here rather than through `passes`.
+        brute_pairs(sets, |ov, la, lb| {
+            let union = la + lb - ov;
+            union > 0 && ov as f64 / union as f64 >= t
+        })
     }
 
     #[test]

@@ -157,7 +157,7 @@ pub fn run_sweep(
     let mut params: Vec<(String, String)> = caller.to_vec();
     params.extend([
         ("fimdup version".into(), env!("CARGO_PKG_VERSION").into()),
-        ("git commit".into(), env!("FIMDUP_GIT_HASH").into()),
+        ("git commit".into(), crate::GIT_HASH.into()),
     ]);
     params.extend(describe(
         input,

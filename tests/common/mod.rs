@@ -52,6 +52,40 @@ pub fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str, extra: &[&
     out
 }
 
+/// The environment variable that lets the tests run without `../shared/datasets`: set to
+/// `1`, a test whose reference data is missing prints what it skipped and passes. Unset (and
+/// `.ci/run` never sets it), missing reference data is a failure naming the path.
+pub const SKIP_SHARED: &str = "FIMDUP_SKIP_SHARED_DATA";
+
+/// `../shared/datasets/<rel>` when it exists. When it is missing the calling test fails with a
+/// message naming the path, unless `FIMDUP_SKIP_SHARED_DATA=1`: then `None`, after a note on
+/// standard error naming `what` was skipped and the path.
+pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/datasets")
+        .join(rel);
+    if p.exists() {
+        return Some(p);
+    }
+    if skip_shared() {
+        eprintln!(
+            "skipped: {what}: {} is missing ({SKIP_SHARED}=1)",
+            p.display()
+        );
+        return None;
+    }
+    panic!(
+        "{} is missing: {what} reads the reference data in ../shared/datasets \
+         (set {SKIP_SHARED}=1 to skip the tests that need it)",
+        p.display()
+    );
+}
+
+/// Whether `FIMDUP_SKIP_SHARED_DATA=1` is set.
+pub fn skip_shared() -> bool {
+    std::env::var_os(SKIP_SHARED).is_some_and(|v| v == "1")
+}
+
 /// Whether a required external tool is usable: `ok` says it is; otherwise the test fails
 /// under CI (`CI` set) and is skipped with a note naming `what` elsewhere.
 fn tool_or_skip(ok: bool, what: &str) -> bool {
