@@ -10,7 +10,7 @@ mod common;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use fimdup::cluster::{ClusterConfig, Input, JobBuilder, Measure, Method, Threshold};
+use fimdup::cluster::{ClusterConfig, Input, JobBuilder, Measure, Method, Sketched, Threshold};
 use fimdup::eval::{FalseClusterConfig, TruthRule, TruthTable};
 use fimdup::report::sweep::{sweep, SweepConfig, SweepThresholds};
 use fimdup::shingle::ShingleConfig;
@@ -44,23 +44,54 @@ fn labels(dir: &Path, out: &Path) -> BTreeMap<(String, String), String> {
     m
 }
 
+/// Lowercased words of `text`, written here after the Unicode word-boundary rules (UAX #29)
+/// that matter for English prose: a word is a run of alphanumeric characters and `_`, which
+/// continues across one `.`, `:`, `'`, `‘` or `’` between two letters (`e.g`, `can't`) and
+/// across one `.`, `,`, `;`, `'`, `‘` or `’` between two digits (`3.14`, `1,000`).
+fn reference_words(text: &str) -> Vec<String> {
+    let cs: Vec<char> = text.to_lowercase().chars().collect();
+    let in_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    for (i, &c) in cs.iter().enumerate() {
+        if in_word(c) {
+            cur.push(c);
+            continue;
+        }
+        let (prev, next) = (i.checked_sub(1).map(|j| cs[j]), cs.get(i + 1).copied());
+        let joins = match (prev, next) {
+            (Some(p), Some(n)) if !cur.is_empty() => {
+                (p.is_alphabetic()
+                    && n.is_alphabetic()
+                    && matches!(c, '.' | ':' | '\'' | '\u{2018}' | '\u{2019}'))
+                    || (p.is_numeric()
+                        && n.is_numeric()
+                        && matches!(c, '.' | ',' | ';' | '\'' | '\u{2018}' | '\u{2019}'))
+            }
+            _ => false,
+        };
+        if joins {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
 /// Word 3-shingle containment `|A n B| / min(|A|, |B|)` of every labelled (answer, source)
-/// pair, from the raw texts: lowercase, words are maximal runs of alphanumeric characters and
-/// apostrophes. Keyed by the pair, with the pair's category.
+/// pair, from the raw texts and `reference_words`. Keyed by the pair, with its category.
 fn reference_containment(
     docs: &Path,
     cats: &BTreeMap<(String, String), String>,
 ) -> BTreeMap<(String, String), (String, f64)> {
-    let apostrophe = |c: char| c == '\'' || c == '\u{2019}';
     let mut shingles: HashMap<String, HashSet<String>> = HashMap::new();
     for line in std::fs::read_to_string(docs).unwrap().lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let text = v["text"].as_str().unwrap().to_lowercase();
-        let words: Vec<&str> = text
-            .split(|c: char| !(c.is_alphanumeric() || apostrophe(c)))
-            .map(|w| w.trim_matches(apostrophe))
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words = reference_words(v["text"].as_str().unwrap());
         let set = words.windows(3).map(|w| w.join(" ")).collect();
         shingles.insert(v["id"].as_str().unwrap().to_string(), set);
     }
@@ -101,6 +132,54 @@ fn exact_containment_separates_cut_from_non() {
             .unwrap()
     };
     let mut prep = job(0.5).prepare(&input, &|_| {}).unwrap();
+    // The reference: word 3-shingle containment of every labelled pair, computed here from
+    // the raw texts (`reference_words`), not by the library. The join at a threshold near 0
+    // gives the library's exact containment of every labelled pair that shares a shingle:
+    // each equals the reference's.
+    let reference = reference_containment(&docs, &cats);
+    let low = job(0.001).run_on(&mut prep).unwrap();
+    let ids = prep.ext_ids().to_vec();
+    let mut library: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for e in &low.edges {
+        let (a, b) = (ids[e.a.index()].clone(), ids[e.b.index()].clone());
+        let k = if a < b { (a, b) } else { (b, a) };
+        library.insert(k, e.exact.or(e.estimate).unwrap());
+    }
+    for (k, (cat, c)) in &reference {
+        let got = library.get(k).copied().unwrap_or(0.0);
+        assert!(
+            (got - c).abs() < 1e-9,
+            "{k:?} ({cat}): library {got}, reference {c}"
+        );
+    }
+    // At the threshold of its own reference containment a pair passes; just above, it does not.
+    let pairs_at = |t: f64, prep: &mut Sketched| -> Vec<(String, String)> {
+        let out = job(t).run_on(prep).unwrap();
+        out.edges
+            .iter()
+            .map(|e| {
+                let (a, b) = (ids[e.a.index()].clone(), ids[e.b.index()].clone());
+                if a < b {
+                    (a, b)
+                } else {
+                    (b, a)
+                }
+            })
+            .collect()
+    };
+    for (k, (cat, c)) in reference.iter().filter(|(_, (_, c))| *c > 0.0) {
+        assert!(
+            pairs_at(*c, &mut prep).contains(k),
+            "{k:?} ({cat}) at its own {c}"
+        );
+        if *c < 1.0 {
+            let above = c + 1e-9;
+            assert!(
+                !pairs_at(above, &mut prep).contains(k),
+                "{k:?} ({cat}) at {above}"
+            );
+        }
+    }
     let mut run = |t: f64| {
         let out = job(t).run_on(&mut prep).unwrap();
         let ids = prep.ext_ids();
@@ -114,29 +193,17 @@ fn exact_containment_separates_cut_from_non() {
         }
         hits
     };
-    // The reference: word 3-shingle containment of every labelled pair, computed here from
-    // the raw texts (lowercase, words = runs of letters, digits and apostrophes), not by the
-    // library. Pairs within 0.02 of a threshold may fall either way (the library splits words
-    // on Unicode word boundaries, which differs on tokens like `3.14`); every other pair must
-    // pass exactly when the reference says so.
-    let reference = reference_containment(&docs, &cats);
     let check = |t: f64, h: &BTreeMap<String, usize>| {
         let mut want: BTreeMap<String, usize> = BTreeMap::new();
-        let mut loose = 0;
         for (cat, c) in reference.values() {
-            if (c - t).abs() <= 0.02 {
-                loose += 1;
-            } else if *c >= t {
+            if *c >= t {
                 *want.entry(cat.clone()).or_default() += 1;
             }
         }
         for cat in ["cut", "light", "heavy", "non"] {
             let w = want.get(cat).copied().unwrap_or(0);
             let g = h.get(cat).copied().unwrap_or(0);
-            assert!(
-                g >= w && g <= w + loose,
-                "{cat} at {t}: library {g}, reference {w} (+{loose} within 0.02): {h:?}"
-            );
+            assert_eq!(g, w, "{cat} at {t}: library {h:?}, reference {want:?}");
         }
         want
     };
