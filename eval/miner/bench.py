@@ -179,20 +179,28 @@ def timed_together(fns, min_rounds=1):
     return out
 
 
-def pyfim_run(path, target, n):
-    """One whole pyfim process. whole = wall time of the subprocess; inproc = read+parse +
-    fpgrowth call (timed inside Python); search = the call alone; parse = read+parse."""
-    cmd = [sys.executable, "-c", PYFIM_CHILD, path, target, str(n)]
+def timed_process(cmd, search_key):
+    """A function that runs `cmd` (which prints a JSON summary with `parse_seconds`,
+    `search_key` and `itemsets`) once. whole = wall time of the subprocess; inproc =
+    parse_seconds + the search; search = the search alone; parse = parse_seconds."""
 
     def f():
         t0 = time.perf_counter()
         r = subprocess.run(cmd, capture_output=True, text=True, check=True)
         whole = time.perf_counter() - t0
         j = json.loads(r.stdout)
-        return {"whole": whole, "inproc": j["parse_seconds"] + j["call_seconds"],
-                "search": j["call_seconds"], "parse": j["parse_seconds"],
+        return {"whole": whole, "inproc": j["parse_seconds"] + j[search_key],
+                "search": j[search_key], "parse": j["parse_seconds"],
                 "itemsets": j["itemsets"]}
     return f
+
+
+def pyfim_run(path, target, n):
+    """One whole pyfim process. whole = wall time of the subprocess; inproc = read+parse +
+    fpgrowth call (timed inside Python); search = the call alone; parse = read+parse."""
+    cmd = [sys.executable, "-c", PYFIM_CHILD, path, target, str(n)]
+
+    return timed_process(cmd, "call_seconds")
 
 
 def ours_run(binary, path, target, n, threads):
@@ -201,15 +209,7 @@ def ours_run(binary, path, target, n, threads):
     cmd = [binary, "mine", path, "--minsup", str(n), "--target", target,
            "--threads", str(threads), "--count", "--json"]
 
-    def f():
-        t0 = time.perf_counter()
-        r = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        whole = time.perf_counter() - t0
-        j = json.loads(r.stdout)
-        return {"whole": whole, "inproc": j["parse_seconds"] + j["mine_seconds"],
-                "search": j["mine_seconds"], "parse": j["parse_seconds"],
-                "itemsets": j["itemsets"]}
-    return f
+    return timed_process(cmd, "mine_seconds")
 
 
 def ours_write_run(binary, path, target, n):
