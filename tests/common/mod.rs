@@ -75,7 +75,7 @@ pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
         return None;
     }
     panic!(
-        "{} is missing: {what} reads the reference data in ../shared/datasets \
+        "{} is missing ({what}): the tests read the reference data in ../shared/datasets \
          (set {SKIP_SHARED}=1 to skip the tests that need it)",
         p.display()
     );
