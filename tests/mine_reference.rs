@@ -141,7 +141,7 @@ fn tidsets(dataset: &str) -> (Vec<Vec<u64>>, usize) {
 /// The transactions holding every item of `items`.
 fn cover(tids: &[Vec<u64>], items: &[u32], n: usize) -> Vec<u64> {
     let mut c = vec![u64::MAX; n.div_ceil(64)];
-    if n % 64 != 0 {
+    if !n.is_multiple_of(64) {
         *c.last_mut().unwrap() = (1u64 << (n % 64)) - 1;
     }
     for &i in items {

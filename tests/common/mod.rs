@@ -68,10 +68,10 @@ pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
         return Some(p);
     }
     if skip_shared() {
-        eprintln!(
+        note(&format!(
             "skipped: {what}: {} is missing ({SKIP_SHARED}=1)",
             p.display()
-        );
+        ));
         return None;
     }
     panic!(
@@ -79,6 +79,13 @@ pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
          (set {SKIP_SHARED}=1 to skip the tests that need it)",
         p.display()
     );
+}
+
+/// Writes `line` to the process's standard error directly: the test harness captures
+/// `eprintln!` of a passing test, and a skip must be seen.
+fn note(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
 /// Whether `FIMDUP_SKIP_SHARED_DATA=1` is set.
@@ -95,7 +102,7 @@ fn tool_or_skip(ok: bool, what: &str) -> bool {
     if std::env::var_os("CI").is_some() {
         panic!("{what} is required under CI");
     }
-    eprintln!("skipped: {what} is not available");
+    note(&format!("skipped: {what} is not available"));
     false
 }
 
