@@ -48,7 +48,7 @@ def as_set(itemsets):
     return {(tuple(items), sup) for items, sup in itemsets}
 
 
-def test_consensus_rows_selected():
+def test_consensus_rows_selected(fimi_dir):
     rows = consensus_rows()
     kinds = {(p.values[0]["dataset"], p.values[0]["target"]) for p in rows if p.values[0]}
     assert kinds == {("chess", "maximal"), ("chess", "closed"), ("mushroom", "maximal"), ("mushroom", "closed")}
