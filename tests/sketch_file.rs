@@ -61,6 +61,7 @@ fn text_params() -> TextParams {
         lowercase: true,
         stopwords: Some("english".into()),
         stem: false,
+        ..TextParams::default()
     }
 }
 

@@ -1,12 +1,14 @@
 //! The ASCII fast path of the canonicalizer (`Canonicalizer::for_each_token`,
 //! `canonicalize_into`) gives exactly the tokens of the general path
-//! (`canonicalize_reference_into`, UAX #29 `unicode_words`), on hand-picked word-break cases
-//! and on arbitrary ASCII-heavy, Unicode and HTML input, under every text option; and the
+//! (`canonicalize_reference_into`: UAX #29 `unicode_words`, or the other tokenizers), on
+//! hand-picked word-break cases and on arbitrary ASCII-heavy, Unicode and HTML input, under
+//! every text option and tokenizer; and the
 //! one-shot canonical fingerprint equals the streaming one.
 
 use fimdup::text::{
     fingerprint_canonical, fingerprint_canonical_encoded, fingerprint_canonical_streaming,
-    push_fingerprint_token, Canonical, Canonicalizer, Scratch, StopWords, TextConfig, Unit,
+    push_fingerprint_token, Canonical, Canonicalizer, Normalization, Scratch, StopWords, TextConfig,
+    Tokenizer, Unit,
 };
 use proptest::prelude::*;
 
@@ -16,15 +18,27 @@ fn configs() -> Vec<TextConfig> {
         for lowercase in [true, false] {
             for stop in [false, true] {
                 for stem in [false, true] {
-                    v.push(TextConfig {
-                        html,
-                        lowercase,
-                        unit: Unit::Word,
-                        stopwords: stop.then(StopWords::english),
-                        stem,
-                    });
+                    for tokenizer in Tokenizer::ALL {
+                        v.push(TextConfig {
+                            html,
+                            lowercase,
+                            unit: Unit::Word,
+                            tokenizer,
+                            stopwords: stop.then(StopWords::english),
+                            stem,
+                            ..TextConfig::default()
+                        });
+                    }
                 }
             }
+        }
+        for normalization in [Normalization::Nfc, Normalization::Nfkc] {
+            v.push(TextConfig {
+                html,
+                normalization,
+                stopwords: Some(StopWords::english()),
+                ..TextConfig::default()
+            });
         }
         v.push(TextConfig {
             html,

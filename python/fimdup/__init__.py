@@ -72,6 +72,9 @@ _SKETCH_KEYS = (
     "keep_case",
     "stopwords",
     "stem",
+    "tokenizer",
+    "normalize",
+    "lang",
     "weighting",
 )
 _JOB_KEYS = (
@@ -315,6 +318,9 @@ def sketch(
     keep_case: bool = False,
     stopwords: Optional[str] = None,
     stem: bool = False,
+    tokenizer: str = "unicode",
+    normalize: str = "none",
+    lang: str = "en",
     modulus: int = 25,
     weighting: Optional[str] = None,
     format: Optional[str] = None,
@@ -327,7 +333,9 @@ def sketch(
 
     ``scheme``: "bottom-k" (default), "k-mins", "one-permutation" or "mod-m"; ``size`` the
     image size; ``unit`` "word" or "char" shingles of ``shingle_len`` units (default 5 words
-    or 9 characters).
+    or 9 characters). Canonical text as the command's flags say: ``tokenizer`` "unicode"
+    (UAX #29 words), "alnum" or "whitespace"; ``normalize`` "none", "nfc" or "nfkc";
+    ``lang`` the language of ``stem`` and of ``stopwords="lang"``.
 
     >>> imgs = fimdup.sketch(["a b c d e f g", "a b c d e f h"], size=16)
     >>> len(imgs), imgs.lengths.tolist()
@@ -440,6 +448,9 @@ def cluster(
     keep_case: bool = False,
     stopwords: Optional[str] = None,
     stem: bool = False,
+    tokenizer: str = "unicode",
+    normalize: str = "none",
+    lang: str = "en",
     modulus: int = 25,
     weighting: Optional[str] = None,
     format: Optional[str] = None,
@@ -560,6 +571,9 @@ def dedup(
     keep_case: bool = False,
     stopwords: Optional[str] = None,
     stem: bool = False,
+    tokenizer: str = "unicode",
+    normalize: str = "none",
+    lang: str = "en",
     modulus: int = 25,
     weighting: Optional[str] = None,
     format: Optional[str] = None,
@@ -724,6 +738,9 @@ def sweep(
     keep_case: bool = False,
     stopwords: Optional[str] = None,
     stem: bool = False,
+    tokenizer: str = "unicode",
+    normalize: str = "none",
+    lang: str = "en",
     modulus: int = 25,
     weighting: Optional[str] = None,
     format: Optional[str] = None,
@@ -770,6 +787,9 @@ def report(
     keep_case: bool = False,
     stopwords: Optional[str] = None,
     stem: bool = False,
+    tokenizer: str = "unicode",
+    normalize: str = "none",
+    lang: str = "en",
     modulus: int = 25,
     weighting: Optional[str] = None,
     format: Optional[str] = None,
@@ -893,6 +913,9 @@ class Index:
         keep_case: bool = False,
         stopwords: Optional[str] = None,
         stem: bool = False,
+        tokenizer: str = "unicode",
+        normalize: str = "none",
+        lang: str = "en",
         modulus: int = 25,
         format: Optional[str] = None,
         text_field: str = "text",

@@ -33,7 +33,7 @@ use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 use fimdup::sketch::{PipelineOptions, Scheme, SketchConfig, Weighting};
-use fimdup::text::{TextConfig, Unit};
+use fimdup::text::{Lang, Normalization, TextConfig, Tokenizer, Unit};
 
 /// How the corpus is read.
 #[derive(clap::Args, Debug, Clone)]
@@ -125,10 +125,26 @@ pub struct TextArgs {
     /// Keep case (the default folds it).
     #[arg(long)]
     pub keep_case: bool,
-    /// Drop stop words: `english` (built-in list) or a file with one word per line.
-    #[arg(long, value_name = "FILE|english")]
+    /// Words: `unicode` (UAX #29 words: `_` joins, `.` and `'` join two letters or two
+    /// digits, `,` joins digits), `alnum` (runs of Unicode letters, digits and combining
+    /// marks; everything else, `_` and `.` too, separates) or `whitespace` (runs of
+    /// non-whitespace, punctuation kept).
+    #[arg(long, default_value = "unicode", value_name = "unicode|alnum|whitespace")]
+    pub tokenizer: Tokenizer,
+    /// Unicode normalization before case folding: `nfkc` makes full-width and compatibility
+    /// forms equal to plain ones and composes accents; `nfc` only composes.
+    #[arg(long, default_value = "none", value_name = "none|nfc|nfkc")]
+    pub normalize: Normalization,
+    /// Language of `--stem` and of `--stopwords lang` (ISO 639-1 code or English name:
+    /// ar da de el en es fi fr hu it nl no pt ro ru sv ta tr have Snowball stemmers; az id kk
+    /// ne sl tg have stop words only).
+    #[arg(long, default_value = "en", value_name = "CODE")]
+    pub lang: Lang,
+    /// Drop stop words: `lang` (the built-in NLTK list of `--lang`), a language (`english`,
+    /// `de`), or a file with one word per line.
+    #[arg(long, value_name = "lang|LANGUAGE|FILE")]
     pub stopwords: Option<String>,
-    /// Snowball English (Porter 2) stemming.
+    /// Snowball stemming in `--lang` (English: Porter 2).
     #[arg(long)]
     pub stem: bool,
 }
@@ -160,8 +176,11 @@ fn pipeline_options(text: &TextArgs, scheme: &SchemeArgs) -> PipelineOptions {
         offset: text.offset,
         html: text.html,
         keep_case: text.keep_case,
+        tokenizer: text.tokenizer,
+        normalize: text.normalize,
         stopwords: text.stopwords.clone(),
         stem: text.stem,
+        lang: text.lang,
     }
 }
 
@@ -226,6 +245,9 @@ impl SchemeArgs {
             offset: 1,
             html: false,
             keep_case: false,
+            tokenizer: Tokenizer::Unicode,
+            normalize: Normalization::None,
+            lang: Lang::ENGLISH,
             stopwords: None,
             stem: false,
         };

@@ -157,19 +157,34 @@ fn canonical_notice(e: &Explanation) -> String {
     if t.html {
         steps.push("HTML stripped");
     }
+    let norm;
+    if t.normalization != crate::text::Normalization::None {
+        norm = format!("{}-normalized", t.normalization.name().to_uppercase());
+        steps.push(norm.as_str());
+    }
     if t.lowercase {
         steps.push("lowercased");
     }
     if t.unit == crate::text::Unit::Word {
-        steps.push("punctuation dropped");
+        steps.push(match t.tokenizer {
+            crate::text::Tokenizer::Unicode => "punctuation dropped",
+            crate::text::Tokenizer::Alnum => "split at every character but letters and digits",
+            crate::text::Tokenizer::Whitespace => "split at whitespace",
+        });
     } else {
         steps.push("whitespace collapsed");
     }
     if t.stopwords.is_some() {
         steps.push("stop words removed");
     }
+    let stem;
     if t.stem {
-        steps.push("stemmed");
+        stem = if t.lang == crate::text::Lang::ENGLISH {
+            "stemmed".to_string()
+        } else {
+            format!("stemmed ({})", t.lang.name())
+        };
+        steps.push(stem.as_str());
     }
     format!(
         "The texts shown are the CANONICAL texts, what shingles are cut from ({}), not the raw documents.",

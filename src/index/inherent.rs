@@ -107,8 +107,11 @@ impl Index {
             html: t.html,
             lowercase: t.lowercase,
             unit: t.unit,
+            tokenizer: t.tokenizer,
+            normalization: t.normalization,
             stopwords: self.stopword_list.as_ref().map(StopWords::from_words),
             stem: t.stem,
+            lang: t.lang,
         }
     }
 

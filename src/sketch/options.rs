@@ -5,7 +5,8 @@
 //!
 //! Invariant: the defaults here are the command's (`fimdup sketch --help`): bottom-k images
 //! of 128 values (k-mins for the banding methods), word 5-shingles (character 9-shingles),
-//! offset 1, seed 0, case folded, no HTML stripping, stop words or stemming.
+//! offset 1, seed 0, case folded, UAX #29 words, no normalization, no HTML stripping, stop
+//! words or stemming, English as the language of stemming and `--stopwords lang`.
 
 use std::str::FromStr;
 
@@ -13,7 +14,7 @@ use super::pipeline::PipelineConfig;
 use super::{Scheme, SketchConfig, Weighting};
 use crate::corpus::CorpusConfig;
 use crate::shingle::ShingleConfig;
-use crate::text::{StopWords, TextConfig, Unit};
+use crate::text::{Lang, Normalization, StopWords, TextConfig, Tokenizer, Unit};
 use crate::{Error, Result};
 
 /// Reads a value through its [`FromStr`] (the names the command takes) in serde.
@@ -78,10 +79,19 @@ pub struct PipelineOptions {
     pub html: bool,
     /// Keep case (the default folds it).
     pub keep_case: bool,
-    /// Stop words: `english` or a file with one word per line.
+    /// Which runs of text are words.
+    #[serde(with = "by_name")]
+    pub tokenizer: Tokenizer,
+    /// Unicode normalization form.
+    #[serde(with = "by_name")]
+    pub normalize: Normalization,
+    /// Stop words: `lang` (the language's list), a language, or a file with one word per
+    /// line.
     pub stopwords: Option<String>,
-    /// Snowball English stemming.
+    /// Snowball stemming in `lang`.
     pub stem: bool,
+    /// The language of stemming and of `stopwords: lang`.
+    pub lang: Lang,
 }
 
 impl Default for PipelineOptions {
@@ -97,8 +107,11 @@ impl Default for PipelineOptions {
             offset: 1,
             html: false,
             keep_case: false,
+            tokenizer: Tokenizer::Unicode,
+            normalize: Normalization::None,
             stopwords: None,
             stem: false,
+            lang: Lang::ENGLISH,
         }
     }
 }
@@ -115,15 +128,18 @@ impl PipelineOptions {
     /// Canonical text.
     pub fn text(&self) -> Result<TextConfig> {
         let stopwords = match &self.stopwords {
-            Some(spec) => Some(StopWords::from_spec(spec)?),
+            Some(spec) => Some(StopWords::from_spec(spec, self.lang)?),
             None => None,
         };
         let cfg = TextConfig {
             html: self.html,
             lowercase: !self.keep_case,
             unit: self.unit,
+            tokenizer: self.tokenizer,
+            normalization: self.normalize,
             stopwords,
             stem: self.stem,
+            lang: self.lang,
         };
         cfg.validate()?;
         Ok(cfg)

@@ -53,12 +53,16 @@ impl PipelineConfig {
     }
 }
 
-/// The text options as recorded in an images file header: stop words are named `english`
-/// when they are the built-in list, else by a stable hash of the sorted list.
+/// The text options as recorded in an images file header: stop words are named by their
+/// language (`english`, `german`) when they are the built-in list of English or of the
+/// configuration's language, else by a stable hash of the sorted list.
 pub fn text_params(cfg: &TextConfig) -> TextParams {
     let stopwords = cfg.stopwords.as_ref().map(|s| {
-        if s == &StopWords::english() {
-            "english".to_string()
+        let named = [crate::text::Lang::ENGLISH, cfg.lang]
+            .into_iter()
+            .find(|l| StopWords::builtin(*l).is_ok_and(|b| &b == s));
+        if let Some(l) = named {
+            l.name().to_string()
         } else {
             let joined = s.sorted().join("\n");
             format!(
@@ -71,8 +75,11 @@ pub fn text_params(cfg: &TextConfig) -> TextParams {
         unit: cfg.unit,
         html: cfg.html,
         lowercase: cfg.lowercase,
+        tokenizer: cfg.tokenizer,
+        normalization: cfg.normalization,
         stopwords,
         stem: cfg.stem,
+        lang: cfg.lang,
     }
 }
 

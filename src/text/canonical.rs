@@ -7,11 +7,10 @@
 
 use std::ops::Range;
 
-use unicode_segmentation::UnicodeSegmentation;
-
 use super::scanner::ascii_words;
 use super::stopwords::normalize_word;
-use super::{html, TextConfig, Unit};
+use super::tokenizer::{alnum_ascii, whitespace_ascii};
+use super::{html, Normalization, StopWords, TextConfig, Tokenizer, Unit};
 use crate::Result;
 
 /// A document in canonical form.
@@ -52,6 +51,7 @@ impl Canonical {
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     html: String,
+    norm: String,
     lower: String,
     tmp: String,
     canon: Canonical,
@@ -62,6 +62,8 @@ pub struct Scratch {
 pub struct Canonicalizer {
     cfg: TextConfig,
     stemmer: Option<rust_stemmers::Stemmer>,
+    /// The stop words in the configuration's normalization form.
+    stop: Option<StopWords>,
 }
 
 impl std::fmt::Debug for Canonicalizer {
@@ -76,10 +78,16 @@ impl Canonicalizer {
     /// Validates `cfg` and builds the canonicalizer.
     pub fn new(cfg: TextConfig) -> Result<Self> {
         cfg.validate()?;
-        let stemmer = cfg
-            .stem
-            .then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
-        Ok(Canonicalizer { cfg, stemmer })
+        let stemmer = if cfg.stem {
+            Some(cfg.lang.stemmer()?)
+        } else {
+            None
+        };
+        let stop = cfg.stopwords.as_ref().map(|s| match cfg.normalization {
+            Normalization::None => s.clone(),
+            form => s.normalized(form),
+        });
+        Ok(Canonicalizer { cfg, stemmer, stop })
     }
 
     /// The configuration.
@@ -127,23 +135,25 @@ impl Canonicalizer {
 
     /// Calls `f` on every canonical token of `raw`, in order: the tokens of
     /// [`Canonicalizer::canonicalize`]`(raw)`, without building the canonical text when the
-    /// (HTML-stripped) text is ASCII and the unit is words. That fast path splits words with
-    /// a byte-class scanner that implements the UAX #29 word-boundary rules restricted to
-    /// ASCII (letters, digits, `_` joining; `.` and `'` between two letters or two digits,
-    /// `:` between two letters, `,` and `;` between two digits) and keeps the segments
-    /// holding a letter or digit, as `unicode_words` does; any other input goes through
-    /// [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical text does,
-    /// before the text would pass `u32::MAX` bytes.
+    /// (HTML-stripped) text is ASCII and the unit is words (ASCII text is its own NFC and
+    /// NFKC form). That fast path splits [`Tokenizer::Unicode`] words with a byte-class
+    /// scanner that implements the UAX #29 word-boundary rules restricted to ASCII (letters,
+    /// digits, `_` joining; `.` and `'` between two letters or two digits, `:` between two
+    /// letters, `,` and `;` between two digits) and keeps the segments holding a letter or
+    /// digit, as `unicode_words` does; the other tokenizers by byte class. Any other input
+    /// goes through [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical
+    /// text does, before the text would pass `u32::MAX` bytes.
     pub fn for_each_token<F: FnMut(&str)>(&self, raw: &str, scratch: &mut Scratch, mut f: F) {
         let Scratch {
             html: hbuf,
+            norm,
             lower,
             tmp,
             canon,
         } = scratch;
         let mut s = self.strip_html(raw, hbuf);
         if self.cfg.unit != Unit::Word || !s.is_ascii() {
-            self.reference_stripped(s, lower, canon);
+            self.reference_stripped(s, norm, lower, canon);
             for t in canon.iter() {
                 f(t);
             }
@@ -156,10 +166,10 @@ impl Canonicalizer {
             s = lower;
         }
         let mut text_len = 0usize;
-        let sw = self.cfg.stopwords.as_ref();
+        let sw = self.stop.as_ref();
         let lowercase = self.cfg.lowercase;
         let stemmer = self.stemmer.as_ref();
-        ascii_words(s, |w| {
+        let each = |w: &str| {
             if let Some(sw) = sw {
                 let stop = if lowercase {
                     sw.contains(w)
@@ -191,11 +201,16 @@ impl Canonicalizer {
             text_len += sep + tok.len();
             f(tok);
             true
-        });
+        };
+        match self.cfg.tokenizer {
+            Tokenizer::Unicode => ascii_words(s, each),
+            Tokenizer::Alnum => alnum_ascii(s, each),
+            Tokenizer::Whitespace => whitespace_ascii(s, each),
+        }
     }
 
     /// The general canonicalization (any Unicode input, both units): HTML stripping,
-    /// Unicode lowercase, `unicode_words`, stop words, stemming. The reference that the fast
+    /// normalization, Unicode lowercase, the tokenizer's words, stop words, stemming. The reference that the fast
     /// path of [`Canonicalizer::for_each_token`] is tested against.
     pub fn canonicalize_reference_into(
         &self,
@@ -206,16 +221,27 @@ impl Canonicalizer {
         out.text.clear();
         out.tokens.clear();
         let Scratch {
-            html: hbuf, lower, ..
+            html: hbuf,
+            norm,
+            lower,
+            ..
         } = scratch;
         let s = self.strip_html(raw, hbuf);
-        self.reference_stripped(s, lower, out);
+        self.reference_stripped(s, norm, lower, out);
     }
 
-    /// The general path after HTML stripping: lowercase, then words or characters.
-    fn reference_stripped<'a>(&self, mut s: &'a str, lower: &'a mut String, out: &mut Canonical) {
+    /// The general path after HTML stripping: normalization, lowercase, then words or
+    /// characters.
+    fn reference_stripped<'a>(
+        &self,
+        s: &'a str,
+        norm: &'a mut String,
+        lower: &'a mut String,
+        out: &mut Canonical,
+    ) {
         out.text.clear();
         out.tokens.clear();
+        let mut s = self.cfg.normalization.apply(s, norm);
         if self.cfg.lowercase {
             lower.clear();
             push_lowercase(s, lower);
@@ -227,11 +253,12 @@ impl Canonicalizer {
         }
     }
 
-    /// The words of `s` (lowercased already if asked) through the Unicode path.
+    /// The words of `s` (normalized and lowercased already if asked) through the general
+    /// path of the tokenizer.
     fn words(&self, s: &str, out: &mut Canonical) {
         let mut tmp = String::new();
-        for w in s.unicode_words() {
-            if let Some(sw) = &self.cfg.stopwords {
+        self.cfg.tokenizer.words(s, |w| {
+            if let Some(sw) = &self.stop {
                 let stop = if self.cfg.lowercase && !w.contains('\u{2019}') {
                     sw.contains(w)
                 } else {
@@ -240,23 +267,14 @@ impl Canonicalizer {
                     sw.contains(&tmp)
                 };
                 if stop {
-                    continue;
+                    return true;
                 }
             }
             match &self.stemmer {
-                Some(st) => {
-                    let stemmed = st.stem(w);
-                    if !push_token(out, &stemmed, true) {
-                        return;
-                    }
-                }
-                None => {
-                    if !push_token(out, w, true) {
-                        return;
-                    }
-                }
+                Some(st) => push_token(out, &st.stem(w), true),
+                None => push_token(out, w, true),
             }
-        }
+        });
     }
 }
 

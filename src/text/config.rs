@@ -1,8 +1,9 @@
 //! [`TextConfig`]: how raw text becomes canonical text, and the token [`Unit`].
 //!
-//! Invariant: a validated configuration asks for stop words and stemming only in word mode.
+//! Invariant: a validated configuration asks for stop words, stemming and a tokenizer other
+//! than the default only in word mode, and for stemming only in a language with a stemmer.
 
-use super::StopWords;
+use super::{Lang, Normalization, StopWords, Tokenizer};
 use crate::{Error, Result};
 
 /// The unit that shingles are made of.
@@ -58,10 +59,16 @@ pub struct TextConfig {
     pub lowercase: bool,
     /// Word or character tokens.
     pub unit: Unit,
+    /// Which runs of text are words (word mode).
+    pub tokenizer: Tokenizer,
+    /// Unicode normalization form, applied before lowercasing.
+    pub normalization: Normalization,
     /// Stop words dropped in word mode.
     pub stopwords: Option<StopWords>,
-    /// Snowball English (Porter 2) stemming in word mode.
+    /// Snowball stemming in word mode, in the language `lang`.
     pub stem: bool,
+    /// The language of stemming.
+    pub lang: Lang,
 }
 
 impl Default for TextConfig {
@@ -70,16 +77,29 @@ impl Default for TextConfig {
             html: false,
             lowercase: true,
             unit: Unit::Word,
+            tokenizer: Tokenizer::Unicode,
+            normalization: Normalization::None,
             stopwords: None,
             stem: false,
+            lang: Lang::ENGLISH,
         }
     }
 }
 
 impl TextConfig {
-    /// Checks the combination: stop words and stemming need word mode.
+    /// Checks the combination: stop words, stemming and the tokenizer need word mode;
+    /// stemming needs a language with a stemmer.
     pub fn validate(&self) -> Result<()> {
+        if self.stem {
+            self.lang.stemmer()?;
+        }
         if self.unit == Unit::Char {
+            if self.tokenizer != Tokenizer::Unicode {
+                return Err(Error::config(format!(
+                    "the {} tokenizer needs word units (char mode keeps every character)",
+                    self.tokenizer
+                )));
+            }
             if self.stopwords.is_some() {
                 return Err(Error::config(
                     "stop words need word units (char mode keeps every character)",

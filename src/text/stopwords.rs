@@ -1,196 +1,13 @@
-//! Stop words: the built-in English list and lists read from files.
+//! Stop words: the built-in lists of the [`Lang`]s (the NLTK lists, see [`super::lang`]) and
+//! lists read from files.
 //!
 //! Invariant: a [`StopWords`] set holds its words lowercase, with `’` read as `'`, so that
 //! lookups compare words normalized the same way ([`normalize_word`]).
 
 use std::path::Path;
 
-use super::push_lowercase;
+use super::{push_lowercase, Lang};
 use crate::{Error, Result};
-
-/// The built-in English stop-word list: the NLTK / Snowball English list (179 words,
-/// lowercase, with the contractions it contains).
-pub const ENGLISH_STOPWORDS: &[&str] = &[
-    "i",
-    "me",
-    "my",
-    "myself",
-    "we",
-    "our",
-    "ours",
-    "ourselves",
-    "you",
-    "you're",
-    "you've",
-    "you'll",
-    "you'd",
-    "your",
-    "yours",
-    "yourself",
-    "yourselves",
-    "he",
-    "him",
-    "his",
-    "himself",
-    "she",
-    "she's",
-    "her",
-    "hers",
-    "herself",
-    "it",
-    "it's",
-    "its",
-    "itself",
-    "they",
-    "them",
-    "their",
-    "theirs",
-    "themselves",
-    "what",
-    "which",
-    "who",
-    "whom",
-    "this",
-    "that",
-    "that'll",
-    "these",
-    "those",
-    "am",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "being",
-    "have",
-    "has",
-    "had",
-    "having",
-    "do",
-    "does",
-    "did",
-    "doing",
-    "a",
-    "an",
-    "the",
-    "and",
-    "but",
-    "if",
-    "or",
-    "because",
-    "as",
-    "until",
-    "while",
-    "of",
-    "at",
-    "by",
-    "for",
-    "with",
-    "about",
-    "against",
-    "between",
-    "into",
-    "through",
-    "during",
-    "before",
-    "after",
-    "above",
-    "below",
-    "to",
-    "from",
-    "up",
-    "down",
-    "in",
-    "out",
-    "on",
-    "off",
-    "over",
-    "under",
-    "again",
-    "further",
-    "then",
-    "once",
-    "here",
-    "there",
-    "when",
-    "where",
-    "why",
-    "how",
-    "all",
-    "any",
-    "both",
-    "each",
-    "few",
-    "more",
-    "most",
-    "other",
-    "some",
-    "such",
-    "no",
-    "nor",
-    "not",
-    "only",
-    "own",
-    "same",
-    "so",
-    "than",
-    "too",
-    "very",
-    "s",
-    "t",
-    "can",
-    "will",
-    "just",
-    "don",
-    "don't",
-    "should",
-    "should've",
-    "now",
-    "d",
-    "ll",
-    "m",
-    "o",
-    "re",
-    "ve",
-    "y",
-    "ain",
-    "aren",
-    "aren't",
-    "couldn",
-    "couldn't",
-    "didn",
-    "didn't",
-    "doesn",
-    "doesn't",
-    "hadn",
-    "hadn't",
-    "hasn",
-    "hasn't",
-    "haven",
-    "haven't",
-    "isn",
-    "isn't",
-    "ma",
-    "mightn",
-    "mightn't",
-    "mustn",
-    "mustn't",
-    "needn",
-    "needn't",
-    "shan",
-    "shan't",
-    "shouldn",
-    "shouldn't",
-    "wasn",
-    "wasn't",
-    "weren",
-    "weren't",
-    "won",
-    "won't",
-    "wouldn",
-    "wouldn't",
-];
 
 /// A set of stop words (stored lowercase).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -199,9 +16,14 @@ pub struct StopWords {
 }
 
 impl StopWords {
-    /// The built-in English list ([`ENGLISH_STOPWORDS`]).
+    /// The built-in English list (the NLTK English list, 179 words).
     pub fn english() -> Self {
-        Self::from_words(ENGLISH_STOPWORDS.iter().copied())
+        Self::builtin(Lang::ENGLISH).expect("English has a list")
+    }
+
+    /// The built-in list of `lang` (an error when it has none).
+    pub fn builtin(lang: Lang) -> Result<Self> {
+        Ok(Self::from_words(lang.stopword_list()?.iter().copied()))
     }
 
     /// A list from words (lowercased, `’` read as `'`; empty strings ignored).
@@ -252,13 +74,28 @@ impl StopWords {
         Ok(Self::from_words(words))
     }
 
-    /// `english` gives [`StopWords::english`], anything else is read as a file
-    /// ([`StopWords::from_file`]); this is what `--stopwords FILE|english` takes.
-    pub fn from_spec(spec: &str) -> Result<Self> {
-        if spec == "english" {
-            Ok(Self::english())
-        } else {
-            Self::from_file(Path::new(spec))
+    /// What `--stopwords LIST` takes: `lang` gives the built-in list of `lang`, a language
+    /// code or name (`de`, `german`, `english`) that language's built-in list, anything else
+    /// is read as a file ([`StopWords::from_file`]; write `./de` for a file named `de`).
+    pub fn from_spec(spec: &str, lang: Lang) -> Result<Self> {
+        if spec == "lang" {
+            return Self::builtin(lang);
+        }
+        match spec.parse::<Lang>() {
+            Ok(l) => Self::builtin(l),
+            Err(_) => Self::from_file(Path::new(spec)),
+        }
+    }
+
+    /// The same words normalized to `form` (what the canonicalizer compares against).
+    pub fn normalized(&self, form: super::Normalization) -> Self {
+        let mut buf = String::new();
+        StopWords {
+            words: self
+                .words
+                .iter()
+                .map(|w| form.apply(w, &mut buf).to_string())
+                .collect(),
         }
     }
 

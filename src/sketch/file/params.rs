@@ -8,7 +8,7 @@
 use crate::codec::{put_varint, ByteSource};
 use crate::shingle::ShingleConfig;
 use crate::sketch::{Scheme, SketchConfig, Weighting};
-use crate::text::Unit;
+use crate::text::{Lang, Normalization, Tokenizer, Unit};
 use crate::{Error, Result};
 use std::path::Path;
 
@@ -22,10 +22,20 @@ pub struct TextParams {
     pub html: bool,
     /// Lowercased.
     pub lowercase: bool,
-    /// Stop-word list: `"english"` or an identifier (e.g. a hash) of the list file.
+    /// Which runs of text are words.
+    #[serde(default)]
+    pub tokenizer: Tokenizer,
+    /// Unicode normalization form.
+    #[serde(default)]
+    pub normalization: Normalization,
+    /// Stop-word list: `"english"`, the name of another built-in list (`"german"`), or an
+    /// identifier (a hash) of the list.
     pub stopwords: Option<String>,
-    /// Porter stemming.
+    /// Snowball stemming.
     pub stem: bool,
+    /// The language of stemming.
+    #[serde(default)]
+    pub lang: Lang,
 }
 
 impl Default for TextParams {
@@ -34,8 +44,11 @@ impl Default for TextParams {
             unit: Unit::Word,
             html: false,
             lowercase: true,
+            tokenizer: Tokenizer::Unicode,
+            normalization: Normalization::None,
             stopwords: None,
             stem: false,
+            lang: Lang::ENGLISH,
         }
     }
 }
@@ -63,6 +76,9 @@ impl SketchParams {
             ("lowercase", t.lowercase.to_string()),
             ("stopwords", format!("{:?}", t.stopwords)),
             ("stem", t.stem.to_string()),
+            ("tokenizer", t.tokenizer.to_string()),
+            ("normalize", t.normalization.to_string()),
+            ("lang", if t.stem { t.lang.to_string() } else { "-".into() }),
             ("shingle-len", self.shingle.len.to_string()),
             ("offset", self.shingle.offset.to_string()),
             ("shingle seed", self.shingle.seed.to_string()),
@@ -114,7 +130,17 @@ pub(super) fn write_params(out: &mut Vec<u8>, p: &SketchParams) {
         Unit::Word => 0,
         Unit::Char => 1,
     });
-    out.push(p.text.html as u8 | (p.text.lowercase as u8) << 1 | (p.text.stem as u8) << 2);
+    // Flag 8: the extended text options follow the stop words (written only when one of them
+    // differs from its default, so that such headers stay as they were before them).
+    let ext = p.text.tokenizer != Tokenizer::Unicode
+        || p.text.normalization != Normalization::None
+        || (p.text.stem && p.text.lang != Lang::ENGLISH);
+    out.push(
+        p.text.html as u8
+            | (p.text.lowercase as u8) << 1
+            | (p.text.stem as u8) << 2
+            | (ext as u8) << 3,
+    );
     match &p.text.stopwords {
         None => out.push(0),
         Some(s) => {
@@ -122,6 +148,13 @@ pub(super) fn write_params(out: &mut Vec<u8>, p: &SketchParams) {
             put_varint(out, s.len() as u64);
             out.extend_from_slice(s.as_bytes());
         }
+    }
+    if ext {
+        out.push(p.text.tokenizer.code());
+        out.push(p.text.normalization.code());
+        let lang = p.text.lang.code();
+        put_varint(out, lang.len() as u64);
+        out.extend_from_slice(lang.as_bytes());
     }
     put_varint(out, p.shingle.len as u64);
     put_varint(out, p.shingle.offset as u64);
@@ -155,7 +188,7 @@ pub(super) fn parse_params<S: ByteSource>(c: &mut S) -> Result<SketchParams> {
         u => return Err(c.err(format!("unknown unit code {u}"))),
     };
     let flags = c.u8("text flags")?;
-    if flags & !7 != 0 {
+    if flags & !15 != 0 {
         return Err(c.err(format!("unknown text flags {flags:#x}")));
     }
     let stopwords = match c.u8("stopwords tag")? {
@@ -163,12 +196,27 @@ pub(super) fn parse_params<S: ByteSource>(c: &mut S) -> Result<SketchParams> {
         1 => Some(c.string("stopwords")?),
         t => return Err(c.err(format!("bad stopwords tag {t}"))),
     };
+    let (mut tokenizer, mut normalization, mut lang) =
+        (Tokenizer::Unicode, Normalization::None, Lang::ENGLISH);
+    if flags & 8 != 0 {
+        let t = c.u8("tokenizer")?;
+        tokenizer =
+            Tokenizer::from_code(t).ok_or_else(|| c.err(format!("unknown tokenizer code {t}")))?;
+        let n = c.u8("normalization")?;
+        normalization = Normalization::from_code(n)
+            .ok_or_else(|| c.err(format!("unknown normalization code {n}")))?;
+        let l = c.string("language")?;
+        lang = l.parse().map_err(|e| c.err(e))?;
+    }
     let text = TextParams {
         unit,
         html: flags & 1 != 0,
         lowercase: flags & 2 != 0,
         stem: flags & 4 != 0,
         stopwords,
+        tokenizer,
+        normalization,
+        lang,
     };
     let shingle = ShingleConfig {
         len: c.usize_max("shingle length", u32::MAX as u64)?,
