@@ -237,6 +237,7 @@ fn exact_containment_separates_cut_from_non() {
         spill: Default::default(),
         verify: false,
         false_clusters: FalseClusterConfig::default(),
+        truth_tokenizer: Default::default(),
         labeled_only,
         errors: 0,
         external: Vec::new(),

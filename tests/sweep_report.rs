@@ -41,6 +41,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         spill: Default::default(),
         verify: false,
         false_clusters: FalseClusterConfig::default(),
+        truth_tokenizer: Default::default(),
         labeled_only: false,
         errors: 0,
         external: Vec::new(),

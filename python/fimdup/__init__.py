@@ -725,6 +725,7 @@ def sweep(
     verify: Optional[str] = None,
     labeled_only: bool = False,
     floor: float = 0.5,
+    truth_tokenizer: str = "word",
     max_df: Optional[int] = None,
     measure: str = "resemblance",
     errors: int = 20,
@@ -752,7 +753,12 @@ def sweep(
     """Every method at every threshold, evaluated (``fimdup sweep``): one dict per (method,
     threshold) with the columns of ``results.csv`` (ready for ``pandas.DataFrame``).
 
-    ``thresholds``: "FROM:TO:STEP", a comma list, or a list of floats.
+    ``thresholds``: "FROM:TO:STEP", a comma list, or a list of floats. ``truth_tokenizer``
+    (``fimdup sweep --truth-tokenizer``): the words of the exact resemblances the
+    false-cluster check computes from the corpus for pairs the truth gives none for, all
+    lowercased: ``"word"`` (runs of alphanumeric characters and ``_``), ``"alnum"`` (runs of
+    alphanumeric characters and combining marks), ``"whitespace"`` (runs of non-whitespace)
+    or ``"unicode"`` (UAX #29 words).
     """
     kw = dict(locals())
     for k in ("texts", "ids", "truth"):
@@ -774,6 +780,7 @@ def report(
     verify: Optional[str] = None,
     labeled_only: bool = False,
     floor: float = 0.5,
+    truth_tokenizer: str = "word",
     max_df: Optional[int] = None,
     measure: str = "resemblance",
     errors: int = 20,

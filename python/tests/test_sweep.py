@@ -91,3 +91,26 @@ def test_default_methods_and_grid_equal_cli(cli, fimdup, corpus):
     assert [(r["method"], round(float(r["threshold"]), 9)) for r in rows] == \
         [(r["method"], round(float(r["threshold"]), 9)) for r in expected]
     assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]
+
+
+def test_truth_tokenizer_reaches_the_false_cluster_check(fimdup):
+    # The pipeline's words make x and y equal (the exact method clusters them); the truth
+    # gives no resemblance, so the corpus does: 1 with "word" words, 0 with "whitespace"
+    # words ("one," is not "one"), a false cluster.
+    texts = [
+        "one two three four five six seven eight nine ten",
+        "One, two, three, four, five, six, seven, eight, nine, ten.",
+        "an unrelated document about something else entirely, with other words",
+    ]
+    ids = ["x", "y", "z"]
+
+    def false_clusters(**kw):
+        rows = fimdup.sweep(texts, ids, [("x", "y")], methods=["exact"], thresholds=[0.9], errors=0, **kw)
+        assert rows[0]["common"] == 1
+        return rows[0]["false_clusters"]
+
+    assert false_clusters() == 0
+    assert false_clusters(truth_tokenizer="word") == 0
+    assert false_clusters(truth_tokenizer="whitespace") == 1
+    with pytest.raises(Exception, match="word, alnum, whitespace or unicode"):
+        false_clusters(truth_tokenizer="words")

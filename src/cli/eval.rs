@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
+use fimdup::eval::similarity::TruthTokenizer;
 use fimdup::eval::{
     evaluate_loaded, FalseClusterConfig, Prediction, ShingleSets, Truth, TruthFormat,
 };
@@ -44,6 +45,19 @@ pub struct Args {
     /// truth does not list.
     #[arg(long)]
     corpus: Option<PathBuf>,
+    /// The words of --corpus's exact resemblances (word 5-shingle Jaccard, for cluster pairs
+    /// the truth gives no resemblance for), all lowercased per character; a text starting with
+    /// `<` has every <...> tag replaced by a space first. word: runs of alphanumeric characters
+    /// and `_` (\w+). alnum: runs of alphanumeric characters and combining marks
+    /// (General_Category M*). whitespace: runs of non-whitespace, punctuation kept. unicode:
+    /// UAX #29 words (unicode_words).
+    #[arg(
+        long,
+        default_value = "word",
+        value_name = "word|alnum|whitespace|unicode",
+        requires = "corpus"
+    )]
+    truth_tokenizer: TruthTokenizer,
     /// A cluster with a pair of resemblance below this is a false-duplicate cluster.
     #[arg(long, default_value_t = 0.5)]
     floor: f64,
@@ -81,7 +95,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         (None, None) => anyhow::bail!("one of --pairs or --clusters is required"),
     };
     let corpus = match &args.corpus {
-        Some(p) => Some(ShingleSets::read_jsonl(p).with_context(|| "reading --corpus")?),
+        Some(p) => Some(
+            ShingleSets::read_jsonl_with(p, args.truth_tokenizer)
+                .with_context(|| "reading --corpus")?,
+        ),
         None => None,
     };
     let ev = evaluate_loaded(&pred, &truth, &fc_cfg, corpus.as_ref())?;

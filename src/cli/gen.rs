@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use fimdup::eval::similarity::TruthTokenizer;
 use fimdup::gen::{generate_to_dir, read_config, GenConfig};
 
 /// Generate a synthetic corpus with known near-duplicates and its truth.
@@ -11,7 +12,8 @@ use fimdup::gen::{generate_to_dir, read_config, GenConfig};
   fimdup gen --out out/gen --docs 2000 --seed 1
   fimdup gen --out out/gen-html --docs 500 --html
   fimdup gen --out out/custom --config my-params.json   # start from datasets/default/params.json
-  fimdup gen --out out/big --config eval/peers/corpus.json --docs 1000000 --stream")]
+  fimdup gen --out out/big --config eval/peers/corpus.json --docs 1000000 --stream
+  fimdup gen --out out/gen-alnum --truth-tokenizer alnum   # truth on alphanumeric runs")]
 pub struct Args {
     /// Output directory (created if missing).
     #[arg(long)]
@@ -30,6 +32,15 @@ pub struct Args {
     /// groups (no corpus-wide join). Same as `"stream": true` in the config.
     #[arg(long)]
     stream: bool,
+    /// The words truth.csv is computed on, all lowercased per character; a text starting with
+    /// `<` has every <...> tag replaced by a space first. word: runs of alphanumeric characters
+    /// and `_` (\w+). alnum: runs of alphanumeric characters and combining marks
+    /// (General_Category M*). whitespace: runs of non-whitespace, punctuation kept. unicode:
+    /// UAX #29 words (unicode_words). word is the generated word sequence itself; any other
+    /// re-tokenizes each written text. Same as "truth_tokenizer" in the config [default: word,
+    /// or the config's].
+    #[arg(long, value_name = "word|alnum|whitespace|unicode")]
+    truth_tokenizer: Option<TruthTokenizer>,
     /// Generator parameters (JSON, e.g. datasets/default/params.json); flags override it.
     #[arg(long)]
     config: Option<PathBuf>,
@@ -55,6 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
     if args.stream {
         cfg.stream = true;
+    }
+    if let Some(t) = args.truth_tokenizer {
+        cfg.truth_tokenizer = t;
     }
     cfg.validate()?;
     let summary = generate_to_dir(&cfg, &args.out)?;

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use fimdup::cluster::{Measure, Method};
+use fimdup::eval::similarity::TruthTokenizer;
 use fimdup::eval::{ExternalSpec, TruthFormat};
 use fimdup::report::sweep::SweepOutput;
 use fimdup::report::{best_per_method, best_rows, run_sweep, SweepOptions, SweepTruth};
@@ -70,6 +71,18 @@ pub struct SweepArgs {
     /// A cluster is a false duplicate when a member pair's exact resemblance is below this.
     #[arg(long, default_value_t = 0.5)]
     pub floor: f64,
+    /// The words of the exact resemblances the false-cluster check computes from the corpus for
+    /// member pairs the truth gives no resemblance for (word 5-shingle Jaccard), all lowercased
+    /// per character; a text starting with `<` has every <...> tag replaced by a space first.
+    /// word: runs of alphanumeric characters and `_` (\w+). alnum: runs of alphanumeric
+    /// characters and combining marks (General_Category M*). whitespace: runs of
+    /// non-whitespace, punctuation kept. unicode: UAX #29 words (unicode_words).
+    #[arg(
+        long,
+        default_value = "word",
+        value_name = "word|alnum|whitespace|unicode"
+    )]
+    pub truth_tokenizer: TruthTokenizer,
     /// What the thresholds measure: resemblance |A n B| / |A u B| (every method) or
     /// max-containment |A n B| / min(|A|, |B|) (exact, and union-find on mod-m images:
     /// give --scheme mod-m; other methods are refused).
@@ -123,6 +136,7 @@ pub fn sweep_and_report(
         verify: a.verify,
         labeled_only: a.labeled_only,
         floor: a.floor,
+        truth_tokenizer: a.truth_tokenizer,
         max_df: a.max_df,
         measure: a.measure,
         errors: a.errors,

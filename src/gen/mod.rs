@@ -12,7 +12,10 @@
 //! token sequence of each document (lowercased `\w+` words of its text with `<...>` tags
 //! removed) is exactly the token sequence it was generated from; the truth's values are
 //! computed on it: resemblance and containment of word 5-shingle sets (exact n-grams of token
-//! strings, no hashing), and edit similarity `1 - levenshtein / max(len)` on words.
+//! strings, no hashing), and edit similarity `1 - levenshtein / max(len)` on words. With a
+//! [`GenConfig::truth_tokenizer`] other than the default, the words are instead those that
+//! tokenizer cuts from each document's rendered text (punctuation attached by
+//! `whitespace`, say), and every truth value is computed on them; the documents are the same.
 
 pub mod lang;
 pub mod levenshtein;
@@ -28,7 +31,9 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::eval::similarity::{containment, edit_similarity, jaccard, shingle_set, SHINGLE_LEN};
+use crate::eval::similarity::{
+    containment, edit_similarity, jaccard, shingle_set, TruthTokenizer, SHINGLE_LEN,
+};
 use crate::io::AtomicFile;
 use crate::sorted::intersection_size;
 use crate::{Error, Result};
@@ -120,6 +125,12 @@ pub struct GenConfig {
     /// truth only within groups. Off by default (and then not written to `params.json`).
     #[serde(skip_serializing_if = "is_false")]
     pub stream: bool,
+    /// The words the truth is computed on: the default ([`TruthTokenizer::Word`]) takes the
+    /// generated word sequence (which is what `word` cuts from the text); any other
+    /// re-tokenizes each document's rendered text (see [`crate::eval::similarity`]). Not
+    /// written to `params.json` when it is the default.
+    #[serde(skip_serializing_if = "TruthTokenizer::is_default")]
+    pub truth_tokenizer: TruthTokenizer,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -152,6 +163,7 @@ impl Default for GenConfig {
             copy_variants: [2, 4],
             truth_floor: 0.1,
             stream: false,
+            truth_tokenizer: TruthTokenizer::Word,
         }
     }
 }
@@ -626,10 +638,17 @@ pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
             canonical: d.toks.iter().map(|t| lex.word(t.w).to_string()).collect(),
         })
         .collect();
-    let seqs: Vec<Vec<u32>> = drafts
-        .iter()
-        .map(|d| d.toks.iter().map(|t| t.w).collect())
-        .collect();
+    let seqs: Vec<Vec<u32>> = if cfg.truth_tokenizer.is_default() {
+        drafts
+            .iter()
+            .map(|d| d.toks.iter().map(|t| t.w).collect())
+            .collect()
+    } else {
+        let mut ids = WordIds::default();
+        docs.iter()
+            .map(|d| ids.words(cfg.truth_tokenizer, &d.text))
+            .collect()
+    };
     let groups: Vec<Option<(usize, &'static str)>> = drafts.iter().map(|d| d.group).collect();
     let truth = compute_truth(&docs, &seqs, &groups, cfg.truth_floor);
     Ok(GeneratedCorpus {
@@ -637,6 +656,25 @@ pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
         docs,
         truth,
     })
+}
+
+/// Interns the words a [`TruthTokenizer`] cuts from texts as `u32` ids (first seen, first
+/// numbered), so that re-tokenized documents are compared as id sequences.
+#[derive(Default)]
+struct WordIds(hashbrown::HashMap<String, u32>);
+
+impl WordIds {
+    /// The word ids of `text` under `tokenizer`.
+    fn words(&mut self, tokenizer: TruthTokenizer, text: &str) -> Vec<u32> {
+        tokenizer
+            .words(text)
+            .into_iter()
+            .map(|w| {
+                let next = self.0.len() as u32;
+                *self.0.entry(w).or_insert(next)
+            })
+            .collect()
+    }
 }
 
 /// The truth rows: every pair within a group, plus every other pair whose resemblance or

@@ -13,7 +13,9 @@
 //! corpus), with edit similarity by the bit-parallel [`super::levenshtein`]. Invariants as for
 //! [`super::generate`]: a pure function of the config (one ChaCha8 stream; truth rows sorted
 //! by `(a, b)`, computed in parallel but in a fixed order), ids `d` + zero-padded file
-//! position, and each document's canonical tokens are the ones its truth is computed on.
+//! position, and each document's canonical tokens are the ones its truth is computed on
+//! (with a non-default [`GenConfig::truth_tokenizer`], the words that tokenizer cuts from the
+//! written text).
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -27,8 +29,8 @@ use rayon::prelude::*;
 use super::lang::{Lexicon, Writer};
 use super::levenshtein::edit_similarity_u32;
 use super::render::Style;
-use super::{Draft, Gen, GenConfig, GenSummary, TRUTH_HEADER};
-use crate::eval::similarity::{containment, jaccard, shingle_set, SHINGLE_LEN};
+use super::{Draft, Gen, GenConfig, GenSummary, WordIds, TRUTH_HEADER};
+use crate::eval::similarity::{containment, jaccard, shingle_set, TruthTokenizer, SHINGLE_LEN};
 use crate::io::AtomicFile;
 use crate::sorted::intersection_size;
 use crate::{Error, Result};
@@ -66,6 +68,9 @@ struct Sink {
     ready: Vec<(&'static str, Vec<Member>)>,
     rows: Vec<Row>,
     pairs_by_kind: BTreeMap<String, usize>,
+    /// The truth's words: the generated sequence (default) or the text re-tokenized.
+    tokenizer: TruthTokenizer,
+    word_ids: WordIds,
 }
 
 impl Sink {
@@ -85,7 +90,11 @@ impl Sink {
         self.out.write_all(b"\n").map_err(|e| Error::io(p, e))?;
         if let Some((g, kind)) = d.group {
             let size = *size_of.get(&g).expect("every group's size is recorded");
-            let seq: Vec<u32> = d.toks.iter().map(|t| t.w).collect();
+            let seq: Vec<u32> = if self.tokenizer.is_default() {
+                d.toks.iter().map(|t| t.w).collect()
+            } else {
+                self.word_ids.words(self.tokenizer, &doc.text)
+            };
             let e = self
                 .pending
                 .entry(g)
@@ -195,6 +204,8 @@ fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Res
         ready: Vec::new(),
         rows: Vec::new(),
         pairs_by_kind: BTreeMap::new(),
+        tokenizer: cfg.truth_tokenizer,
+        word_ids: WordIds::default(),
     };
     let mut size_of: hashbrown::HashMap<usize, usize> = hashbrown::HashMap::new();
     let mut window: Vec<Draft> = Vec::with_capacity(window_len.min(n));
@@ -284,7 +295,7 @@ fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::similarity::{edit_similarity, words_lower};
+    use crate::eval::similarity::edit_similarity;
     use crate::eval::ShingleSets;
 
     fn cfg(docs: usize) -> GenConfig {
@@ -343,8 +354,27 @@ mod tests {
     /// else is; ids follow file order; every kind is made.
     #[test]
     fn truth_is_exact_within_groups() {
-        let c = cfg(900);
-        let (s, [docs, truth, _]) = run(&c, 64, 2);
+        let word = truth_checked(TruthTokenizer::Word);
+        // whitespace words keep the punctuation ("word," is not "word"): other values
+        let ws = truth_checked(TruthTokenizer::Whitespace);
+        assert_eq!(word.len(), ws.len());
+        assert_ne!(word, ws);
+    }
+
+    /// The truth.csv of a 900-document stream with `tok`, checked as above.
+    fn truth_checked(tok: TruthTokenizer) -> Vec<u8> {
+        let c = GenConfig {
+            truth_tokenizer: tok,
+            ..cfg(900)
+        };
+        let (s, [docs, truth, params]) = run(&c, 64, 2);
+        let back: GenConfig = serde_json::from_slice(&params).unwrap();
+        assert_eq!(back, c);
+        let tok_key = std::str::from_utf8(&params)
+            .unwrap()
+            .contains("truth_tokenizer");
+        assert_eq!(tok_key, !tok.is_default());
+        let truth_bytes = truth.clone();
         let docs: Vec<serde_json::Value> = std::str::from_utf8(&docs)
             .unwrap()
             .lines()
@@ -360,14 +390,17 @@ mod tests {
             }
         }
         let text = |i: usize| docs[i]["text"].as_str().unwrap().to_string();
-        let sets = ShingleSets::from_texts((0..docs.len()).map(|i| (format!("d{i:04}"), text(i))));
+        let sets = ShingleSets::from_texts_with(
+            (0..docs.len()).map(|i| (format!("d{i:04}"), text(i))),
+            tok,
+        );
         let mut want: BTreeMap<(String, String), (f64, f64, String)> = BTreeMap::new();
         for (f, m) in &fams {
             let kind = f.split('-').next().unwrap().to_string();
             for x in 0..m.len() {
                 for y in x + 1..m.len() {
                     let (a, b) = (format!("d{:04}", m[x]), format!("d{:04}", m[y]));
-                    let es = edit_similarity(&words_lower(&text(m[x])), &words_lower(&text(m[y])));
+                    let es = edit_similarity(&tok.words(&text(m[x])), &tok.words(&text(m[y])));
                     let r = sets.resemblance(&a, &b).unwrap();
                     want.insert((a, b), (r, es, kind.clone()));
                 }
@@ -403,6 +436,7 @@ mod tests {
                 "no {k} pairs"
             );
         }
+        truth_bytes
     }
 
     #[test]

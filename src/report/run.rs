@@ -12,6 +12,7 @@ use std::path::Path;
 use super::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
 use super::{write_report, MachineInfo, Report, DEFAULT_ERRORS};
 use crate::cluster::{ClusterConfig, Measure, Method, Verify};
+use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
     parse_thresholds, External, FalseClusterConfig, TruthFormat, TruthRule, TruthTable,
 };
@@ -21,7 +22,7 @@ use crate::{Error, Result};
 
 /// A sweep's options but the pipeline, by name, with the command's defaults (`fimdup sweep
 /// --help`): every method, resemblance 0.95 down to 0.5 in steps of 0.05, no verification,
-/// false-cluster floor 0.5, 20 listed errors per row.
+/// false-cluster floor 0.5 (resemblance on `word` words), 20 listed errors per row.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SweepOptions {
@@ -38,6 +39,9 @@ pub struct SweepOptions {
     pub labeled_only: bool,
     /// False-duplicate cluster floor.
     pub floor: f64,
+    /// The words of the false-cluster check's exact resemblances, by name (`word`, `alnum`,
+    /// `whitespace`, `unicode`).
+    pub truth_tokenizer: TruthTokenizer,
     /// Drop image elements held by more than this many documents.
     pub max_df: Option<u32>,
     /// What the thresholds measure.
@@ -62,6 +66,7 @@ impl Default for SweepOptions {
             verify: None,
             labeled_only: false,
             floor: 0.5,
+            truth_tokenizer: TruthTokenizer::Word,
             max_df: None,
             measure: Measure::Resemblance,
             errors: DEFAULT_ERRORS,
@@ -113,6 +118,7 @@ impl SweepOptions {
                 floor: self.floor,
                 ..FalseClusterConfig::default()
             },
+            truth_tokenizer: self.truth_tokenizer,
             labeled_only: self.labeled_only,
             errors: self.errors,
             external,
@@ -210,5 +216,13 @@ mod tests {
         );
         let bad: SweepOptions = serde_json::from_str(r#"{"min_common":"2.5"}"#).unwrap();
         assert!(bad.thresholds().is_err());
+        let t: SweepOptions = serde_json::from_str(r#"{"truth_tokenizer":"alnum"}"#).unwrap();
+        assert_eq!(t.truth_tokenizer, TruthTokenizer::Alnum);
+        let cfg = t.config(PipelineConfig::default(), Vec::new()).unwrap();
+        assert_eq!(cfg.truth_tokenizer, TruthTokenizer::Alnum);
+        let e = serde_json::from_str::<SweepOptions>(r#"{"truth_tokenizer":"words"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("word, alnum, whitespace or unicode"), "{e}");
     }
 }

@@ -7,7 +7,8 @@
 //! (method, threshold) the member
 //! pairs of the method's clusters are compared with the truth (the five values, P, R, F1)
 //! and its clusters are checked for false duplicates (a member pair of exact resemblance
-//! below a floor).
+//! below a floor; a pair the truth does not give is computed from the corpus with the
+//! evaluation's own words, [`SweepConfig::truth_tokenizer`]).
 //!
 //! Invariants: rows come out in method order, then threshold order; everything but the
 //! timing and memory columns is deterministic for any number of threads.
@@ -21,6 +22,7 @@ use crate::cluster::{
     ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
 };
 use crate::corpus;
+use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
     evaluate_labeled, false_clusters, External, FalseClusterConfig, Labeled, Labels, Prediction,
     ShingleSets, TruthTable,
@@ -59,6 +61,9 @@ pub struct SweepConfig {
     pub verify: bool,
     /// False-duplicate cluster floor.
     pub false_clusters: FalseClusterConfig,
+    /// The words of the exact resemblances the false-cluster check computes from the corpus
+    /// (for pairs the truth does not give); see [`crate::eval::similarity`].
+    pub truth_tokenizer: TruthTokenizer,
     /// `--labeled-only`: predicted pairs the truth file does not list at all are ignored
     /// (neither found nor false positives; see [`evaluate_labeled`]). For truths that label
     /// only some pairs (answers against their source, say).
@@ -213,8 +218,10 @@ pub fn sweep(
     }
     // Exact resemblance of pairs the truth lacks, for the false-cluster check.
     let docs = corpus::open(input_path, &cfg.pipeline.corpus)?.read_all()?;
-    let exact_sets =
-        ShingleSets::from_texts(docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())));
+    let exact_sets = ShingleSets::from_texts_with(
+        docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
+        cfg.truth_tokenizer,
+    );
     let mut errors = ErrorCollector::new(
         cfg.errors,
         cfg.cluster.measure == Measure::Containment,
@@ -450,6 +457,10 @@ pub fn describe(
         (
             "false-cluster floor".into(),
             cfg.false_clusters.floor.to_string(),
+        ),
+        (
+            "false-cluster words (pairs not in the truth)".into(),
+            cfg.truth_tokenizer.name().to_string(),
         ),
         ("threads".into(), rayon::current_num_threads().to_string()),
         (
