@@ -8,7 +8,9 @@
 //! `s = j * offset`, for every `s` with `s + len <= t`. A document with fewer than `len`
 //! tokens (in particular an empty one) has **no** shingle; the sketch stage gives it the
 //! empty image, which shares nothing with any image (such documents are kept, counted in the
-//! stage's report and given an empty image).
+//! stage's report and given an empty image). Identical and lexically-equivalent documents
+//! are nonetheless duplicates of each other at any length: they are collapsed before
+//! clustering, and exact verification passes them ([`crate::cluster::verify`]).
 //!
 //! # The hash (stable across versions and machines)
 //! 1. Each token is hashed with `xxh3_64_with_seed(token_utf8_bytes, seed)` (xxhash-rust,

@@ -14,8 +14,9 @@
 //!
 //! Invariants: the result is exactly the brute-force set of pairs whose resemblance passes
 //! [`passes`] (the filters use a 1e-9 tolerance toward longer prefixes, never shorter);
-//! empty sets are never paired; pairs are `(a, b)` with `a < b`, sorted, independent of the
-//! thread count.
+//! empty sets are never joined ([`verify_exact`] passes two empty sets only when told the
+//! two documents are equivalent); pairs are `(a, b)` with `a < b`, sorted, independent of
+//! the thread count.
 
 use rayon::prelude::*;
 
@@ -240,9 +241,21 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
 /// shingle set once through `fetch` (in parallel, e.g. by re-reading the corpus), and returns
 /// them with their exact scores, sorted. Pairs are normalised to `a < b`; duplicates and
 /// self-pairs are dropped.
-pub fn verify_exact<F>(pairs: &[(DocId, DocId)], fetch: F, t: f64) -> Result<Vec<ExactPair>>
+///
+/// Two empty sets (documents shorter than a shingle) have no resemblance to compare: such a
+/// pair passes, with resemblance 1 and overlap 0, exactly when `equivalent(a, b)` says the
+/// two documents are the same text (identical or lexically equivalent, e.g. members of one
+/// group of [`super::Collapse`], see [`super::verify`]); `|_, _| false` when nothing is
+/// known. `equivalent` is asked about no other pair.
+pub fn verify_exact<F, E>(
+    pairs: &[(DocId, DocId)],
+    fetch: F,
+    t: f64,
+    equivalent: E,
+) -> Result<Vec<ExactPair>>
 where
     F: Fn(DocId) -> Result<Vec<u64>> + Sync,
+    E: Fn(DocId, DocId) -> bool + Sync,
 {
     check_t(t)?;
     let mut norm: Vec<(DocId, DocId)> = pairs
@@ -269,6 +282,14 @@ where
         .par_iter()
         .filter_map(|&(a, b)| {
             let (x, y) = (get(a), get(b));
+            if x.is_empty() && y.is_empty() {
+                return equivalent(a, b).then_some(ExactPair {
+                    a,
+                    b,
+                    overlap: 0,
+                    jaccard: 1.0,
+                });
+            }
             let ov = intersection_size(x, y);
             let un = x.len() + y.len() - ov;
             passes(ov, un, t).then(|| ExactPair {
@@ -361,12 +382,32 @@ mod tests {
             (DocId(0), DocId(1)),
             (DocId(2), DocId(2)),
         ];
-        let got = verify_exact(&pairs, |d| Ok(sets[d.index()].clone()), 0.7).unwrap();
+        let got = verify_exact(&pairs, |d| Ok(sets[d.index()].clone()), 0.7, |_, _| true).unwrap();
         assert_eq!(got.len(), 1);
         assert_eq!(
             (got[0].a, got[0].b, got[0].overlap),
             (DocId(0), DocId(1), 4)
         );
+    }
+
+    #[test]
+    fn two_empty_sets_pass_only_when_equivalent() {
+        // 0, 1, 2 empty; 3 not. 0 and 1 are equivalent, 2 is not; an empty and a non-empty
+        // set never pass, whatever `equivalent` says.
+        let sets = [vec![], vec![], vec![], vec![7u64]];
+        let eq = |a: DocId, b: DocId| a.0 + b.0 == 1 || b.0 == 3;
+        let pairs = [
+            (DocId(1), DocId(0)),
+            (DocId(0), DocId(2)),
+            (DocId(1), DocId(2)),
+            (DocId(0), DocId(3)),
+        ];
+        let got = verify_exact(&pairs, |d| Ok(sets[d.index()].clone()), 1.0, eq).unwrap();
+        let v: Vec<_> = got.iter().map(|p| (p.a.0, p.b.0, p.overlap)).collect();
+        assert_eq!(v, vec![(0, 1, 0)]);
+        assert_eq!(got[0].jaccard, 1.0);
+        let none = verify_exact(&pairs, |d| Ok(sets[d.index()].clone()), 0.5, |_, _| false);
+        assert!(none.unwrap().is_empty());
     }
 
     proptest! {

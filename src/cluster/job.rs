@@ -14,8 +14,9 @@
 //! 2. [`Job::run_on`] runs the method on it: the threshold is translated
 //!    ([`super::threshold`]), lowered to the candidate threshold when exact verification
 //!    follows, the method runs ([`super::run_method`]), and the candidates are verified and
-//!    regrouped ([`super::verify`]). A sweep prepares once per scheme and runs many jobs on
-//!    the same [`Sketched`] corpus.
+//!    regrouped ([`super::verify`], with the prepared corpus's collapse: documents of one
+//!    group whose sets are empty pass). A sweep prepares once per scheme and runs many jobs
+//!    on the same [`Sketched`] corpus.
 //!
 //! [`Job::run`] takes both steps and returns a [`JobOutput`] that writes `clusters.jsonl`,
 //! `pairs.csv` and `summary.json` ([`JobOutput::write`]).
@@ -679,7 +680,7 @@ impl Job {
                 let fetch = |d: crate::DocId| -> Result<Vec<u64>> {
                     Ok(prep.set_of(d).unwrap_or_default().to_vec())
                 };
-                verify_output(&mut out, fetch, t, regroup)?;
+                verify_output(&mut out, fetch, t, regroup, Some(prep.collapse()))?;
             } else {
                 // What is resident counts, not only what is known to be held: memory the
                 // clustering freed may still be resident (kept by the allocator). At least
@@ -689,7 +690,14 @@ impl Job {
                     .spill
                     .budget
                     .map(|b| b.0.saturating_sub(held.max(resident)).max(b.0 / 8));
-                verify_with_corpus(&mut out, &s.source()?, t, regroup, budget)?;
+                verify_with_corpus(
+                    &mut out,
+                    &s.source()?,
+                    t,
+                    regroup,
+                    budget,
+                    Some(s.prep.collapse()),
+                )?;
             }
             if let Threshold::Resemblance(tc) = cfg.threshold {
                 out.summary.candidate_threshold = Some(tc);

@@ -318,6 +318,7 @@ fn collapse_and_verify_in_run() {
         |d| Ok(sets[d.index()].clone()),
         0.7,
         Regroup::Components,
+        Some(&col),
     )
     .unwrap();
     let v: Vec<_> = out
@@ -332,6 +333,69 @@ fn collapse_and_verify_in_run() {
     assert_eq!(out.summary.clusters, 2);
     assert_eq!(out.summary.clustered_documents, 4);
     assert_eq!(out.summary.largest_cluster, 2);
+}
+
+#[test]
+fn equivalent_documents_with_empty_sets_pass_verification() {
+    // Shorter than a shingle: 0, 1, 2 the same text, 3 and 4 the same other text, 5 a third
+    // text; all with empty sets and images. 6 and 7 are near-duplicates (J = 4/6).
+    let sets: Vec<Vec<u64>> = vec![
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![],
+        vec![1, 2, 3, 4, 5],
+        vec![1, 2, 3, 4, 6],
+    ];
+    let text = [1u64, 1, 1, 2, 2, 3, 4, 5];
+    let image: Vec<Option<u64>> = sets
+        .iter()
+        .map(|s| (!s.is_empty()).then(|| s.iter().fold(7, |h, &x| mix(h ^ x))))
+        .collect();
+    let col = collapse(&text, &text, &image).unwrap();
+    let inputs = ClusterInputs {
+        n_docs: sets.len(),
+        keys: Some(&sets),
+        sets: Some(&sets),
+        collapse: Some(&col),
+        ..Default::default()
+    };
+    let class_pairs = vec![(0, 1), (0, 2), (1, 2), (3, 4)];
+    for method in [Method::UnionFind, Method::Exact] {
+        let out = run_method(&inputs, &cfg(method, Threshold::Resemblance(0.6))).unwrap();
+        let unverified: Vec<_> = out.pairs.iter().map(|p| (p.a.0, p.b.0)).collect();
+        let mut want = class_pairs.clone();
+        want.push((6, 7));
+        assert_eq!(unverified, want, "{method}");
+        let fetch = |d: DocId| Ok(sets[d.index()].clone());
+        let regroup = Regroup::for_method(method, false);
+        // With the collapse: the groups pass at resemblance 1; (6, 7) fails 0.7.
+        let mut v = out.clone();
+        verify_output(&mut v, fetch, 0.7, regroup, Some(&col)).unwrap();
+        let got: Vec<_> = v
+            .pairs
+            .iter()
+            .map(|p| (p.a.0, p.b.0, p.exact.unwrap()))
+            .collect();
+        let want: Vec<_> = class_pairs.iter().map(|&(a, b)| (a, b, 1.0)).collect();
+        assert_eq!(got, want, "{method}");
+        assert_eq!(v.summary.verify_removed, Some(1), "{method}");
+        assert_eq!(
+            docs_of(&v).into_iter().map(|c| c.0).collect::<Vec<_>>(),
+            vec![ids(&[0, 1, 2]), ids(&[3, 4])],
+            "{method}"
+        );
+        assert_eq!(v.summary.clustered_documents, 5, "{method}");
+        // Without a collapse nothing says the empty sets are the same text.
+        let mut v = out.clone();
+        verify_output(&mut v, fetch, 0.6, regroup, None).unwrap();
+        let got: Vec<_> = v.pairs.iter().map(|p| (p.a.0, p.b.0)).collect();
+        assert_eq!(got, vec![(6, 7)], "{method}");
+        assert_eq!(v.summary.verify_removed, Some(4), "{method}");
+        assert_eq!(v.summary.clusters, 1, "{method}");
+    }
 }
 
 /// Every subset of `0..m` that is a clique of `edges` and maximal, by enumeration.

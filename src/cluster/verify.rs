@@ -6,15 +6,30 @@
 //! method's [`Regroup`] says: maximal cliques (no transitive-closure chains) or connected
 //! components.
 //!
-//! Invariants: a verified pair's `exact` score is its exact resemblance; a cluster none of
-//! whose pairs passed disappears; the result is sorted and independent of the thread count.
+//! Documents shorter than a shingle have empty sets, which resemble nothing
+//! ([`crate::shingle`]). Two of them are still the same text when they are identical or
+//! lexically equivalent, and the collapse ([`super::collapse`]) has grouped them: a pair of
+//! two empty sets passes, at resemblance 1, exactly when its documents are in one group of
+//! the [`Collapse`] given. That is exactly lexical equivalence: a document with an empty set
+//! has an empty image, whose fingerprint links nothing, so it joins a group only through an
+//! equal raw or canonical fingerprint, to a document with the same canonical token sequence
+//! (so an empty set too); a group holding one empty set holds only lexically-equivalent
+//! documents with empty sets. Non-empty lexically-equivalent documents have equal sets and
+//! pass by resemblance 1 anyway. Without a collapse, two empty sets never pass.
+//!
+//! Invariants: a verified pair's `exact` score is its exact resemblance (1 for two
+//! documents of one collapsed group whose sets are empty); with the collapse of a corpus
+//! (text fingerprints), a pair of identical or lexically-equivalent documents passes,
+//! whatever their length; a cluster none of whose pairs passed
+//! disappears; `summary.verify_removed` counts the pairs that did not pass; the result is
+//! sorted and independent of the thread count.
 
 use std::path::Path;
 
 use rayon::prelude::*;
 
 use super::exact::ExactPair;
-use super::{finish_clusters, uf, verify_exact, ClusterOutput, Method, ScoredPair};
+use super::{finish_clusters, uf, verify_exact, ClusterOutput, Collapse, Method, ScoredPair};
 use crate::corpus::CorpusConfig;
 use crate::shingle::ShingleConfig;
 use crate::text::TextConfig;
@@ -47,13 +62,26 @@ impl Regroup {
 /// [`Regroup::Cliques`] (maximal cliques can be exponentially many).
 pub const MAX_CLIQUE_CLUSTER: usize = 128;
 
+/// Whether `a` and `b` are in one group of `collapse` (never without one): the documents
+/// whose empty sets pass verification (see the module docs).
+fn same_group(collapse: Option<&Collapse>) -> impl Fn(DocId, DocId) -> bool + Sync + '_ {
+    move |a, b| collapse.is_some_and(|c| c.rep(a) == c.rep(b))
+}
+
 /// Exact verification: keeps the pairs (and edges) of `out` whose exact resemblance is `>= t`,
-/// filling their `exact` score; documents are fetched once each through `fetch`. Each
-/// cluster is then rebuilt from its verified pairs as `regroup` says (a cluster none of whose
-/// pairs passed disappears); `summary.pairs`, `summary.edges`, `summary.clusters`,
-/// `summary.clustered_documents`, `summary.largest_cluster` and `summary.verify_removed`
-/// are updated.
-pub fn verify_output<F>(out: &mut ClusterOutput, fetch: F, t: f64, regroup: Regroup) -> Result<()>
+/// filling their `exact` score; documents are fetched once each through `fetch`. Two
+/// documents with empty sets pass when they are in one group of `collapse` (the collapse the
+/// method ran with; see the module docs). Each cluster is then rebuilt from its verified
+/// pairs as `regroup` says (a cluster none of whose pairs passed disappears);
+/// `summary.pairs`, `summary.edges`, `summary.clusters`, `summary.clustered_documents`,
+/// `summary.largest_cluster` and `summary.verify_removed` are updated.
+pub fn verify_output<F>(
+    out: &mut ClusterOutput,
+    fetch: F,
+    t: f64,
+    regroup: Regroup,
+    collapse: Option<&Collapse>,
+) -> Result<()>
 where
     F: Fn(DocId) -> Result<Vec<u64>> + Sync,
 {
@@ -63,7 +91,7 @@ where
         .chain(&out.edges)
         .map(|p| (p.a, p.b))
         .collect();
-    let ok = verify_exact(&all, fetch, t)?;
+    let ok = verify_exact(&all, fetch, t, same_group(collapse))?;
     apply_verified(out, ok, regroup);
     Ok(())
 }
@@ -257,15 +285,18 @@ impl CorpusSource<'_> {
     }
 }
 
-/// Exact verification of a method's output: keeps the pairs whose exact resemblance (from the documents read
-/// again, see [`CorpusSource::sets_of`]) is at least `t`; fills their `exact` scores and
-/// rebuilds the clusters as `regroup` says.
+/// Exact verification of a method's output: keeps the pairs whose exact resemblance (from
+/// the documents read again, see [`CorpusSource::sets_of`]) is at least `t`, or whose
+/// documents have empty sets and are in one group of `collapse` (see the module docs);
+/// fills their `exact` scores and rebuilds the clusters as `regroup` says (as
+/// [`verify_output`] does).
 pub fn verify_with_corpus(
     out: &mut ClusterOutput,
     src: &CorpusSource<'_>,
     t: f64,
     regroup: Regroup,
     budget: Option<u64>,
+    collapse: Option<&Collapse>,
 ) -> Result<()> {
     let mut all: Vec<(DocId, DocId)> = out
         .pairs
@@ -319,7 +350,12 @@ pub fn verify_with_corpus(
                 .map(|i| sets[i].1.clone())
                 .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
         };
-        ok.extend(verify_exact(&all[start..i], fetch, t)?);
+        ok.extend(verify_exact(
+            &all[start..i],
+            fetch,
+            t,
+            same_group(collapse),
+        )?);
     }
     ok.sort_unstable_by_key(|e| (e.a, e.b));
     apply_verified(out, ok, regroup);
