@@ -3,8 +3,8 @@
 
 use fimdup::text::html::strip_html;
 use fimdup::text::{
-    fingerprint_canonical, fingerprint_raw, Canonical, Canonicalizer, Scratch, StopWords,
-    Lang, TextConfig, Unit,
+    fingerprint_canonical, fingerprint_raw, Canonical, Canonicalizer, Lang, Scratch, StopWords,
+    TextConfig, Unit,
 };
 use proptest::prelude::*;
 

@@ -7,8 +7,8 @@
 
 use fimdup::text::{
     fingerprint_canonical, fingerprint_canonical_encoded, fingerprint_canonical_streaming,
-    push_fingerprint_token, Canonical, Canonicalizer, Normalization, Scratch, StopWords, TextConfig,
-    Tokenizer, Unit,
+    push_fingerprint_token, Canonical, Canonicalizer, Normalization, Scratch, StopWords,
+    TextConfig, Tokenizer, Unit,
 };
 use proptest::prelude::*;
 

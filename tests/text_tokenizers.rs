@@ -175,7 +175,10 @@ fn lang_cfg(code: &str, stem: bool) -> TextConfig {
 fn german_stop_words_and_stems() {
     let cfg = lang_cfg("de", true);
     assert_eq!(
-        tokens(&cfg, "Die Häuser und das Haus des Hauses, die Kinder mit den Kindern"),
+        tokens(
+            &cfg,
+            "Die Häuser und das Haus des Hauses, die Kinder mit den Kindern"
+        ),
         ["haus", "haus", "haus", "kind", "kind"]
     );
     assert_eq!(
@@ -211,7 +214,9 @@ fn indonesian_stop_words_and_no_stemmer() {
         tokens(&cfg, "Rumah yang besar dan indah itu ada di desa"),
         ["rumah", "indah", "desa"]
     );
-    let e = Canonicalizer::new(lang_cfg("id", true)).unwrap_err().to_string();
+    let e = Canonicalizer::new(lang_cfg("id", true))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("no stemmer for indonesian"), "{e}");
     // Only the language's list is used: English stop words stay.
     assert_eq!(tokens(&cfg, "the rumah"), ["the", "rumah"]);

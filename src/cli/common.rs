@@ -129,7 +129,11 @@ pub struct TextArgs {
     /// digits, `,` joins digits), `alnum` (runs of Unicode letters, digits and combining
     /// marks; everything else, `_` and `.` too, separates) or `whitespace` (runs of
     /// non-whitespace, punctuation kept).
-    #[arg(long, default_value = "unicode", value_name = "unicode|alnum|whitespace")]
+    #[arg(
+        long,
+        default_value = "unicode",
+        value_name = "unicode|alnum|whitespace"
+    )]
     pub tokenizer: Tokenizer,
     /// Unicode normalization before case folding: `nfkc` makes full-width and compatibility
     /// forms equal to plain ones and composes accents; `nfc` only composes.

@@ -209,7 +209,13 @@ mod tests {
         assert_eq!(Lang::ALL.iter().filter(|l| l.has_stemmer()).count(), 18);
         let e = "xx".parse::<Lang>().unwrap_err().to_string();
         assert!(e.contains("id") && e.contains("ru"), "{e}");
-        let e = "id".parse::<Lang>().unwrap().stemmer().err().unwrap().to_string();
+        let e = "id"
+            .parse::<Lang>()
+            .unwrap()
+            .stemmer()
+            .err()
+            .unwrap()
+            .to_string();
         assert!(e.contains("no stemmer for indonesian"), "{e}");
     }
 }

@@ -29,7 +29,8 @@ pub enum Normalization {
 
 impl Normalization {
     /// Every form, in the order of their codes.
-    pub const ALL: [Normalization; 3] = [Normalization::None, Normalization::Nfc, Normalization::Nfkc];
+    pub const ALL: [Normalization; 3] =
+        [Normalization::None, Normalization::Nfc, Normalization::Nfkc];
 
     /// The name (`none`, `nfc`, `nfkc`), as accepted by [`std::str::FromStr`].
     pub fn name(self) -> &'static str {

@@ -78,7 +78,14 @@ impl SketchParams {
             ("stem", t.stem.to_string()),
             ("tokenizer", t.tokenizer.to_string()),
             ("normalize", t.normalization.to_string()),
-            ("lang", if t.stem { t.lang.to_string() } else { "-".into() }),
+            (
+                "lang",
+                if t.stem {
+                    t.lang.to_string()
+                } else {
+                    "-".into()
+                },
+            ),
             ("shingle-len", self.shingle.len.to_string()),
             ("offset", self.shingle.offset.to_string()),
             ("shingle seed", self.shingle.seed.to_string()),
