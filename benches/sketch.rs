@@ -2,7 +2,8 @@
 //! (`sketch_stream`: parallel reader, ASCII fast-path canonicalization, token-hash
 //! shingling, sketching), at n = 128 with word 5-shingles, on a deterministic synthetic JSONL
 //! corpus of 300-word documents written to a temporary file; plus the sequential reference
-//! pipeline (`sketch_stream_reference`) for the ratio, and the per-document sketch of each
+//! pipeline (`sketch_stream_reference`) for the ratio, the same stream under the `alnum` and
+//! `whitespace` tokenizers and NFKC normalization, and the per-document sketch of each
 //! scheme from token hashes. Threads: the global rayon pool (`RAYON_NUM_THREADS`).
 //! Run: `cargo bench --bench sketch`.
 
@@ -14,6 +15,7 @@ use fimdup::sketch::pipeline::{
     sketch_stream, sketch_stream_reference, PipelineConfig, SketchBatch, SketchSink,
 };
 use fimdup::sketch::{Scheme, Scratch, SketchConfig, SketchParams, Sketcher};
+use fimdup::text::{Normalization, Tokenizer};
 use rand::{Rng, SeedableRng};
 
 const DOCS: usize = 5000;
@@ -87,6 +89,26 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut s = Null(0);
                 sketch_stream(&path, &cfg, &|_| {}, &mut s).unwrap();
+                assert_eq!(s.0, DOCS);
+            })
+        });
+        for tokenizer in [Tokenizer::Alnum, Tokenizer::Whitespace] {
+            let mut other = cfg.clone();
+            other.text.tokenizer = tokenizer;
+            g.bench_function(format!("sketch_stream_{tokenizer}"), |b| {
+                b.iter(|| {
+                    let mut s = Null(0);
+                    sketch_stream(&path, &other, &|_| {}, &mut s).unwrap();
+                    assert_eq!(s.0, DOCS);
+                })
+            });
+        }
+        let mut nfkc = cfg.clone();
+        nfkc.text.normalization = Normalization::Nfkc;
+        g.bench_function("sketch_stream_nfkc", |b| {
+            b.iter(|| {
+                let mut s = Null(0);
+                sketch_stream(&path, &nfkc, &|_| {}, &mut s).unwrap();
                 assert_eq!(s.0, DOCS);
             })
         });

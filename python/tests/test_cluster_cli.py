@@ -171,10 +171,16 @@ SKETCH_OPTION_CASES = [
     (["--unit", "char", "--shingle-len", "7", "--keep-case", "--threshold", "0.75"],
      dict(unit="char", shingle_len=7, keep_case=True, threshold=0.75)),
     (["--html", "--offset", "2"], dict(html=True, offset=2)),
+    (["--tokenizer", "alnum", "--normalize", "nfkc", "--lang", "de", "--stopwords", "lang",
+      "--stem", "--threshold", "0.75"],
+     dict(tokenizer="alnum", normalize="nfkc", lang="de", stopwords="lang", stem=True,
+          threshold=0.75)),
+    (["--tokenizer", "whitespace", "--normalize", "nfc"], dict(tokenizer="whitespace", normalize="nfc")),
 ]
 
 
-@pytest.mark.parametrize("args,kw", SKETCH_OPTION_CASES, ids=["word-opts", "char-opts", "html-offset"])
+@pytest.mark.parametrize("args,kw", SKETCH_OPTION_CASES,
+                         ids=["word-opts", "char-opts", "html-offset", "alnum-nfkc-de", "whitespace-nfc"])
 def test_sketch_options_equal_cli(cli, fimdup, corpus, args, kw):
     out = cli.cluster(*args)
     res = fimdup.cluster(corpus.texts, corpus.ids, **kw)
@@ -264,3 +270,14 @@ def test_path_input_fields_and_format(cli, fimdup, corpus, tmp_path):
     assert len(expected) > 100 and expected[0]["a"].startswith("k")
     assert pairs_rows(res.pairs) == expected
     assert res.clusters == _ref.read_clusters_jsonl(out / "clusters.jsonl")
+
+
+def test_tokenizer_choice_changes_what_is_a_duplicate(fimdup):
+    # Identical under alnum words (`_`, `.` and `::` separate), different under UAX #29 words.
+    texts = ["std::io::read_to_string reads the whole file into a new string buffer",
+             "std io read to string reads the whole file into a new string buffer"]
+    kw = dict(method="exact", threshold=0.9)
+    assert fimdup.cluster(texts, **kw).pairs.num_rows == 0
+    assert fimdup.cluster(texts, tokenizer="alnum", **kw).pairs.num_rows == 1
+    with pytest.raises(ValueError, match="expected unicode, alnum or whitespace"):
+        fimdup.cluster(texts, tokenizer="regex", **kw)

@@ -169,7 +169,7 @@ impl Canonicalizer {
         let sw = self.stop.as_ref();
         let lowercase = self.cfg.lowercase;
         let stemmer = self.stemmer.as_ref();
-        let each = |w: &str| {
+        let mut each = |w: &str| {
             if let Some(sw) = sw {
                 let stop = if lowercase {
                     sw.contains(w)
@@ -202,10 +202,11 @@ impl Canonicalizer {
             f(tok);
             true
         };
+        // The default tokenizer keeps its own inlined instance of the scanner; the others go
+        // through one shared, not inlined, instance so that the hot path's code stays as it is.
         match self.cfg.tokenizer {
             Tokenizer::Unicode => ascii_words(s, each),
-            Tokenizer::Alnum => alnum_ascii(s, each),
-            Tokenizer::Whitespace => whitespace_ascii(s, each),
+            other => other_ascii_words(other, s, &mut each),
         }
     }
 
@@ -275,6 +276,16 @@ impl Canonicalizer {
                 None => push_token(out, w, true),
             }
         });
+    }
+}
+
+/// The words of ASCII text `s` under a tokenizer other than [`Tokenizer::Unicode`].
+#[inline(never)]
+fn other_ascii_words(t: Tokenizer, s: &str, f: &mut dyn FnMut(&str) -> bool) {
+    match t {
+        Tokenizer::Alnum => alnum_ascii(s, f),
+        Tokenizer::Whitespace => whitespace_ascii(s, f),
+        Tokenizer::Unicode => ascii_words(s, f),
     }
 }
 
