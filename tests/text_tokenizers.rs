@@ -26,7 +26,14 @@ fn with(tokenizer: Tokenizer) -> TextConfig {
 }
 
 /// (input, unicode words, alnum words, whitespace words), all lowercased.
-const TABLE: &[(&str, &[&str], &[&str], &[&str])] = &[
+type Row = (
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+const TABLE: &[Row] = &[
     (
         "alloc_zeroed(ptr) __init__",
         &["alloc_zeroed", "ptr", "__init__"],
