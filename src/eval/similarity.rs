@@ -153,6 +153,25 @@ fn is_html(text: &str) -> bool {
     text.trim_start().starts_with('<')
 }
 
+/// Interns the words a [`TruthTokenizer`] cuts from texts as `u32` ids (first seen, first
+/// numbered), so that documents are compared as id sequences.
+#[derive(Debug, Default)]
+pub(crate) struct WordIds(hashbrown::HashMap<String, u32>);
+
+impl WordIds {
+    /// The word ids of `text` under `tokenizer`.
+    pub(crate) fn words(&mut self, tokenizer: TruthTokenizer, text: &str) -> Vec<u32> {
+        tokenizer
+            .words(text)
+            .into_iter()
+            .map(|w| {
+                let next = self.0.len() as u32;
+                *self.0.entry(w).or_insert(next)
+            })
+            .collect()
+    }
+}
+
 /// Lowercased `\w+` words of `text` (alphanumeric characters and `_`). When the text, after
 /// leading whitespace, starts with `<`, it is taken as HTML: everything between `<` and the
 /// next `>` is dropped (replaced by a space) before the words are cut.
@@ -303,21 +322,14 @@ impl ShingleSets {
         A: AsRef<str>,
         B: AsRef<str>,
     {
-        let mut words: hashbrown::HashMap<String, u32> = hashbrown::HashMap::new();
+        let mut words = WordIds::default();
         let mut table: hashbrown::HashMap<Vec<u32>, u32> = hashbrown::HashMap::new();
         let mut s = ShingleSets {
             tokenizer,
             ..ShingleSets::default()
         };
         for (id, text) in docs {
-            let toks: Vec<u32> = tokenizer
-                .words(text.as_ref())
-                .into_iter()
-                .map(|w| {
-                    let next = words.len() as u32;
-                    *words.entry(w).or_insert(next)
-                })
-                .collect();
+            let toks = words.words(tokenizer, text.as_ref());
             let set = shingle_set(&toks, SHINGLE_LEN, &mut table);
             let i = s.ids.intern(id.as_ref()) as usize;
             if i == s.sets.len() {

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::eval::similarity::{
-    containment, edit_similarity, jaccard, shingle_set, TruthTokenizer, SHINGLE_LEN,
+    containment, edit_similarity, jaccard, shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN,
 };
 use crate::io::AtomicFile;
 use crate::sorted::intersection_size;
@@ -656,25 +656,6 @@ pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
         docs,
         truth,
     })
-}
-
-/// Interns the words a [`TruthTokenizer`] cuts from texts as `u32` ids (first seen, first
-/// numbered), so that re-tokenized documents are compared as id sequences.
-#[derive(Default)]
-struct WordIds(hashbrown::HashMap<String, u32>);
-
-impl WordIds {
-    /// The word ids of `text` under `tokenizer`.
-    fn words(&mut self, tokenizer: TruthTokenizer, text: &str) -> Vec<u32> {
-        tokenizer
-            .words(text)
-            .into_iter()
-            .map(|w| {
-                let next = self.0.len() as u32;
-                *self.0.entry(w).or_insert(next)
-            })
-            .collect()
-    }
 }
 
 /// The truth rows: every pair within a group, plus every other pair whose resemblance or

@@ -29,8 +29,10 @@ use rayon::prelude::*;
 use super::lang::{Lexicon, Writer};
 use super::levenshtein::edit_similarity_u32;
 use super::render::Style;
-use super::{Draft, Gen, GenConfig, GenSummary, WordIds, TRUTH_HEADER};
-use crate::eval::similarity::{containment, jaccard, shingle_set, TruthTokenizer, SHINGLE_LEN};
+use super::{Draft, Gen, GenConfig, GenSummary, TRUTH_HEADER};
+use crate::eval::similarity::{
+    containment, jaccard, shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN,
+};
 use crate::io::AtomicFile;
 use crate::sorted::intersection_size;
 use crate::{Error, Result};
