@@ -20,8 +20,8 @@ if [ "${1:-}" = "--fixture" ]; then
   dir=${2:?usage: $0 --fixture DIR [OUT.png]}
   out=${3:-$dir/report.png}
   mkdir -p "$dir"
-  FIMDUP_REPORT_OUT=$(cd "$dir" && pwd) cargo test --release --test report_files -- \
-    --ignored fixture_report_for_screenshot >/dev/null
+  FIMDUP_REPORT_OUT=$(cd "$dir" && pwd) cargo test --release --test it -- \
+    --ignored report_files::fixture_report_for_screenshot >/dev/null
 else
   dir=${1:?usage: $0 REPORT_DIR [OUT.png]}
   out=${2:-$dir/report.png}

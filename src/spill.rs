@@ -155,10 +155,28 @@ impl SpillConfig {
 /// resident, so a later stage sizes its work from this rather than from what it knows is
 /// held.
 pub fn resident_bytes() -> Option<u64> {
+    status_bytes("VmRSS:")
+}
+
+/// Peak resident set size of this process in bytes (`VmHWM` of `/proc/self/status`; Linux
+/// only, `None` elsewhere). It is a high-water mark over the process's life: reset it with
+/// [`reset_peak_rss`] before each measured run.
+pub fn peak_rss_bytes() -> Option<u64> {
+    status_bytes("VmHWM:")
+}
+
+/// Resets the peak resident set size to the current one (writes `5` to
+/// `/proc/self/clear_refs`, Linux 4.0+). Returns false when that is not possible.
+pub fn reset_peak_rss() -> bool {
+    std::fs::write("/proc/self/clear_refs", "5").is_ok()
+}
+
+/// The field `name` (a size in kB) of `/proc/self/status`, in bytes.
+fn status_bytes(name: &str) -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
     let kb = s
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .find_map(|l| l.strip_prefix(name))?
         .split_whitespace()
         .next()?
         .parse::<u64>()

@@ -26,9 +26,8 @@ import _ref  # noqa: E402
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_DOCS = REPO / "datasets" / "default" / "docs.jsonl"
 DEFAULT_TRUTH = REPO / "datasets" / "default" / "truth.csv"
-SHARED = Path(os.environ.get("FIMDUP_SHARED_DATASETS", REPO.parent / "shared" / "datasets"))
-FIMI_DIR = SHARED / "fimi"
-CLOUGH_DIR = SHARED / "neardup" / "clough_stevenson_2011"
+FIMI_DIR = REPO / "datasets" / "fimi"
+CLOUGH_DIR = REPO / "datasets" / "clough_stevenson_2011"
 
 
 def _binary_path() -> Path:
@@ -37,15 +36,10 @@ def _binary_path() -> Path:
 
 
 def require_file(path: Path, what: str) -> Path:
-    """`path`, which must exist: a failure naming it when it is missing, or a skip when
-    FIMDUP_SKIP_SHARED_DATA=1 (the opt-out the Rust tests read too)."""
+    """`path`, which must exist: the data ships in the repository's datasets/, so a missing
+    file is a broken checkout and a failure naming it."""
     if not path.exists():
-        if os.environ.get("FIMDUP_SKIP_SHARED_DATA") == "1":
-            pytest.skip(f"{what} is missing: {path} (FIMDUP_SKIP_SHARED_DATA=1)")
-        pytest.fail(
-            f"{what} is missing: {path} (set FIMDUP_SKIP_SHARED_DATA=1 to skip the tests that need it)",
-            pytrace=False,
-        )
+        pytest.fail(f"{what} is missing: {path} (it ships in the repository's datasets/)", pytrace=False)
     return path
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import math
 import random
 from pathlib import Path
@@ -37,7 +38,7 @@ def transactions(fimi_dir):
 
     def get(name):
         if name not in cache:
-            with open(fimi_dir / f"{name}.dat") as f:
+            with gzip.open(fimi_dir / f"{name}.dat.gz", "rt") as f:
                 cache[name] = [[int(x) for x in line.split()] for line in f if line.strip()]
         return cache[name]
 
@@ -57,7 +58,7 @@ def test_consensus_rows_selected(fimi_dir):
 
 @pytest.mark.parametrize("row", consensus_rows())
 def test_consensus_count_absolute_minsup_file(fimdup, fimi_dir, row):
-    got = fimdup.mine(fimi_dir / f"{row['dataset']}.dat", int(row["minsup_abs"]), target=row["target"])
+    got = fimdup.mine(fimi_dir / f"{row['dataset']}.dat.gz", int(row["minsup_abs"]), target=row["target"])
     assert len(got) == int(row["count"])
     minsup = int(row["minsup_abs"])
     assert all(sup >= minsup for _, sup in got)
@@ -74,7 +75,7 @@ def test_consensus_count_fraction_minsup_in_memory(fimdup, transactions, row):
 
 
 def test_mushroom_closed_contains_closure_of_empty_set(fimdup, fimi_dir):
-    got = fimdup.mine(str(fimi_dir / "mushroom.dat"), 813, target="closed")
+    got = fimdup.mine(str(fimi_dir / "mushroom.dat.gz"), 813, target="closed")
     assert ([85], 8124) in [(list(i), s) for i, s in got]
 
 
@@ -83,11 +84,11 @@ def test_mushroom_closed_contains_closure_of_empty_set(fimdup, fimi_dir):
     ("mushroom", "4000", "all"),
 ])
 def test_equals_cli_output_sorted(cli, fimdup, fimi_dir, name, minsup, target):
-    p = cli.run("mine", fimi_dir / f"{name}.dat", "--minsup", minsup, "--target", target)
+    p = cli.run("mine", fimi_dir / f"{name}.dat.gz", "--minsup", minsup, "--target", target)
     expected = _ref.parse_mine_output(p.stdout)
     assert len(expected) > 10
     ms = float(minsup[:-1]) / 100 if minsup.endswith("%") else int(minsup)
-    got = fimdup.mine(fimi_dir / f"{name}.dat", ms, target=target)
+    got = fimdup.mine(fimi_dir / f"{name}.dat.gz", ms, target=target)
     assert isinstance(got, list)
     got = [(list(items), sup) for items, sup in got]
     assert sorted(got) == sorted(expected)  # the same itemsets and supports
@@ -106,7 +107,7 @@ def test_itemsets_equal_pyfim(fimdup, transactions, name, minsup, target, letter
     expected = {(tuple(sorted(items)), sup) for items, sup in fim.fpgrowth(t, target=letter, supp=-minsup, zmin=1, report="a")}
     if name == "mushroom" and target in ("closed", "all"):
         # pyfim 6.28 drops the closure of the empty set ({85}, in every transaction), as a
-        # closed and as a frequent set; see /work/shared/datasets/fimi/README.md
+        # closed and as a frequent set; see datasets/fimi/README.md
         assert ((85,), len(t)) not in expected
         expected.add(((85,), len(t)))
     got = fimdup.mine(t, minsup, target=target)
@@ -203,7 +204,7 @@ def test_default_target_is_maximal(fimdup):
 
 
 def test_to_arrow_schema_and_rows(fimdup, fimi_dir):
-    got = fimdup.mine(fimi_dir / "chess.dat", 0.6)
+    got = fimdup.mine(fimi_dir / "chess.dat.gz", 0.6)
     table = got.to_arrow()
     assert isinstance(table, pa.Table)
     assert table.schema.names == ["items", "support"]
@@ -215,20 +216,20 @@ def test_to_arrow_schema_and_rows(fimdup, fimi_dir):
 
 
 def test_threads_identical(fimdup, fimi_dir):
-    a = fimdup.mine(fimi_dir / "chess.dat", 1598, threads=1)
-    b = fimdup.mine(fimi_dir / "chess.dat", 1598, threads=2)
+    a = fimdup.mine(fimi_dir / "chess.dat.gz", 1598, threads=1)
+    b = fimdup.mine(fimi_dir / "chess.dat.gz", 1598, threads=2)
     assert len(a) == 11463
     assert a == b
-    c = fimdup.mine(fimi_dir / "mushroom.dat", 813, target="closed", threads=1)
-    d = fimdup.mine(fimi_dir / "mushroom.dat", 813, target="closed", threads=2)
+    c = fimdup.mine(fimi_dir / "mushroom.dat.gz", 813, target="closed", threads=1)
+    d = fimdup.mine(fimi_dir / "mushroom.dat.gz", 813, target="closed", threads=2)
     assert len(c) == 4885 and c == d
 
 
 def test_max_itemsets_guard(fimdup, fimi_dir):
     assert issubclass(fimdup.LimitError, RuntimeError)
     with pytest.raises(fimdup.LimitError):
-        fimdup.mine(fimi_dir / "chess.dat", 0.6, max_itemsets=100)
-    assert len(fimdup.mine(fimi_dir / "chess.dat", 0.6, max_itemsets=3323)) == 3323
+        fimdup.mine(fimi_dir / "chess.dat.gz", 0.6, max_itemsets=100)
+    assert len(fimdup.mine(fimi_dir / "chess.dat.gz", 0.6, max_itemsets=3323)) == 3323
 
 
 @pytest.mark.parametrize("minsup", [0, 1.5, -1, 0.0, -0.5])

@@ -29,6 +29,6 @@ def test_readme_example_runs_and_its_comments_hold(fimdup, tmp_path, monkeypatch
     assert r.clusters[0] == ["d0030", "d0730", "d1015", "d1031", "d1364"]
     assert ev["precision"] == 1.0 and str(ev["recall"]).startswith("0.2551")
     assert int(d.keep_mask.sum()) == 1253
-    assert len(fimdup.mine(REPO.parent / "shared/datasets/fimi/chess.dat", 0.6)) == 3323
+    assert len(fimdup.mine(REPO / "datasets/fimi/chess.dat.gz", 0.6)) == 3323
     assert (tmp_path / "py-report" / "report.html").is_file()
     assert len(idx) == 1500 and os.path.isdir(tmp_path / "py-index")

@@ -743,7 +743,7 @@ impl Job {
             scheme,
             ext_ids: s.into_ext_ids(),
             seconds: t0.elapsed().as_secs_f64(),
-            peak_rss_bytes: crate::report::peak_rss_bytes(),
+            peak_rss_bytes: crate::spill::peak_rss_bytes(),
         })
     }
 }

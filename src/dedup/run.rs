@@ -270,7 +270,7 @@ impl Dedup {
             input_stats,
             distributed,
             seconds: t0.elapsed().as_secs_f64(),
-            peak_rss_bytes: crate::report::peak_rss_bytes(),
+            peak_rss_bytes: crate::spill::peak_rss_bytes(),
         };
         if let (Some(out), Some(kept)) = (out, &kept_file) {
             debug_assert_eq!(kept.documents, summary.kept);

@@ -281,7 +281,7 @@ pub fn sketch_distributed(
                 incidences,
                 bytes_sent,
                 sketch_seconds: t0.elapsed().as_secs_f64(),
-                peak_rss_bytes: crate::report::peak_rss_bytes(),
+                peak_rss_bytes: crate::spill::peak_rss_bytes(),
             };
             if let Some(mut h) = input.take() {
                 h.send(Msg::Report(report));
@@ -483,7 +483,7 @@ fn gather(
         .insert("gather".into(), t_start.elapsed().as_secs_f64());
     processes[0].peak_rss_bytes = processes[0]
         .peak_rss_bytes
-        .max(crate::report::peak_rss_bytes());
+        .max(crate::spill::peak_rss_bytes());
     stats.corpus.renamed_ids += ids.renamed();
     Ok(DistSketch { stats, processes })
 }

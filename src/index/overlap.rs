@@ -13,7 +13,7 @@
 //!   (by construction), and a sample of the whole collection gives the exact fraction with
 //!   a zero-width interval. The Wilson score interval with the finite-population
 //!   correction ([`wilson`]) was tried first: it is narrower but covered the truth in only
-//!   93 of the 100 seeded trials of `tests/index_overlap.rs` at 95 %, below its nominal
+//!   93 of the 100 seeded trials of `tests/it/index_overlap.rs` at 95 %, below its nominal
 //!   level, so it is not what the report states.
 //! * The ratio `r = pB / pA`: `[loB / hiA, hiB / loA]` where `lo`, `hi` are the exact
 //!   bounds of each fraction at confidence `1 - alpha / 2` (Bonferroni): when both fraction

@@ -64,18 +64,3 @@ fn kb_field(s: &str, name: &str) -> Option<u64> {
         .and_then(|v| v.parse::<u64>().ok())
         .map(|kb| kb * 1024)
 }
-
-/// Peak resident set size of this process in bytes (`VmHWM` of `/proc/self/status`; Linux
-/// only, `None` elsewhere). It is a high-water mark over the process's life: reset it with
-/// [`reset_peak_rss`] before each measured run.
-pub fn peak_rss_bytes() -> Option<u64> {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| kb_field(&s, "VmHWM:"))
-}
-
-/// Resets the peak resident set size to the current one (writes `5` to
-/// `/proc/self/clear_refs`, Linux 4.0+). Returns false when that is not possible.
-pub fn reset_peak_rss() -> bool {
-    std::fs::write("/proc/self/clear_refs", "5").is_ok()
-}

@@ -27,7 +27,7 @@ use std::path::Path;
 pub use best::{best_per_method, best_rows, MethodBest};
 pub use charts::{plots, Chart, ChartPoint, Charts};
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
-pub use machine::{peak_rss_bytes, reset_peak_rss, MachineInfo};
+pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
 pub use rows::{read_results_csv, write_results_csv, SweepRow};
 pub use run::{run_sweep, SweepOptions, SweepTruth};

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::errors::{Candidate, ErrorAnalysis, ErrorCollector, ErrorKind};
-use super::{peak_rss_bytes, reset_peak_rss, SweepRow};
+use super::SweepRow;
 use crate::cluster::{
     ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
 };
@@ -29,6 +29,7 @@ use crate::eval::{
 };
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
+use crate::spill::{peak_rss_bytes, reset_peak_rss};
 use crate::{Error, Result};
 
 /// The thresholds of a sweep.

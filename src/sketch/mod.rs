@@ -31,7 +31,7 @@
 //!   functions have independent parameters, so the `n` minima of one set are independent
 //!   draws. Min-wise independence is only approximate for a 2-universal family on
 //!   adversarial sets, but the inputs are already XXH3-based shingle hashes (random-looking
-//!   keys), where the measured error matches the binomial theory (tests/sketch_props.rs).
+//!   keys), where the measured error matches the binomial theory (tests/it/sketch_props.rs).
 //!   One multiply and one add per (shingle, permutation) instead of a full hash.
 //! * one-permutation hashing (Shrivastava & Li 2014) puts `pi(x)` in bin
 //!   `floor(pi(x) * n / 2^64)` (bins are disjoint value ranges, so a value identifies its

@@ -5,7 +5,7 @@
 //! Longer documents (one near-duplicate pair among unrelated ones) give the methods their
 //! ordinary work beside them.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

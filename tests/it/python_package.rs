@@ -2,9 +2,9 @@
 //! with the Python named by `FIMDUP_PYTHON`, where `pip install ./python pytest pandas` put
 //! the package (`.ci/run` does so in a fresh virtual environment); without it the test is
 //! skipped with a note, or fails under CI. The suite compares the package with this build's
-//! `fimdup` binary (`FIMDUP_BIN`) and the reference data in `../shared/datasets`.
+//! `fimdup` binary (`FIMDUP_BIN`) and the reference data in `datasets/`.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -5,7 +5,7 @@
 //! keep policy, under a memory budget and for any thread count; kept records are the input's
 //! records byte for byte, in input order, in the input's compression.
 
-mod common;
+use crate::common;
 
 use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};

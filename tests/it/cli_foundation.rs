@@ -1,7 +1,7 @@
 //! End-to-end checks of the foundation commands through the binary: the seed example of the
 //! seminar report, thread-count independence, and clean failures on bad input.
 
-mod common;
+use crate::common;
 
 use std::process::{Command, Output};
 
@@ -64,10 +64,7 @@ fn rose_example_exact_values() {
 
 #[test]
 fn sketch_and_context_are_identical_for_one_and_two_threads() {
-    let Some(docs) = common::shared_data("neardup/clough_stevenson_2011/docs.jsonl", "this test")
-    else {
-        return;
-    };
+    let docs = common::dataset("clough_stevenson_2011/docs.jsonl");
     let dir = tempfile::tempdir().unwrap();
     for scheme in ["bottom-k", "k-mins", "one-permutation", "mod-m"] {
         let mut files = Vec::new();
@@ -126,10 +123,7 @@ fn sketch_and_context_are_identical_for_one_and_two_threads() {
 fn context_rows_match_shared_elements_of_images() {
     // A pair of documents appears together on exactly as many shingle-rows lines as their
     // images share elements (bottom-k: the intersection of the two sorted images).
-    let Some(docs) = common::shared_data("neardup/clough_stevenson_2011/docs.jsonl", "this test")
-    else {
-        return;
-    };
+    let docs = common::dataset("clough_stevenson_2011/docs.jsonl");
     let dir = tempfile::tempdir().unwrap();
     let img = dir.path().join("c.img");
     let dat = dir.path().join("c.dat");
@@ -258,9 +252,7 @@ fn a_closed_pipe_ends_the_process_quietly() {
     use std::io::{BufRead, BufReader};
     use std::os::unix::process::ExitStatusExt;
     use std::process::Stdio;
-    let Some(data) = common::shared_data("fimi/mushroom.dat", "this test") else {
-        return;
-    };
+    let data = common::dataset("fimi/mushroom.dat.gz");
     let mut child = Command::new(env!("CARGO_BIN_EXE_fimdup"))
         .args(["mine", data.to_str().unwrap(), "--minsup", "200"])
         .stdout(Stdio::piped())

@@ -2,10 +2,9 @@
 //! the exact containment join separates `cut` answers from `non` answers against their
 //! source, and `--labeled-only` keeps answer-answer pairs out of the counts.
 //!
-//! Reads `../shared/datasets/neardup/clough_stevenson_2011`; fails naming the path when it is
-//! missing, unless `FIMDUP_SKIP_SHARED_DATA=1` (then skips with a note).
+//! Reads `datasets/clough_stevenson_2011` (the corpus ships in the repository).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,12 +15,12 @@ use fimdup::report::sweep::{sweep, SweepConfig, SweepThresholds};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 
-fn data() -> Option<PathBuf> {
-    let dir = common::shared_data("neardup/clough_stevenson_2011", "the Clough tests")?;
+fn data() -> PathBuf {
+    let dir = common::dataset("clough_stevenson_2011");
     for f in ["docs.jsonl", "pairs_vs_source.tsv"] {
         assert!(dir.join(f).exists(), "{} is missing", dir.join(f).display());
     }
-    Some(dir)
+    dir
 }
 
 /// (answer, source) -> category, from the TSV; and the truth CSV written from it.
@@ -114,7 +113,7 @@ fn pipeline() -> PipelineConfig {
 
 #[test]
 fn exact_containment_separates_cut_from_non() {
-    let Some(dir) = data() else { return };
+    let dir = data();
     let tmp = tempfile::tempdir().unwrap();
     let truth_path = tmp.path().join("truth.csv");
     let cats = labels(&dir, &truth_path);

@@ -2,7 +2,7 @@
 //! Jaccard, a corpus pair against `compare --exact`, method verdicts against `fimdup
 //! cluster` on the same two documents, errors, the HTML page and plain terminal output.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

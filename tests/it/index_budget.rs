@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
+use crate::common;
 use common::{ok, run, s};
 
 /// A generated corpus like the scale runs' (`eval/peers/corpus.json`), ids prefixed.

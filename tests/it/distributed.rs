@@ -19,7 +19,7 @@
 //! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
 //!   number of entries or a missing file).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::fs;

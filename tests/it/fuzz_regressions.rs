@@ -82,7 +82,7 @@ fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
 #[test]
 fn parquet_chunk_outside_the_file_is_a_format_error() {
     use fimdup::corpus::{open, CorpusConfig, Format};
-    let bytes = include_bytes!("../fuzz/seeds/parquet/crash-negative-offset.parquet");
+    let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-negative-offset.parquet");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("neg.parquet");
     std::fs::write(&path, bytes).unwrap();

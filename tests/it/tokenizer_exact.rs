@@ -5,7 +5,7 @@
 //! The corpus is code-like text in which `_`, `.` and `::` join words, so that the default
 //! (UAX #29) tokenizer finds other pairs.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, HashSet};
 

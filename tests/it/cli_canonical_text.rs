@@ -4,7 +4,7 @@
 //! words, bad values exit 2 naming what was expected, and images files record the settings
 //! (a later stage refuses images made with other ones).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -450,12 +450,7 @@ fn id_table_round_trip() {
 
 #[test]
 fn reference_corpus_reads() {
-    let Some(p) = common::shared_data(
-        "neardup/clough_stevenson_2011/docs.jsonl",
-        "reference_corpus_reads",
-    ) else {
-        return;
-    };
+    let p = common::dataset("clough_stevenson_2011/docs.jsonl");
     // Independent count: non-blank lines of the file.
     let raw = std::fs::read(&p).unwrap();
     let expected = raw
@@ -600,8 +595,7 @@ proptest! {
     }
 }
 
-#[path = "common/mod.rs"]
-mod common;
+use crate::common;
 
 /// A JSONL corpus and its zstd twin made by the `zstd` command-line tool (two frames: the
 /// halves compressed separately and concatenated), or `None` when the tool is missing.

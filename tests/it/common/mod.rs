@@ -52,33 +52,35 @@ pub fn gen(dir: &Path, name: &str, n: usize, seed: u64, prefix: &str, extra: &[&
     out
 }
 
-/// The environment variable that lets the tests run without `../shared/datasets`: set to
-/// `1`, a test whose reference data is missing prints what it skipped and passes. Unset (and
-/// `.ci/run` never sets it), missing reference data is a failure naming the path.
-pub const SKIP_SHARED: &str = "FIMDUP_SKIP_SHARED_DATA";
-
-/// `../shared/datasets/<rel>` when it exists. When it is missing the calling test fails with a
-/// message naming the path, unless `FIMDUP_SKIP_SHARED_DATA=1`: then `None`, after a note on
-/// standard error naming `what` was skipped and the path.
-pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
+/// `datasets/<rel>` in the repository: the reference data the tests read ships with the
+/// clone (see `datasets/README.md`); a missing file is a broken checkout and fails the test.
+pub fn dataset(rel: &str) -> PathBuf {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/datasets")
+        .join("datasets")
         .join(rel);
-    if p.exists() {
-        return Some(p);
-    }
-    if skip_shared() {
-        note(&format!(
-            "skipped: {what}: {} is missing ({SKIP_SHARED}=1)",
-            p.display()
-        ));
-        return None;
-    }
-    panic!(
-        "{} is missing ({what}): the tests read the reference data in ../shared/datasets \
-         (set {SKIP_SHARED}=1 to skip the tests that need it)",
+    assert!(
+        p.exists(),
+        "{} is missing: the reference data ships in the repository's datasets/",
         p.display()
     );
+    p
+}
+
+/// The decompressed text of `datasets/<rel>`: gzip by the `flate2` crate when the name ends
+/// in `.gz`, the file as it is otherwise (not through the library's readers).
+pub fn dataset_text(rel: &str) -> String {
+    use std::io::Read;
+    let p = dataset(rel);
+    let raw = std::fs::read(&p).unwrap();
+    if rel.ends_with(".gz") {
+        let mut s = String::new();
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_string(&mut s)
+            .unwrap();
+        s
+    } else {
+        String::from_utf8(raw).unwrap()
+    }
 }
 
 /// Writes `line` to the process's standard error directly: the test harness captures
@@ -86,11 +88,6 @@ pub fn shared_data(rel: &str, what: &str) -> Option<PathBuf> {
 fn note(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr().lock(), "{line}");
-}
-
-/// Whether `FIMDUP_SKIP_SHARED_DATA=1` is set.
-pub fn skip_shared() -> bool {
-    std::env::var_os(SKIP_SHARED).is_some_and(|v| v == "1")
 }
 
 /// Whether a required external tool is usable: `ok` says it is; otherwise the test fails

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-mod common;
+use crate::common;
 use common::{fimdup, ok, run, s};
 
 fn ids(corpus: &Path) -> Vec<String> {
@@ -520,7 +520,7 @@ fn killed_writers_leave_old_or_new() {
     kill_all(8, 6, 6);
 }
 
-/// The kill loop, full: 100 kills (`cargo test --release --test index_crash -- --ignored`).
+/// The kill loop, full: 100 kills (`cargo test --release --test it -- --ignored index_crash::`).
 #[test]
 #[ignore]
 fn killed_writers_leave_old_or_new_100() {

@@ -7,7 +7,7 @@
 //! The pyarrow tests need `FIMDUP_PYTHON` (a Python with pyarrow): without it they are
 //! skipped with a note, or fail under CI.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

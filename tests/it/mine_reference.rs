@@ -1,14 +1,12 @@
 //! Exact itemset counts against the consensus rows of the shared FIMI reference table
-//! (`../shared/datasets/fimi/reference_counts.csv`, counts agreed by Borgelt's fpgrowth and
+//! (`datasets/fimi/reference_counts.csv`, counts agreed by Borgelt's fpgrowth and
 //! eclat, FPmax*/FPclose and LCM). Quick settings run always; the slow ones are `#[ignore]`d
 //! and run by `.ci/run` in release mode.
 
-mod common;
+use crate::common;
 
 use fimdup::fimi::{read_transactions, FimiOptions, Transactions};
 use fimdup::mine::{self, MinSupport, MineConfig, Target};
-
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/datasets/fimi");
 
 /// Settings where pyfim (the `pyfim-6.28-fpgrowth` row) took longer than this run in the
 /// ignored (slow) test.
@@ -23,10 +21,9 @@ struct Row {
     pyfim_seconds: f64,
 }
 
-/// The consensus rows; `None` (after a note) when the data is missing and
-/// `FIMDUP_SKIP_SHARED_DATA=1`, a failure naming the path otherwise.
-fn rows() -> Option<Vec<Row>> {
-    let path = common::shared_data("fimi/reference_counts.csv", "the miner's reference tests")?;
+/// The consensus rows.
+fn rows() -> Vec<Row> {
+    let path = common::dataset("fimi/reference_counts.csv");
     let mut r = csv::Reader::from_path(&path).unwrap();
     let recs: Vec<csv::StringRecord> = r.records().map(|r| r.unwrap()).collect();
     let mut out = Vec::new();
@@ -56,23 +53,16 @@ fn rows() -> Option<Vec<Row>> {
         "expected 36 consensus rows in {}",
         path.display()
     );
-    Some(out)
+    out
 }
 
 fn load(dataset: &str) -> Transactions {
-    for name in [
-        format!("{DIR}/{dataset}.dat"),
-        format!("{DIR}/{dataset}.dat.gz"),
-    ] {
-        if std::path::Path::new(&name).exists() {
-            return read_transactions(&name, FimiOptions::default()).unwrap();
-        }
-    }
-    panic!("no {dataset}.dat(.gz) in {DIR}");
+    let path = common::dataset(&format!("fimi/{dataset}.dat.gz"));
+    read_transactions(&path, FimiOptions::default()).unwrap()
 }
 
 fn check(slow: bool) {
-    let Some(rows) = rows() else { return };
+    let rows = rows();
     let mut cache: Vec<(String, Transactions)> = Vec::new();
     let mut checked = 0;
     for row in rows
@@ -122,7 +112,7 @@ fn consensus_counts_slow() {
 /// split on whitespace (not by the library's FIMI reader): `tids[item]` has bit `t` set when
 /// transaction `t` holds `item`. Returns the bitsets and the number of transactions.
 fn tidsets(dataset: &str) -> (Vec<Vec<u64>>, usize) {
-    let text = std::fs::read_to_string(format!("{DIR}/{dataset}.dat")).unwrap();
+    let text = common::dataset_text(&format!("fimi/{dataset}.dat.gz"));
     let lines: Vec<&str> = text.lines().collect();
     let words = lines.len().div_ceil(64);
     let mut tids: Vec<Vec<u64>> = Vec::new();
@@ -162,7 +152,7 @@ fn ones(c: &[u64]) -> u64 {
 /// transactions holds, and a maximal set is closed and no one-item extension of it is frequent.
 #[test]
 fn mine_matches_count_and_is_thread_independent() {
-    let Some(rows) = rows() else { return };
+    let rows = rows();
     let t = load("mushroom");
     let (tids, n) = tidsets("mushroom");
     assert_eq!(n, t.len());

@@ -3,7 +3,7 @@
 //! positives and misses are the set differences of predicted and true pairs, nearest the
 //! threshold first; the report states the grid edge and how it was made.
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! evaluated by `fimdup eval`; bad input exits 2 naming file and line. External prediction
 //! files, scored and unscored, give the right pairs at each threshold.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
