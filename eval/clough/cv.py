@@ -28,7 +28,7 @@ Writes eval/results/clough/cv.md (summary table) and eval/results/clough/cv.csv 
 split and method). Needs the release binary (cargo build --release); it does not build it.
 
 Usage: python3 eval/clough/cv.py [--jobs N]
-  CLOUGH_DATA  the corpus directory (default ../shared/datasets/neardup/clough_stevenson_2011)
+  CLOUGH_DATA  the corpus directory (default datasets/clough_stevenson_2011)
   FIMDUP       the binary (default target/release/fimdup)
 """
 
@@ -48,7 +48,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 DATA = os.environ.get(
-    "CLOUGH_DATA", os.path.join(ROOT, "..", "shared", "datasets", "neardup", "clough_stevenson_2011"))
+    "CLOUGH_DATA", os.path.join(ROOT, "datasets", "clough_stevenson_2011"))
 BIN = os.environ.get("FIMDUP", os.path.join(ROOT, "target", "release", "fimdup"))
 OUT = os.path.join(ROOT, "eval", "results", "clough")
 

@@ -4,12 +4,12 @@
 # Writes eval/results/clough/{resemblance,containment}/ (results.csv, *.svg, report.md), then
 # runs cv.py: the best F1 chosen on some tasks and reported on the others (cv.md, cv.csv).
 #
-# Usage: eval/clough/run.sh            (from anywhere; needs cargo and ../shared/datasets)
+# Usage: eval/clough/run.sh            (from anywhere; needs cargo)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-data="${CLOUGH_DATA:-$root/../shared/datasets/neardup/clough_stevenson_2011}"
+data="${CLOUGH_DATA:-$root/datasets/clough_stevenson_2011}"
 out="$root/eval/results/clough"
 [ -f "$data/docs.jsonl" ] && [ -f "$data/pairs_vs_source.tsv" ] || {
     echo "run.sh: $data/docs.jsonl or pairs_vs_source.tsv is missing" >&2
@@ -53,7 +53,7 @@ for m in resemblance containment; do
     mkdir -p "$out/$m"
     cp "$tmp/$m"/results.csv "$tmp/$m"/errors.csv "$tmp/$m"/*.svg "$tmp/$m"/report.md "$out/$m/"
     # The corpus path is machine-specific; print it relative to the repository.
-    sed -i "s#$data#../shared/datasets/neardup/clough_stevenson_2011#g; s#$tmp/truth.csv#(pairs_vs_source.tsv converted by eval/clough/run.sh)#g" "$out/$m/report.md"
+    sed -i "s#$data#datasets/clough_stevenson_2011#g; s#$tmp/truth.csv#(pairs_vs_source.tsv converted by eval/clough/run.sh)#g" "$out/$m/report.md"
 done
 echo "results in $out" >&2
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Side-by-side timing of `fimdup mine` against pyfim (Borgelt's fpgrowth) on every consensus
-setting of ../shared/datasets/fimi/reference_counts.csv, with both sides timed for the same work.
+setting of datasets/fimi/reference_counts.csv, with both sides timed for the same work.
 
 Each round runs, as separate processes on the same file:
 - pyfim: `python3 -c PYFIM_CHILD FILE TARGET N`, a minimal Python process that imports fim,
@@ -53,7 +53,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-DATA = os.path.normpath(os.path.join(ROOT, "..", "shared", "datasets", "fimi"))
+DATA = os.path.join(ROOT, "datasets", "fimi")
 
 # The pyfim side as a whole process: argv = FILE TARGET MINSUP. Kept to what a user's script
 # would do; the times it prints exclude interpreter start and `import fim`, like fimdup's

@@ -24,7 +24,7 @@ Python process; see eval/python/run.sh, which makes the venv and the corpus and 
    conversions are made before timing.
 2. Miner: fimdup.mine(transactions, minsup, target="maximal") against
    fim.fpgrowth(transactions, target="m", supp=-minsup) (pyfim; itemsets materialized as
-   Python tuples by both), FIMI files of ../shared/datasets/fimi read into Python lists of
+   Python tuples by both), FIMI files of datasets/fimi read into Python lists of
    ints before timing; interleaved rounds; counts and the sets of (itemset, support) compared.
 
 Usage: bench.py --corpus DIR --out FILE [--bin FIMDUP] [--work DIR] [--limit N]
@@ -48,7 +48,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
-FIMI = os.path.normpath(os.path.join(ROOT, "..", "shared", "datasets", "fimi"))
+FIMI = os.path.join(ROOT, "datasets", "fimi")
 NUM_PERM = 128
 SHINGLE = 5
 WORD = re.compile(r"\w+")
@@ -507,7 +507,7 @@ def bench_mine(a, L, info):
 
     L.append("## 2. Miner: fimdup.mine against pyfim's fpgrowth (maximal itemsets)\n")
     L.append(
-        "FIMI files of `../shared/datasets/fimi/` read into Python lists of lists of int before "
+        "FIMI files of `datasets/fimi/` read into Python lists of lists of int before "
         "timing. pyfim: `fim.fpgrowth(transactions, target=\"m\", supp=-minsup)` (negative = "
         "absolute support; returns a list of (itemset tuple, support)). fimdup: "
         "`fimdup.mine(transactions, minsup, target=\"maximal\")` (all cores; also threads=1, "
