@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds every fuzz target once (libFuzzer through cargo-fuzz, with debug assertions, on the
-# stable toolchain with RUSTC_BOOTSTRAP=1), then runs each for a bounded time, one after the
-# other, starting from the committed seeds (fuzz/seeds/<target>/, copied into the working
-# corpus fuzz/corpus/<target>/). Prints per target the executions and whether it crashed;
+# stable toolchain with RUSTC_BOOTSTRAP=1), then runs each for a bounded time, FUZZ_JOBS at
+# a time (default one after the other), starting from the committed seeds
+# (fuzz/seeds/<target>/, copied into the working corpus fuzz/corpus/<target>/). Prints per target the executions and whether it crashed;
 # exits non-zero when any target crashed (the input is kept in fuzz/artifacts/<target>/).
 #
-# Usage: fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+# Usage: [FUZZ_JOBS=N] fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
 # Limits: -rss_limit_mb=2048 -malloc_limit_mb=2048 (a length in the input that drives a huge
 # allocation is a crash), -timeout=30 (one input taking longer is a crash), -detect_leaks=0
 # (LeakSanitizer reports the thread pools of the parallel reader now and then; see README.md).
@@ -34,22 +34,42 @@ echo "   built in $((SECONDS - start)) s"
 scratch=$(mktemp -d "${PWD}/target/scratch.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 
-failed=0
-summary=()
-for t in "${targets[@]}"; do
+# One target's run: its log in $scratch/<target>.log, its exit code in $scratch/<target>.rc.
+run_target() {
+  local t=$1
   mkdir -p "corpus/$t" "artifacts/$t"
   if [ -d "seeds/$t" ]; then
     cp -n "seeds/$t"/* "corpus/$t"/ 2>/dev/null || true
   fi
-  log="$scratch/$t.log"
-  echo "== $t: ${secs} s"
   TMPDIR="$scratch" cargo fuzz run -a "$t" "corpus/$t" -- \
     -max_total_time="$secs" -rss_limit_mb=2048 -malloc_limit_mb=2048 -timeout=30 \
-    -print_final_stats=1 -detect_leaks=0 >"$log" 2>&1
-  rc=$?
+    -print_final_stats=1 -detect_leaks=0 >"$scratch/$t.log" 2>&1
+  echo $? >"$scratch/$t.rc"
+}
+
+# FUZZ_JOBS targets at a time (default 1): each target is one process on one core, so on a
+# machine with spare cores they run side by side, each for the same time.
+jobs=${FUZZ_JOBS:-1}
+running=0
+for t in "${targets[@]}"; do
+  echo "== $t: ${secs} s"
+  run_target "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+
+failed=0
+summary=()
+for t in "${targets[@]}"; do
+  log="$scratch/$t.log"
+  rc=$(cat "$scratch/$t.rc" 2>/dev/null || echo 1)
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   execs=${execs:-0}
-  if [ $rc -eq 0 ]; then
+  if [ "$rc" -eq 0 ]; then
     line="$t: $execs executions, 0 crashes"
   else
     failed=1
@@ -57,10 +77,9 @@ for t in "${targets[@]}"; do
     line="$t: $execs executions, CRASH (exit $rc) ${artifact:+-> $artifact}"
     grep -E 'panicked at|SUMMARY|ERROR: libFuzzer|out-of-memory|deadly signal' "$log" | head -5 | sed 's/^/   /'
   fi
-  echo "   $line"
   summary+=("$line")
 done
 
-echo "== fuzz summary (${secs} s per target)"
+echo "== fuzz summary (${secs} s per target, ${jobs} at a time)"
 printf '   %s\n' "${summary[@]}"
 exit $failed
