@@ -26,10 +26,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
+use super::groups::{Draft, Gen};
 use super::lang::{Lexicon, Writer};
 use super::levenshtein::edit_similarity_u32;
 use super::render::Style;
-use super::{Draft, Gen, GenConfig, GenSummary, TRUTH_HEADER};
+use super::{GenConfig, GenSummary, TRUTH_HEADER};
 use crate::eval::similarity::{
     containment, jaccard, shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN,
 };
@@ -286,7 +287,7 @@ fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Res
         .map_err(|e| Error::io(&p, e))?;
     }
     f.commit()?;
-    super::write_params(dir, cfg)?;
+    super::write::write_params(dir, cfg)?;
     Ok(GenSummary {
         docs,
         truth_pairs: rows.len(),
