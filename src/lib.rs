@@ -31,6 +31,7 @@ pub mod cluster;
 pub mod context;
 pub mod corpus;
 pub mod dedup;
+pub mod defaults;
 #[cfg(feature = "distributed")]
 pub mod dist;
 pub mod eval;

@@ -38,10 +38,18 @@ pub const ROLL_BASE: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
 /// Largest accepted shingle length.
 pub const MAX_SHINGLE_LEN: usize = 1 << 16;
 
+/// The default shingle length of a unit: 5 words (IK09, B97) or 9 characters.
+pub fn default_len(unit: crate::text::Unit) -> usize {
+    match unit {
+        crate::text::Unit::Word => 5,
+        crate::text::Unit::Char => 9,
+    }
+}
+
 /// How shingles are cut and hashed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct ShingleConfig {
-    /// Tokens per shingle (`w`); default 5 (words).
+    /// Tokens per shingle (`w`); default [`default_len`] of words, 5.
     pub len: usize,
     /// Distance between the starts of two consecutive shingles; default 1 (all shingles).
     pub offset: usize,
@@ -52,7 +60,7 @@ pub struct ShingleConfig {
 impl Default for ShingleConfig {
     fn default() -> Self {
         ShingleConfig {
-            len: 5,
+            len: default_len(crate::text::Unit::Word),
             offset: 1,
             seed: 0,
         }

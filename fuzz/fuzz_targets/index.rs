@@ -41,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
                 measure,
                 top: Some(5),
                 candidates,
+                exact: false,
             };
             let _ = idx.query_image(&q, qc.as_ref(), &opts);
         }

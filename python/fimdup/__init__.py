@@ -20,6 +20,10 @@ Errors: ``ValueError`` for bad parameters, :class:`FormatError` (a ``ValueError`
 input naming the file and line, :class:`LimitError` when a guard is hit, ``OSError`` for
 I/O, ``TypeError`` for inputs of the wrong type. ``threads=`` on every call (default: all
 cores); the output does not depend on it.
+
+Every keyword's default is the library's, the one the command's flag has: the signatures
+are built from :func:`defaults` (the library's configurations), so ``help(fimdup.cluster)``
+shows the values the command uses.
 """
 
 from __future__ import annotations
@@ -56,45 +60,41 @@ __all__ = [
     "sweep",
     "report",
     "mine",
+    "defaults",
 ]
 
 PathLike = Union[str, "_os.PathLike[str]"]
 
-_SKETCH_KEYS = (
-    "scheme",
-    "size",
-    "modulus",
-    "unit",
-    "shingle_len",
-    "offset",
-    "seed",
-    "html",
-    "keep_case",
-    "stopwords",
-    "stem",
-    "tokenizer",
-    "normalize",
-    "lang",
-    "weighting",
-)
-_JOB_KEYS = (
-    "method",
-    "threshold",
-    "min_common",
-    "measure",
-    "verify",
-    "candidate_threshold",
-    "max_df",
-    "bands",
-    "fn_weight",
-    "grouping",
-    "super_per",
-    "no_split",
-    "max_pairs",
-    "max_itemsets",
-    "memory_budget",
-    "tmp_dir",
-)
+#: The library's default of every option, by group (``corpus``, ``pipeline``, ``job``,
+#: ``dedup``, ``truth``, ``eval``, ``sweep``, ``index``, ``query``, ``mine``, ...): the
+#: defaults of the command's flags. Every signature below takes its defaults from here.
+_DEFAULTS: Dict[str, Dict[str, Any]] = _native.defaults()
+_CORPUS = _DEFAULTS["corpus"]
+_PIPE = _DEFAULTS["pipeline"]
+_JOB = _DEFAULTS["job"]
+_DEDUP = _DEFAULTS["dedup"]
+_TRUTH = _DEFAULTS["truth"]
+_EVAL = _DEFAULTS["eval"]
+_SWEEP = _DEFAULTS["sweep"]
+_INDEX = _DEFAULTS["index"]
+_QUERY = _DEFAULTS["query"]
+_MINE = _DEFAULTS["mine"]
+
+# The keywords handed to the library by name: the fields of its named options.
+_SKETCH_KEYS = tuple(_PIPE)
+_JOB_KEYS = tuple(_JOB)
+
+
+def defaults() -> Dict[str, Dict[str, Any]]:
+    """The default of every keyword option, by group, as the library states it (and the
+    command's flags use it): ``pipeline`` (text, shingles, images), ``job`` (clustering),
+    ``dedup``, ``truth``, ``eval``, ``sweep``, ``index``, ``query``, ``mine``, ``corpus``
+    and the command-only ``context`` and ``overlap``. A fresh copy on each call.
+
+    >>> fimdup.defaults()["job"]["max_pairs"]
+    50000000
+    """
+    return _native.defaults()
 
 
 def _pick(args: Dict[str, Any], keys: Sequence[str]) -> Dict[str, Any]:
@@ -199,9 +199,9 @@ def _corpus(
     ids: Any = None,
     keys: Any = None,
     *,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
 ) -> Any:
     if isinstance(texts, (str, bytes)):
@@ -308,24 +308,24 @@ def sketch(
     texts: Any,
     ids: Any = None,
     *,
-    scheme: Optional[str] = None,
-    size: int = 128,
-    unit: str = "word",
-    shingle_len: Optional[int] = None,
-    offset: int = 1,
-    seed: int = 0,
-    html: bool = False,
-    keep_case: bool = False,
-    stopwords: Optional[str] = None,
-    stem: bool = False,
-    tokenizer: str = "unicode",
-    normalize: str = "none",
-    lang: str = "en",
-    modulus: int = 25,
-    weighting: Optional[str] = None,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    scheme: Optional[str] = _PIPE["scheme"],
+    size: int = _PIPE["size"],
+    unit: str = _PIPE["unit"],
+    shingle_len: Optional[int] = _PIPE["shingle_len"],
+    offset: int = _PIPE["offset"],
+    seed: int = _PIPE["seed"],
+    html: bool = _PIPE["html"],
+    keep_case: bool = _PIPE["keep_case"],
+    stopwords: Optional[str] = _PIPE["stopwords"],
+    stem: bool = _PIPE["stem"],
+    tokenizer: str = _PIPE["tokenizer"],
+    normalize: str = _PIPE["normalize"],
+    lang: str = _PIPE["lang"],
+    modulus: int = _PIPE["modulus"],
+    weighting: Optional[str] = _PIPE["weighting"],
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
 ) -> Images:
@@ -422,40 +422,40 @@ def cluster(
     texts: Any,
     ids: Any = None,
     *,
-    method: str = "concept",
-    threshold: Optional[float] = None,
-    min_common: Optional[int] = None,
-    measure: str = "resemblance",
-    verify: Optional[str] = None,
-    candidate_threshold: Optional[float] = None,
-    max_df: Optional[int] = None,
-    bands: Optional[int] = None,
-    fn_weight: float = 0.5,
-    grouping: str = "center",
-    super_per: Optional[int] = None,
-    no_split: bool = False,
-    max_pairs: int = 50_000_000,
-    max_itemsets: int = 1_000_000,
-    memory_budget: Optional[str] = None,
+    method: str = _JOB["method"],
+    threshold: Optional[float] = _JOB["threshold"],
+    min_common: Optional[int] = _JOB["min_common"],
+    measure: str = _JOB["measure"],
+    verify: Optional[str] = _JOB["verify"],
+    candidate_threshold: Optional[float] = _JOB["candidate_threshold"],
+    max_df: Optional[int] = _JOB["max_df"],
+    bands: Optional[int] = _JOB["bands"],
+    fn_weight: float = _JOB["fn_weight"],
+    grouping: str = _JOB["grouping"],
+    super_per: Optional[int] = _JOB["super_per"],
+    no_split: bool = _JOB["no_split"],
+    max_pairs: int = _JOB["max_pairs"],
+    max_itemsets: int = _JOB["max_itemsets"],
+    memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
-    scheme: Optional[str] = None,
-    size: int = 128,
-    unit: str = "word",
-    shingle_len: Optional[int] = None,
-    offset: int = 1,
-    seed: int = 0,
-    html: bool = False,
-    keep_case: bool = False,
-    stopwords: Optional[str] = None,
-    stem: bool = False,
-    tokenizer: str = "unicode",
-    normalize: str = "none",
-    lang: str = "en",
-    modulus: int = 25,
-    weighting: Optional[str] = None,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    scheme: Optional[str] = _PIPE["scheme"],
+    size: int = _PIPE["size"],
+    unit: str = _PIPE["unit"],
+    shingle_len: Optional[int] = _PIPE["shingle_len"],
+    offset: int = _PIPE["offset"],
+    seed: int = _PIPE["seed"],
+    html: bool = _PIPE["html"],
+    keep_case: bool = _PIPE["keep_case"],
+    stopwords: Optional[str] = _PIPE["stopwords"],
+    stem: bool = _PIPE["stem"],
+    tokenizer: str = _PIPE["tokenizer"],
+    normalize: str = _PIPE["normalize"],
+    lang: str = _PIPE["lang"],
+    modulus: int = _PIPE["modulus"],
+    weighting: Optional[str] = _PIPE["weighting"],
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     threads: Optional[int] = None,
 ) -> Result:
     """Clusters of near-duplicate documents (``fimdup cluster``).
@@ -541,44 +541,44 @@ def dedup(
     texts: Any,
     ids: Any = None,
     *,
-    keep: str = "first",
+    keep: str = _DEDUP["keep"],
     keys: Optional[Sequence[Any]] = None,
-    per_cluster: bool = False,
-    against: Optional[PathLike] = None,
-    method: str = "concept",
-    threshold: Optional[float] = None,
-    min_common: Optional[int] = None,
-    measure: str = "resemblance",
-    verify: Optional[str] = None,
-    candidate_threshold: Optional[float] = None,
-    max_df: Optional[int] = None,
-    bands: Optional[int] = None,
-    fn_weight: float = 0.5,
-    grouping: str = "center",
-    super_per: Optional[int] = None,
-    no_split: bool = False,
-    max_pairs: int = 50_000_000,
-    max_itemsets: int = 1_000_000,
-    memory_budget: Optional[str] = None,
+    per_cluster: bool = _DEDUP["per_cluster"],
+    against: Optional[PathLike] = _DEDUP["against"],
+    method: str = _JOB["method"],
+    threshold: Optional[float] = _JOB["threshold"],
+    min_common: Optional[int] = _JOB["min_common"],
+    measure: str = _JOB["measure"],
+    verify: Optional[str] = _JOB["verify"],
+    candidate_threshold: Optional[float] = _JOB["candidate_threshold"],
+    max_df: Optional[int] = _JOB["max_df"],
+    bands: Optional[int] = _JOB["bands"],
+    fn_weight: float = _JOB["fn_weight"],
+    grouping: str = _JOB["grouping"],
+    super_per: Optional[int] = _JOB["super_per"],
+    no_split: bool = _JOB["no_split"],
+    max_pairs: int = _JOB["max_pairs"],
+    max_itemsets: int = _JOB["max_itemsets"],
+    memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
-    scheme: Optional[str] = None,
-    size: int = 128,
-    unit: str = "word",
-    shingle_len: Optional[int] = None,
-    offset: int = 1,
-    seed: int = 0,
-    html: bool = False,
-    keep_case: bool = False,
-    stopwords: Optional[str] = None,
-    stem: bool = False,
-    tokenizer: str = "unicode",
-    normalize: str = "none",
-    lang: str = "en",
-    modulus: int = 25,
-    weighting: Optional[str] = None,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    scheme: Optional[str] = _PIPE["scheme"],
+    size: int = _PIPE["size"],
+    unit: str = _PIPE["unit"],
+    shingle_len: Optional[int] = _PIPE["shingle_len"],
+    offset: int = _PIPE["offset"],
+    seed: int = _PIPE["seed"],
+    html: bool = _PIPE["html"],
+    keep_case: bool = _PIPE["keep_case"],
+    stopwords: Optional[str] = _PIPE["stopwords"],
+    stem: bool = _PIPE["stem"],
+    tokenizer: str = _PIPE["tokenizer"],
+    normalize: str = _PIPE["normalize"],
+    lang: str = _PIPE["lang"],
+    modulus: int = _PIPE["modulus"],
+    weighting: Optional[str] = _PIPE["weighting"],
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     threads: Optional[int] = None,
 ) -> DedupResult:
     """Which documents to keep (``fimdup dedup``, without writing files).
@@ -631,12 +631,13 @@ def evaluate(
     pred: Any,
     truth: Any,
     *,
-    labeled_only: bool = False,
-    truth_format: str = "auto",
-    truth_rule: Optional[str] = None,
-    floor: float = 0.5,
-    examples: int = 5,
-    corpus: Optional[PathLike] = None,
+    labeled_only: bool = _EVAL["labeled_only"],
+    truth_format: str = _TRUTH["truth_format"],
+    truth_rule: Optional[str] = _TRUTH["truth_rule"],
+    floor: float = _EVAL["floor"],
+    examples: int = _EVAL["examples"],
+    corpus: Optional[PathLike] = _EVAL["corpus"],
+    truth_tokenizer: str = _EVAL["truth_tokenizer"],
     threads: Optional[int] = None,
 ) -> Dict[str, Any]:
     """The paper's five values, precision, recall, F1 and the false-duplicate clusters of a
@@ -647,22 +648,29 @@ def evaluate(
     ``clusters.jsonl``. ``truth``: a path (any truth ``fimdup eval`` reads), a list of
     duplicate pairs, or a table / DataFrame with columns a, b and an optional bool ``label``.
 
+    ``corpus`` (``--corpus``): a JSONL corpus (``id``, ``text``) giving the exact
+    resemblances (word 5-shingle Jaccard) of cluster pairs the truth does not score, for the
+    false-cluster check (a cluster with a pair below ``floor`` is false; the ``examples``
+    worst are listed). ``truth_tokenizer`` (``--truth-tokenizer``; needs ``corpus``): the
+    words of those resemblances, all lowercased: ``"word"`` (runs of alphanumeric
+    characters and ``_``), ``"alnum"`` (runs of alphanumeric characters and combining
+    marks), ``"whitespace"`` (runs of non-whitespace, punctuation kept) or ``"unicode"``
+    (UAX #29 words).
+
     >>> fimdup.evaluate([("1", "2")], [("1", "2"), ("2", "3")])["recall"]
     0.5
     """
     t = _truth_arg(truth, truth_format, truth_rule)
-    corpus = None if corpus is None else _os.fspath(corpus)
+    opts = _job_opts(dict(labeled_only=labeled_only, floor=floor, examples=examples, corpus=corpus,
+                          truth_tokenizer=truth_tokenizer))
     if isinstance(pred, Result):
-        out = pred._n.evaluate(t, labeled_only, floor, examples, corpus, threads)
+        out = pred._n.evaluate(t, opts, threads)
     elif isinstance(pred, (str, _os.PathLike)):
-        out = _native.evaluate(t, path=_os.fspath(pred), labeled_only=labeled_only, floor=floor,
-                               examples=examples, corpus=corpus, threads=threads)
+        out = _native.evaluate(t, opts, path=_os.fspath(pred), threads=threads)
     elif isinstance(pred, list) and pred and isinstance(pred[0], list):
-        out = _native.evaluate(t, clusters=[[str(d) for d in c] for c in pred], labeled_only=labeled_only,
-                               floor=floor, examples=examples, corpus=corpus, threads=threads)
+        out = _native.evaluate(t, opts, clusters=[[str(d) for d in c] for c in pred], threads=threads)
     else:
-        out = _native.evaluate(t, pairs=_pairs_of(pred), labeled_only=labeled_only, floor=floor,
-                               examples=examples, corpus=corpus, threads=threads)
+        out = _native.evaluate(t, opts, pairs=_pairs_of(pred), threads=threads)
     return _json.loads(out)
 
 
@@ -709,7 +717,6 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
     return _json.loads(rows)
 
 
-_ALL_METHODS = ("concept", "union-find", "lsh", "super-shingle", "exact")
 
 
 def sweep(
@@ -717,36 +724,36 @@ def sweep(
     ids: Any,
     truth: Any,
     *,
-    methods: Union[str, Sequence[str]] = _ALL_METHODS,
-    thresholds: Union[str, Sequence[float]] = "0.95:0.5:0.05",
-    min_common: Optional[Union[str, Sequence[int]]] = None,
-    truth_format: str = "auto",
-    truth_rule: Optional[str] = None,
-    verify: Optional[str] = None,
-    labeled_only: bool = False,
-    floor: float = 0.5,
-    truth_tokenizer: str = "word",
-    max_df: Optional[int] = None,
-    measure: str = "resemblance",
-    errors: int = 20,
-    scheme: Optional[str] = None,
-    size: int = 128,
-    unit: str = "word",
-    shingle_len: Optional[int] = None,
-    offset: int = 1,
-    seed: int = 0,
-    html: bool = False,
-    keep_case: bool = False,
-    stopwords: Optional[str] = None,
-    stem: bool = False,
-    tokenizer: str = "unicode",
-    normalize: str = "none",
-    lang: str = "en",
-    modulus: int = 25,
-    weighting: Optional[str] = None,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    methods: Union[str, Sequence[str]] = tuple(_SWEEP["methods"]),
+    thresholds: Union[str, Sequence[float]] = _SWEEP["thresholds"],
+    min_common: Optional[Union[str, Sequence[int]]] = _SWEEP["min_common"],
+    truth_format: str = _TRUTH["truth_format"],
+    truth_rule: Optional[str] = _TRUTH["truth_rule"],
+    verify: Optional[str] = _SWEEP["verify"],
+    labeled_only: bool = _SWEEP["labeled_only"],
+    floor: float = _SWEEP["floor"],
+    truth_tokenizer: str = _SWEEP["truth_tokenizer"],
+    max_df: Optional[int] = _SWEEP["max_df"],
+    measure: str = _SWEEP["measure"],
+    errors: int = _SWEEP["errors"],
+    scheme: Optional[str] = _PIPE["scheme"],
+    size: int = _PIPE["size"],
+    unit: str = _PIPE["unit"],
+    shingle_len: Optional[int] = _PIPE["shingle_len"],
+    offset: int = _PIPE["offset"],
+    seed: int = _PIPE["seed"],
+    html: bool = _PIPE["html"],
+    keep_case: bool = _PIPE["keep_case"],
+    stopwords: Optional[str] = _PIPE["stopwords"],
+    stem: bool = _PIPE["stem"],
+    tokenizer: str = _PIPE["tokenizer"],
+    normalize: str = _PIPE["normalize"],
+    lang: str = _PIPE["lang"],
+    modulus: int = _PIPE["modulus"],
+    weighting: Optional[str] = _PIPE["weighting"],
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
@@ -772,36 +779,36 @@ def report(
     truth: Any,
     out_dir: PathLike,
     *,
-    methods: Union[str, Sequence[str]] = _ALL_METHODS,
-    thresholds: Union[str, Sequence[float]] = "0.95:0.5:0.05",
-    min_common: Optional[Union[str, Sequence[int]]] = None,
-    truth_format: str = "auto",
-    truth_rule: Optional[str] = None,
-    verify: Optional[str] = None,
-    labeled_only: bool = False,
-    floor: float = 0.5,
-    truth_tokenizer: str = "word",
-    max_df: Optional[int] = None,
-    measure: str = "resemblance",
-    errors: int = 20,
-    scheme: Optional[str] = None,
-    size: int = 128,
-    unit: str = "word",
-    shingle_len: Optional[int] = None,
-    offset: int = 1,
-    seed: int = 0,
-    html: bool = False,
-    keep_case: bool = False,
-    stopwords: Optional[str] = None,
-    stem: bool = False,
-    tokenizer: str = "unicode",
-    normalize: str = "none",
-    lang: str = "en",
-    modulus: int = 25,
-    weighting: Optional[str] = None,
-    format: Optional[str] = None,
-    text_field: str = "text",
-    id_field: str = "id",
+    methods: Union[str, Sequence[str]] = tuple(_SWEEP["methods"]),
+    thresholds: Union[str, Sequence[float]] = _SWEEP["thresholds"],
+    min_common: Optional[Union[str, Sequence[int]]] = _SWEEP["min_common"],
+    truth_format: str = _TRUTH["truth_format"],
+    truth_rule: Optional[str] = _TRUTH["truth_rule"],
+    verify: Optional[str] = _SWEEP["verify"],
+    labeled_only: bool = _SWEEP["labeled_only"],
+    floor: float = _SWEEP["floor"],
+    truth_tokenizer: str = _SWEEP["truth_tokenizer"],
+    max_df: Optional[int] = _SWEEP["max_df"],
+    measure: str = _SWEEP["measure"],
+    errors: int = _SWEEP["errors"],
+    scheme: Optional[str] = _PIPE["scheme"],
+    size: int = _PIPE["size"],
+    unit: str = _PIPE["unit"],
+    shingle_len: Optional[int] = _PIPE["shingle_len"],
+    offset: int = _PIPE["offset"],
+    seed: int = _PIPE["seed"],
+    html: bool = _PIPE["html"],
+    keep_case: bool = _PIPE["keep_case"],
+    stopwords: Optional[str] = _PIPE["stopwords"],
+    stem: bool = _PIPE["stem"],
+    tokenizer: str = _PIPE["tokenizer"],
+    normalize: str = _PIPE["normalize"],
+    lang: str = _PIPE["lang"],
+    modulus: int = _PIPE["modulus"],
+    weighting: Optional[str] = _PIPE["weighting"],
+    format: Optional[str] = _CORPUS["format"],
+    text_field: str = _CORPUS["text_field"],
+    id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
 ) -> List[Dict[str, Any]]:
@@ -840,8 +847,8 @@ def mine(
     transactions: Any,
     minsup: Union[int, float],
     *,
-    target: str = "maximal",
-    max_itemsets: Optional[int] = None,
+    target: str = _MINE["target"],
+    max_itemsets: Optional[int] = _MINE["max_itemsets"],
     threads: Optional[int] = None,
 ) -> Itemsets:
     """Maximal (default), closed or all frequent itemsets (``fimdup mine``).
@@ -906,61 +913,73 @@ class Index:
         texts: Any,
         ids: Any = None,
         *,
-        threshold: float = 0.5,
-        containment: bool = False,
-        containment_modulus: int = 25,
+        threshold: float = _INDEX["threshold"],
+        containment: bool = _INDEX["containment"],
+        containment_modulus: int = _INDEX["containment_modulus"],
+        keep_sources: bool = _INDEX["keep_sources"],
         tag: Optional[str] = None,
-        scheme: Optional[str] = None,
-        size: int = 128,
-        unit: str = "word",
-        shingle_len: Optional[int] = None,
-        offset: int = 1,
-        seed: int = 0,
-        html: bool = False,
-        keep_case: bool = False,
-        stopwords: Optional[str] = None,
-        stem: bool = False,
-        tokenizer: str = "unicode",
-        normalize: str = "none",
-        lang: str = "en",
-        modulus: int = 25,
-        format: Optional[str] = None,
-        text_field: str = "text",
-        id_field: str = "id",
+        scheme: Optional[str] = _PIPE["scheme"],
+        size: int = _PIPE["size"],
+        unit: str = _PIPE["unit"],
+        shingle_len: Optional[int] = _PIPE["shingle_len"],
+        offset: int = _PIPE["offset"],
+        seed: int = _PIPE["seed"],
+        html: bool = _PIPE["html"],
+        keep_case: bool = _PIPE["keep_case"],
+        stopwords: Optional[str] = _PIPE["stopwords"],
+        stem: bool = _PIPE["stem"],
+        tokenizer: str = _PIPE["tokenizer"],
+        normalize: str = _PIPE["normalize"],
+        lang: str = _PIPE["lang"],
+        modulus: int = _PIPE["modulus"],
+        format: Optional[str] = _CORPUS["format"],
+        text_field: str = _CORPUS["text_field"],
+        id_field: str = _CORPUS["id_field"],
         tmp_dir: Optional[PathLike] = None,
         threads: Optional[int] = None,
     ) -> "Index":
         """Builds an index of the documents at ``path`` (``fimdup index build``; clusters
-        kept at resemblance ``threshold``); the sweep's report is in ``.last_report``."""
+        kept at resemblance ``threshold``); the sweep's report is in ``.last_report``.
+        ``keep_sources`` (``--keep-sources``; a corpus file only, in-memory texts are not
+        kept) records where each document is, for ``query(..., exact=True)``."""
+        if keep_sources and not isinstance(texts, _os.PathLike):
+            raise ValueError("keep_sources needs a corpus file (a pathlib.Path): in-memory texts are not kept")
         c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
         sk = _pick(locals(), _SKETCH_KEYS)
         n, rep = _native.Index.build(_os.fspath(path), c, _sketch_json(sk), threshold, containment,
-                                     containment_modulus, tag, threads)
+                                     containment_modulus, keep_sources, tag, threads)
         self = cls.__new__(cls)
         self._n = n
         self.last_report = _json.loads(rep)
         return self
 
     def add(self, texts: Any, ids: Any = None, *, tag: Optional[str] = None,
-            format: Optional[str] = None, text_field: str = "text", id_field: str = "id",
-            tmp_dir: Optional[PathLike] = None, threads: Optional[int] = None) -> Dict[str, Any]:
+            format: Optional[str] = _CORPUS["format"], text_field: str = _CORPUS["text_field"],
+            id_field: str = _CORPUS["id_field"], tmp_dir: Optional[PathLike] = None,
+            threads: Optional[int] = None) -> Dict[str, Any]:
         """Adds the documents as a new sweep (``fimdup index add``) and saves the index;
         returns the sweep's report (added, unchanged, merges, lost and found)."""
         c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
         self.last_report = _json.loads(self._n.add(c, tag, threads))
         return self.last_report
 
-    def query(self, texts: Iterable[str], *, threshold: Optional[float] = None, measure: str = "resemblance",
-              top: Optional[int] = None, lsh: bool = False, threads: Optional[int] = None) -> List[List[Dict[str, Any]]]:
-        """The indexed documents each text resembles at ``threshold`` (default 0.5) or more,
-        best first (``fimdup index query``): dicts doc, id, estimate, exact (None)."""
+    def query(self, texts: Iterable[str], *, threshold: Optional[float] = _QUERY["threshold"],
+              measure: str = _QUERY["measure"], top: Optional[int] = _QUERY["top"], lsh: bool = _QUERY["lsh"],
+              exact: bool = _QUERY["exact"], threads: Optional[int] = None) -> List[List[Dict[str, Any]]]:
+        """The indexed documents each text resembles at ``threshold`` or more (``measure``
+        "containment": that contain it), best first (``fimdup index query``): dicts doc, id,
+        estimate, exact. ``top`` keeps the best N; ``lsh`` takes the candidates from the LSH
+        bands; ``exact`` (an index built with ``keep_sources``) computes the exact measure
+        from the sources, else ``exact`` is None."""
         if isinstance(texts, (str, bytes)):
             raise TypeError("texts must be an iterable of str, not a single str")
         texts = list(texts)
         for i, t in enumerate(texts):
             if not isinstance(t, str):
                 raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str")
-        hits = self._n.query(texts, 0.5 if threshold is None else threshold, measure, top, lsh, threads)
+        if threshold is None:
+            threshold = _QUERY["threshold"]
+        hits = self._n.query(texts, threshold, measure, top, lsh, exact, threads)
         return [[{"doc": d, "id": e, "estimate": s, "exact": x} for (d, e, s, x) in h] for h in hits]
 
     def __len__(self) -> int:

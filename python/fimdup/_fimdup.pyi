@@ -2,10 +2,15 @@
 ``fimdup/__init__.py``; these are the calls it makes."""
 
 from os import PathLike
-from typing import Any, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 __version__: str
 __git_hash__: str
+
+def defaults() -> Dict[str, Dict[str, Any]]:
+    """The library's default of every option, by group (``corpus``, ``pipeline``, ``job``,
+    ``dedup``, ``truth``, ``eval``, ``sweep``, ``index``, ``query``, ``context``, ``mine``,
+    ``overlap``), keyed by the command's and the package's option names."""
 
 class FormatError(ValueError):
     """Bad input: the message names the file (or ``<texts>``) and the line."""
@@ -22,10 +27,9 @@ class Corpus:
     @staticmethod
     def from_path(
         path: str | PathLike[str],
-        format: Optional[str] = None,
-        text_field: str = "text",
-        id_field: str = "id",
-        skip_bad_lines: bool = False,
+        format: Optional[str],
+        text_field: str,
+        id_field: str,
     ) -> Corpus: ...
     def __len__(self) -> int: ...
 
@@ -47,15 +51,9 @@ class ClusterResult:
     def clusters(self) -> Tuple[bytes, bytes, bytes, bytes]: ...
     def summary_json(self) -> str: ...
     def write(self, dir: str) -> None: ...
-    def evaluate(
-        self,
-        truth: TruthArg,
-        labeled_only: bool = False,
-        floor: float = 0.5,
-        examples: int = 5,
-        corpus: Optional[str] = None,
-        threads: Optional[int] = None,
-    ) -> str: ...
+    def evaluate(self, truth: TruthArg, options: str, threads: Optional[int] = None) -> str:
+        """``options``: JSON of the evaluation's options (``labeled_only``, ``floor``,
+        ``examples``, ``corpus``, ``truth_tokenizer``; absent keys take the defaults)."""
 
 class DedupResult:
     def ids(self) -> List[Any]: ...
@@ -68,7 +66,7 @@ class DedupResult:
 
 class TruthArg:
     @staticmethod
-    def file(path: str, format: str = "auto", rule: Optional[str] = None) -> TruthArg: ...
+    def file(path: str, format: str, rule: Optional[str] = None) -> TruthArg: ...
     @staticmethod
     def pairs(
         positives: List[Tuple[str, str]], listed: Optional[List[Tuple[str, str]]] = None
@@ -81,9 +79,10 @@ class Index:
         path: str,
         corpus: Corpus,
         sketch: str,
-        threshold: float = 0.8,
-        containment: bool = False,
-        containment_modulus: int = 25,
+        threshold: float,
+        containment: bool,
+        containment_modulus: int,
+        keep_sources: bool,
         tag: Optional[str] = None,
         threads: Optional[int] = None,
     ) -> Tuple[Index, str]: ...
@@ -91,10 +90,11 @@ class Index:
     def query(
         self,
         texts: List[str],
-        threshold: float = 0.5,
-        measure: str = "resemblance",
-        top: Optional[int] = None,
-        lsh: bool = False,
+        threshold: float,
+        measure: str,
+        top: Optional[int],
+        lsh: bool,
+        exact: bool,
         threads: Optional[int] = None,
     ) -> List[List[Tuple[int, str, float, Optional[float]]]]: ...
     def __len__(self) -> int: ...
@@ -109,13 +109,10 @@ def dedup(
 ) -> DedupResult: ...
 def evaluate(
     truth: TruthArg,
+    options: str,
     pairs: Optional[List[Tuple[str, str]]] = None,
     clusters: Optional[List[List[str]]] = None,
     path: Optional[str] = None,
-    labeled_only: bool = False,
-    floor: float = 0.5,
-    examples: int = 5,
-    corpus: Optional[str] = None,
     threads: Optional[int] = None,
 ) -> str: ...
 def sweep(
@@ -123,7 +120,7 @@ def sweep(
     truth: str,
     sketch: str,
     sweep: str,
-    truth_format: str = "auto",
+    truth_format: str,
     truth_rule: Optional[str] = None,
     out_dir: Optional[str] = None,
     caller: Optional[str] = None,
@@ -134,15 +131,15 @@ def mine(
     offsets: bytes,
     minsup: float,
     absolute: bool,
-    target: str = "maximal",
-    max_itemsets: Optional[int] = None,
+    target: str,
+    max_itemsets: Optional[int],
     threads: Optional[int] = None,
 ) -> Tuple[bytes, bytes, bytes]: ...
 def mine_file(
     path: str,
     minsup: float,
     absolute: bool,
-    target: str = "maximal",
-    max_itemsets: Optional[int] = None,
+    target: str,
+    max_itemsets: Optional[int],
     threads: Optional[int] = None,
 ) -> Tuple[bytes, bytes, bytes]: ...

@@ -117,15 +117,15 @@ impl Corpus {
         })
     }
 
-    /// A corpus file, read as `fimdup cluster FILE` reads it.
+    /// A corpus file, read as `fimdup cluster FILE` reads it (the fields name the CSV/TSV
+    /// and Parquet columns too; every other option is the library's default).
     #[staticmethod]
-    #[pyo3(signature = (path, format=None, text_field="text".to_string(), id_field="id".to_string(), skip_bad_lines=false))]
+    #[pyo3(signature = (path, format, text_field, id_field))]
     fn from_path(
         path: PathBuf,
         format: Option<String>,
         text_field: String,
         id_field: String,
-        skip_bad_lines: bool,
     ) -> PyResult<Corpus> {
         let format = format.map(|f| f.parse::<Format>()).transpose().py_err()?;
         let config = CorpusConfig {
@@ -134,7 +134,6 @@ impl Corpus {
             id_field: id_field.clone(),
             text_column: text_field,
             id_column: id_field,
-            skip_bad_lines,
             ..CorpusConfig::default()
         };
         config.validate().py_err()?;

@@ -5,11 +5,8 @@
 use std::path::PathBuf;
 
 use fimdup::cluster::{pair_rows, Cluster, Input, JobOutput};
-use fimdup::dedup::{DedupBuilder, DedupOutput, Keep};
-use fimdup::eval::{
-    evaluate_prediction, FalseClusterConfig, Labeled, Labels, Prediction, ShingleSets, Truth,
-    TruthFormat,
-};
+use fimdup::dedup::{DedupOptions, DedupOutput};
+use fimdup::eval::{EvalOptions, Labeled, Labels, Prediction, Truth, TruthFormat};
 use fimdup::report::{run_sweep, SweepTruth};
 use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageSet, Scheme};
@@ -20,7 +17,7 @@ use pyo3::types::PyBytes;
 
 use crate::corpus::{ids_to_py, Corpus};
 use crate::errors::IntoPy;
-use crate::options::{self, DedupOpts};
+use crate::options;
 use crate::pool;
 use fimdup::cluster::JobOptions;
 use fimdup::report::SweepOptions;
@@ -231,17 +228,14 @@ impl ClusterResult {
         .py_err()
     }
 
-    /// Evaluates these clusters (with their own ids) against `truth` (JSON).
-    #[pyo3(signature = (truth, labeled_only=false, floor=0.5, examples=5, corpus=None, threads=None))]
-    #[allow(clippy::too_many_arguments)]
+    /// Evaluates these clusters (with their own ids) against `truth`, with the evaluation's
+    /// options (JSON: [`EvalOptions`]); the evaluation as JSON.
+    #[pyo3(signature = (truth, options, threads=None))]
     fn evaluate(
         &self,
         py: Python<'_>,
         truth: &TruthArg,
-        labeled_only: bool,
-        floor: f64,
-        examples: usize,
-        corpus: Option<PathBuf>,
+        options: &str,
         threads: Option<usize>,
     ) -> PyResult<String> {
         let ext = &self.out.ext_ids;
@@ -252,16 +246,7 @@ impl ClusterResult {
                 Some(u64::from(c.support)),
             )
         }));
-        evaluate_with(
-            py,
-            &pred,
-            truth,
-            labeled_only,
-            floor,
-            examples,
-            corpus,
-            threads,
-        )
+        evaluate_with(py, &pred, truth, options, threads)
     }
 }
 
@@ -384,21 +369,11 @@ pub fn dedup(
 ) -> PyResult<DedupResult> {
     let so: PipelineOptions = options::parse(sketch, "sketch").py_err()?;
     let jo: JobOptions = options::parse(job, "cluster").py_err()?;
-    let dopts: DedupOpts = options::parse(dedup, "dedup").py_err()?;
-    let keep: Keep = match &dopts.keep {
-        Some(k) => k.parse().py_err()?,
-        None => Keep::First,
-    };
+    let dopts: DedupOptions = options::parse(dedup, "dedup").py_err()?;
     let d = so
         .config(corpus.config(), jo.method.default_scheme())
         .and_then(|p| jo.builder(p))
-        .and_then(|b| {
-            DedupBuilder::new(b)
-                .keep(keep)
-                .per_cluster(dopts.per_cluster)
-                .against(dopts.against.clone())
-                .build()
-        })
+        .and_then(|b| dopts.builder(b).build())
         .py_err()?;
     let path = corpus.path().to_path_buf();
     let out = pool::run(py, threads, move || d.select(&path, &|_| {}))?;
@@ -418,7 +393,7 @@ pub struct TruthArg {
 impl TruthArg {
     /// A truth file (anything `fimdup eval --truth` reads).
     #[staticmethod]
-    #[pyo3(signature = (path, format="auto", rule=None))]
+    #[pyo3(signature = (path, format, rule=None))]
     fn file(path: PathBuf, format: &str, rule: Option<String>) -> PyResult<TruthArg> {
         let format: TruthFormat = format.parse().py_err()?;
         Ok(TruthArg {
@@ -445,24 +420,19 @@ impl TruthArg {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The evaluation of `pred` against `truth` with `options` (JSON: [`EvalOptions`]), as
+/// `fimdup eval` runs it ([`EvalOptions::load_truth`], [`EvalOptions::evaluate`]).
 fn evaluate_with(
     py: Python<'_>,
     pred: &Prediction,
     truth: &TruthArg,
-    labeled_only: bool,
-    floor: f64,
-    examples: usize,
-    corpus: Option<PathBuf>,
+    options: &str,
     threads: Option<usize>,
 ) -> PyResult<String> {
-    let fc = FalseClusterConfig {
-        floor,
-        max_examples: examples,
-    };
+    let opts: EvalOptions = options::parse(options, "evaluate").py_err()?;
     let ev = pool::run(py, threads, || {
-        let corpus = corpus.map(|p| ShingleSets::read_jsonl(&p)).transpose()?;
-        evaluate_prediction(pred, &truth.truth, labeled_only, &fc, corpus.as_ref())
+        let loaded = opts.load_truth(&truth.truth)?;
+        opts.evaluate(pred, &loaded)
     })?
     .py_err()?;
     serde_json::to_string(&ev)
@@ -471,20 +441,17 @@ fn evaluate_with(
 }
 
 /// `fimdup.evaluate` of a prediction that is not a [`ClusterResult`]: pairs, clusters, or
-/// a file (`pairs.csv`, or `clusters.jsonl` when the name ends in `.jsonl`).
+/// a file (`pairs.csv`, or `clusters.jsonl` when the name ends in `.jsonl`); `options` as
+/// for [`evaluate_with`].
 #[pyfunction]
-#[pyo3(signature = (truth, pairs=None, clusters=None, path=None, labeled_only=false, floor=0.5, examples=5, corpus=None, threads=None))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (truth, options, pairs=None, clusters=None, path=None, threads=None))]
 pub fn evaluate(
     py: Python<'_>,
     truth: &TruthArg,
+    options: &str,
     pairs: Option<Vec<(String, String)>>,
     clusters: Option<Vec<Vec<String>>>,
     path: Option<PathBuf>,
-    labeled_only: bool,
-    floor: f64,
-    examples: usize,
-    corpus: Option<PathBuf>,
     threads: Option<usize>,
 ) -> PyResult<String> {
     let pred = match (pairs, clusters, path) {
@@ -507,21 +474,12 @@ pub fn evaluate(
             ))
         }
     };
-    evaluate_with(
-        py,
-        &pred,
-        truth,
-        labeled_only,
-        floor,
-        examples,
-        corpus,
-        threads,
-    )
+    evaluate_with(py, &pred, truth, options, threads)
 }
 
 /// `fimdup.sweep` / `fimdup.report`: the rows (JSON), and the report in `out_dir`.
 #[pyfunction]
-#[pyo3(signature = (corpus, truth, sketch, sweep, truth_format="auto", truth_rule=None, out_dir=None, caller=None, threads=None))]
+#[pyo3(signature = (corpus, truth, sketch, sweep, truth_format, truth_rule=None, out_dir=None, caller=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn sweep(
     py: Python<'_>,

@@ -8,7 +8,8 @@
 //! Invariants: the GIL is released while the library works (`threads` chooses the rayon
 //! pool: all cores by default); library errors become Python exceptions with the library's
 //! messages ([`errors`]); results are handed over in the library's own order, which is the
-//! order of the files the CLI writes.
+//! order of the files the CLI writes; no default is written here: the options come from
+//! Python, whose defaults are the library's ([`options::defaults`]).
 
 mod corpus;
 mod errors;
@@ -41,5 +42,6 @@ fn _fimdup(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(jobs::sweep, m)?)?;
     m.add_function(wrap_pyfunction!(mine::mine, m)?)?;
     m.add_function(wrap_pyfunction!(mine::mine_file, m)?)?;
+    m.add_function(wrap_pyfunction!(options::defaults, m)?)?;
     Ok(())
 }

@@ -70,7 +70,7 @@ fn words<T: Copy + Default, const N: usize>(b: &[u8], from: fn([u8; N]) -> T) ->
 
 /// Mines transactions given as items (u32 little-endian) and row offsets (u64).
 #[pyfunction]
-#[pyo3(signature = (items, offsets, minsup, absolute, target="maximal", max_itemsets=None, threads=None))]
+#[pyo3(signature = (items, offsets, minsup, absolute, target, max_itemsets, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn mine<'py>(
     py: Python<'py>,
@@ -104,7 +104,7 @@ pub fn mine<'py>(
 
 /// Mines a FIMI file (`*.gz` decompressed).
 #[pyfunction]
-#[pyo3(signature = (path, minsup, absolute, target="maximal", max_itemsets=None, threads=None))]
+#[pyo3(signature = (path, minsup, absolute, target, max_itemsets, threads=None))]
 pub fn mine_file<'py>(
     py: Python<'py>,
     path: PathBuf,

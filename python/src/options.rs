@@ -1,12 +1,13 @@
 //! The keyword options of the Python calls, handed over as JSON objects (unknown keys
 //! refused) and read into the library's own named options
 //! ([`fimdup::sketch::PipelineOptions`], [`fimdup::cluster::JobOptions`],
-//! [`fimdup::report::SweepOptions`]), whose defaults are the command's; a deduplication's
-//! own options are here.
-
-use std::path::PathBuf;
+//! [`fimdup::dedup::DedupOptions`], [`fimdup::eval::EvalOptions`],
+//! [`fimdup::report::SweepOptions`]), whose defaults are the library's; [`defaults`] hands
+//! every default to Python ([`fimdup::defaults::defaults`]), which builds its signatures
+//! from them, so a default is stated once, in the library.
 
 use fimdup::{Error, Result};
+use pyo3::prelude::*;
 use serde::Deserialize;
 
 /// Parses a JSON object of options.
@@ -14,11 +15,12 @@ pub fn parse<T: for<'de> Deserialize<'de>>(json: &str, what: &str) -> Result<T> 
     serde_json::from_str(json).map_err(|e| Error::config(format!("{what} options: {e}")))
 }
 
-/// A deduplication's own options (`fimdup dedup`'s flags beyond the job's).
-#[derive(Deserialize, Debug, Default)]
-#[serde(deny_unknown_fields, default)]
-pub struct DedupOpts {
-    pub keep: Option<String>,
-    pub per_cluster: bool,
-    pub against: Option<PathBuf>,
+/// `fimdup._fimdup.defaults()`: the default of every option by group (`corpus`,
+/// `pipeline`, `job`, `dedup`, `truth`, `eval`, `sweep`, `index`, `query`, `context`,
+/// `mine`, `overlap`), as a dict of dicts.
+#[pyfunction]
+pub fn defaults(py: Python<'_>) -> PyResult<PyObject> {
+    let json = fimdup::defaults::defaults().to_string();
+    let loads = py.import("json")?.getattr("loads")?;
+    Ok(loads.call1((json,))?.unbind())
 }

@@ -1,10 +1,12 @@
-//! `fimdup.Index`: the persisted index (`fimdup index build|query|add`) held open.
+//! `fimdup.Index`: the persisted index (`fimdup index build|query|add`) held open. A query
+//! is the library's [`fimdup::index::Index::query_texts`], the call `fimdup index query`
+//! makes; here its results are only converted.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use fimdup::cluster::Measure;
-use fimdup::index::{Candidates, IndexConfig, QueryOptions, WriteLock};
+use fimdup::index::{Candidates, IndexConfig, Query, QueryOptions, WriteLock};
 use fimdup::sketch::Scheme;
 use fimdup::Error;
 use pyo3::prelude::*;
@@ -16,7 +18,9 @@ use crate::options;
 use crate::pool;
 use fimdup::sketch::PipelineOptions;
 
-/// Seconds to wait for another writer of the index directory.
+/// How long a build or an add waits for another writer of the index directory (the
+/// command waits `--wait` seconds, 0 unless given: a Python session waits instead of
+/// failing).
 const WAIT: Duration = Duration::from_secs(60);
 
 /// An index directory, open.
@@ -55,7 +59,7 @@ impl Index {
     /// Builds an index of `corpus` at `path` (the first sweep, tagged `tag`); returns it
     /// and the sweep's report (JSON).
     #[staticmethod]
-    #[pyo3(signature = (path, corpus, sketch, threshold=0.5, containment=false, containment_modulus=25, tag=None, threads=None))]
+    #[pyo3(signature = (path, corpus, sketch, threshold, containment, containment_modulus, keep_sources, tag=None, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn build(
         py: Python<'_>,
@@ -65,6 +69,7 @@ impl Index {
         threshold: f64,
         containment: bool,
         containment_modulus: u64,
+        keep_sources: bool,
         tag: Option<String>,
         threads: Option<usize>,
     ) -> PyResult<(Index, String)> {
@@ -74,7 +79,7 @@ impl Index {
             threshold,
             containment,
             containment_modulus,
-            keep_sources: false,
+            keep_sources,
         };
         let input = corpus.path().to_path_buf();
         let out = path.clone();
@@ -114,8 +119,9 @@ impl Index {
         add_json(&rep, &self.path, generation, self.index.len())
     }
 
-    /// The hits of every text: (DocId, external id, estimate, exact or None) lists.
-    #[pyo3(signature = (texts, threshold=0.5, measure="resemblance", top=None, lsh=false, threads=None))]
+    /// The hits of every text, in order: (DocId, external id, estimate, exact or None)
+    /// lists.
+    #[pyo3(signature = (texts, threshold, measure, top, lsh, exact, threads=None))]
     #[allow(clippy::too_many_arguments, clippy::type_complexity)]
     fn query(
         &self,
@@ -125,6 +131,7 @@ impl Index {
         measure: &str,
         top: Option<usize>,
         lsh: bool,
+        exact: bool,
         threads: Option<usize>,
     ) -> PyResult<Vec<Vec<(u32, String, f64, Option<f64>)>>> {
         let opts = QueryOptions {
@@ -136,23 +143,27 @@ impl Index {
             } else {
                 Candidates::Context
             },
+            exact,
         };
+        let queries: Vec<Query> = texts
+            .into_iter()
+            .enumerate()
+            .map(|(i, text)| Query {
+                name: i.to_string(),
+                text,
+            })
+            .collect();
         let idx = &self.index;
-        pool::run(py, threads, move || {
-            let qs = idx.query_sketcher()?;
-            texts
-                .iter()
-                .map(|t| {
-                    let (_, img, cimg) = qs.sketch_text(t);
-                    let hits = idx.query_image(&img, cimg.as_ref(), &opts)?;
-                    Ok(hits
-                        .into_iter()
-                        .map(|h| (h.doc.0, h.ext_id, h.estimate, h.exact))
-                        .collect())
-                })
-                .collect::<fimdup::Result<Vec<_>>>()
-        })?
-        .py_err()
+        let results = pool::run(py, threads, move || idx.query_texts(&queries, &opts))?.py_err()?;
+        Ok(results
+            .into_iter()
+            .map(|r| {
+                r.hits
+                    .into_iter()
+                    .map(|h| (h.doc.0, h.ext_id, h.estimate, h.exact))
+                    .collect()
+            })
+            .collect())
     }
 
     fn __len__(&self) -> usize {

@@ -172,3 +172,101 @@ def test_clusters_truth_from_families(cli, fimdup, corpus, lsh_out, tmp_path, fm
     assert expected["truth_format"] == "clusters" and expected["truth_pairs"] > 1000
     got = fimdup.evaluate(lsh_out / "clusters.jsonl", f, truth_format=fmt)
     assert_all_but_truth(got, expected)
+
+
+# Three clusters whose members are the same words or not depending on how words are cut:
+# hyphens separate words under every tokenizer but `whitespace`; `_` joins words under `word`
+# (\w+) and `unicode` (UAX #29 ExtendNumLet) but not under `alnum`; an apostrophe between
+# letters joins under `unicode` (MidLetter) and `whitespace` only.
+TOKENIZER_DOCS = {
+    "x1": "alpha-beta gamma-delta epsilon-zeta eta-theta iota-kappa",
+    "x2": "alpha beta gamma delta epsilon zeta eta theta iota kappa",
+    "y1": "one_two three_four five_six seven_eight nine_ten",
+    "y2": "one two three four five six seven eight nine ten",
+    "z1": "Can't won't don't isn't aren't",
+    "z2": "can t won t don t isn t aren t",
+}
+TOKENIZER_CLUSTERS = [["x1", "x2"], ["y1", "y2"], ["z1", "z2"]]
+
+
+def _ref_words(tokenizer, text):
+    """The words of the module docs of eval::similarity, for these ASCII texts."""
+    import re
+
+    text = text.lower()
+    if tokenizer == "word":
+        return re.findall(r"[a-z0-9_]+", text)
+    if tokenizer == "alnum":
+        return re.findall(r"[a-z0-9]+", text)
+    if tokenizer == "whitespace":
+        return text.split()
+    # UAX #29 on ASCII letters: `_` joins, an apostrophe between two letters joins.
+    return re.findall(r"[a-z0-9_]+(?:'[a-z0-9_]+)*", text)
+
+
+def _ref_resemblance(tokenizer, a, b):
+    def shingles(text):
+        w = _ref_words(tokenizer, text)
+        if len(w) < 5:
+            return {tuple(w)} if w else set()
+        return {tuple(w[i : i + 5]) for i in range(len(w) - 4)}
+
+    sa, sb = shingles(a), shingles(b)
+    return len(sa & sb) / len(sa | sb) if sa or sb else 0.0
+
+
+@pytest.fixture(scope="module")
+def tokenizer_case(tmp_path_factory):
+    import json
+
+    d = tmp_path_factory.mktemp("tokenizers")
+    docs = d / "docs.jsonl"
+    docs.write_text("".join(json.dumps({"id": i, "text": t}) + "\n" for i, t in TOKENIZER_DOCS.items()))
+    clusters = d / "clusters.jsonl"
+    clusters.write_text(
+        "".join(json.dumps({"id": n, "docs": c, "support": 1}) + "\n" for n, c in enumerate(TOKENIZER_CLUSTERS))
+    )
+    truth = d / "truth.csv"  # pairs without a resemblance column: the corpus gives it
+    truth.write_text("a,b\n" + "".join(f"{a},{b}\n" for a, b in TOKENIZER_CLUSTERS))
+    return docs, clusters, truth
+
+
+@pytest.mark.parametrize("tokenizer", ["word", "alnum", "whitespace", "unicode"])
+def test_truth_tokenizer_equals_cli(cli, fimdup, tokenizer_case, tokenizer):
+    docs, clusters, truth = tokenizer_case
+    expected = cli.json("eval", "--truth", truth, "--clusters", clusters, "--corpus", docs,
+                        "--truth-tokenizer", tokenizer, "--json")
+    want_false = sum(_ref_resemblance(tokenizer, TOKENIZER_DOCS[a], TOKENIZER_DOCS[b]) < 0.5
+                     for a, b in TOKENIZER_CLUSTERS)
+    assert expected["false_clusters"]["false_clusters"] == want_false
+    got = fimdup.evaluate(clusters, truth, corpus=docs, truth_tokenizer=tokenizer)
+    assert_all_but_truth(got, expected)
+    # a prediction held in memory, and the corpus as a str, give the same
+    got = fimdup.evaluate(TOKENIZER_CLUSTERS, str(truth), corpus=str(docs), truth_tokenizer=tokenizer)
+    assert_values(got, expected)
+    assert got["false_clusters"]["false_clusters"] == want_false
+
+
+def test_truth_tokenizer_changes_the_result(cli, fimdup, tokenizer_case):
+    """The tokenizers disagree on this corpus, so the keyword is not ignored: each gives its
+    own count of false clusters (word 1, alnum 0, whitespace 3, unicode 2), the default is
+    word's, and the counts are those of the command's flag."""
+    docs, clusters, truth = tokenizer_case
+    counts = {
+        t: fimdup.evaluate(clusters, truth, corpus=docs, truth_tokenizer=t)["false_clusters"]["false_clusters"]
+        for t in ("word", "alnum", "whitespace", "unicode")
+    }
+    assert counts == {"word": 1, "alnum": 0, "whitespace": 3, "unicode": 2}
+    assert fimdup.evaluate(clusters, truth, corpus=docs)["false_clusters"]["false_clusters"] == counts["word"]
+    flagless = cli.json("eval", "--truth", truth, "--clusters", clusters, "--corpus", docs, "--json")
+    assert flagless["false_clusters"]["false_clusters"] == counts["word"]
+
+
+def test_truth_tokenizer_needs_a_corpus(cli, fimdup, tokenizer_case):
+    _, clusters, truth = tokenizer_case
+    with pytest.raises(ValueError, match="corpus"):
+        fimdup.evaluate(clusters, truth, truth_tokenizer="whitespace")
+    p = cli.run("eval", "--truth", truth, "--clusters", clusters, "--truth-tokenizer", "whitespace", check=False)
+    assert p.returncode == 2 and "--corpus" in p.stderr
+    with pytest.raises(ValueError, match="word, alnum, whitespace or unicode"):
+        fimdup.evaluate(clusters, truth, corpus=tokenizer_case[0], truth_tokenizer="words")

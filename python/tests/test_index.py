@@ -165,3 +165,47 @@ def test_add_equals_cli_add(cli, fimdup, corpus, tmp_path):
     assert py_hits(idx.query(texts[-4:])) == cli_hits(cli, cdir, q)
     fresh = py_hits(idx.query([texts[-1]]))[0]
     assert fresh == [{"doc": corpus.n + 3, "id": "fresh", "estimate": 1.0}]
+
+
+def cli_exact_hits(cli, index_dir, qfile, *args):
+    out = json.loads(cli.run("index", "query", index_dir, "--jsonl", qfile, "--exact", *args, "--json").stdout)
+    return [
+        [{"doc": h["doc"], "id": h["ext_id"], "estimate": h["estimate"], "exact": h["exact"]} for h in q["hits"]]
+        for q in out["queries"]
+    ]
+
+
+def test_exact_queries_equal_cli(cli, fimdup, corpus, queries, tmp_path):
+    """Exact measures from the kept sources: the package's query of an index the command
+    built with --keep-sources, and of one the package built from the corpus file with
+    keep_sources, give the command's `query --exact`."""
+    d = cli.new_dir("index-sources")
+    cli.run("index", "build", corpus.path, "--threshold", "0.8", "--keep-sources", "--out", d)
+    texts, qfile = queries
+    expected = cli_exact_hits(cli, d, qfile, "--threshold", "0.6")
+    assert sum(len(h) for h in expected) > len(texts)
+    # every exact value is a resemblance, and a query finds itself exactly
+    for pos, hits in zip(QUERY_POSITIONS, expected):
+        assert all(0.0 <= h["exact"] <= 1.0 for h in hits)
+        assert [h["exact"] for h in hits if h["doc"] == pos] == [1.0]
+    got = fimdup.Index(d).query(texts, threshold=0.6, exact=True)
+    assert [[{k: h[k] for k in ("doc", "id", "estimate", "exact")} for h in q] for q in got] == expected
+    p = tmp_path / "py-sources"
+    idx = fimdup.Index.build(p, Path(corpus.path), threshold=0.8, keep_sources=True)
+    assert idx.query(texts, threshold=0.6, exact=True) == got
+    # without sources the library says so, from both entry points
+    with pytest.raises(ValueError, match="keeps its sources"):
+        fimdup.Index.build(tmp_path / "py-plain", Path(corpus.path)).query(texts[:1], exact=True)
+    with pytest.raises(ValueError, match="corpus file"):
+        fimdup.Index.build(tmp_path / "py-mem", corpus.texts, corpus.ids, keep_sources=True)
+
+
+def test_query_order_and_empty_queries(fimdup, py_index, corpus):
+    """Answers come in the order of the texts; a text too short to sketch finds nothing."""
+    _, idx = py_index
+    texts = [corpus.texts[5], "too short", corpus.texts[3], ""]
+    res = idx.query(texts, threads=3)
+    assert res[1] == [] and res[3] == []
+    assert [h["doc"] for h in res[0] if h["estimate"] == 1.0][:1] == [5]
+    assert [h["doc"] for h in res[2] if h["estimate"] == 1.0][:1] == [3]
+    assert idx.query(texts, threads=1) == res

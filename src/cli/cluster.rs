@@ -52,7 +52,7 @@ pub struct JobArgs {
     /// The method.
     #[arg(
         long,
-        default_value = "concept",
+        default_value_t = JobOptions::default().method,
         value_name = "concept|union-find|lsh|super-shingle|exact"
     )]
     pub method: Method,
@@ -67,7 +67,7 @@ pub struct JobArgs {
     /// |A n B| / min(|A|, |B|) (exact; union-find on mod-m images, --scheme mod-m).
     #[arg(
         long,
-        default_value = "resemblance",
+        default_value_t = JobOptions::default().measure,
         value_name = "resemblance|containment"
     )]
     pub measure: Measure,
@@ -77,10 +77,10 @@ pub struct JobArgs {
     #[arg(long, value_name = "D")]
     pub max_df: Option<u32>,
     /// concept: stop with an error when more itemsets than this come out.
-    #[arg(long, default_value_t = 1_000_000, value_name = "N")]
+    #[arg(long, default_value_t = JobOptions::default().max_itemsets, value_name = "N")]
     pub max_itemsets: u64,
     /// Stop with an error when the clusters have more member pairs than this.
-    #[arg(long, default_value_t = 50_000_000, value_name = "N")]
+    #[arg(long, default_value_t = JobOptions::default().max_pairs, value_name = "N")]
     pub max_pairs: u64,
     /// concept: mine the whole context at once instead of one connected component at a time.
     #[arg(long)]
@@ -90,10 +90,10 @@ pub struct JobArgs {
     pub bands: Option<u32>,
     /// lsh: weight of the false-negative area when choosing b and r (false positives get
     /// 1 - w; the filtering pass removes false positives, so recall is worth more).
-    #[arg(long, default_value_t = 0.5, value_name = "W")]
+    #[arg(long, default_value_t = JobOptions::default().fn_weight, value_name = "W")]
     pub fn_weight: f64,
     /// lsh: how filtered pairs become clusters.
-    #[arg(long, value_enum, default_value_t = Grouping::Center)]
+    #[arg(long, value_enum, default_value_t = JobOptions::default().grouping)]
     pub grouping: Grouping,
     /// super-shingle: image elements per super shingle [default: with --threshold on k-mins
     /// images, the rows per band LSH chooses for it; else 8].

@@ -1,5 +1,9 @@
 //! Helpers shared by the subcommands: thread pool set-up, progress bars, summaries, the
 //! argument groups and value enums several subcommands take, the interrupt handler.
+//!
+//! Every flag's default is the library's (the `Default` of the configuration or named
+//! options it maps to, read in `default_value_t`), never written here; `cli::tests` checks
+//! that a command line without flags gives the library's defaults.
 
 use std::io::IsTerminal;
 
@@ -33,6 +37,7 @@ use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 use fimdup::sketch::{PipelineOptions, Scheme, SketchConfig, Weighting};
+use fimdup::spill::MemoryBudget;
 use fimdup::text::{Lang, Normalization, TextConfig, Tokenizer, Unit};
 
 /// How the corpus is read.
@@ -44,29 +49,39 @@ pub struct CorpusArgs {
     #[arg(long, value_name = "jsonl|csv|tsv|lines|dir|warc|parquet")]
     pub format: Option<Format>,
     /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value_t = CorpusConfig::default().text_field)]
     pub text_field: String,
     /// JSONL field holding the id ("" = line number).
-    #[arg(long, default_value = "id")]
+    #[arg(long, default_value_t = CorpusConfig::default().id_field)]
     pub id_field: String,
     /// CSV/TSV/Parquet column holding the text (Parquet: a struct field as a.b).
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value_t = CorpusConfig::default().text_column)]
     pub text_column: String,
     /// CSV/TSV/Parquet column holding the id ("" = line number; Parquet: row number across
     /// the corpus; a struct field as a.b).
-    #[arg(long, default_value = "id")]
+    #[arg(long, default_value_t = CorpusConfig::default().id_column)]
     pub id_column: String,
     /// Skip (and count) malformed JSONL/CSV lines instead of stopping.
     #[arg(long)]
     pub skip_bad_lines: bool,
     /// A repeated external id: stop with an error naming both places, or rename the 2nd,
     /// 3rd, ... occurrence of X to X#2, X#3, ... (counted in the summary).
-    #[arg(long, value_enum, default_value = "error", value_name = "error|suffix")]
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = CorpusConfig::default().duplicate_ids,
+        value_name = "error|suffix"
+    )]
     pub duplicate_ids: DuplicateIds,
     /// The largest document (a JSONL or text line, a file of a directory, a WARC record):
     /// larger ones are skipped and counted; a larger CSV/TSV row is an error.
-    #[arg(long, default_value = "64MiB", value_name = "SIZE", value_parser = parse_size)]
-    pub max_doc_bytes: u64,
+    #[arg(
+        long,
+        default_value_t = MemoryBudget(CorpusConfig::default().max_doc_bytes),
+        value_name = "SIZE",
+        value_parser = parse_size
+    )]
+    pub max_doc_bytes: MemoryBudget,
 }
 
 /// What the one-line summaries add about the input when there is something to say:
@@ -86,9 +101,8 @@ pub fn input_notes(s: &fimdup::corpus::CorpusStats) -> String {
 }
 
 /// A size such as `64MiB`, `1G` or `65536` (bytes).
-fn parse_size(s: &str) -> Result<u64, String> {
-    s.parse::<fimdup::spill::MemoryBudget>()
-        .map(|b| b.bytes())
+fn parse_size(s: &str) -> Result<MemoryBudget, String> {
+    s.parse::<MemoryBudget>()
         .map_err(|_| format!("expected a size such as 64MiB, 1GiB or 65536, not {s:?}"))
 }
 
@@ -102,7 +116,7 @@ impl CorpusArgs {
             id_column: self.id_column.clone(),
             skip_bad_lines: self.skip_bad_lines,
             duplicate_ids: self.duplicate_ids,
-            max_doc_bytes: self.max_doc_bytes,
+            max_doc_bytes: self.max_doc_bytes.bytes(),
         }
     }
 }
@@ -111,13 +125,13 @@ impl CorpusArgs {
 #[derive(clap::Args, Debug, Clone)]
 pub struct TextArgs {
     /// Shingle unit: words or characters.
-    #[arg(long, default_value = "word", value_name = "word|char")]
+    #[arg(long, default_value_t = PipelineOptions::default().unit, value_name = "word|char")]
     pub unit: Unit,
     /// Shingle length w in units [default: 5 for words, 9 for characters].
     #[arg(long, value_name = "W")]
     pub shingle_len: Option<usize>,
     /// Distance between the starts of two consecutive shingles (IK09).
-    #[arg(long, default_value_t = 1, value_name = "O")]
+    #[arg(long, default_value_t = PipelineOptions::default().offset, value_name = "O")]
     pub offset: usize,
     /// Strip HTML (tags, comments, script/style; entities decoded; alt text kept).
     #[arg(long)]
@@ -131,18 +145,22 @@ pub struct TextArgs {
     /// non-whitespace, punctuation kept).
     #[arg(
         long,
-        default_value = "unicode",
+        default_value_t = PipelineOptions::default().tokenizer,
         value_name = "unicode|alnum|whitespace"
     )]
     pub tokenizer: Tokenizer,
     /// Unicode normalization before case folding: `nfkc` makes full-width and compatibility
     /// forms equal to plain ones and composes accents; `nfc` only composes.
-    #[arg(long, default_value = "none", value_name = "none|nfc|nfkc")]
+    #[arg(
+        long,
+        default_value_t = PipelineOptions::default().normalize,
+        value_name = "none|nfc|nfkc"
+    )]
     pub normalize: Normalization,
     /// Language of `--stem` and of `--stopwords lang` (ISO 639-1 code or English name:
     /// ar da de el en es fi fr hu it nl no pt ro ru sv ta tr have Snowball stemmers; az id kk
     /// ne sl tg have stop words only).
-    #[arg(long, default_value = "en", value_name = "CODE")]
+    #[arg(long, default_value_t = PipelineOptions::default().lang, value_name = "CODE")]
     pub lang: Lang,
     /// Drop stop words: `lang` (the built-in NLTK list of `--lang`), a language (`english`,
     /// `de`), or a file with one word per line.
@@ -196,13 +214,13 @@ pub struct SchemeArgs {
     #[arg(long, value_name = "bottom-k|k-mins|one-permutation|mod-m")]
     pub scheme: Option<Scheme>,
     /// Image size n (bottom-k, k-mins, one-permutation).
-    #[arg(long, default_value_t = 128, value_name = "N")]
+    #[arg(long, default_value_t = PipelineOptions::default().size, value_name = "N")]
     pub size: usize,
     /// Modulus m (mod-m keeps the hashes that are 0 mod m).
-    #[arg(long, default_value_t = 25, value_name = "M")]
+    #[arg(long, default_value_t = PipelineOptions::default().modulus, value_name = "M")]
     pub modulus: u64,
     /// Seed of the shingle hash and the permutations.
-    #[arg(long, default_value_t = 0, value_name = "S")]
+    #[arg(long, default_value_t = PipelineOptions::default().seed, value_name = "S")]
     pub seed: u64,
     /// Bag images over (shingle, occurrence) pairs, or tf-idf weighted bags (H00).
     #[arg(long, value_name = "bag|tfidf")]
@@ -241,21 +259,27 @@ impl Default for SchemeArgs {
     }
 }
 
+impl Default for TextArgs {
+    fn default() -> Self {
+        let d = PipelineOptions::default();
+        TextArgs {
+            unit: d.unit,
+            shingle_len: d.shingle_len,
+            offset: d.offset,
+            html: d.html,
+            keep_case: d.keep_case,
+            tokenizer: d.tokenizer,
+            normalize: d.normalize,
+            lang: d.lang,
+            stopwords: d.stopwords,
+            stem: d.stem,
+        }
+    }
+}
+
 impl SchemeArgs {
     pub fn sketch_config(&self) -> anyhow::Result<SketchConfig> {
-        let text = TextArgs {
-            unit: Unit::Word,
-            shingle_len: None,
-            offset: 1,
-            html: false,
-            keep_case: false,
-            tokenizer: Tokenizer::Unicode,
-            normalize: Normalization::None,
-            lang: Lang::ENGLISH,
-            stopwords: None,
-            stem: false,
-        };
-        Ok(pipeline_options(&text, self).sketch(Scheme::BottomK)?)
+        Ok(pipeline_options(&TextArgs::default(), self).sketch(Scheme::BottomK)?)
     }
 }
 
@@ -368,7 +392,7 @@ pub struct DistArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value_t = 60,
+        default_value_t = fimdup::dist::DEFAULT_CONNECT_TIMEOUT.as_secs(),
         requires = "processes"
     )]
     pub connect_timeout: u64,

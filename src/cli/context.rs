@@ -30,12 +30,12 @@ pub struct Args {
     #[arg(long, value_name = "D")]
     pub max_df: Option<u32>,
     /// Drop elements held by fewer than this many documents.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = ContextConfig::default().min_df)]
     pub min_df: u32,
     /// shingle-rows: a line per element listing DocIds; doc-rows: a line per document.
     #[arg(
         long,
-        default_value = "shingle-rows",
+        default_value_t = Orientation::default(),
         value_name = "shingle-rows|doc-rows"
     )]
     pub orientation: Orientation,
@@ -49,11 +49,18 @@ pub struct Args {
     pub spill: SpillArgs,
 }
 
+impl Args {
+    /// The library's configuration for these flags.
+    pub fn config(&self) -> ContextConfig {
+        ContextConfig {
+            min_df: self.min_df,
+            max_df: self.max_df,
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let cfg = ContextConfig {
-        min_df: args.min_df,
-        max_df: args.max_df,
-    };
+    let cfg = args.config();
     cfg.validate()?;
     let spill = args.spill.config()?;
     let (ctx, ids) = context_of_images(&args.images, &cfg, &spill)?;

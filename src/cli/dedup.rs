@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use fimdup::dedup::{DedupBuilder, Keep, OutFormat};
+use fimdup::dedup::{DedupOptions, Keep, OutFormat};
 
 use super::cluster::JobArgs;
 use super::common::{input_notes, print_json, progress};
@@ -38,7 +38,7 @@ pub struct Args {
     pub job: JobArgs,
     /// Which document of near-duplicates is kept: first (input order), longest, shortest,
     /// or field:NAME[:asc|:desc] (a JSONL field, CSV/TSV or Parquet column; nested a.b).
-    #[arg(long, default_value = "first", value_name = "POLICY")]
+    #[arg(long, default_value_t = DedupOptions::default().keep, value_name = "POLICY")]
     pub keep: Keep,
     /// Keep one document per cluster of the method instead of the greedy choice.
     #[arg(long)]
@@ -47,7 +47,12 @@ pub struct Args {
     #[arg(long, value_name = "INDEX")]
     pub against: Option<PathBuf>,
     /// The format of the kept documents.
-    #[arg(long, value_enum, default_value_t = OutFormat::Same, value_name = "same|jsonl|parquet")]
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = DedupOptions::default().out_format,
+        value_name = "same|jsonl|parquet"
+    )]
     pub out_format: OutFormat,
     /// Output directory.
     #[arg(long)]
@@ -60,13 +65,20 @@ pub struct Args {
     pub json: bool,
 }
 
+impl Args {
+    /// The library's named options for the deduplication's own flags.
+    pub fn options(&self) -> DedupOptions {
+        DedupOptions {
+            keep: self.keep.clone(),
+            per_cluster: self.per_cluster,
+            against: self.against.clone(),
+            out_format: self.out_format,
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let dedup = DedupBuilder::new(args.job.builder()?)
-        .keep(args.keep.clone())
-        .per_cluster(args.per_cluster)
-        .against(args.against.clone())
-        .out_format(args.out_format)
-        .build()?;
+    let dedup = args.options().builder(args.job.builder()?).build()?;
     #[cfg(feature = "distributed")]
     if let Some(topo) = args.dist.topology()? {
         return match dedup.run_on_processes(&args.input, &args.out, &topo)? {

@@ -3,11 +3,8 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use fimdup::eval::similarity::TruthTokenizer;
-use fimdup::eval::{
-    evaluate_loaded, FalseClusterConfig, Prediction, ShingleSets, Truth, TruthFormat,
-};
+use fimdup::eval::{EvalOptions, Prediction, Truth, TruthFormat};
 
 /// Evaluate predicted duplicates against labeled pairs.
 #[derive(clap::Args, Debug)]
@@ -26,11 +23,15 @@ pub struct Args {
     /// How the truth is written: pairs, clusters, pan (a directory; implies --labeled-only),
     /// or auto: a directory is pan, *.jsonl or a CSV with header id,cluster is clusters,
     /// anything else pairs.
-    #[arg(long, default_value = "auto", value_name = "auto|pairs|clusters|pan")]
-    truth_format: TruthFormat,
+    #[arg(
+        long,
+        default_value_t = TruthFormat::default(),
+        value_name = "auto|pairs|clusters|pan"
+    )]
+    pub(super) truth_format: TruthFormat,
     /// Which truth rows are duplicates: `<column><op><number>`, op one of > >= < <= =.
     #[arg(long)]
-    truth_rule: Option<String>,
+    pub(super) truth_rule: Option<String>,
     /// Predicted pairs (header a,b plus optional score columns).
     #[arg(
         long,
@@ -53,16 +54,16 @@ pub struct Args {
     /// UAX #29 words (unicode_words).
     #[arg(
         long,
-        default_value = "word",
+        default_value_t = EvalOptions::default().truth_tokenizer,
         value_name = "word|alnum|whitespace|unicode",
         requires = "corpus"
     )]
     truth_tokenizer: TruthTokenizer,
     /// A cluster with a pair of resemblance below this is a false-duplicate cluster.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = EvalOptions::default().floor)]
     floor: f64,
     /// How many of the worst false-duplicate clusters to list.
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = EvalOptions::default().examples)]
     examples: usize,
     /// Evaluate only the pairs the truth file lists (positive or negative): a predicted pair
     /// absent from the truth file is ignored, counted neither as found nor as a false
@@ -75,33 +76,34 @@ pub struct Args {
     json: bool,
 }
 
+impl Args {
+    /// The library's named options for these flags.
+    pub fn options(&self) -> EvalOptions {
+        EvalOptions {
+            labeled_only: self.labeled_only,
+            floor: self.floor,
+            examples: self.examples,
+            corpus: self.corpus.clone(),
+            truth_tokenizer: self.truth_tokenizer,
+        }
+    }
+}
+
 /// Runs `fimdup eval`.
 pub fn run(args: Args) -> anyhow::Result<()> {
-    let fc_cfg = FalseClusterConfig {
-        floor: args.floor,
-        max_examples: args.examples,
-    };
-    fc_cfg.validate()?;
+    let opts = args.options();
     // The truth first: its errors come before those of the prediction.
-    let truth = Truth::File {
+    let truth = opts.load_truth(&Truth::File {
         path: args.truth.clone(),
         format: args.truth_format,
         rule: args.truth_rule.clone(),
-    }
-    .load(args.labeled_only)?;
+    })?;
     let pred = match (&args.pairs, &args.clusters) {
         (Some(p), _) => Prediction::read_pairs_csv(p)?,
         (None, Some(c)) => Prediction::read_clusters_jsonl(c)?,
         (None, None) => anyhow::bail!("one of --pairs or --clusters is required"),
     };
-    let corpus = match &args.corpus {
-        Some(p) => Some(
-            ShingleSets::read_jsonl_with(p, args.truth_tokenizer)
-                .with_context(|| "reading --corpus")?,
-        ),
-        None => None,
-    };
-    let ev = evaluate_loaded(&pred, &truth, &fc_cfg, corpus.as_ref())?;
+    let ev = opts.evaluate(&pred, &truth)?;
     let fc = &ev.false_clusters;
     if args.json {
         let v = serde_json::to_value(&ev)?;

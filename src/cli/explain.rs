@@ -68,7 +68,7 @@ pub struct Args {
     /// What --threshold measures (as for `fimdup cluster`).
     #[arg(
         long,
-        default_value = "resemblance",
+        default_value_t = JobOptions::default().measure,
         value_name = "resemblance|containment"
     )]
     pub measure: Measure,
@@ -79,7 +79,7 @@ pub struct Args {
     #[arg(long, value_name = "B")]
     pub bands: Option<u32>,
     /// lsh: weight of the false-negative area when choosing the bands.
-    #[arg(long, default_value_t = 0.5, value_name = "W")]
+    #[arg(long, default_value_t = JobOptions::default().fn_weight, value_name = "W")]
     pub fn_weight: f64,
     /// super-shingle: image elements per super shingle.
     #[arg(long, value_name = "N")]

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use fimdup::corpus::{CorpusConfig, DuplicateIds, Format};
-use fimdup::index::{Candidates, Index, IndexConfig, Measure, QueryOptions, WriteLock};
+use fimdup::corpus::CorpusConfig;
+use fimdup::index::{Candidates, Index, IndexConfig, Measure, Query, QueryOptions, WriteLock};
 
 use super::common::{input_notes, print_json, progress, CorpusArgs, PipelineArgs, SpillArgs};
 
@@ -13,11 +13,11 @@ use super::common::{input_notes, print_json, progress, CorpusArgs, PipelineArgs,
 #[derive(clap::Args, Debug)]
 pub struct Args {
     #[command(subcommand)]
-    cmd: Cmd,
+    pub(super) cmd: Cmd,
 }
 
 #[derive(clap::Subcommand, Debug)]
-enum Cmd {
+pub(super) enum Cmd {
     /// Build an index directory from a corpus (the first sweep).
     Build(BuildArgs),
     /// Find the indexed documents resembling (or containing) query documents.
@@ -44,14 +44,18 @@ pub struct BuildArgs {
     #[command(flatten)]
     pub pipeline: PipelineArgs,
     /// Resemblance threshold of the clusters kept in the index (and of the LSH bands).
-    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    #[arg(long, default_value_t = IndexConfig::default().threshold, value_name = "T")]
     pub threshold: f64,
     /// Also keep a mod-m image per document (modulus --containment-modulus) so that
     /// containment can be estimated whatever --scheme is.
     #[arg(long)]
     pub containment: bool,
     /// Modulus of the containment images.
-    #[arg(long, default_value_t = 25, value_name = "M")]
+    #[arg(
+        long,
+        default_value_t = IndexConfig::default().containment_modulus,
+        value_name = "M"
+    )]
     pub containment_modulus: u64,
     /// Record the corpus path and position of every document, for `query --exact`.
     #[arg(long)]
@@ -89,18 +93,18 @@ pub struct QueryArgs {
     #[arg(long, value_name = "FILE")]
     pub jsonl: Option<PathBuf>,
     /// JSONL field holding the text.
-    #[arg(long, default_value = "text")]
+    #[arg(long, default_value_t = CorpusConfig::default().text_field)]
     pub text_field: String,
     /// JSONL field holding the id.
-    #[arg(long, default_value = "id")]
+    #[arg(long, default_value_t = CorpusConfig::default().id_field)]
     pub id_field: String,
     /// Report documents whose estimated measure is at least T.
-    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    #[arg(long, default_value_t = QueryOptions::default().threshold, value_name = "T")]
     pub threshold: f64,
     /// resemblance, or containment of the query in the document (needs mod-m images).
     #[arg(
         long,
-        default_value = "resemblance",
+        default_value_t = QueryOptions::default().measure,
         value_name = "resemblance|containment"
     )]
     pub measure: Measure,
@@ -165,15 +169,39 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
+impl BuildArgs {
+    /// The library's build options for these flags.
+    pub fn config(&self) -> IndexConfig {
+        IndexConfig {
+            threshold: self.threshold,
+            containment: self.containment,
+            containment_modulus: self.containment_modulus,
+            keep_sources: self.keep_sources,
+        }
+    }
+}
+
+impl QueryArgs {
+    /// The library's query options for these flags.
+    pub fn options(&self) -> QueryOptions {
+        QueryOptions {
+            threshold: self.threshold,
+            measure: self.measure,
+            top: self.top,
+            candidates: if self.lsh {
+                Candidates::Lsh
+            } else {
+                Candidates::Context
+            },
+            exact: self.exact,
+        }
+    }
+}
+
 fn build(a: BuildArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let cfg = a.pipeline.config()?;
-    let icfg = IndexConfig {
-        threshold: a.threshold,
-        containment: a.containment,
-        containment_modulus: a.containment_modulus,
-        keep_sources: a.keep_sources,
-    };
+    let icfg = a.config();
     let spill = a.spill.config()?;
     let pb = progress(None, "indexing");
     let (idx, rep) = Index::build_with(&a.input, &cfg, icfg, a.tag.as_deref(), &spill, &|n| {
@@ -286,75 +314,28 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let idx = Index::open(&a.index)?;
     let t_open = t0.elapsed().as_secs_f64();
-    let qs = idx.query_sketcher()?;
-    let opts = QueryOptions {
-        threshold: a.threshold,
-        measure: a.measure,
-        top: a.top,
-        candidates: if a.lsh {
-            Candidates::Lsh
-        } else {
-            Candidates::Context
-        },
-    };
-    let mut queries: Vec<(String, String)> = Vec::new();
-    for p in &a.docs {
-        let bytes = fimdup::io::read_all(p)?;
-        queries.push((
-            p.display().to_string(),
-            String::from_utf8_lossy(&bytes).into_owned(),
-        ));
-    }
+    let mut queries = Query::read_files(&a.docs)?;
     if let Some(j) = &a.jsonl {
-        let format = match Format::guess(j) {
-            Ok(Format::Parquet) => Format::Parquet,
-            _ => Format::Jsonl,
-        };
-        let cfg = CorpusConfig {
-            format: Some(format),
-            text_field: a.text_field.clone(),
-            id_field: a.id_field.clone(),
-            text_column: a.text_field.clone(),
-            id_column: a.id_field.clone(),
-            // Queries are numbered; their ids need not be unique.
-            duplicate_ids: DuplicateIds::Keep,
-            ..CorpusConfig::default()
-        };
-        for d in fimdup::corpus::open(j, &cfg)?.read_all()? {
-            queries.push((d.ext_id, d.text));
-        }
+        queries.extend(Query::read_corpus(j, &a.text_field, &a.id_field)?);
     }
     let t1 = Instant::now();
-    let mut results = Vec::new();
-    let mut total_hits = 0usize;
-    for (name, text) in &queries {
-        let (c, img, cimg) = qs.sketch_text(text);
-        let mut hits = idx.query_image(&img, cimg.as_ref(), &opts)?;
-        if a.exact {
-            idx.exact_measures(&qs.shingle_set(&c), a.measure, &mut hits)?;
-        }
-        total_hits += hits.len();
-        results.push((name.clone(), img.is_empty(), hits));
-    }
+    let results = idx.query_texts(&queries, &a.options())?;
     let q_secs = t1.elapsed().as_secs_f64();
     if a.json {
-        let arr: Vec<_> = results
-            .iter()
-            .map(|(n, empty, h)| serde_json::json!({"query": n, "empty_image": empty, "hits": h}))
-            .collect();
         print_json(&serde_json::json!({
             "index": a.index,
             "measure": a.measure,
             "threshold": a.threshold,
-            "queries": arr,
+            "queries": results,
         }))?;
     } else {
         println!(
             "query\tdoc_id\text_id\testimate{}",
             if a.exact { "\texact" } else { "" }
         );
-        for (n, _, hits) in &results {
-            for h in hits {
+        for r in &results {
+            let n = &r.query;
+            for h in &r.hits {
                 match h.exact {
                     Some(x) => {
                         println!("{n}\t{}\t{}\t{:.6}\t{:.6}", h.doc, h.ext_id, h.estimate, x)
@@ -364,7 +345,8 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
             }
         }
     }
-    let empty = results.iter().filter(|r| r.1).count();
+    let empty = results.iter().filter(|r| r.empty_image).count();
+    let total_hits: usize = results.iter().map(|r| r.hits.len()).sum();
     eprintln!(
         "{} queries ({} too short to sketch), {} hits, index of {} documents opened in {:.3}s, queries answered in {:.3} ms each",
         queries.len(),

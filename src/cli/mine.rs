@@ -23,7 +23,11 @@ pub struct Args {
     #[arg(long)]
     pub minsup: MinSupport,
     /// What to mine.
-    #[arg(long, default_value = "maximal", value_parser = ["maximal", "closed", "all"])]
+    #[arg(
+        long,
+        default_value_t = Target::default().to_string(),
+        value_parser = ["maximal", "closed", "all"]
+    )]
     pub target: String,
     /// Write the itemsets to this file (atomically) instead of standard output.
     #[arg(long)]

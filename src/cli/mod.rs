@@ -20,6 +20,8 @@ mod mine;
 mod overlap;
 mod sketch;
 mod sweep;
+#[cfg(test)]
+mod tests;
 
 /// Near-duplicate document clustering by frequent itemset mining, with the classic
 /// baselines and their evaluation.

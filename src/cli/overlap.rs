@@ -31,16 +31,16 @@ pub struct Args {
     #[command(flatten)]
     pub pipeline: PipelineArgs,
     /// Documents sampled from each collection.
-    #[arg(long, default_value_t = 1000, value_name = "N")]
+    #[arg(long, default_value_t = OverlapConfig::default().sample, value_name = "N")]
     pub sample: usize,
     /// Resemblance threshold of "has a near-duplicate".
-    #[arg(long, default_value_t = 0.5, value_name = "T")]
+    #[arg(long, default_value_t = OverlapConfig::default().threshold, value_name = "T")]
     pub threshold: f64,
     /// Seed of the samples.
-    #[arg(long, default_value_t = 0, value_name = "S")]
+    #[arg(long, default_value_t = OverlapConfig::default().seed, value_name = "S")]
     pub sample_seed: u64,
     /// Confidence level of the intervals.
-    #[arg(long, default_value_t = 0.95, value_name = "C")]
+    #[arg(long, default_value_t = OverlapConfig::default().confidence, value_name = "C")]
     pub confidence: f64,
     /// Print the result as JSON on stdout.
     #[arg(long)]
@@ -58,15 +58,22 @@ fn load(p: &Path, cfg: &PipelineConfig) -> anyhow::Result<(SketchParams, Vec<Ima
     Ok((out.images.params, out.images.images))
 }
 
+impl Args {
+    /// The library's configuration for these flags.
+    pub fn config(&self) -> OverlapConfig {
+        OverlapConfig {
+            sample: self.sample,
+            threshold: self.threshold,
+            seed: self.sample_seed,
+            confidence: self.confidence,
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let cfg = args.pipeline.config()?;
-    let oc = OverlapConfig {
-        sample: args.sample,
-        threshold: args.threshold,
-        seed: args.sample_seed,
-        confidence: args.confidence,
-    };
+    let oc = args.config();
     oc.validate()?;
     let (pa, a) = load(&args.a, &cfg)?;
     let (pb, b) = load(&args.b, &cfg)?;

@@ -41,7 +41,11 @@ pub struct SweepArgs {
     pub truth: Option<PathBuf>,
     /// How the truth is written: pairs, clusters, pan (implies --labeled-only), or auto: a
     /// directory is pan, *.jsonl or a CSV with header id,cluster is clusters, else pairs.
-    #[arg(long, default_value = "auto", value_name = "auto|pairs|clusters|pan")]
+    #[arg(
+        long,
+        default_value_t = TruthFormat::default(),
+        value_name = "auto|pairs|clusters|pan"
+    )]
     pub truth_format: TruthFormat,
     /// Which truth rows are duplicates, e.g. 'edit_similarity>0.85' (the ROMIP rule of IK09,
     /// the default for scored truth files) or 'resemblance>=0.8'.
@@ -50,12 +54,16 @@ pub struct SweepArgs {
     /// Methods, comma-separated.
     #[arg(
         long,
-        default_value = "concept,union-find,lsh,super-shingle,exact",
+        default_values_t = SweepOptions::default().methods,
         value_delimiter = ','
     )]
     pub methods: Vec<Method>,
     /// Resemblance thresholds FROM:TO:STEP (inclusive) or a comma list.
-    #[arg(long, default_value = "0.95:0.5:0.05", conflicts_with = "min_common")]
+    #[arg(
+        long,
+        default_value_t = SweepOptions::default().thresholds,
+        conflicts_with = "min_common"
+    )]
     pub thresholds: String,
     /// The paper's absolute k instead (e.g. 150:100:5 for 150-element images).
     #[arg(long, value_name = "FROM:TO:STEP")]
@@ -69,7 +77,7 @@ pub struct SweepArgs {
     #[arg(long, value_name = "exact")]
     pub verify: Option<Verify>,
     /// A cluster is a false duplicate when a member pair's exact resemblance is below this.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = SweepOptions::default().floor)]
     pub floor: f64,
     /// The words of the exact resemblances the false-cluster check computes from the corpus for
     /// member pairs the truth gives no resemblance for (word 5-shingle Jaccard), all lowercased
@@ -79,7 +87,7 @@ pub struct SweepArgs {
     /// non-whitespace, punctuation kept. unicode: UAX #29 words (unicode_words).
     #[arg(
         long,
-        default_value = "word",
+        default_value_t = SweepOptions::default().truth_tokenizer,
         value_name = "word|alnum|whitespace|unicode"
     )]
     pub truth_tokenizer: TruthTokenizer,
@@ -88,7 +96,7 @@ pub struct SweepArgs {
     /// give --scheme mod-m; other methods are refused).
     #[arg(
         long,
-        default_value = "resemblance",
+        default_value_t = SweepOptions::default().measure,
         value_name = "resemblance|containment"
     )]
     pub measure: Measure,
@@ -104,12 +112,30 @@ pub struct SweepArgs {
     pub external: Vec<String>,
     /// List up to N false positives and N misses of every method at every threshold in the
     /// report (side by side, nearest the threshold first) and in errors.csv; 0 lists none.
-    #[arg(long, value_name = "N", default_value_t = fimdup::report::DEFAULT_ERRORS)]
+    #[arg(long, value_name = "N", default_value_t = SweepOptions::default().errors)]
     pub errors: usize,
     /// Print JSON on stdout: {"rows": [...], "methods": [best threshold per method, with
     /// "best_at_grid_edge" and "suggest"]}.
     #[arg(long)]
     pub json: bool,
+}
+
+impl SweepArgs {
+    /// The library's named options for these flags (but the pipeline's and the truth's).
+    pub fn options(&self) -> SweepOptions {
+        SweepOptions {
+            methods: self.methods.clone(),
+            thresholds: self.thresholds.clone(),
+            min_common: self.min_common.clone(),
+            verify: self.verify,
+            labeled_only: self.labeled_only,
+            floor: self.floor,
+            truth_tokenizer: self.truth_tokenizer,
+            max_df: self.max_df,
+            measure: self.measure,
+            errors: self.errors,
+        }
+    }
 }
 
 pub fn run(args: Args) -> anyhow::Result<()> {
@@ -129,18 +155,7 @@ pub fn sweep_and_report(
     out_dir: &Path,
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let opts = SweepOptions {
-        methods: a.methods.clone(),
-        thresholds: a.thresholds.clone(),
-        min_common: a.min_common.clone(),
-        verify: a.verify,
-        labeled_only: a.labeled_only,
-        floor: a.floor,
-        truth_tokenizer: a.truth_tokenizer,
-        max_df: a.max_df,
-        measure: a.measure,
-        errors: a.errors,
-    };
+    let opts = a.options();
     let external = a
         .external
         .iter()

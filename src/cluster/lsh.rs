@@ -84,6 +84,16 @@ pub enum Grouping {
     UnionFind,
 }
 
+impl std::fmt::Display for Grouping {
+    /// The name [`std::str::FromStr`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Grouping::Center => "center",
+            Grouping::UnionFind => "union-find",
+        })
+    }
+}
+
 impl std::str::FromStr for Grouping {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {

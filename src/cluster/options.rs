@@ -3,9 +3,11 @@
 //! package's keyword arguments); [`JobOptions::builder`] makes the [`JobBuilder`] that
 //! validates them, so the translation from options to a job is written once.
 //!
-//! Invariant: the defaults are the command's (`fimdup cluster --help`): concept at
-//! resemblance 0.8, no verification, at most 1,000,000 itemsets and 50,000,000 pairs, LSH
-//! false-negative weight 0.5 and center grouping, no memory budget.
+//! Invariant: the defaults are those of [`ClusterConfig::default`] (and its parts), stated
+//! there once; the command's flags and the Python package's keywords take them from
+//! [`JobOptions::default`]: concept at resemblance 0.8, no verification, at most 1,000,000
+//! itemsets and 50,000,000 pairs, LSH false-negative weight 0.5 and center grouping, no
+//! memory budget.
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -16,8 +18,9 @@ use crate::sketch::pipeline::PipelineConfig;
 use crate::spill::{MemoryBudget, SpillConfig};
 use crate::{Error, Result};
 
-/// Every option of a clustering job but the pipeline (see the module docs).
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+/// Every option of a clustering job but the pipeline (see the module docs); serialized by
+/// the names the command takes ([`crate::defaults`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct JobOptions {
     /// The method.
@@ -60,22 +63,27 @@ pub struct JobOptions {
 }
 
 impl Default for JobOptions {
+    /// [`ClusterConfig::default`]'s values (see the module docs).
     fn default() -> Self {
+        let c = ClusterConfig::default();
         JobOptions {
-            method: Method::Concept,
+            method: c.method,
             threshold: None,
             min_common: None,
-            measure: Measure::Resemblance,
+            measure: c.measure,
             verify: None,
             candidate_threshold: None,
-            max_df: None,
-            max_itemsets: 1_000_000,
-            max_pairs: 50_000_000,
-            no_split: false,
+            max_df: c.context.max_df,
+            max_itemsets: c
+                .concept
+                .max_itemsets
+                .expect("the default concept options cap the itemsets"),
+            max_pairs: c.max_pairs.expect("the default caps the pairs"),
+            no_split: !c.concept.split_components,
             bands: None,
-            fn_weight: 0.5,
-            grouping: Grouping::Center,
-            super_per: None,
+            fn_weight: c.lsh.fn_weight,
+            grouping: c.lsh.grouping,
+            super_per: c.super_shingle.per,
             memory_budget: None,
             tmp_dir: None,
         }
@@ -83,13 +91,14 @@ impl Default for JobOptions {
 }
 
 impl JobOptions {
-    /// The threshold: `min_common` when given, else the resemblance (default 0.8).
+    /// The threshold: `min_common` when given, else the resemblance (default
+    /// [`Threshold::default`], 0.8).
     pub fn threshold(&self) -> Result<Threshold> {
         match (self.threshold, self.min_common) {
             (Some(_), Some(_)) => Err(Error::config("give a threshold or min_common, not both")),
             (_, Some(k)) => Ok(Threshold::MinCommon(k)),
             (Some(t), None) => Ok(Threshold::Resemblance(t)),
-            (None, None) => Ok(Threshold::Resemblance(0.8)),
+            (None, None) => Ok(Threshold::default()),
         }
     }
 
@@ -122,6 +131,15 @@ impl JobOptions {
             .candidate_threshold(self.candidate_threshold)
             .spill(SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?);
         Ok(b)
+    }
+}
+
+impl std::fmt::Display for Verify {
+    /// The name [`FromStr`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Verify::Exact => "exact",
+        })
     }
 }
 
@@ -165,5 +183,10 @@ mod tests {
             JobOptions::default()
         );
         assert!(serde_json::from_str::<JobOptions>(r#"{"method":"nope"}"#).is_err());
+        // written by name, read back the same
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(v["method"], "lsh");
+        assert_eq!(v["memory_budget"], "1GiB");
+        assert_eq!(serde_json::from_value::<JobOptions>(v).unwrap(), o);
     }
 }

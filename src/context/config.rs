@@ -20,6 +20,16 @@ pub enum Orientation {
     DocRows,
 }
 
+impl std::fmt::Display for Orientation {
+    /// The name [`std::str::FromStr`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Orientation::ShingleRows => "shingle-rows",
+            Orientation::DocRows => "doc-rows",
+        })
+    }
+}
+
 impl std::str::FromStr for Orientation {
     type Err = Error;
     fn from_str(s: &str) -> Result<Self> {

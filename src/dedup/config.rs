@@ -1,5 +1,6 @@
 //! [`DedupBuilder`] -> [`Dedup`]: the clustering job, the keep policy, per-cluster mode, the
-//! index to deduplicate against and the output format, validated in one place.
+//! index to deduplicate against and the output format, validated in one place; the same
+//! options by name ([`DedupOptions`]) as the command and the Python package receive them.
 //!
 //! Invariant: a built [`Dedup`] runs a job that keeps the fingerprints (for the removal
 //! reasons) and collapses only lexically-equivalent documents when its scores are exact
@@ -109,6 +110,70 @@ pub enum OutFormat {
     Parquet,
 }
 
+impl OutFormat {
+    /// The name the command takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutFormat::Same => "same",
+            OutFormat::Jsonl => "jsonl",
+            OutFormat::Parquet => "parquet",
+        }
+    }
+}
+
+impl fmt::Display for OutFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for OutFormat {
+    type Err = Error;
+
+    /// `same`, `jsonl` or `parquet`.
+    fn from_str(s: &str) -> Result<OutFormat> {
+        [OutFormat::Same, OutFormat::Jsonl, OutFormat::Parquet]
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                Error::config(format!(
+                    "unknown output format {s:?}; expected same, jsonl or parquet"
+                ))
+            })
+    }
+}
+
+/// A deduplication's own options (beyond its clustering job) by name, as every entry point
+/// receives them (`fimdup dedup` flags, the Python `dedup` keywords), with the defaults of
+/// [`DedupBuilder::new`] (each type's own default: [`Keep::First`], [`OutFormat::Same`]);
+/// read and written by the names the command takes ([`crate::defaults`]).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DedupOptions {
+    /// Which document of near-duplicates is kept.
+    #[serde(with = "crate::sketch::by_name")]
+    pub keep: Keep,
+    /// One document per cluster of the method instead of the greedy choice.
+    pub per_cluster: bool,
+    /// Also remove documents resembling a document of this index.
+    pub against: Option<PathBuf>,
+    /// The format of the kept documents.
+    #[serde(with = "crate::sketch::by_name")]
+    pub out_format: OutFormat,
+}
+
+impl DedupOptions {
+    /// The deduplication by `job` with these options (checked by [`DedupBuilder::build`]).
+    pub fn builder(&self, job: JobBuilder) -> DedupBuilder {
+        let mut b = DedupBuilder::new(job);
+        b.keep(self.keep.clone())
+            .per_cluster(self.per_cluster)
+            .against(self.against.clone())
+            .out_format(self.out_format);
+        b
+    }
+}
+
 /// Builds a [`Dedup`].
 #[derive(Clone, Debug)]
 pub struct DedupBuilder {
@@ -125,10 +190,10 @@ impl DedupBuilder {
     pub fn new(job: JobBuilder) -> DedupBuilder {
         DedupBuilder {
             job,
-            keep: Keep::First,
+            keep: Keep::default(),
             per_cluster: false,
             against: None,
-            out_format: OutFormat::Same,
+            out_format: OutFormat::default(),
         }
     }
 

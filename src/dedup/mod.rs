@@ -39,7 +39,7 @@ mod run;
 pub mod select;
 pub mod write;
 
-pub use config::{Dedup, DedupBuilder, Keep, KeyValue, OutFormat};
+pub use config::{Dedup, DedupBuilder, DedupOptions, Keep, KeyValue, OutFormat};
 pub use run::{DedupOutput, DedupSummary, RemovedBy};
 pub use select::{Reason, Removal, Representative, ScoreKind};
 pub use write::{removed_rows, RemovedRow};

@@ -122,20 +122,9 @@ impl Truth {
     }
 }
 
-/// Evaluates `pred` against `truth` (see the module docs); `corpus` supplies resemblances
-/// of cluster pairs that a file truth does not score.
-pub fn evaluate_prediction(
-    pred: &Prediction,
-    truth: &Truth,
-    labeled_only: bool,
-    fc: &FalseClusterConfig,
-    corpus: Option<&ShingleSets>,
-) -> Result<Evaluation> {
-    fc.validate()?;
-    evaluate_loaded(pred, &truth.load(labeled_only)?, fc, corpus)
-}
-
-/// [`evaluate_prediction`] against a truth read already ([`Truth::load`]).
+/// Evaluates `pred` against a truth read already ([`Truth::load`]; see the module docs);
+/// `corpus` supplies resemblances of cluster pairs that a file truth does not score. The
+/// entry points call it through [`super::EvalOptions::evaluate`].
 pub fn evaluate_loaded(
     pred: &Prediction,
     truth: &LoadedTruth,

@@ -123,7 +123,7 @@ impl Default for FalseClusterConfig {
     fn default() -> Self {
         FalseClusterConfig {
             floor: 0.5,
-            max_examples: 10,
+            max_examples: 5,
         }
     }
 }

@@ -7,7 +7,8 @@
 //! [`Prediction`] (pairs or clusters, all member pairs), another tool's scored pairs into an
 //! [`External`] (a [`Prediction`] per threshold); [`evaluate`] gives the [`Counts`];
 //! [`false_clusters`] checks the clusters against exact resemblance (from the truth or from
-//! [`ShingleSets`] of the corpus).
+//! [`ShingleSets`] of the corpus). [`EvalOptions`] is an evaluation by named options, what
+//! the command and the Python package both run ([`Evaluation`]).
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).
@@ -18,6 +19,7 @@ pub mod external;
 mod ids;
 mod json_lines;
 pub mod metrics;
+mod options;
 mod pairs;
 pub mod predict;
 pub mod rule;
@@ -25,12 +27,13 @@ pub mod similarity;
 pub mod thresholds;
 pub mod truth;
 
-pub use evaluation::{evaluate_loaded, evaluate_prediction, Evaluation, LoadedTruth, Truth};
+pub use evaluation::{evaluate_loaded, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{
     evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,
     FalseClusterReport,
 };
+pub use options::EvalOptions;
 pub use predict::{PredCluster, Prediction};
 pub use rule::{Op, TruthRule, ROMIP_RULE};
 pub use similarity::ShingleSets;

@@ -4,8 +4,9 @@
 use crate::corpus::{CorpusConfig, DuplicateIds, Format};
 use crate::{Error, Result};
 
-/// Build-time options of an index.
-#[derive(Clone, Debug, PartialEq)]
+/// Build-time options of an index; serialized by the names the command takes
+/// ([`crate::defaults`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct IndexConfig {
     /// Resemblance threshold of the clusters (and of the LSH band choice); in `(0, 1]`.
     pub threshold: f64,
@@ -23,7 +24,7 @@ impl Default for IndexConfig {
         IndexConfig {
             threshold: 0.5,
             containment: false,
-            containment_modulus: 25,
+            containment_modulus: crate::sketch::SketchConfig::default().modulus,
             keep_sources: false,
         }
     }

@@ -43,8 +43,8 @@
 //! same with or without a budget.
 //!
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
-//! accessors), `build` (new index, sweeps, clusters, lost and found), `query` (queries and
-//! exact measures), [`Postings`] (key -> documents), [`overlap`] (collection overlap). The
+//! accessors), `build` (new index, sweeps, clusters, lost and found), `query` (queries of
+//! images and of texts, [`Index::query_texts`], and exact measures), [`Postings`] (key -> documents), [`overlap`] (collection overlap). The
 //! on-disk layout, the atomic generation switch and the checksums are in [`store`], the
 //! writer lock in `lock` ([`WriteLock`]); the byte codec is the crate's one,
 //! [`crate::codec`].
@@ -63,7 +63,7 @@ pub use config::{CorpusSpec, IndexConfig, Sweep};
 pub use inherent::Index;
 pub use lock::{WriteLock, LOCK};
 pub use postings::Postings;
-pub use query::{min_shared, Candidates, Hit, QueryOptions, QuerySketcher};
+pub use query::{min_shared, Candidates, Hit, Query, QueryOptions, QueryResult, QuerySketcher};
 
 /// What a query measures: the one [`crate::cluster::Measure`] of the crate. For a
 /// query, `Resemblance` is the estimated resemblance of the query and the document and

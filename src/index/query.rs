@@ -1,16 +1,22 @@
 //! Queries: candidates from the inverted context or the LSH band table, estimates, the
 //! best hits, and exact measures re-read from the sources; [`QuerySketcher`] sketches query
-//! texts with the index's parameters.
+//! texts with the index's parameters. [`Index::query_texts`] is the whole query of
+//! documents ([`Query`]: read from files or a JSONL / Parquet corpus, or given as texts):
+//! sketch, [`Index::query_image`], and with [`QueryOptions::exact`] the exact measures;
+//! `fimdup index query` prints its [`QueryResult`]s and the Python `Index.query` converts
+//! them, neither adds to it.
 //!
-//! Invariant: context candidates lose nothing ([`min_shared`] is a bound every document at
-//! or above the threshold satisfies), so [`Index::query_image`] equals a brute-force scan.
+//! Invariants: context candidates lose nothing ([`min_shared`] is a bound every document at
+//! or above the threshold satisfies), so [`Index::query_image`] equals a brute-force scan;
+//! [`Index::query_texts`] answers the queries in their order whatever the thread count.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use hashbrown::HashMap;
 
 use super::config::check_threshold;
 use super::{Index, Measure, Postings};
+use crate::corpus::{CorpusConfig, DuplicateIds, Format};
 use crate::sketch::pipeline::for_each_canonical_batch;
 use crate::sketch::{
     estimate_resemblance, super_shingles, Image, Scheme, Scratch, SketchConfig, Sketcher,
@@ -30,7 +36,8 @@ pub enum Candidates {
     Lsh,
 }
 
-/// Options of one query.
+/// Options of one query; the defaults are every entry point's (`fimdup index query`, the
+/// Python `Index.query`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct QueryOptions {
     /// Report documents whose estimated measure is `>= threshold`, in `(0, 1]`.
@@ -41,6 +48,10 @@ pub struct QueryOptions {
     pub top: Option<usize>,
     /// Candidate generation.
     pub candidates: Candidates,
+    /// Also compute the exact measure from the sources (an index built with
+    /// `keep_sources`): [`Index::query_texts`] fills [`Hit::exact`]; an image alone
+    /// ([`Index::query_image`]) has no shingle set to compare and ignores it.
+    pub exact: bool,
 }
 
 impl Default for QueryOptions {
@@ -50,8 +61,74 @@ impl Default for QueryOptions {
             measure: Measure::Resemblance,
             top: None,
             candidates: Candidates::Context,
+            exact: false,
         }
     }
+}
+
+/// A query document: a name (its file, its id in a corpus of queries, its position) and
+/// its raw text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// What the query is called in the results.
+    pub name: String,
+    /// The raw text (canonicalized with the index's options).
+    pub text: String,
+}
+
+impl Query {
+    /// One query per file (`-`: standard input; `*.gz`, `*.zst` decompressed), named by its
+    /// path; bytes that are not UTF-8 are replaced.
+    pub fn read_files(paths: &[PathBuf]) -> Result<Vec<Query>> {
+        paths
+            .iter()
+            .map(|p| {
+                let bytes = crate::io::read_all(p)?;
+                Ok(Query {
+                    name: p.display().to_string(),
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// The documents of a JSONL file or a Parquet file / directory (the text in field or
+    /// column `text_field`, the name in `id_field`), named by their ids, which need not be
+    /// unique.
+    pub fn read_corpus(path: &Path, text_field: &str, id_field: &str) -> Result<Vec<Query>> {
+        let format = match Format::guess(path) {
+            Ok(Format::Parquet) => Format::Parquet,
+            _ => Format::Jsonl,
+        };
+        let cfg = CorpusConfig {
+            format: Some(format),
+            text_field: text_field.to_string(),
+            id_field: id_field.to_string(),
+            text_column: text_field.to_string(),
+            id_column: id_field.to_string(),
+            duplicate_ids: DuplicateIds::Keep,
+            ..CorpusConfig::default()
+        };
+        Ok(crate::corpus::open(path, &cfg)?
+            .read_all()?
+            .into_iter()
+            .map(|d| Query {
+                name: d.ext_id,
+                text: d.text,
+            })
+            .collect())
+    }
+}
+
+/// The answer to one [`Query`] (serialized as `fimdup index query --json` prints it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct QueryResult {
+    /// The query's name.
+    pub query: String,
+    /// The query was too short to sketch (no shingle): it finds nothing.
+    pub empty_image: bool,
+    /// The indexed documents it resembles (contains), best first.
+    pub hits: Vec<Hit>,
 }
 
 /// One query answer.
@@ -255,15 +332,57 @@ impl Index {
             .collect())
     }
 
-    /// Fills [`Hit::exact`] from the sources (needs an index built with `keep_sources`):
-    /// re-reads the corpora of the hits' sweeps and computes the exact measure of the
-    /// query's shingle set `qset` with each hit's.
-    pub fn exact_measures(&self, qset: &[u64], measure: Measure, hits: &mut [Hit]) -> Result<()> {
+    /// An error unless the index keeps its sources (for exact measures).
+    fn check_sources(&self) -> Result<()> {
         if !self.cfg.keep_sources {
             return Err(Error::config(
                 "exact measures need an index that keeps its sources (built with keep_sources)",
             ));
         }
+        Ok(())
+    }
+
+    /// Every query's hits, in the order of `queries` ([`Index::query_image`] of the query's
+    /// images, made with the index's parameters; with [`QueryOptions::exact`] also the
+    /// exact measures, [`Index::exact_measures`]). The queries are sketched and answered in
+    /// parallel on the current rayon pool; the result does not depend on it.
+    pub fn query_texts(&self, queries: &[Query], opts: &QueryOptions) -> Result<Vec<QueryResult>> {
+        use rayon::prelude::*;
+        check_threshold(opts.threshold)?;
+        let qs = self.query_sketcher()?;
+        let answered: Vec<(QueryResult, Option<Vec<u64>>)> = queries
+            .par_iter()
+            .map(|q| {
+                let (c, img, cimg) = qs.sketch_text(&q.text);
+                let hits = self.query_image(&img, cimg.as_ref(), opts)?;
+                let set = (opts.exact && !hits.is_empty()).then(|| qs.shingle_set(&c));
+                let result = QueryResult {
+                    query: q.name.clone(),
+                    empty_image: img.is_empty(),
+                    hits,
+                };
+                Ok((result, set))
+            })
+            .collect::<Result<_>>()?;
+        if opts.exact {
+            self.check_sources()?;
+        }
+        answered
+            .into_iter()
+            .map(|(mut r, set)| {
+                if let Some(set) = set {
+                    self.exact_measures(&set, opts.measure, &mut r.hits)?;
+                }
+                Ok(r)
+            })
+            .collect()
+    }
+
+    /// Fills [`Hit::exact`] from the sources (needs an index built with `keep_sources`):
+    /// re-reads the corpora of the hits' sweeps and computes the exact measure of the
+    /// query's shingle set `qset` with each hit's.
+    pub fn exact_measures(&self, qset: &[u64], measure: Measure, hits: &mut [Hit]) -> Result<()> {
+        self.check_sources()?;
         let mut by_sweep: HashMap<u32, Vec<(u64, usize)>> = HashMap::new();
         for (h, hit) in hits.iter().enumerate() {
             let d = hit.doc.index();

@@ -20,10 +20,13 @@ use crate::sketch::by_name;
 use crate::sketch::pipeline::PipelineConfig;
 use crate::{Error, Result};
 
-/// A sweep's options but the pipeline, by name, with the command's defaults (`fimdup sweep
-/// --help`): every method, resemblance 0.95 down to 0.5 in steps of 0.05, no verification,
-/// false-cluster floor 0.5 (resemblance on `word` words), 20 listed errors per row.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+/// A sweep's options but the pipeline, by name, with the defaults every entry point takes
+/// (`fimdup sweep --help`, the Python `sweep`): every method, resemblance 0.95 down to 0.5
+/// in steps of 0.05, no verification, the false-cluster floor of
+/// [`FalseClusterConfig::default`] (0.5, resemblance on `word` words), [`DEFAULT_ERRORS`]
+/// (20) listed errors per row. Serialized by the names the command takes
+/// ([`crate::defaults`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SweepOptions {
     /// Methods, in report order.
@@ -54,21 +57,15 @@ pub struct SweepOptions {
 impl Default for SweepOptions {
     fn default() -> Self {
         SweepOptions {
-            methods: vec![
-                Method::Concept,
-                Method::UnionFind,
-                Method::Lsh,
-                Method::SuperShingle,
-                Method::Exact,
-            ],
+            methods: Method::ALL.to_vec(),
             thresholds: "0.95:0.5:0.05".into(),
             min_common: None,
             verify: None,
             labeled_only: false,
-            floor: 0.5,
-            truth_tokenizer: TruthTokenizer::Word,
+            floor: FalseClusterConfig::default().floor,
+            truth_tokenizer: TruthTokenizer::default(),
             max_df: None,
-            measure: Measure::Resemblance,
+            measure: Measure::default(),
             errors: DEFAULT_ERRORS,
         }
     }
@@ -214,6 +211,11 @@ mod tests {
             serde_json::from_str::<SweepOptions>("{}").unwrap(),
             SweepOptions::default()
         );
+        // written by name, read back the same
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(v["methods"], serde_json::json!(["concept", "union-find"]));
+        assert_eq!(v["verify"], "exact");
+        assert_eq!(serde_json::from_value::<SweepOptions>(v).unwrap(), o);
         let bad: SweepOptions = serde_json::from_str(r#"{"min_common":"2.5"}"#).unwrap();
         assert!(bad.thresholds().is_err());
         let t: SweepOptions = serde_json::from_str(r#"{"truth_tokenizer":"alnum"}"#).unwrap();

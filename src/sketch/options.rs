@@ -3,10 +3,13 @@
 //! package's keyword arguments); [`PipelineOptions::config`] makes the validated
 //! [`PipelineConfig`].
 //!
-//! Invariant: the defaults here are the command's (`fimdup sketch --help`): bottom-k images
-//! of 128 values (k-mins for the banding methods), word 5-shingles (character 9-shingles),
-//! offset 1, seed 0, case folded, UAX #29 words, no normalization, no HTML stripping, stop
-//! words or stemming, English as the language of stemming and `--stopwords lang`.
+//! Invariant: the defaults are those of the configurations the options make
+//! ([`SketchConfig`], [`ShingleConfig`], [`TextConfig`], [`crate::shingle::default_len`]),
+//! stated there once and read by the command's flags and the Python keywords alike
+//! (`fimdup sketch --help`): bottom-k images of 128 values (k-mins for the banding methods),
+//! word 5-shingles (character 9-shingles), offset 1, seed 0, case folded, UAX #29 words, no
+//! normalization, no HTML stripping, stop words or stemming, English as the language of
+//! stemming and `--stopwords lang`.
 
 use std::str::FromStr;
 
@@ -17,12 +20,17 @@ use crate::shingle::ShingleConfig;
 use crate::text::{Lang, Normalization, StopWords, TextConfig, Tokenizer, Unit};
 use crate::{Error, Result};
 
-/// Reads a value through its [`FromStr`] (the names the command takes) in serde.
+/// Reads a value through its [`FromStr`] and writes it through its `Display` (the names the
+/// command takes) in serde.
 pub(crate) mod by_name {
     use std::fmt::Display;
     use std::str::FromStr;
 
     use serde::Deserialize;
+
+    pub fn serialize<S: serde::Serializer, T: Display>(v: &T, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(v)
+    }
 
     pub fn deserialize<'de, D, T>(d: D) -> Result<T, D::Error>
     where
@@ -38,6 +46,17 @@ pub(crate) mod by_name {
     pub mod option {
         use super::*;
 
+        pub fn serialize<S, T>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error>
+        where
+            S: serde::Serializer,
+            T: Display,
+        {
+            match v {
+                Some(v) => s.collect_str(v),
+                None => s.serialize_none(),
+            }
+        }
+
         pub fn deserialize<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
         where
             D: serde::Deserializer<'de>,
@@ -52,8 +71,9 @@ pub(crate) mod by_name {
     }
 }
 
-/// Every option from canonical text to images (see the module docs).
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+/// Every option from canonical text to images (see the module docs); serialized by the
+/// names the command takes ([`crate::defaults`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PipelineOptions {
     /// The image scheme (`None`: the caller's default, [`crate::cluster::Method::default_scheme`]).
@@ -95,34 +115,38 @@ pub struct PipelineOptions {
 }
 
 impl Default for PipelineOptions {
+    /// The defaults of the configurations the options make ([`SketchConfig`],
+    /// [`ShingleConfig`], [`TextConfig`]), so that each default is stated once.
     fn default() -> Self {
+        let sketch = SketchConfig::default();
+        let shingle = ShingleConfig::default();
+        let text = TextConfig::default();
         PipelineOptions {
             scheme: None,
-            size: 128,
-            modulus: 25,
-            seed: 0,
-            weighting: None,
-            unit: Unit::Word,
+            size: sketch.size,
+            modulus: sketch.modulus,
+            seed: sketch.seed,
+            weighting: sketch.weighting,
+            unit: text.unit,
             shingle_len: None,
-            offset: 1,
-            html: false,
-            keep_case: false,
-            tokenizer: Tokenizer::Unicode,
-            normalize: Normalization::None,
+            offset: shingle.offset,
+            html: text.html,
+            keep_case: !text.lowercase,
+            tokenizer: text.tokenizer,
+            normalize: text.normalization,
             stopwords: None,
-            stem: false,
-            lang: Lang::ENGLISH,
+            stem: text.stem,
+            lang: text.lang,
         }
     }
 }
 
 impl PipelineOptions {
-    /// The shingle length: as given, else 5 for words and 9 for characters.
+    /// The shingle length: as given, else [`crate::shingle::default_len`] of the unit (5
+    /// words, 9 characters).
     pub fn shingle_len(&self) -> usize {
-        self.shingle_len.unwrap_or(match self.unit {
-            Unit::Word => 5,
-            Unit::Char => 9,
-        })
+        self.shingle_len
+            .unwrap_or_else(|| crate::shingle::default_len(self.unit))
     }
 
     /// Canonical text.
@@ -176,6 +200,16 @@ impl PipelineOptions {
     }
 }
 
+impl std::fmt::Display for Weighting {
+    /// The name [`FromStr`] reads: `bag` or `tfidf` (the normalization total is not named).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Weighting::Bag => "bag",
+            Weighting::TfIdf { .. } => "tfidf",
+        })
+    }
+}
+
 impl FromStr for Weighting {
     type Err = Error;
 
@@ -202,6 +236,18 @@ mod tests {
         assert_eq!(o.scheme, Some(Scheme::KMins));
         assert_eq!(o.shingle_len(), 9);
         assert_eq!(o.weighting, Some(Weighting::Bag));
+        // written by the names the command takes, read back the same
+        let v = serde_json::to_value(&o).unwrap();
+        assert_eq!(
+            (&v["scheme"], &v["unit"], &v["weighting"], &v["lang"]),
+            (
+                &serde_json::json!("k-mins"),
+                &serde_json::json!("char"),
+                &serde_json::json!("bag"),
+                &serde_json::json!("en")
+            )
+        );
+        assert_eq!(serde_json::from_value::<PipelineOptions>(v).unwrap(), o);
         let c = o.config(CorpusConfig::default(), Scheme::BottomK).unwrap();
         assert_eq!((c.sketch.size, c.shingle.len), (128, 9));
         let d: PipelineOptions = serde_json::from_str("{}").unwrap();

@@ -1,9 +1,12 @@
 //! Acceptance of the index: queries equal a brute-force scan of the same images,
 //! two sweeps give the clusters of one build (and of an independent brute-force union-find),
-//! the lost-and-found report equals a brute-force search, and a save/open round trip
-//! changes nothing.
+//! the lost-and-found report equals a brute-force search, a save/open round trip changes
+//! nothing, and the query of texts (what the command and the Python package call) equals
+//! the brute-force scan of the texts' images in query order on any number of threads.
 
-use fimdup::index::{Candidates, CorpusSpec, Index, IndexConfig, Measure, NewDoc, QueryOptions};
+use fimdup::index::{
+    Candidates, CorpusSpec, Index, IndexConfig, Measure, NewDoc, Query, QueryOptions,
+};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 use std::collections::BTreeSet;
@@ -240,6 +243,65 @@ fn queries_equal_brute_force_for_every_scheme_and_survive_a_round_trip() {
         }
         assert!(nonempty > 50, "{scheme}: queries must find something");
     }
+}
+
+#[test]
+fn text_queries_equal_brute_force_in_order_on_any_thread_count() {
+    let mut idx = Index::new(&pipeline(Scheme::BottomK, 64), IndexConfig::default()).unwrap();
+    let texts = corpus(7, 80, "d");
+    idx.add_documents(sketch(&idx, &texts), None, "mem", CorpusSpec::default())
+        .unwrap();
+    let queries: Vec<Query> = texts
+        .iter()
+        .step_by(3)
+        .map(|(id, text)| Query {
+            name: format!("q-{id}"),
+            text: text.clone(),
+        })
+        .collect();
+    let opts = QueryOptions {
+        threshold: 0.3,
+        ..QueryOptions::default()
+    };
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| idx.query_texts(&queries, &opts).unwrap())
+    };
+    let one = on(1);
+    assert_eq!(one, on(4));
+    assert_eq!(one.len(), queries.len());
+    let qs = idx.query_sketcher().unwrap();
+    let cfg = idx.params().sketch;
+    let mut found = 0;
+    for (q, r) in queries.iter().zip(&one) {
+        assert_eq!(r.query, q.name);
+        let (_, image, _) = qs.sketch_text(&q.text);
+        assert_eq!(r.empty_image, image.is_empty());
+        assert_eq!(
+            got(&r.hits),
+            brute(&image, idx.images(), &cfg, 0.3, Measure::Resemblance)
+        );
+        assert!(r.hits.iter().all(|h| h.exact.is_none()));
+        found += r.hits.len();
+    }
+    assert!(
+        found > queries.len(),
+        "queries must find their near-duplicates"
+    );
+    assert!(
+        one.iter().any(|r| r.empty_image),
+        "the short document is a query"
+    );
+    // exact measures need the sources, which an index of images does not keep
+    let exact = QueryOptions {
+        exact: true,
+        ..opts
+    };
+    let err = idx.query_texts(&queries, &exact).unwrap_err().to_string();
+    assert!(err.contains("keeps its sources"), "{err}");
 }
 
 #[test]
