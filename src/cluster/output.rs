@@ -186,7 +186,7 @@ pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Res
     let rows = pair_rows(pairs, ext_ids)?;
     let mut f = AtomicFile::create(path)?;
     {
-        let mut w = csv::Writer::from_writer(&mut f);
+        let mut w = crate::corpus::dialect::writer(false).from_writer(&mut f);
         let opt_u = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_default();
         let opt_f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let io = |e: csv::Error| Error::io(path, e.into());

@@ -1,17 +1,23 @@
 //! CSV and TSV: one document per data row; a header row names the columns.
 //!
-//! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180
-//! quoting. Invariant: every row holds as many fields as the header (a ragged row is an
-//! error naming its line, or skipped with `skip_bad_lines`); an empty input holds no
-//! documents; a row longer than the largest document size is an error naming its line,
-//! found after reading at most that size plus [`READ_AHEAD`] bytes of it (quoting makes the
-//! end of a row unknowable without reading it, so it is not skipped).
+//! Both follow the quoting of [`super::dialect`] (RFC 4180, as pandas writes them): a field
+//! that starts with `"` is quoted (it may hold separators, line breaks and `""` for a
+//! `"`), a field that does not keeps every `"` in it literally. Invariant: every row holds
+//! as many fields as the header (a ragged row is an error naming the line it starts on, or
+//! skipped with `skip_bad_lines`); an input that ends inside a quoted field is an error
+//! naming the line its last row starts on (never skipped: the rest of the file was read as
+//! that field); an empty input holds no documents; a row longer than the largest document
+//! size is an error naming its line, found after reading at most that size plus
+//! [`READ_AHEAD`] bytes of it (quoting makes the end of a row unknowable without reading
+//! it, so it is not skipped). A row is written back ([`Source::record`]) through the
+//! dialect's writer, which quotes a field only where needed, so it reads back equal.
 
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use super::dialect::{self, QuoteScanner, UNCLOSED_QUOTE};
 use super::input::{decode, decode_ref, open_read, read_err};
 use super::reader::{Raw, Source};
 use super::{CorpusConfig, CorpusStats, Format};
@@ -21,11 +27,15 @@ use crate::{Error, Result};
 pub(super) const READ_AHEAD: u64 = 1 << 16;
 
 /// The input of the CSV parser, failing once more than `max` bytes were read since the
-/// last row ended (`since` is reset after each row).
+/// last row ended (`since` is reset after each row); `scan` follows the quoting of the bytes
+/// read, to tell an input that ends inside a quoted field.
 struct Capped {
     inner: Box<dyn BufRead + Send>,
     since: Arc<AtomicU64>,
     max: u64,
+    scan: QuoteScanner,
+    /// The input is exhausted.
+    eof: bool,
 }
 
 /// The marker of a row longer than allowed, carried through the CSV parser as an I/O error.
@@ -43,6 +53,8 @@ impl std::error::Error for RowTooLong {}
 impl Read for Capped {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
+        self.scan.feed(&buf[..n]);
+        self.eof |= n == 0 && !buf.is_empty();
         let since = self.since.fetch_add(n as u64, Ordering::Relaxed) + n as u64;
         if since > self.max.saturating_add(READ_AHEAD) {
             return Err(std::io::Error::other(RowTooLong));
@@ -62,27 +74,17 @@ pub(super) struct Delimited {
     rec: ::csv::ByteRecord,
     /// The header row as read.
     headers: ::csv::ByteRecord,
-    /// Tab-separated without quoting (else comma-separated with RFC 4180 quoting).
+    /// Tab-separated (else comma-separated).
     tsv: bool,
+    /// The line where the last row parsed (a document's or a skipped one) starts.
+    last_row_line: u64,
     /// Header-less empty input.
     empty: bool,
 }
 
-/// Writes `rec` as one row of `\n`-terminated CSV (quoting only where needed) or TSV.
+/// Writes `rec` as one `\n`-terminated row of TSV or CSV, quoting only where needed.
 fn write_row(rec: &::csv::ByteRecord, tsv: bool, out: &mut Vec<u8>) {
-    if tsv {
-        for (i, f) in rec.iter().enumerate() {
-            if i > 0 {
-                out.push(b'\t');
-            }
-            out.extend_from_slice(f);
-        }
-        out.push(b'\n');
-        return;
-    }
-    let mut w = ::csv::WriterBuilder::new()
-        .terminator(::csv::Terminator::Any(b'\n'))
-        .from_writer(out);
+    let mut w = dialect::writer(tsv).from_writer(out);
     // Writing to a vector cannot fail.
     let _ = w.write_byte_record(rec);
     let _ = w.flush();
@@ -95,11 +97,11 @@ impl Delimited {
             inner: open_read(path)?,
             since: since.clone(),
             max: cfg.max_doc_bytes,
+            scan: QuoteScanner::new(format == Format::Tsv),
+            eof: false,
         };
         let tsv = format == Format::Tsv;
-        let mut rdr = ::csv::ReaderBuilder::new()
-            .delimiter(if tsv { b'\t' } else { b',' })
-            .quoting(!tsv)
+        let mut rdr = dialect::reader(tsv)
             .has_headers(true)
             .flexible(false)
             .from_reader(r);
@@ -108,6 +110,11 @@ impl Delimited {
             .map_err(|e| csv_err(path, 1, e, cfg.max_doc_bytes))?
             .clone();
         since.store(0, Ordering::Relaxed);
+        let hline = headers.position().map_or(1, |p| p.line());
+        let input = rdr.get_ref();
+        if input.eof && input.scan.in_quoted_field() {
+            return Err(Error::parse(path, hline, UNCLOSED_QUOTE));
+        }
         let names: Vec<String> = headers
             .iter()
             .enumerate()
@@ -123,7 +130,6 @@ impl Delimited {
         // csv reports an empty header record for an empty file: no documents.
         let empty = headers.is_empty();
         let what = if tsv { "TSV" } else { "CSV" };
-        let hline = headers.position().map_or(1, |p| p.line());
         let find = |want: &str, opt: &str| -> Result<usize> {
             names.iter().position(|n| n == want).ok_or_else(|| {
                 Error::parse(
@@ -161,6 +167,7 @@ impl Delimited {
             rec: ::csv::ByteRecord::new(),
             headers,
             tsv,
+            last_row_line: hline,
             empty,
         })
     }
@@ -205,7 +212,13 @@ impl Source for Delimited {
             let next_line = self.rdr.position().line();
             let read = self.rdr.read_byte_record(&mut self.rec);
             self.since.store(0, Ordering::Relaxed);
+            if !matches!(read, Ok(false)) {
+                self.last_row_line = next_line;
+            }
             match read {
+                Ok(false) if self.rdr.get_ref().scan.in_quoted_field() => {
+                    return Err(Error::parse(&self.path, self.last_row_line, UNCLOSED_QUOTE))
+                }
                 Ok(false) => return Ok(None),
                 Ok(true) if self.rec.as_slice().len() as u64 > self.max => {
                     return Err(too_long(&self.path, next_line, self.max))
@@ -255,5 +268,113 @@ impl Source for Delimited {
         if !self.empty {
             write_row(&self.headers, self.tsv, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{open, CorpusConfig};
+    use crate::Error;
+
+    /// Writes `text` as `name` in a temporary directory and reads it with `cfg`: the
+    /// (external id, text) of every document and each one's record as written back, or
+    /// the error as `(line, message)`.
+    #[allow(clippy::type_complexity)]
+    fn read(
+        name: &str,
+        text: &str,
+        cfg: &CorpusConfig,
+    ) -> Result<(Vec<(String, String)>, String), (u64, String)> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let mut r = open(&p, cfg).map_err(parse_err)?;
+        let mut out = Vec::new();
+        r.preamble(&mut out);
+        let mut docs = Vec::new();
+        while let Some(d) = r.next() {
+            let d = d.map_err(parse_err)?;
+            assert!(r.record(&mut out));
+            docs.push((d.ext_id, d.text));
+        }
+        Ok((docs, String::from_utf8(out).unwrap()))
+    }
+
+    fn parse_err(e: Error) -> (u64, String) {
+        match e {
+            Error::Parse { line, msg, .. } => (line, msg),
+            e => panic!("not a parse error: {e}"),
+        }
+    }
+
+    fn docs(v: &[(&str, &str)]) -> Vec<(String, String)> {
+        v.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn tsv_quoted_fields_hold_tabs_line_ends_and_doubled_quotes() {
+        let cfg = CorpusConfig::default();
+        let text = "id\ttext\n\"a\tb\"\t\"one\ttwo\nthree \"\"q\"\"\"\n\"\"\"\"\t\"\"\n";
+        let (got, back) = read("q.tsv", text, &cfg).unwrap();
+        assert_eq!(got, docs(&[("a\tb", "one\ttwo\nthree \"q\""), ("\"", "")]));
+        // Written back quoted where needed, it reads as the same documents.
+        assert_eq!(read("back.tsv", &back, &cfg).unwrap().0, got);
+        // The same rows with commas as CSV.
+        let csv = "id,text\n\"a\tb\",\"one\ttwo\nthree \"\"q\"\"\"\n\"\"\"\",\"\"\n";
+        assert_eq!(read("q.csv", csv, &cfg).unwrap().0, got);
+    }
+
+    #[test]
+    fn tsv_unquoted_fields_keep_inner_quotes() {
+        let cfg = CorpusConfig::default();
+        let text = "id\ttext\n1\t5\" screen\n2\tsays \"hi\" and \"\"\n3\t\"quoted\" then more\n";
+        let (got, back) = read("u.tsv", text, &cfg).unwrap();
+        assert_eq!(
+            got,
+            docs(&[
+                ("1", "5\" screen"),
+                ("2", "says \"hi\" and \"\""),
+                // A field starting with `"` is quoted; what follows its closing quote is
+                // appended (as Python's csv module reads it).
+                ("3", "quoted then more"),
+            ])
+        );
+        assert_eq!(read("back.tsv", &back, &cfg).unwrap().0, got);
+    }
+
+    #[test]
+    fn ragged_and_unclosed_rows_name_the_line_they_start_on() {
+        let cfg = CorpusConfig::default();
+        // The third row starts on line 4, after a row spanning two lines.
+        let text = "id\ttext\n1\t\"a\nb\"\n2\tc\textra\n";
+        let (line, msg) = read("r.tsv", text, &cfg).unwrap_err();
+        assert_eq!(line, 4);
+        assert!(msg.contains("found 3 fields; expected 2"), "{msg}");
+        // Skipped with skip_bad_lines.
+        let skip = CorpusConfig {
+            skip_bad_lines: true,
+            ..CorpusConfig::default()
+        };
+        assert_eq!(
+            read("r.tsv", text, &skip).unwrap().0,
+            docs(&[("1", "a\nb")])
+        );
+        // A quote that is never closed swallows the rest of the file: an error naming the
+        // line its row starts on, also with skip_bad_lines.
+        let text = "id\ttext\n1\tx\n2\t\"open\n3\ty\n";
+        for cfg in [&cfg, &skip] {
+            let (line, msg) = read("o.tsv", text, cfg).unwrap_err();
+            assert_eq!(line, 3);
+            assert!(msg.contains("ends inside a quoted field"), "{msg}");
+        }
+        let text = "id\t\"text\n1\tx\n";
+        let (line, msg) = read("h.tsv", text, &cfg).unwrap_err();
+        assert_eq!(line, 1);
+        assert!(msg.contains("ends inside a quoted field"), "{msg}");
+        // A quote closed at the very end is no error.
+        let text = "id\ttext\n1\t\"x\ny\"";
+        assert_eq!(read("c.tsv", text, &cfg).unwrap().0, docs(&[("1", "x\ny")]));
     }
 }

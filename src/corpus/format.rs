@@ -14,9 +14,10 @@ use crate::{Error, Result};
 pub enum Format {
     /// One JSON object per line.
     Jsonl,
-    /// Comma-separated values with a header row.
+    /// Comma-separated values with a header row (RFC 4180 quoting).
     Csv,
-    /// Tab-separated values with a header row (no quoting).
+    /// Tab-separated values with a header row, quoted as CSV is (a field that starts with
+    /// `"` is quoted; a `"` inside an unquoted field is an ordinary character).
     Tsv,
     /// Plain text, one document per line.
     Lines,

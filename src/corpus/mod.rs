@@ -22,13 +22,17 @@
 //! `dir` to read every file as a document. Parquet is never read from standard input, nor
 //! through gzip or zstd (it compresses its own pages); positions in its messages are the
 //! file and the 1-based row within it.
-//! TSV is read without quoting (a `"` is an ordinary character); CSV uses RFC 4180 quoting.
+//! CSV and TSV follow the same quoting (RFC 4180, as pandas writes them, with a comma or a
+//! tab between fields): a field that starts with `"` is quoted (it may hold separators and
+//! line breaks, and `""` is one `"`); a field that does not keeps every `"` in it literally
+//! (`5" screen`).
 //! Invalid UTF-8 is decoded lossily (U+FFFD) and counted in [`CorpusStats::lossy_utf8`].
 //! Malformed lines (bad JSON, not an object, missing or non-string text, missing id, ragged
-//! CSV rows, Parquet rows with a null text or id) are an [`Error::Parse`](crate::Error::Parse)
+//! CSV/TSV rows, Parquet rows with a null text or id) are an [`Error::Parse`](crate::Error::Parse)
 //! naming the file and line, or, with [`CorpusConfig::skip_bad_lines`], skipped and counted.
-//! Structural damage (truncated or malformed WARC records or Parquet files, corrupt gzip or
-//! zstd, a missing Parquet column or one of the wrong type, I/O errors) is always an error. After the first
+//! Structural damage (truncated or malformed WARC records or Parquet files, a CSV/TSV file
+//! ending inside a quoted field, corrupt gzip or zstd, a missing Parquet column or one of the
+//! wrong type, I/O errors) is always an error. After the first
 //! error the reader is finished (it yields `None`).
 //!
 //! A document larger than [`CorpusConfig::max_doc_bytes`] (a JSONL or plain-text line, a
@@ -49,6 +53,7 @@
 
 mod config;
 mod csv;
+pub(crate) mod dialect;
 mod dir;
 mod format;
 mod id_table;

@@ -164,10 +164,7 @@ fn json_key(v: &serde_json::Value, name: &str) -> KeyValue {
 
 /// The fields of one CSV/TSV row as the reader writes it back.
 fn csv_row(bytes: &[u8], format: Format) -> Result<Vec<String>> {
-    let tsv = format == Format::Tsv;
-    let mut r = ::csv::ReaderBuilder::new()
-        .delimiter(if tsv { b'\t' } else { b',' })
-        .quoting(!tsv)
+    let mut r = crate::corpus::dialect::reader(format == Format::Tsv)
         .has_headers(false)
         .from_reader(bytes);
     let mut rec = ::csv::StringRecord::new();

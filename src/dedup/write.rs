@@ -78,19 +78,7 @@ pub fn write_kept(
                 .tempfile_in(dir)
                 .map_err(|e| Error::io(dir, e))?;
             let jsonl = format == Format::Jsonl;
-            write_records(
-                path,
-                cfg,
-                kept,
-                tmp.path(),
-                Compression::None,
-                false,
-                |r, w| {
-                    if jsonl {
-                        r.record(w);
-                    }
-                },
-            )?;
+            write_records(path, cfg, kept, tmp.path(), Compression::None, false, jsonl)?;
             let name = "kept.parquet".to_string();
             let documents = corpus::parquet::jsonl_to_parquet(tmp.path(), &dir.join(&name))?;
             Ok(Kept { name, documents })
@@ -98,30 +86,22 @@ pub fn write_kept(
         (Format::Jsonl, OutFormat::Jsonl) | (_, OutFormat::Same) => {
             let name = format!("kept.{}{}", line_ext(format), comp.extension());
             let per_record = format == Format::Warc && comp == Compression::Gzip;
-            let n = write_records(
-                path,
-                cfg,
-                kept,
-                &dir.join(&name),
-                comp,
-                per_record,
-                |r, w| {
-                    r.record(w);
-                },
-            )?;
+            let n = write_records(path, cfg, kept, &dir.join(&name), comp, per_record, true)?;
             Ok(Kept { name, documents: n })
         }
         (_, OutFormat::Jsonl) => {
             let name = format!("kept.jsonl{}", comp.extension());
-            let n = write_records(path, cfg, kept, &dir.join(&name), comp, false, |_, _| {})?;
+            let n = write_records(path, cfg, kept, &dir.join(&name), comp, false, false)?;
             Ok(Kept { name, documents: n })
         }
     }
 }
 
-/// Streams the corpus and writes each kept document: its record (`record` appends it) or,
-/// when `record` appends nothing, `{"id":..,"text":..}`. With `per_record`, each record is
-/// its own compressed member (gzip WARC files are read record by record).
+/// Streams the corpus and writes each kept document: with `as_input`, its record as the
+/// input wrote it, after the input's preamble (the header row of CSV/TSV); otherwise (or
+/// for a format without records) `{"id":..,"text":..}`, without a preamble. With
+/// `per_record`, each record is its own compressed member (gzip WARC files are read record
+/// by record).
 fn write_records(
     path: &Path,
     cfg: &CorpusConfig,
@@ -129,7 +109,7 @@ fn write_records(
     dest: &Path,
     comp: Compression,
     per_record: bool,
-    record: impl Fn(&corpus::CorpusReader, &mut Vec<u8>),
+    as_input: bool,
 ) -> Result<u64> {
     let mut reader = corpus::open(path, cfg)?;
     let file = AtomicFile::create(dest)?;
@@ -140,12 +120,13 @@ fn write_records(
         comp.writer(file).map_err(io)?
     };
     let mut buf = Vec::new();
-    reader.preamble(&mut buf);
+    if as_input {
+        reader.preamble(&mut buf);
+    }
     w.write_all(&buf).map_err(io)?;
     let written = for_each_kept(&mut reader, path, kept, |reader, doc| {
         buf.clear();
-        record(reader, &mut buf);
-        if buf.is_empty() {
+        if !as_input || !reader.record(&mut buf) {
             serde_json::to_writer(
                 &mut buf,
                 &serde_json::json!({"id": doc.ext_id, "text": doc.text}),
@@ -292,7 +273,7 @@ pub fn write_removed(dest: &Path, rows: &[RemovedRow<'_>], ext_ids: &[String]) -
     let mut f = AtomicFile::create(dest)?;
     {
         let io = |e: csv::Error| Error::io(dest, e.into());
-        let mut w = csv::Writer::from_writer(&mut f);
+        let mut w = crate::corpus::dialect::writer(false).from_writer(&mut f);
         w.write_record(["id", "representative", "cluster", "score", "score_kind"])
             .map_err(io)?;
         for r in rows {

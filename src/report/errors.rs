@@ -133,7 +133,7 @@ impl ErrorAnalysis {
     /// (empty cells for unknown values).
     pub fn write_csv(&self, path: &Path) -> Result<()> {
         let e = |err: csv::Error| Error::format(path, format!("writing CSV: {err}"));
-        let mut w = csv::Writer::from_writer(Vec::new());
+        let mut w = crate::corpus::dialect::writer(false).from_writer(Vec::new());
         w.write_record([
             "method",
             "threshold",

@@ -74,7 +74,7 @@ impl SweepRow {
 
 /// Writes `results.csv` (header = the [`SweepRow`] field names).
 pub fn write_results_csv(path: &Path, rows: &[SweepRow]) -> Result<()> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut w = crate::corpus::dialect::writer(false).from_writer(Vec::new());
     for r in rows {
         w.serialize(r)
             .map_err(|e| Error::format(path, format!("writing CSV: {e}")))?;
@@ -107,7 +107,7 @@ pub fn write_results_csv(path: &Path, rows: &[SweepRow]) -> Result<()> {
 /// Reads a `results.csv` back. Errors name file and line.
 pub fn read_results_csv(path: &Path) -> Result<Vec<SweepRow>> {
     let r = crate::io::open_read(path)?;
-    let mut rdr = csv::Reader::from_reader(r);
+    let mut rdr = crate::corpus::dialect::reader(false).from_reader(r);
     let mut rows = Vec::new();
     for rec in rdr.deserialize() {
         let row: SweepRow = rec.map_err(|e| {

@@ -151,7 +151,7 @@ fn csv_and_tsv() {
     let p = write(
         dir.path(),
         "c.tsv",
-        b"doc\tbody\nx\t\"not quoted\nq\tsecond\n",
+        b"doc\tbody\nx\tnot \"quoted\nq\t\"tab\there\"\n",
     );
     let cfg = CorpusConfig {
         text_column: "body".into(),
@@ -159,7 +159,12 @@ fn csv_and_tsv() {
         ..CorpusConfig::default()
     };
     let (docs, _) = read(&p, &cfg);
-    assert_eq!(pairs(&docs), [(0, "x", "\"not quoted"), (1, "q", "second")]);
+    // TSV is quoted as CSV is: a `"` inside an unquoted field is kept, a field starting
+    // with `"` is quoted.
+    assert_eq!(
+        pairs(&docs),
+        [(0, "x", "not \"quoted"), (1, "q", "tab\there")]
+    );
 
     // Empty id column: line numbers where the rows start.
     let p = write(dir.path(), "n.csv", b"text\n\"multi\nline\"\nnext\n");

@@ -50,3 +50,4 @@ mod text_tokenizers;
 mod tokenizer_exact;
 mod truth_formats;
 mod truth_tokenizer;
+mod tsv_pandas;

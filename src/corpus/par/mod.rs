@@ -8,8 +8,9 @@
 //!   memory per document) at line boundaries, reading lines as the sequential reader does
 //!   (so read errors name the same line), counting the documents of
 //!   each block so that every block knows its first [`DocId`]. Formats that cannot be cut
-//!   cheaply (CSV/TSV with quoting, directories, WARC, Parquet) and JSONL with
-//!   [`CorpusConfig::skip_bad_lines`] (whose document count is only known after parsing)
+//!   cheaply (CSV/TSV, whose quoted fields may hold line ends, directories, WARC, Parquet)
+//!   and JSONL with [`CorpusConfig::skip_bad_lines`] (whose document count is only known
+//!   after parsing)
 //!   fall back to the sequential [`super::CorpusReader`], whose documents are handed over
 //!   in batches;
 //! * **workers** (rayon tasks on the current pool, so `--threads` applies) parse each
