@@ -18,7 +18,7 @@ def readme_block() -> str:
 
 
 def test_readme_example_runs_and_its_comments_hold(fimdup, tmp_path, monkeypatch):
-    require_file(FIMI_DIR / "chess.dat", "the FIMI chess data set")
+    require_file(FIMI_DIR / "chess.dat.gz", "the FIMI chess data set")
     code = readme_block().replace('"out/', f'"{tmp_path}/')
     assert str(tmp_path) in code  # every output goes to the temporary directory
     monkeypatch.chdir(REPO)

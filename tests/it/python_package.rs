@@ -1,7 +1,8 @@
 //! The Python package's own suite (`python/tests`, pytest) as part of `cargo test`: it runs
-//! with the Python named by `FIMDUP_PYTHON`, where `pip install ./python pytest pandas` put
-//! the package (`.ci/run` does so in a fresh virtual environment); without it the test is
-//! skipped with a note, or fails under CI. The suite compares the package with this build's
+//! with the Python named by `FIMDUP_PYTHON`, where the package is installed (`.ci/python.sh`
+//! builds its wheel and installs it in a fresh virtual environment with no Rust on PATH;
+//! `pip install ./python pytest pandas` also does); without it the test is skipped with a
+//! note, or fails under CI. The suite compares the package with this build's
 //! `fimdup` binary (`FIMDUP_BIN`) and the reference data in `datasets/`.
 
 use crate::common;

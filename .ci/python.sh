@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# The Python package for the tests, as a user gets it: an abi3 wheel built once and installed
+# where no Rust toolchain can be found.
+#
+# Sourced by .ci/run from the repository root, under `set -euo pipefail`:
+#
+#     source .ci/python.sh SCRATCH
+#
+# SCRATCH: an existing directory the caller removes afterwards. In it:
+#   build-venv/  maturin (pinned) and nothing else;
+#   wheels/      the wheel, `maturin build --release -m python/Cargo.toml`, built in the
+#                workspace's target directory (target/, or CARGO_TARGET_DIR): python/Cargo.toml
+#                asks its shared dependencies for the features `cargo test --release` turns on,
+#                so the two builds compile them once (the wheel build prints how many crates
+#                it compiled);
+#   test-venv/   a fresh virtual environment made and filled with a PATH that holds no cargo,
+#                rustc or rustup: the test dependencies, then the wheel with
+#                `--only-binary=:all: --no-index` (pip can neither build it from source nor
+#                fetch another fimdup).
+# Exports FIMDUP_PYTHON (test-venv's python: tests/it runs the package's pytest suite and the
+# interoperability scripts with it) and FIMDUP_WHEEL (the wheel's path).
+
+_fimdup_ci_python() {
+  local scratch=${1:?usage: source .ci/python.sh SCRATCH_DIR}
+  local maturin_version=1.16.0
+  local test_deps=(pyarrow==26.0.1 numpy pandas pytest datasets pyfim==6.28)
+  local t python wheel log norust d crates
+  # the interpreter itself, not a shim that needs the caller's PATH
+  python=$(python3 -c 'import sys; print(sys.executable)')
+
+  t=$SECONDS
+  "$python" -m venv "$scratch/build-venv"
+  "$scratch/build-venv/bin/pip" install -q "maturin==$maturin_version"
+  echo "== python: build venv with maturin $maturin_version ($((SECONDS - t)) s)"
+
+  t=$SECONDS
+  log=$scratch/wheel-build.log
+  "$scratch/build-venv/bin/maturin" build --release -m python/Cargo.toml \
+    --out "$scratch/wheels" 2>&1 | tee "$log"
+  crates=$(grep -c '^ *Compiling ' "$log" || true)
+  shopt -s nullglob
+  local wheels=("$scratch"/wheels/fimdup-*-cp39-abi3-*.whl)
+  shopt -u nullglob
+  if [ "${#wheels[@]}" -ne 1 ] || [ "$(find "$scratch/wheels" -type f | wc -l)" -ne 1 ]; then
+    echo "ci: expected one abi3 wheel fimdup-*-cp39-abi3-*.whl in $scratch/wheels:" >&2
+    ls -l "$scratch/wheels" >&2
+    return 1
+  fi
+  wheel=${wheels[0]}
+  # exactly the package's files (module, stub, marker, extension) besides the metadata:
+  # no tests, no data
+  "$python" - "$wheel" <<'EOF'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+pkg = sorted(n for n in names if not n.split("/")[0].endswith(".dist-info"))
+want = ["fimdup/__init__.py", "fimdup/_fimdup.abi3.so", "fimdup/_fimdup.pyi", "fimdup/py.typed"]
+if pkg != want:
+    sys.exit(f"ci: the wheel holds {pkg}, expected exactly {want} (and its .dist-info)")
+EOF
+  echo "== python: wheel $(basename "$wheel"), $crates crates compiled ($((SECONDS - t)) s)"
+
+  t=$SECONDS
+  # PATH without the directories that hold a Rust toolchain
+  norust=
+  local dirs
+  IFS=: read -ra dirs <<<"$PATH"
+  for d in "${dirs[@]}"; do
+    if [ -n "$d" ] && ! [ -e "$d/cargo" ] && ! [ -e "$d/rustc" ] && ! [ -e "$d/rustup" ]; then
+      norust=${norust:+$norust:}$d
+    fi
+  done
+  if env PATH="$norust" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
+    echo "ci: a Rust toolchain is still on the PATH meant to have none ($norust)" >&2
+    return 1
+  fi
+  env PATH="$norust" "$python" -m venv "$scratch/test-venv"
+  env PATH="$norust" "$scratch/test-venv/bin/pip" install -q "${test_deps[@]}"
+  env PATH="$norust" "$scratch/test-venv/bin/pip" install -q --only-binary=:all: --no-index "$wheel"
+  # the package imported from the venv (the wheel), not from the checkout
+  (cd / && env PATH="$norust" "$scratch/test-venv/bin/python" -c '
+import sys, fimdup
+assert fimdup.__file__.startswith(sys.prefix), fimdup.__file__
+print(f"   fimdup {fimdup.__version__} (git {fimdup.__git_hash__}) from {fimdup.__file__}")')
+  echo "== python: test venv with the wheel and ${test_deps[*]}, no Rust on PATH ($((SECONDS - t)) s)"
+
+  export FIMDUP_PYTHON=$scratch/test-venv/bin/python
+  export FIMDUP_WHEEL=$wheel
+}
+
+_fimdup_ci_python "$@"
+unset -f _fimdup_ci_python
