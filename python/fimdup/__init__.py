@@ -41,6 +41,11 @@ import pyarrow as _pa
 from . import _fimdup as _native
 from ._fimdup import FormatError, LimitError
 
+# pyarrow imports pandas, when it is installed, the first time it converts Python objects
+# (`pa.array` on a list or a numpy array), which every call and result does: done here, once,
+# so that it is not the first call's cost (eval/results/python_first_call.md).
+_pa.array([], type=_pa.int64())
+
 __version__ = _native.__version__
 #: The git commit the native module was built from (12 hex digits), or "unknown".
 __git_hash__ = _native.__git_hash__
@@ -112,7 +117,7 @@ def _is_dataset(x: Any) -> bool:
 
 def _text_array(texts: Any, text_field: str) -> Any:
     """The texts as a pyarrow string array (chunked or not), without copying when they are
-    one already."""
+    one already; texts that are Python objects as a list of str (see :func:`_stream`)."""
     if isinstance(texts, (_pa.Array, _pa.ChunkedArray)):
         t = texts.type
         if not (
@@ -136,11 +141,11 @@ def _text_array(texts: Any, text_field: str) -> Any:
             texts = list(texts)
     if not isinstance(texts, list):
         texts = list(texts)
-    # pyarrow would take bytes as text: only str (or None, refused below) is.
+    # pyarrow would take bytes as text: only str is.
     for i, t in enumerate(texts):
-        if t is not None and not isinstance(t, str):
-            raise TypeError(f"texts[{i}] is {type(t).__name__}: expected a str")
-    return _pa.array(texts, type=_pa.large_string())
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}] is {'None' if t is None else type(t).__name__}: expected a str")
+    return texts
 
 
 def _first_null(arr: Any, what: str) -> None:
@@ -214,7 +219,8 @@ def _corpus(
             raise ValueError("a corpus file brings its own ids (and fields): give ids=None, keys=None")
         return _native.Corpus.from_path(_os.fspath(texts), format, text_field, id_field)
     arr = _text_array(texts, text_field)
-    _first_null(arr, "texts")
+    if not isinstance(arr, list):
+        _first_null(arr, "texts")
     n = len(arr)
     cols: Dict[str, Any] = {"text": arr}
     ints = True
@@ -222,9 +228,44 @@ def _corpus(
         cols["id"], ints = _id_array(ids, n)
     if keys is not None:
         cols["key"] = _key_array(keys, n)
-    table = _pa.table(cols)
     tmp = None if tmp_dir is None else _os.fspath(tmp_dir)
-    return _native.Corpus.from_arrow(table.__arrow_c_stream__(), ints, tmp)
+    if not isinstance(arr, list):
+        return _native.Corpus.from_arrow(_pa.table(cols).__arrow_c_stream__(), ints, tmp)
+    failed: List[BaseException] = []
+    try:
+        return _native.Corpus.from_arrow(_stream(cols, n, failed).__arrow_c_stream__(), ints, tmp)
+    except ValueError:
+        if failed:  # the conversion's own error (a str pyarrow cannot encode), as it was raised
+            raise failed[0] from None
+        raise
+
+
+#: Texts per record batch when Python strings are converted to Arrow.
+_BATCH = 4096
+
+
+def _stream(cols: Dict[str, Any], n: int, failed: List[BaseException]) -> Any:
+    """The columns as a stream of record batches in which the list of str ``cols["text"]`` is
+    converted batch by batch as the stream is read: a call holds one batch of the texts in
+    Arrow, not a second copy of all of them, whose fresh memory the first call of a process
+    would pay for (eval/results/python_first_call.md). An error of the conversion is
+    appended to ``failed``."""
+    cols = {k: v.combine_chunks() if isinstance(v, _pa.ChunkedArray) else v for k, v in cols.items()}
+    schema = _pa.schema([(k, _pa.large_string() if k == "text" else v.type) for k, v in cols.items()])
+
+    def batches() -> Iterable[Any]:
+        try:
+            for i in range(0, n, _BATCH):
+                yield _pa.record_batch(
+                    [_pa.array(v[i : i + _BATCH], type=_pa.large_string()) if k == "text" else v.slice(i, _BATCH)
+                     for k, v in cols.items()],
+                    schema=schema,
+                )
+        except BaseException as e:
+            failed.append(e)
+            raise
+
+    return _pa.RecordBatchReader.from_batches(schema, batches())
 
 
 def _sketch_json(opts: Dict[str, Any]) -> str:

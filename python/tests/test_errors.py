@@ -170,6 +170,17 @@ def test_non_str_element_is_type_error_naming_index(fimdup, bad):
     assert "texts[3]" in str(ei.value)
 
 
+def test_unencodable_str_in_a_later_batch_raises_the_conversions_error(fimdup, monkeypatch):
+    """A str that is not valid Unicode (a lone surrogate) fails pyarrow's conversion as it
+    reaches the library batch by batch: the call raises pyarrow's UnicodeEncodeError itself."""
+    monkeypatch.setattr(fimdup, "_BATCH", 2)
+    texts = list(TEXTS)
+    texts[3] = "a lone surrogate \ud800 in the fourth text"
+    with pytest.raises(UnicodeEncodeError) as ei:
+        fimdup.cluster(texts)
+    assert "surrogates not allowed" in str(ei.value)
+
+
 def test_null_in_arrow_array_is_type_error(fimdup):
     arr = pa.array(TEXTS[:2] + [None] + TEXTS[2:])
     with pytest.raises(TypeError) as ei:

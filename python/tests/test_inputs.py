@@ -91,6 +91,20 @@ def test_input_kind_same_result(fimdup, corpus, baseline, kind):
     assert_same(fimdup.cluster(inp, corpus.ids), baseline)
 
 
+@pytest.mark.parametrize("batch", [1, 7, 1499])
+def test_python_texts_in_batches_same_result(fimdup, corpus, baseline, monkeypatch, batch):
+    """Python strs reach the library batch by batch (fimdup._BATCH texts at a time; the
+    baseline is one batch): the bounds change neither the documents nor their ids, given as
+    strs, as a chunked pyarrow array or as positions."""
+    monkeypatch.setattr(fimdup, "_BATCH", batch)
+    assert_same(fimdup.cluster(corpus.texts, corpus.ids), baseline)
+    ids = pa.chunked_array([corpus.ids[:5], corpus.ids[5:700], corpus.ids[700:]], type=pa.string())
+    assert_same(fimdup.cluster(iter(corpus.texts), ids), baseline)
+    res = fimdup.cluster(corpus.texts)  # ids: the positions
+    pairs, clusters = remapped(baseline, {s: i for i, s in enumerate(corpus.ids)})
+    assert res.pairs.to_pylist() == pairs and res.clusters == clusters
+
+
 def test_baseline_equals_cli(cli, baseline):
     out = cli.cluster("--method", "concept")
     assert baseline.pairs.to_pylist() == _ref.read_pairs_csv(out / "pairs.csv")
