@@ -38,9 +38,11 @@ _fimdup_ci_python() {
   "$scratch/build-venv/bin/maturin" build --release -m python/Cargo.toml \
     --out "$scratch/wheels" 2>&1 | tee "$log"
   crates=$(grep -c '^ *Compiling ' "$log" || true)
+  local nullglob wheels
+  nullglob=$(shopt -p nullglob || true)
   shopt -s nullglob
-  local wheels=("$scratch"/wheels/fimdup-*-cp39-abi3-*.whl)
-  shopt -u nullglob
+  wheels=("$scratch"/wheels/fimdup-*-cp39-abi3-*.whl)
+  eval "$nullglob"
   if [ "${#wheels[@]}" -ne 1 ] || [ "$(find "$scratch/wheels" -type f | wc -l)" -ne 1 ]; then
     echo "ci: expected one abi3 wheel fimdup-*-cp39-abi3-*.whl in $scratch/wheels:" >&2
     ls -l "$scratch/wheels" >&2
