@@ -173,8 +173,13 @@ pub fn reset_peak_rss() -> bool {
 
 /// The field `name` (a size in kB) of `/proc/self/status`, in bytes.
 fn status_bytes(name: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb = s
+    kb_field(&std::fs::read_to_string("/proc/self/status").ok()?, name)
+}
+
+/// The value of the line starting with `name` in a `/proc` text such as `/proc/self/status` or
+/// `/proc/meminfo` (`Name:   1234 kB`), in bytes.
+pub(crate) fn kb_field(text: &str, name: &str) -> Option<u64> {
+    let kb = text
         .lines()
         .find_map(|l| l.strip_prefix(name))?
         .split_whitespace()

@@ -34,7 +34,7 @@ impl MachineInfo {
             .unwrap_or(1);
         let memory_bytes = std::fs::read_to_string("/proc/meminfo")
             .ok()
-            .and_then(|s| kb_field(&s, "MemTotal:"));
+            .and_then(|s| crate::spill::kb_field(&s, "MemTotal:"));
         let mut os = std::fs::read_to_string("/etc/os-release")
             .ok()
             .and_then(|s| {
@@ -55,12 +55,4 @@ impl MachineInfo {
             fimdup_version: env!("CARGO_PKG_VERSION").to_string(),
         }
     }
-}
-
-fn kb_field(s: &str, name: &str) -> Option<u64> {
-    s.lines()
-        .find_map(|l| l.strip_prefix(name))
-        .and_then(|v| v.split_whitespace().next())
-        .and_then(|v| v.parse::<u64>().ok())
-        .map(|kb| kb * 1024)
 }
