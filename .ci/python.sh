@@ -10,7 +10,7 @@
 #   build-venv/  maturin (pinned) and nothing else;
 #   wheels/      the wheel, `maturin build --release -m python/Cargo.toml`, built in the
 #                workspace's target directory (target/, or CARGO_TARGET_DIR): python/Cargo.toml
-#                asks its shared dependencies for the features `cargo test --release` turns on,
+#                asks its shared dependencies for the features `cargo test --release --features full` turns on,
 #                so the two builds compile them once (the wheel build prints how many crates
 #                it compiled);
 #   test-venv/   a fresh virtual environment made and filled with a PATH that holds no cargo,

@@ -5,7 +5,7 @@
 # checks /usr/bin/time.
 fimdup_bin() {
   if [ -z "${FIMDUP_BIN:-}" ]; then
-    cargo build --release
+    cargo build --release --features full
     FIMDUP_BIN=${CARGO_TARGET_DIR:-$ROOT/target}/release/fimdup
   fi
   [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }

@@ -25,7 +25,7 @@ subset's). The clustering itself does not depend on the truth. Python only picks
 breaks ties and averages.
 
 Writes eval/results/clough/cv.md (summary table) and eval/results/clough/cv.csv (one row per
-split and method). Needs the release binary (cargo build --release); it does not build it.
+split and method). Needs the release binary (cargo build --release --features full); it does not build it.
 
 Usage: python3 eval/clough/cv.py [--jobs N]
   CLOUGH_DATA  the corpus directory (default datasets/clough_stevenson_2011)
@@ -160,7 +160,7 @@ def main():
                     help="sweeps run at once (each with --threads 1); default 2")
     args = ap.parse_args()
     if not os.access(BIN, os.X_OK):
-        sys.exit(f"cv.py: {BIN} is missing; build it with cargo build --release")
+        sys.exit(f"cv.py: {BIN} is missing; build it with cargo build --release --features full")
     for f in ("docs.jsonl", "pairs_vs_source.tsv"):
         if not os.path.isfile(os.path.join(DATA, f)):
             sys.exit(f"cv.py: {os.path.join(DATA, f)} is missing")

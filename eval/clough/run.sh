@@ -16,7 +16,7 @@ out="$root/eval/results/clough"
     exit 2
 }
 
-(cd "$root" && cargo build --release --quiet)
+(cd "$root" && cargo build --release --features full --quiet)
 bin="$root/target/release/fimdup"
 
 tmp="$(mktemp -d)"

@@ -4,7 +4,7 @@
 # eval/results/dedup.md. See eval/dedup/bench.py for what is measured and how each tool is called.
 #
 # Usage: eval/dedup/run.sh [--out FILE] [--note TEXT] [--repeat N] [--tools fimdup,text-dedup]
-# Env:   FIMDUP_BIN     a fimdup binary to use (default: cargo build --release, target/release/fimdup)
+# Env:   FIMDUP_BIN     a fimdup binary to use (default: cargo build --release --features full, target/release/fimdup)
 #        DEDUP_VENV     the virtual environment (default: ${TMPDIR:-/tmp}/fimdup-dedup-venv)
 #        DEDUP_SCRATCH  corpus, truth cache, Parquet copy and outputs (default: ${TMPDIR:-/tmp}/fimdup-dedup)
 #        DEDUP_PYTHON   the interpreter the venv is made with; text-dedup 0.4.x needs Python >= 3.12

@@ -10,7 +10,7 @@
 #
 # Usage: eval/dist/run.sh [--out FILE] [--raw DIR] [--repeat N] [--repeat-large N] [--note TEXT]
 #                          [--configs 1p,2x1,1x2] (see eval/dist/bench.py)
-# Env:   FIMDUP_BIN     binary (default: cargo build --release, then
+# Env:   FIMDUP_BIN     binary (default: cargo build --release --features full, then
 #                       ${CARGO_TARGET_DIR:-target}/release/fimdup)
 #        DIST_SIZES     corpus sizes (default: "50000 1000000"); each is
 #                       `fimdup gen --config eval/peers/corpus.json --docs N --stream`

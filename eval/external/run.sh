@@ -4,7 +4,7 @@
 # eval/results/external/ (results.csv, errors.csv, report.md, *.svg).
 #
 # Usage: eval/external/run.sh
-# Env:   FIMDUP_BIN    a fimdup binary (default: cargo build --release, target/release/fimdup)
+# Env:   FIMDUP_BIN    a fimdup binary (default: cargo build --release --features full, target/release/fimdup)
 #        PEERS_VENV    the virtual environment (default: ${TMPDIR:-/tmp}/fimdup-peers-venv)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -40,7 +40,7 @@ Usage: python3 eval/miner/bench.py [--bin target/release/fimdup] [--old OLD_BIN]
                                    [--only mushroom,chess] [--targets maximal,closed]
                                    [--no-rss] [--out eval/results/miner_table.md]
 Run it with the Python that has pyfim (pip install pyfim): the pyfim child process uses the
-same interpreter (sys.executable). Needs `cargo build --release`.
+same interpreter (sys.executable). Needs `cargo build --release --features full`.
 """
 import argparse
 import csv

@@ -4,7 +4,7 @@
 # measured and how each peer is called.
 #
 # Usage: eval/peers/run.sh [--miner] [--out FILE] [--note TEXT]
-# Env:   FIMDUP_BIN    a fimdup binary to use (default: cargo build --release, target/release/fimdup)
+# Env:   FIMDUP_BIN    a fimdup binary to use (default: cargo build --release --features full, target/release/fimdup)
 #        PEERS_VENV    the virtual environment (default: ${TMPDIR:-/tmp}/fimdup-peers-venv)
 #        PEERS_SCRATCH corpus, truth cache and outputs (default: ${TMPDIR:-/tmp}/fimdup-peers)
 set -euo pipefail

@@ -9,7 +9,7 @@
 #                      when missing; the pinned peers and the package (`pip install ./python`)
 #                      are installed into it
 #        FIMDUP_BIN    a fimdup binary for the corpus generator and the CLI reference row
-#                      (default: cargo build --release, target/release/fimdup)
+#                      (default: cargo build --release --features full, target/release/fimdup)
 #        PEERS_SCRATCH where the peers corpus lives (default: ${TMPDIR:-/tmp}/fimdup-peers, shared
 #                      with eval/peers/run.sh; regenerated when its stamp does not match)
 set -euo pipefail

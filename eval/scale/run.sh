@@ -12,7 +12,7 @@
 # SCALE_MAX_SECONDS; the first check that fails stops the run and is written in the report.
 #
 # Usage: eval/scale/run.sh [--out FILE]
-# Env:   FIMDUP_BIN         binary (default: cargo build --release)
+# Env:   FIMDUP_BIN         binary (default: cargo build --release --features full)
 #        SCALE_SIZES        sizes (default: "1000000 2000000 4000000 10000000")
 #        SCALE_SCRATCH      work dir (default: ${TMPDIR:-/tmp}/fimdup-scale); corpora are
 #                           deleted after their size unless SCALE_KEEP=1
@@ -28,7 +28,7 @@ SCRATCH=${SCALE_SCRATCH:-${TMPDIR:-/tmp}/fimdup-scale}
 MAX_SECONDS=${SCALE_MAX_SECONDS:-3600}
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 if [ -z "${FIMDUP_BIN:-}" ]; then
-  cargo build --release
+  cargo build --release --features full
   FIMDUP_BIN=$ROOT/target/release/fimdup
 fi
 mkdir -p "$SCRATCH"

@@ -93,7 +93,7 @@ def fimdup_bin() -> Path:
         src = "FIMDUP_BIN" if os.environ.get("FIMDUP_BIN") else "the default location"
         pytest.fail(
             f"the reference fimdup CLI binary is missing or not executable: {p} (from {src}); "
-            "build it with `cargo build --release` in the repository or set FIMDUP_BIN",
+            "build it with `cargo build --release --features full` in the repository or set FIMDUP_BIN",
             pytrace=False,
         )
     return p

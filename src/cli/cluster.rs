@@ -38,7 +38,6 @@ pub struct Args {
     /// Output directory (clusters.jsonl, pairs.csv, summary.json).
     #[arg(long)]
     pub out: PathBuf,
-    #[cfg(feature = "distributed")]
     #[command(flatten)]
     pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
@@ -169,7 +168,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => run_local(&job, &input)?,
     };
     #[cfg(not(feature = "distributed"))]
-    let out = run_local(&job, &input)?;
+    let out = {
+        args.dist.refuse()?;
+        run_local(&job, &input)?
+    };
     out.write(&args.out)?;
     if args.json {
         print_json(&out.summary_json()?)?;

@@ -398,6 +398,44 @@ pub struct DistArgs {
     pub connect_timeout: u64,
 }
 
+/// The flags of many processes in a build without the `distributed` feature: accepted
+/// (hidden from the help) so that giving one is refused with a message saying how to build
+/// with it, not an unknown-argument error.
+#[cfg(not(feature = "distributed"))]
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct DistArgs {
+    #[arg(long, value_name = "N", hide = true)]
+    processes: Option<usize>,
+    #[arg(long, value_name = "P", hide = true)]
+    process: Option<usize>,
+    #[arg(long, value_name = "FILE", hide = true)]
+    hosts: Option<PathBuf>,
+    #[arg(long, value_name = "W", hide = true)]
+    workers: Option<usize>,
+    #[arg(long, value_name = "SECS", hide = true)]
+    connect_timeout: Option<u64>,
+}
+
+#[cfg(not(feature = "distributed"))]
+impl DistArgs {
+    /// An error when any flag of many processes was given.
+    pub fn refuse(&self) -> anyhow::Result<()> {
+        let given = [
+            ("--processes", self.processes.is_some()),
+            ("--process", self.process.is_some()),
+            ("--hosts", self.hosts.is_some()),
+            ("--workers", self.workers.is_some()),
+            ("--connect-timeout", self.connect_timeout.is_some()),
+        ];
+        match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) => anyhow::bail!(
+                "{flag}: this build of fimdup runs on one process only; build it with the                  `distributed` feature (`cargo build --release --features distributed`, or                  `--features full`)"
+            ),
+            None => Ok(()),
+        }
+    }
+}
+
 /// What a process other than 0 says when its part is done.
 #[cfg(feature = "distributed")]
 pub fn share_done(topo: &fimdup::dist::Topology, out: &std::path::Path) {

@@ -57,7 +57,6 @@ pub struct Args {
     /// Output directory.
     #[arg(long)]
     pub out: PathBuf,
-    #[cfg(feature = "distributed")]
     #[command(flatten)]
     pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
@@ -79,6 +78,8 @@ impl Args {
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let dedup = args.options().builder(args.job.builder()?).build()?;
+    #[cfg(not(feature = "distributed"))]
+    args.dist.refuse()?;
     #[cfg(feature = "distributed")]
     if let Some(topo) = args.dist.topology()? {
         return match dedup.run_on_processes(&args.input, &args.out, &topo)? {

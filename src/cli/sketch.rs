@@ -33,7 +33,6 @@ pub struct Args {
     pub shard: Shard,
     #[command(flatten)]
     pub spill: SpillArgs,
-    #[cfg(feature = "distributed")]
     #[command(flatten)]
     pub dist: super::common::DistArgs,
     /// Print the summary as JSON on stdout.
@@ -45,6 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let cfg = args.pipeline.config()?;
     // Checked like everywhere else; sketching streams its images out (a distributed run
     // spills the batches that wait for earlier ones on process 0).
+    #[cfg_attr(not(feature = "distributed"), allow(unused_variables))]
     let spill = args.spill.config()?;
     let t0 = Instant::now();
     #[cfg(feature = "distributed")]
@@ -75,7 +75,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         None => (None, None),
     };
     #[cfg(not(feature = "distributed"))]
-    let (local, distributed): (_, Option<serde_json::Value>) = (None, None);
+    let (local, distributed): (_, Option<serde_json::Value>) = {
+        args.dist.refuse()?;
+        (None, None)
+    };
     let (stats, written) = match local {
         Some(r) => r,
         None => {

@@ -246,6 +246,11 @@ impl DedupBuilder {
                 "deduplication removes documents by resemblance; the containment measure is not supported",
             ));
         }
+        if cfg!(not(feature = "parquet")) && self.out_format == OutFormat::Parquet {
+            return Err(Error::config(
+                "--out-format parquet needs a build with the `parquet` feature (on by default)",
+            ));
+        }
         Ok(Dedup {
             job,
             keep: self.keep.clone(),

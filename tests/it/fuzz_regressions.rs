@@ -80,6 +80,7 @@ fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
 /// A footer declaring a column chunk at a negative offset made the Parquet decoder assert
 /// (found by the `parquet` target). It is a format error naming the file and the chunk.
 #[test]
+#[cfg(feature = "parquet")]
 fn parquet_chunk_outside_the_file_is_a_format_error() {
     use fimdup::corpus::{open, CorpusConfig, Format};
     let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-negative-offset.parquet");

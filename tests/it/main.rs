@@ -12,9 +12,11 @@ mod containment_cli;
 mod corpus_hostile;
 mod corpus_malformed;
 mod corpus_par;
+#[cfg(feature = "parquet")]
 mod corpus_parquet;
 mod corpus_readers;
 mod dedup;
+#[cfg(feature = "distributed")]
 mod distributed;
 mod duplicate_ids;
 mod error_analysis;

@@ -26,27 +26,13 @@ use parquet::arrow::arrow_reader::{
 };
 use parquet::arrow::ProjectionMask;
 
+use super::is_parquet_name;
 use crate::corpus::CorpusConfig;
 use crate::io::Compression;
 use crate::{Error, Result};
 
 /// Rows per decoded batch.
 pub(super) const BATCH_ROWS: usize = 1024;
-
-/// Whether a file name ends in `.parquet` (case-insensitive).
-fn is_parquet_name(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
-}
-
-/// Whether a directory holds a `*.parquet` file (recursively, hidden names skipped);
-/// false when it cannot be listed.
-pub(in crate::corpus) fn dir_has_parquet(dir: &Path) -> bool {
-    let mut files = Vec::new();
-    crate::corpus::dir::walk(dir, "", &mut files).is_ok()
-        && files.iter().any(|(_, p)| is_parquet_name(p))
-}
 
 /// The files of the Parquet corpus at `path`: the file itself, or the `*.parquet` files of a
 /// directory sorted by relative path.

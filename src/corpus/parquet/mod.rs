@@ -22,10 +22,43 @@
 //!
 //! [`CorpusConfig::text_column`]: super::CorpusConfig::text_column
 
+//!
+//! Parquet and Arrow are the `parquet` feature (on by default). A build without it still
+//! recognizes Parquet corpora (a `.parquet` name, a directory holding one) and refuses them
+//! with an error saying how to build with it ([`absent`]), so a format is never mistaken for
+//! another.
+
+use std::path::Path;
+
+#[cfg(not(feature = "parquet"))]
+mod absent;
+#[cfg(feature = "parquet")]
 mod columns;
+#[cfg(feature = "parquet")]
 mod read;
+#[cfg(feature = "parquet")]
 mod write;
 
-pub(super) use columns::dir_has_parquet;
+#[cfg(not(feature = "parquet"))]
+pub(super) use absent::ParquetDocs;
+#[cfg(not(feature = "parquet"))]
+pub use absent::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
+#[cfg(feature = "parquet")]
 pub(super) use read::ParquetDocs;
+#[cfg(feature = "parquet")]
 pub use write::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
+
+/// Whether a file name ends in `.parquet` (case-insensitive).
+fn is_parquet_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+}
+
+/// Whether a directory holds a `*.parquet` file (recursively, hidden names skipped);
+/// false when it cannot be listed.
+pub(super) fn dir_has_parquet(dir: &Path) -> bool {
+    let mut files = Vec::new();
+    crate::corpus::dir::walk(dir, "", &mut files).is_ok()
+        && files.iter().any(|(_, p)| is_parquet_name(p))
+}
