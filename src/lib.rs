@@ -30,10 +30,10 @@ pub mod io;
 pub mod cluster;
 pub mod context;
 pub mod corpus;
+#[cfg(feature = "distributed")]
+pub mod dataflow;
 pub mod dedup;
 pub mod defaults;
-#[cfg(feature = "distributed")]
-pub mod dist;
 pub mod eval;
 pub mod explain;
 pub mod fimi;

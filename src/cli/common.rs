@@ -392,7 +392,7 @@ pub struct DistArgs {
     #[arg(
         long,
         value_name = "SECS",
-        default_value_t = fimdup::dist::DEFAULT_CONNECT_TIMEOUT.as_secs(),
+        default_value_t = fimdup::dataflow::DEFAULT_CONNECT_TIMEOUT.as_secs(),
         requires = "processes"
     )]
     pub connect_timeout: u64,
@@ -438,7 +438,7 @@ impl DistArgs {
 
 /// What a process other than 0 says when its part is done.
 #[cfg(feature = "distributed")]
-pub fn share_done(topo: &fimdup::dist::Topology, out: &std::path::Path) {
+pub fn share_done(topo: &fimdup::dataflow::Topology, out: &std::path::Path) {
     eprintln!(
         "{}: share sketched and sent; process 0 writes {}",
         topo.name_of(topo.process()),
@@ -449,19 +449,19 @@ pub fn share_done(topo: &fimdup::dist::Topology, out: &std::path::Path) {
 #[cfg(feature = "distributed")]
 impl DistArgs {
     /// The topology, when the run is distributed (--processes or --workers given).
-    pub fn topology(&self) -> anyhow::Result<Option<fimdup::dist::Topology>> {
+    pub fn topology(&self) -> anyhow::Result<Option<fimdup::dataflow::Topology>> {
         if self.processes.is_none() && self.workers.is_none() {
             return Ok(None);
         }
         let n = self.processes.unwrap_or(1);
         let hosts = match &self.hosts {
-            Some(f) => fimdup::dist::read_hosts_for(f, n)?,
+            Some(f) => fimdup::dataflow::read_hosts_for(f, n)?,
             None if n > 1 => {
                 anyhow::bail!("--processes {n} needs --hosts FILE (one host:port per process)")
             }
             None => Vec::new(),
         };
-        let t = fimdup::dist::Topology::new(
+        let t = fimdup::dataflow::Topology::new(
             n,
             self.process.unwrap_or(0),
             self.workers.unwrap_or(1),

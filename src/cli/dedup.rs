@@ -82,7 +82,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     args.dist.refuse()?;
     #[cfg(feature = "distributed")]
     if let Some(topo) = args.dist.topology()? {
-        return match dedup.run_on_processes(&args.input, &args.out, &topo)? {
+        return match fimdup::dataflow::run_dedup(&dedup, &args.input, &args.out, &topo)? {
             Some(out) => report(&args, &out),
             None => {
                 super::common::share_done(&topo, &args.out);

@@ -50,7 +50,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     #[cfg(feature = "distributed")]
     let (local, distributed) = match args.dist.topology()? {
         Some(topo) => {
-            match fimdup::dist::sketch_to_file_on(
+            match fimdup::dataflow::sketch_to_file_on(
                 &args.input,
                 &cfg,
                 &args.out,

@@ -261,7 +261,7 @@ fn the_connect_timeout_is_the_library_s() {
     match parse(&["cluster", "in.jsonl", "--out", "o", "--processes", "1"]) {
         Command::Cluster(a) => assert_eq!(
             a.dist.connect_timeout,
-            fimdup::dist::DEFAULT_CONNECT_TIMEOUT.as_secs()
+            fimdup::dataflow::DEFAULT_CONNECT_TIMEOUT.as_secs()
         ),
         c => panic!("{c:?}"),
     }

@@ -30,7 +30,7 @@ pub enum Equivalence {
 }
 
 /// Counts of a collapse.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CollapseSummary {
     /// Groups with at least two documents.
     pub classes: u64,

@@ -390,20 +390,9 @@ pub struct JobOutput {
     pub peak_rss_bytes: Option<u64>,
     /// What the corpus reader counted (zero for images files).
     pub input_stats: CorpusStats,
-    /// With several processes or workers: what each process did ([`crate::dist`]).
-    pub distributed: Option<Distributed>,
-}
-
-/// What a distributed preparation adds to a summary: the layout and each process's part.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
-pub struct Distributed {
-    /// Number of processes.
-    pub processes: usize,
-    /// Workers per process.
-    pub workers: usize,
-    /// One entry per process, in process order.
-    #[cfg(feature = "distributed")]
-    pub per_process: Vec<crate::dist::ProcessReport>,
+    /// With several processes or workers: the layout and what each process did, as the
+    /// multi-process engine reports it (written as the summary's `distributed` block).
+    pub distributed: Option<serde_json::Value>,
 }
 
 impl JobOutput {
@@ -458,6 +447,11 @@ impl Job {
         &self.pipeline
     }
 
+    /// The memory budget and the temporary directory.
+    pub fn spill_config(&self) -> &SpillConfig {
+        &self.spill
+    }
+
     /// Which documents are collapsed before clustering.
     pub fn equivalence(&self) -> Equivalence {
         self.equivalence
@@ -483,8 +477,8 @@ impl Job {
     }
 
     /// [`Job::prepare`], the corpus sketched by `stream` (which feeds a sink as
-    /// [`sketch_stream`] does).
-    fn prepare_by(
+    /// [`sketch_stream`] does): how a multi-process engine prepares a job.
+    pub fn prepare_by(
         &self,
         input: &Input,
         stream: &mut dyn FnMut(&Path, &mut dyn SketchSink) -> Result<SketchStats>,
@@ -719,12 +713,13 @@ impl Job {
         self.finish(t0, s, None)
     }
 
-    /// Runs the method on a prepared input into a [`JobOutput`] (the run began at `t0`).
-    fn finish(
+    /// Runs the method on a prepared input into a [`JobOutput`] (the run began at `t0`),
+    /// with what a multi-process engine adds to the summary.
+    pub fn finish(
         &self,
         t0: Instant,
         mut s: Sketched,
-        distributed: Option<Distributed>,
+        distributed: Option<serde_json::Value>,
     ) -> Result<JobOutput> {
         let mut output = self.run_on(&mut s)?;
         output.summary.phases.insert(
@@ -745,81 +740,5 @@ impl Job {
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::spill::peak_rss_bytes(),
         })
-    }
-}
-
-#[cfg(feature = "distributed")]
-impl Job {
-    /// A digest of the job and the layout of `topo` (not which process this is): the
-    /// processes of one run must agree on it, or they refuse each other.
-    pub fn digest(&self, input: &Input, topo: &crate::dist::Topology) -> u64 {
-        let text = format!(
-            "{:?}|{:?}|{}|{}|{:?}|{}",
-            self,
-            input,
-            topo.processes(),
-            topo.workers(),
-            topo.hosts(),
-            env!("CARGO_PKG_VERSION")
-        );
-        xxhash_rust::xxh3::xxh3_64(text.as_bytes())
-    }
-
-    /// [`Job::prepare`] with the workers of every process of `topo` ([`crate::dist`]):
-    /// every process reads and sketches its share of the corpus, and process 0 gets what
-    /// [`Job::prepare`] gets in one process (`Some`, with what each process did); the
-    /// others get `None`. Every process of the run calls this with the same job and input.
-    pub fn prepare_on(
-        &self,
-        input: &Input,
-        topo: &crate::dist::Topology,
-    ) -> Result<Option<(Sketched, Distributed)>> {
-        let Input::Corpus(path) = input else {
-            return Err(Error::config(format!(
-                "{}: a distributed run reads a corpus; images files are clustered in one process",
-                input.path().display()
-            )));
-        };
-        let digest = self.digest(input, topo);
-        let mut dist = Distributed {
-            processes: topo.processes(),
-            workers: topo.workers(),
-            per_process: Vec::new(),
-        };
-        if !topo.is_leader() {
-            crate::dist::sketch_distributed(
-                path,
-                &self.pipeline,
-                topo,
-                digest,
-                &self.spill,
-                &mut crate::dist::sketch::NullSink,
-            )?;
-            return Ok(None);
-        }
-        let pipeline = &self.pipeline;
-        let spill = &self.spill;
-        let mut reports = Vec::new();
-        let s = self.prepare_by(input, &mut |path, sink| {
-            let d = crate::dist::sketch_distributed(path, pipeline, topo, digest, spill, sink)?;
-            reports = d.processes;
-            Ok(d.stats)
-        })?;
-        dist.per_process = reports;
-        Ok(Some((s, dist)))
-    }
-
-    /// [`Job::run`] with the workers of every process of `topo`: `Some` output on process
-    /// 0 (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
-    pub fn run_on_processes(
-        &self,
-        input: &Input,
-        topo: &crate::dist::Topology,
-    ) -> Result<Option<JobOutput>> {
-        let t0 = Instant::now();
-        let Some((s, dist)) = self.prepare_on(input, topo)? else {
-            return Ok(None);
-        };
-        self.finish(t0, s, Some(dist)).map(Some)
     }
 }

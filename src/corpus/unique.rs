@@ -174,6 +174,23 @@ pub(super) fn check_for(format: super::Format, cfg: &super::CorpusConfig) -> Opt
 
 /// The error of a duplicate at `path:line` whose first occurrence is at `first` (file and
 /// line), when it could be found again.
+/// The error of id `id` at `line` of `path` repeating the one at `first_line`, as the
+/// in-order check reports it (for checks that know both lines, such as the divided
+/// multi-process run's owners of ids).
+pub fn duplicate_id_error(
+    path: &std::path::Path,
+    line: u64,
+    id: &str,
+    first_line: u64,
+) -> crate::Error {
+    duplicate_error(
+        path,
+        line,
+        &Duplicate { id: id.to_string() },
+        Some((path.to_path_buf(), first_line)),
+    )
+}
+
 pub(crate) fn duplicate_error(
     path: &std::path::Path,
     line: u64,

@@ -60,7 +60,7 @@ pub struct DedupSummary {
     pub input_stats: CorpusStats,
     /// With several processes or workers: what each process did.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub distributed: Option<crate::cluster::job::Distributed>,
+    pub distributed: Option<serde_json::Value>,
     /// Seconds end to end.
     pub seconds: f64,
     /// Peak resident memory of the process, if known.
@@ -133,7 +133,7 @@ impl Dedup {
     }
 
     /// A deduplication needs a corpus, not an images file.
-    fn check_input(&self, input: &Path) -> Result<()> {
+    pub fn check_input(&self, input: &Path) -> Result<()> {
         if crate::sketch::file::is_images_file(input) {
             return Err(Error::config(format!(
                 "{}: deduplication writes the kept documents, so it needs the corpus, not an images file",
@@ -143,36 +143,16 @@ impl Dedup {
         Ok(())
     }
 
-    /// [`Dedup::run`] with the workers of every process of `topo` ([`crate::dist`]): the
-    /// corpus is read and sketched by all of them, and process 0 chooses and writes what
-    /// [`Dedup::run`] writes (`Some`); the others write nothing (`None`).
-    #[cfg(feature = "distributed")]
-    pub fn run_on_processes(
-        &self,
-        input: &Path,
-        out: &Path,
-        topo: &crate::dist::Topology,
-    ) -> Result<Option<DedupOutput>> {
-        let t0 = Instant::now();
-        self.check_input(input)?;
-        match self
-            .job
-            .prepare_on(&Input::Corpus(input.to_path_buf()), topo)?
-        {
-            Some((s, dist)) => self.finish(t0, input, Some(out), s, Some(dist)).map(Some),
-            None => Ok(None),
-        }
-    }
-
     /// Runs the method on the prepared corpus, chooses the documents to keep and writes
-    /// the output into `out` (when given).
-    fn finish(
+    /// the output into `out` (when given); `distributed` is what a multi-process engine
+    /// adds to the summary.
+    pub fn finish(
         &self,
         t0: Instant,
         input: &Path,
         out: Option<&Path>,
         mut s: crate::cluster::Sketched,
-        distributed: Option<crate::cluster::job::Distributed>,
+        distributed: Option<serde_json::Value>,
     ) -> Result<DedupOutput> {
         let job = &self.job;
         let corpus_cfg = &job.pipeline().corpus;

@@ -34,7 +34,7 @@ use serde_json::Value;
 /// Every spawned process must end within this; it is killed and the test fails otherwise.
 const LIMIT: Duration = Duration::from_secs(120);
 /// (processes, workers per process).
-const LAYOUTS: [(usize, usize); 3] = [(1, 2), (2, 1), (3, 1)];
+const LAYOUTS: [(usize, usize); 4] = [(1, 2), (2, 1), (3, 1), (4, 1)];
 /// Documents of the generated corpus of the equality tests.
 const DOCS: usize = 1500;
 /// Documents of the fail-stop corpus: with `--stem`, each process of a 3-process run
@@ -462,8 +462,52 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
+            check_divided(&run, &one_sum, !verify && matches!(method, "concept" | "union-find"));
         }
     }
+}
+
+/// Concept and union-find without verification run divided: every summary field but the
+/// timings, memory and layout equals the single-process run's, every process ran every
+/// stage, and process 0 received far less than the records (the gathered runs send each
+/// document's image and ids to it, over 500 bytes a document).
+fn check_divided(run: &Run, single: &Value, divided: bool) {
+    let sum = run.summary();
+    let d = &sum["distributed"];
+    let name = &run.name;
+    assert_eq!(
+        d["mode"],
+        if divided { "divided" } else { "gathered" },
+        "{name}: {d}"
+    );
+    if !divided {
+        assert!(d["gathered_because"].is_string(), "{name}: {d}");
+        return;
+    }
+    let skip = ["seconds", "peak_rss_bytes", "phases", "distributed"];
+    let (Value::Object(a), Value::Object(b)) = (single, &sum) else {
+        panic!("{name}: summaries are objects");
+    };
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for k in keys {
+        if !skip.contains(&k.as_str()) {
+            assert_eq!(a.get(k), b.get(k), "{name}: summary field {k}");
+        }
+    }
+    let per = d["per_process"].as_array().unwrap();
+    for (p, e) in per.iter().enumerate() {
+        for stage in ["read and sketch", "collapse", "rows", "pairs", "components", "per group"] {
+            assert!(
+                e["stages"][stage]["count"].is_u64(),
+                "{name}: process {p} has no stage {stage}: {e}"
+            );
+        }
+    }
+    let received = per[0]["stages"]["results"]["bytes_received"].as_u64().unwrap();
+    assert!(
+        received < 200 * DOCS as u64,
+        "{name}: process 0 received {received} bytes of results for {DOCS} documents"
+    );
 }
 
 #[test]

@@ -16,12 +16,18 @@
 //! every process with an error ([`crate::Error::Distributed`] names the lost process)
 //! before anything is written.
 
+pub mod cluster;
+pub mod divided;
+pub mod job;
 pub mod net;
 pub mod reorder;
+pub mod rounds;
 pub mod sketch;
 pub mod topology;
 
+pub use job::{digest, prepare_on, run_dedup, run_job, Distributed};
 pub use sketch::{
-    sketch_distributed, sketch_to_file_on, DistSketch, DistSketchFile, ProcessReport, WorkerReport,
+    sketch_distributed, sketch_to_file_on, DistSketch, DistSketchFile, ProcessReport, StageReport,
+    WorkerReport,
 };
 pub use topology::{read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT};

@@ -96,6 +96,22 @@ pub struct ProcessReport {
     pub seconds: BTreeMap<String, f64>,
     /// Its peak resident memory, if known.
     pub peak_rss_bytes: Option<u64>,
+    /// Per stage of a divided cluster run ([`super::cluster`]): its seconds, bytes and
+    /// count.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stages: BTreeMap<String, StageReport>,
+}
+
+/// What one stage of the divided run did on one process: the longest of its workers'
+/// seconds, the bytes its workers sent to and received from other processes, and the
+/// stage's count (documents, incidences, candidate pairs, edges, forest edges, members,
+/// clusters).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct StageReport {
+    pub seconds: f64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub count: u64,
 }
 
 /// What [`sketch_distributed`] returns.

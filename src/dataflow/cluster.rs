@@ -1,0 +1,895 @@
+//! The cluster stage divided among the workers of every process, for `concept` and
+//! `union-find` by resemblance without verification, on a corpus split by byte ranges
+//! (uncompressed JSONL or plain lines): no process holds the corpus's images, and process
+//! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
+//! the records.
+//!
+//! Stages, each a round of exchange by key ([`super::rounds`]) around the one-process
+//! library code:
+//! 1. **Sketch**: each worker reads and sketches its byte range (the ranges' counts are
+//!    gathered first, so each knows its first line and DocId) and keeps its documents'
+//!    ids, element keys and fingerprints.
+//! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
+//!    the same check one process runs, and every worker stops with the error of the
+//!    earliest one.
+//! 3. **Collapse**: documents are exchanged by their image fingerprint (by their canonical
+//!    fingerprint when the image is empty or the equivalence is lexical): equal raw text
+//!    implies equal canonical text implies equal images, so each collapse class is one such
+//!    group, and its owner runs [`collapse`] on it: the same classes and counts.
+//! 4. **Rows**: `(element, document)` incidences of the representatives are exchanged by
+//!    element; the owner of an element holds its posting list and applies `min-df` /
+//!    `max-df` as the context builder does; the dropped elements that two documents share
+//!    are broadcast.
+//! 5. **Pairs**: each kept row's document pairs go to the owner of the smaller DocId, which
+//!    counts them exactly and keeps those sharing at least `k` elements (the edges).
+//! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
+//!    with the collapse classes, go to worker 0, which joins them into groups (a connected
+//!    component of the edges with its collapsed members) and places the groups on workers,
+//!    largest first, each on the least loaded. Worker 0 thus holds a forest over the
+//!    documents that have an edge or a class, never the corpus.
+//! 7. **Per group**: the members' keys and fingerprints go to the group's owner, which runs
+//!    the library's method on the group alone ([`run_method`] on the group's context, with
+//!    the globally dropped elements left out): a group is a union of components of the
+//!    pair graph, so its clusters and pairs are those of the whole run restricted to it
+//!    (see [`crate::cluster::concept`]'s component split).
+//! 8. **Merge**: the groups' clusters, pairs and the ids of their members go to worker 0,
+//!    which orders the clusters and pairs as one process does and fills the summary from
+//!    the stages' counters.
+//!
+//! Invariants: the outputs (clusters, pairs and every summary field but timings, memory
+//! and the `distributed` block) equal the one-process run's for any number of processes
+//! and workers; a stage's error (a repeated id, a malformed line) stops every process;
+//! the other processes return `None` and write nothing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use super::rounds::{Rounds, Target, Traffic, Wire};
+use crate::cluster::threshold::{describe, image_kind, k_for_threshold};
+use crate::cluster::uf::UnionFind;
+use crate::cluster::{
+    collapse, finish_clusters, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput,
+    ClusterSummary, CollapseSummary, Equivalence, Job, Measure, Method, Phase, ScoredPair,
+    Threshold,
+};
+use crate::context::{Context, ContextConfig};
+use crate::corpus::par::Share;
+use crate::corpus::split::{byte_range, count_range, place_ranges, RangeCount, Split};
+use crate::corpus::{DuplicateIds, Format, IdCheck};
+use crate::sketch::pipeline::{pipeline_sketcher, sketch_share, SketchBatch, SketchStats};
+use crate::sketch::{image_fingerprint, Scheme, SketchParams};
+use crate::{DocId, Error, Result};
+
+/// Why `job` on `path` does not run divided (then process 0 gathers the records and
+/// clusters them as one process does); `None` when it does.
+pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
+    let cfg = job.cluster_config();
+    let pipeline = job.pipeline();
+    Ok(
+        if !matches!(cfg.method, Method::Concept | Method::UnionFind) {
+            Some("the method is neither concept nor union-find")
+        } else if cfg.measure != Measure::Resemblance {
+            Some("the measure is containment")
+        } else if job.verifies() {
+            Some("exact verification reads the documents again")
+        } else if cfg.method == Method::Concept && !cfg.concept.split_components {
+            Some("concept mining is not split by component")
+        } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
+            Some("the images are mod-m or weighted")
+        } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
+            Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
+        } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
+            Some("repeated ids are renamed in input order")
+        } else {
+            None
+        },
+    )
+}
+
+/// A document of a worker's share.
+struct Doc {
+    id: u32,
+    ext: String,
+    line: u64,
+    keys: Vec<u64>,
+    raw: u64,
+    canonical: u64,
+    image: Option<u64>,
+}
+
+/// An id, to the owner of its hash.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct IdMsg {
+    hash: u64,
+    doc: u32,
+    line: u64,
+    id: String,
+}
+
+impl Wire for IdMsg {
+    fn wire_bytes(&self) -> u64 {
+        20 + self.id.wire_bytes()
+    }
+}
+
+/// A document's fingerprints, to the owner of its collapse key.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct PrintMsg {
+    /// (image fingerprint present, the image fingerprint or else the canonical one).
+    key: (bool, u64),
+    doc: u32,
+    raw: u64,
+    canonical: u64,
+}
+
+impl Wire for PrintMsg {
+    fn wire_bytes(&self) -> u64 {
+        29
+    }
+}
+
+/// A document folded into its class's representative.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Folded {
+    doc: u32,
+    rep: u32,
+}
+
+impl Wire for Folded {
+    fn wire_bytes(&self) -> u64 {
+        8
+    }
+}
+
+/// A group member's record, to the group's owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Member {
+    group: u32,
+    owner: u32,
+    doc: u32,
+    ext: String,
+    keys: Vec<u64>,
+    raw: u64,
+    canonical: u64,
+    image: Option<u64>,
+}
+
+impl Wire for Member {
+    fn wire_bytes(&self) -> u64 {
+        28 + self.ext.wire_bytes() + self.keys.wire_bytes() + self.image.wire_bytes()
+    }
+}
+
+/// What a group's owner found, to worker 0.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct GroupResult {
+    clusters: Vec<(Vec<u32>, u32)>,
+    /// `(a, b, shared, estimate)`.
+    pairs: Vec<(u32, u32, Option<u32>, Option<f64>)>,
+    edges: u64,
+    components: u64,
+    largest_component: u64,
+    /// The members' external ids.
+    ids: Vec<(u32, String)>,
+}
+
+impl Wire for GroupResult {
+    fn wire_bytes(&self) -> u64 {
+        let c: u64 = self
+            .clusters
+            .iter()
+            .map(|c| 12 + 4 * c.0.len() as u64)
+            .sum();
+        let ids: u64 = self.ids.iter().map(|i| 12 + i.1.len() as u64).sum();
+        40 + c + 26 * self.pairs.len() as u64 + ids
+    }
+}
+
+/// What a worker counted and moved in each stage, sent to worker 0 at the end.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct WorkerCounts {
+    worker: usize,
+    stats: SketchStats,
+    documents: u64,
+    incidences: u64,
+    collapse: CollapseSummary,
+    /// Elements whose posting lists it held, and what it kept and dropped.
+    context_rows: u64,
+    dropped_rare: u64,
+    dropped_common: u64,
+    /// Per stage: seconds, bytes sent to each process, and the stage's own count.
+    stages: Vec<(String, f64, Vec<u64>, u64)>,
+    peak_rss_bytes: Option<u64>,
+}
+
+impl Wire for WorkerCounts {
+    fn wire_bytes(&self) -> u64 {
+        256 + self
+            .stages
+            .iter()
+            .map(|s| 24 + s.0.len() as u64 + 8 * s.2.len() as u64)
+            .sum::<u64>()
+    }
+}
+
+/// What each worker reports at the end.
+type Counts = WorkerCounts;
+
+/// Spreads a key over the workers.
+fn spread(x: u64) -> Target {
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as Target
+}
+
+/// The worker holding DocId `d`: the last of the ranges starting at or before it.
+fn owner_of(starts: &[u64], d: u32) -> Target {
+    starts.partition_point(|&s| s <= u64::from(d)) - 1
+}
+
+/// The shared inputs of every worker.
+pub(super) struct Plan {
+    pub path: PathBuf,
+    pub job: Job,
+    pub params: SketchParams,
+    pub per_process: usize,
+}
+
+/// What worker 0 of process 0 assembles.
+pub(super) struct Assembled {
+    pub output: ClusterOutput,
+    pub ext_ids: Vec<String>,
+    pub stats: SketchStats,
+    pub per_process: Vec<super::ProcessReport>,
+}
+
+/// One stage's clock and traffic.
+struct Stages {
+    t: Instant,
+    list: Vec<(String, f64, Vec<u64>, u64)>,
+}
+
+impl Stages {
+    fn lap(&mut self, name: &str, rounds: &mut Rounds<'_>, count: u64) {
+        let now = Instant::now();
+        let Traffic { bytes_to } = rounds.take_traffic();
+        self.list.push((
+            name.to_string(),
+            (now - self.t).as_secs_f64(),
+            bytes_to,
+            count,
+        ));
+        self.t = now;
+    }
+}
+
+/// The stages of one worker; `Some` on worker 0 (of process 0).
+pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<Assembled>> {
+    let me = rounds.index();
+    let peers = rounds.peers();
+    let job = &plan.job;
+    let pipeline = job.pipeline();
+    let path = &plan.path;
+    let mut stages = Stages {
+        t: Instant::now(),
+        list: Vec::new(),
+    };
+
+    // 1. Sketch: the ranges' counts place each range; each worker keeps its documents.
+    let share = Share {
+        index: me as u32,
+        count: peers as u32,
+    };
+    let (start, end) = byte_range(path, share)?;
+    let count = count_range(path, &pipeline.corpus, start, end)?;
+    let all = rounds.all_gather(RangeMsg { start, end, count });
+    let ranges: Vec<(u64, u64)> = all.iter().map(|(_, r)| (r.start, r.end)).collect();
+    let counts: Vec<RangeCount> = all.iter().map(|(_, r)| r.count).collect();
+    let placed = place_ranges(&ranges, &counts);
+    let starts: Vec<u64> = placed.iter().map(|r| r.first_doc).collect();
+    let n_docs: u64 = counts.iter().map(|c| c.docs).sum();
+    if n_docs > u64::from(u32::MAX) {
+        return Err(Error::Limit(format!(
+            "{}: more than {} documents",
+            path.display(),
+            u32::MAX
+        )));
+    }
+    let sketcher = pipeline_sketcher(path, pipeline)?;
+    let scheme = plan.params.sketch.scheme;
+    let lexical = job.equivalence() == Equivalence::Lexical;
+    let mut docs: Vec<Doc> = Vec::new();
+    let stats = sketch_share(
+        path,
+        pipeline,
+        &sketcher,
+        Split::Range(placed[me]),
+        &mut |b: SketchBatch| {
+            let SketchBatch {
+                first,
+                ext_ids,
+                images,
+                raw_fingerprints,
+                canonical_fingerprints,
+                lines,
+                ..
+            } = b;
+            for (i, (ext, img)) in ext_ids.into_iter().zip(images).enumerate() {
+                let image = if lexical {
+                    None
+                } else {
+                    image_fingerprint(&img)
+                };
+                let mut keys = Vec::new();
+                if scheme.is_positional() {
+                    img.keys(scheme, &mut keys);
+                } else {
+                    keys = img.into_values();
+                }
+                keys.sort_unstable();
+                keys.dedup();
+                docs.push(Doc {
+                    id: first + i as u32,
+                    ext,
+                    line: lines.get(i).copied().unwrap_or(0),
+                    keys,
+                    raw: raw_fingerprints[i],
+                    canonical: canonical_fingerprints[i],
+                    image,
+                });
+            }
+            Ok(())
+        },
+    )?;
+    let incidences: u64 = docs.iter().map(|d| d.keys.len() as u64).sum();
+    let n_here = docs.len() as u64;
+    stages.lap("read and sketch", rounds, n_here);
+
+    // 2. Ids: the owner of an id's hash checks its ids in DocId order.
+    let check_ids = pipeline.corpus.format_of(path)? == Format::Jsonl
+        && pipeline.corpus.duplicate_ids == DuplicateIds::Error;
+    if check_ids {
+        let msgs: Vec<IdMsg> = docs
+            .iter()
+            .map(|d| IdMsg {
+                hash: xxhash_rust::xxh3::xxh3_64(d.ext.as_bytes()),
+                doc: d.id,
+                line: d.line,
+                id: d.ext.clone(),
+            })
+            .collect();
+        let mut mine = rounds.exchange(msgs, |m: &IdMsg| spread(m.hash));
+        mine.sort_unstable_by_key(|m| m.doc);
+        let mut check = IdCheck::new(DuplicateIds::Error);
+        let mut first_line: hashbrown::HashMap<&str, u64> = hashbrown::HashMap::new();
+        let mut dup: Option<(u64, String, u64)> = None;
+        for m in &mine {
+            let mut id = m.id.clone();
+            if check.check(&mut id).is_err() {
+                let first = first_line.get(m.id.as_str()).copied().unwrap_or(0);
+                dup = Some((m.line, m.id.clone(), first));
+                break;
+            }
+            first_line.insert(m.id.as_str(), m.line);
+        }
+        let found = rounds.all_gather(DupMsg(dup));
+        if let Some((line, id, first)) = found.into_iter().filter_map(|(_, d)| d.0).min() {
+            return Err(crate::corpus::duplicate_id_error(path, line, &id, first));
+        }
+        stages.lap("ids", rounds, mine.len() as u64);
+    }
+
+    // 3. Collapse: by image fingerprint (else canonical), one class per group.
+    let prints: Vec<PrintMsg> = docs
+        .iter()
+        .map(|d| PrintMsg {
+            key: match d.image {
+                Some(f) => (true, f),
+                None => (false, d.canonical),
+            },
+            doc: d.id,
+            raw: d.raw,
+            canonical: d.canonical,
+        })
+        .collect();
+    let mut got = rounds.exchange(prints, |m: &PrintMsg| spread(m.key.1 ^ u64::from(m.key.0)));
+    got.sort_unstable_by_key(|m| (m.key, m.doc));
+    let mut collapse_sum = CollapseSummary::default();
+    let mut folded: Vec<Folded> = Vec::new();
+    let mut classes: Vec<(u32, u32)> = Vec::new();
+    for g in got.chunk_by(|a, b| a.key == b.key) {
+        if g.len() < 2 {
+            continue;
+        }
+        let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
+        let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
+        let imgs: Vec<Option<u64>> = g.iter().map(|m| m.key.0.then_some(m.key.1)).collect();
+        let c = collapse(&raws, &canons, &imgs)?;
+        add_collapse(&mut collapse_sum, c.summary());
+        for (i, m) in g.iter().enumerate() {
+            let rep = g[c.rep(DocId(i as u32)).index()].doc;
+            if rep != m.doc {
+                folded.push(Folded { doc: m.doc, rep });
+                classes.push((rep, m.doc));
+            }
+        }
+    }
+    let n_folded = folded.len() as u64;
+    let starts_r = starts.clone();
+    let mut mine_folded = rounds.exchange(folded, move |f: &Folded| owner_of(&starts_r, f.doc));
+    mine_folded.sort_unstable_by_key(|f| f.doc);
+    let is_rep = |d: &Doc| mine_folded.binary_search_by_key(&d.id, |f| f.doc).is_err();
+    stages.lap("collapse", rounds, n_folded);
+
+    // 4. Rows: incidences of the representatives, by element.
+    let inc: Vec<(u64, u32)> = docs
+        .iter()
+        .filter(|d| is_rep(d))
+        .flat_map(|d| d.keys.iter().map(move |&k| (k, d.id)))
+        .collect();
+    let n_inc = inc.len() as u64;
+    let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
+    rows.sort_unstable();
+    let ccfg = job.cluster_config().context;
+    let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
+    let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
+    let mut dropped_shared: Vec<u64> = Vec::new();
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for r in rows.chunk_by(|a, b| a.0 == b.0) {
+        let df = r.len();
+        if df < ccfg.min_df as usize {
+            rare += 1;
+        } else if df > max_df {
+            common += 1;
+        } else {
+            kept += 1;
+            for i in 0..df {
+                for j in i + 1..df {
+                    pairs.push((r[i].1, r[j].1));
+                }
+            }
+            continue;
+        }
+        if df >= 2 {
+            dropped_shared.push(r[0].0);
+        }
+    }
+    drop(rows);
+    stages.lap("rows", rounds, n_inc);
+    let dropped_all = rounds.all_gather(dropped_shared);
+    let mut dropped: Vec<u64> = dropped_all.into_iter().flat_map(|(_, v)| v).collect();
+    dropped.sort_unstable();
+
+    // 5. Pairs: counted by the owner of the smaller DocId, kept at k shared elements.
+    let n = plan.params.sketch.size;
+    let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
+    let (k, k_rule) = match job.cluster_config().threshold {
+        Threshold::MinCommon(k) => (k, format!("min-common {k}")),
+        Threshold::Resemblance(t) => (k_for_threshold(t, n, kind), describe(t, n, kind)),
+    };
+    let n_candidates = pairs.len() as u64;
+    let mut counted = rounds.exchange(pairs, |p: &(u32, u32)| spread(u64::from(p.0)));
+    counted.sort_unstable();
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    for run in counted.chunk_by(|a, b| a == b) {
+        if run.len() as u64 >= u64::from(k) {
+            edges.push(run[0]);
+        }
+    }
+    drop(counted);
+    stages.lap("pairs", rounds, n_candidates);
+
+    // 6. Components: each worker's spanning forest and the collapse classes, to worker 0.
+    let mut forest = spanning_forest(&edges);
+    forest.extend(classes);
+    let n_forest = forest.len() as u64;
+    let at_zero = rounds.exchange(forest, |_: &(u32, u32)| 0);
+    let placements: Vec<(u32, (u32, u32))> = if me == 0 {
+        place_groups(at_zero, peers)
+    } else {
+        Vec::new()
+    };
+    let starts_p = starts.clone();
+    let mut placed_here = rounds.exchange(placements, move |p: &(u32, (u32, u32))| {
+        owner_of(&starts_p, p.0)
+    });
+    placed_here.sort_unstable();
+    stages.lap("components", rounds, n_forest);
+
+    // 7. Per group: the members' records to the group's owner, the method run there.
+    let mut members: Vec<Member> = Vec::with_capacity(placed_here.len());
+    for &(doc, (group, owner)) in &placed_here {
+        let d = docs
+            .binary_search_by_key(&doc, |d| d.id)
+            .map(|i| &docs[i])
+            .map_err(|_| {
+                Error::Distributed(format!("document {doc} placed on the wrong worker"))
+            })?;
+        members.push(Member {
+            group,
+            owner,
+            doc,
+            ext: d.ext.clone(),
+            keys: d.keys.clone(),
+            raw: d.raw,
+            canonical: d.canonical,
+            image: d.image,
+        });
+    }
+    drop(docs);
+    let n_members = members.len() as u64;
+    let mut mine_members = rounds.exchange(members, |m: &Member| m.owner as Target);
+    mine_members.sort_unstable_by_key(|m| (m.group, m.doc));
+    let mut cfg = *job.cluster_config();
+    cfg.image_kind = kind;
+    cfg.max_pairs = None;
+    cfg.context = ContextConfig {
+        min_df: 1,
+        max_df: None,
+    };
+    let mut results: Vec<GroupResult> = Vec::new();
+    for g in mine_members.chunk_by(|a, b| a.group == b.group) {
+        results.push(run_group(g, &cfg, &dropped, n, job)?);
+    }
+    drop(mine_members);
+    stages.lap("per group", rounds, n_members);
+
+    // 8. Results and counts to worker 0.
+    let n_results: u64 = results.iter().map(|r| r.clusters.len() as u64).sum();
+    let results = rounds.exchange(results, |_: &GroupResult| 0);
+    stages.lap("results", rounds, n_results);
+    let counts = Counts {
+        worker: me,
+        stats,
+        documents: n_here,
+        incidences,
+        collapse: collapse_sum,
+        context_rows: kept,
+        dropped_rare: rare,
+        dropped_common: common,
+        stages: std::mem::take(&mut stages.list),
+        peak_rss_bytes: crate::spill::peak_rss_bytes(),
+    };
+    let all_counts = rounds.exchange(vec![counts], |_: &Counts| 0);
+    if me != 0 {
+        return Ok(None);
+    }
+    let mut all_counts = all_counts;
+    all_counts.sort_by_key(|c| c.worker);
+    let assembled = assemble(
+        n_docs as usize,
+        results,
+        &all_counts,
+        job,
+        n,
+        k,
+        k_rule,
+        plan.per_process,
+    )?;
+    Ok(Some(assembled))
+}
+
+/// A byte range and its counts, gathered by every worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct RangeMsg {
+    start: u64,
+    end: u64,
+    count: RangeCount,
+}
+
+impl Wire for RangeMsg {
+    fn wire_bytes(&self) -> u64 {
+        32
+    }
+}
+
+/// A worker's first repeated id: `(line, id, line of its first occurrence)`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct DupMsg(Option<(u64, String, u64)>);
+
+impl Wire for DupMsg {
+    fn wire_bytes(&self) -> u64 {
+        1 + self.0.as_ref().map_or(0, |d| 24 + d.1.len() as u64)
+    }
+}
+
+fn add_collapse(a: &mut CollapseSummary, b: &CollapseSummary) {
+    a.classes += b.classes;
+    a.removed += b.removed;
+    a.identical += b.identical;
+    a.lexical += b.lexical;
+    a.shingle += b.shingle;
+}
+
+/// A spanning forest of `edges`: `(smallest member, member)` for every other member of
+/// each connected component.
+fn spanning_forest(edges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut ids: Vec<u32> = edges.iter().flat_map(|&(a, b)| [a, b]).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let at = |d: u32| ids.binary_search(&d).expect("an endpoint") as u32;
+    let mut uf = UnionFind::new(ids.len());
+    for &(a, b) in edges {
+        uf.union(at(a), at(b));
+    }
+    let mut smallest: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
+    for (i, &d) in ids.iter().enumerate() {
+        smallest.entry(uf.find(i as u32)).or_insert(d);
+    }
+    ids.iter()
+        .enumerate()
+        .filter_map(|(i, &d)| {
+            let s = smallest[&uf.find(i as u32)];
+            (s != d).then_some((s, d))
+        })
+        .collect()
+}
+
+/// Joins the forests' and classes' links into groups and places them: every member as
+/// `(doc, (group, owner))`. Groups are numbered by size descending, then smallest member;
+/// each goes to the least loaded worker (by members), the lowest index on ties.
+fn place_groups(links: Vec<(u32, u32)>, peers: usize) -> Vec<(u32, (u32, u32))> {
+    let forest = spanning_forest(&links);
+    let mut groups: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (s, d) in forest {
+        groups.entry(s).or_insert_with(|| vec![s]).push(d);
+    }
+    let mut groups: Vec<Vec<u32>> = groups.into_values().collect();
+    groups.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+    let mut load = vec![0u64; peers];
+    let mut out = Vec::new();
+    for (gi, g) in groups.into_iter().enumerate() {
+        let w = (0..peers).min_by_key(|&w| (load[w], w)).unwrap_or(0);
+        load[w] += g.len() as u64;
+        out.extend(g.into_iter().map(|d| (d, (gi as u32, w as u32))));
+    }
+    out
+}
+
+/// The method on one group (members sorted by DocId), mapped back to DocIds.
+fn run_group(
+    g: &[Member],
+    cfg: &ClusterConfig,
+    dropped: &[u64],
+    n: usize,
+    job: &Job,
+) -> Result<GroupResult> {
+    let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
+    let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
+    let imgs: Vec<Option<u64>> = g.iter().map(|m| m.image).collect();
+    let col = collapse(&raws, &canons, &imgs)?;
+    let keys: Vec<Vec<u64>> = g.iter().map(|m| m.keys.clone()).collect();
+    let kept: Vec<Vec<u64>> = g
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            if !col.is_rep(DocId(i as u32)) {
+                return Vec::new();
+            }
+            m.keys
+                .iter()
+                .copied()
+                .filter(|k| dropped.binary_search(k).is_err())
+                .collect()
+        })
+        .collect();
+    let spill = job.spill_config();
+    let ctx = Context::from_doc_keys(&kept, &cfg.context, spill)?;
+    let inputs = ClusterInputs {
+        n_docs: g.len(),
+        keys: Some(&keys),
+        context: Some(&ctx),
+        image_size: Some(n),
+        collapse: Some(&col),
+        miner: Some(&fp_miner),
+        spill: Some(spill),
+        ..ClusterInputs::default()
+    };
+    let out = run_method(&inputs, cfg)?;
+    let doc = |d: DocId| g[d.index()].doc;
+    Ok(GroupResult {
+        clusters: out
+            .clusters
+            .iter()
+            .map(|c| (c.docs.iter().map(|&d| doc(d)).collect(), c.support))
+            .collect(),
+        pairs: out
+            .pairs
+            .iter()
+            .map(|p| (doc(p.a), doc(p.b), p.shared, p.estimate))
+            .collect(),
+        edges: out.summary.edges,
+        components: out.summary.components,
+        largest_component: out.summary.largest_component,
+        ids: g.iter().map(|m| (m.doc, m.ext.clone())).collect(),
+    })
+}
+
+/// Worker 0's merge of the groups' results and the workers' counts into what one process
+/// returns.
+#[allow(clippy::too_many_arguments)]
+fn assemble(
+    n_docs: usize,
+    results: Vec<GroupResult>,
+    counts: &[Counts],
+    job: &Job,
+    n: usize,
+    k: u32,
+    k_rule: String,
+    per_process: usize,
+) -> Result<Assembled> {
+    let cfg = job.cluster_config();
+    let mut ext_ids = vec![String::new(); n_docs];
+    let mut sets: Vec<(Vec<DocId>, u32)> = Vec::new();
+    let mut pairs: Vec<ScoredPair> = Vec::new();
+    let (mut edges, mut components, mut largest_component) = (0u64, 0u64, 0u64);
+    for r in results {
+        for (d, id) in r.ids {
+            ext_ids[d as usize] = id;
+        }
+        sets.extend(
+            r.clusters
+                .into_iter()
+                .map(|(docs, s)| (docs.into_iter().map(DocId).collect(), s)),
+        );
+        pairs.extend(
+            r.pairs
+                .into_iter()
+                .map(|(a, b, shared, estimate)| ScoredPair {
+                    a: DocId(a),
+                    b: DocId(b),
+                    shared,
+                    estimate,
+                    exact: None,
+                }),
+        );
+        edges += r.edges;
+        components += r.components;
+        largest_component = largest_component.max(r.largest_component);
+    }
+    let clusters = finish_clusters(sets);
+    pairs.sort_unstable_by_key(|p| (p.a, p.b));
+    let total_pairs: u64 = clusters
+        .iter()
+        .map(|c| {
+            let l = c.docs.len() as u64;
+            l * (l - 1) / 2
+        })
+        .sum();
+    if let Some(m) = cfg.max_pairs {
+        if total_pairs > m {
+            return Err(Error::Limit(format!(
+                "the clusters have {total_pairs} member pairs, more than max_pairs = {m}"
+            )));
+        }
+    }
+    let mut collapsed = CollapseSummary::default();
+    let mut stats = SketchStats::default();
+    let (mut rows, mut rare, mut common) = (0, 0, 0);
+    for c in counts {
+        add_collapse(&mut collapsed, &c.collapse);
+        add_stats(&mut stats, &c.stats);
+        rows += c.context_rows;
+        rare += c.dropped_rare;
+        common += c.dropped_common;
+    }
+    let mut clustered: Vec<DocId> = clusters
+        .iter()
+        .flat_map(|c| c.docs.iter().copied())
+        .collect();
+    clustered.sort_unstable();
+    clustered.dedup();
+    let summary = ClusterSummary {
+        method: cfg.method.name().to_string(),
+        documents: n_docs as u64,
+        representatives: n_docs as u64 - collapsed.removed,
+        collapsed,
+        threshold: match cfg.threshold {
+            Threshold::Resemblance(t) => Some(t),
+            Threshold::MinCommon(_) => None,
+        },
+        candidate_threshold: None,
+        k: Some(k),
+        k_rule,
+        image_size: n as u64,
+        bands: None,
+        rows: None,
+        candidates: None,
+        context_rows: Some(rows),
+        dropped_common: common,
+        dropped_rare: rare,
+        edges,
+        pairs: pairs.len() as u64,
+        verify_removed: None,
+        clusters: clusters.len() as u64,
+        clustered_documents: clustered.len() as u64,
+        largest_cluster: clusters
+            .iter()
+            .map(|c| c.docs.len() as u64)
+            .max()
+            .unwrap_or(0),
+        components,
+        largest_component,
+        phases: stage_phases(counts),
+    };
+    Ok(Assembled {
+        output: ClusterOutput {
+            clusters,
+            pairs,
+            edges: Vec::new(),
+            summary,
+        },
+        ext_ids,
+        stats,
+        per_process: process_reports(counts, per_process),
+    })
+}
+
+fn add_stats(a: &mut SketchStats, b: &SketchStats) {
+    a.corpus.add(&b.corpus);
+    a.tokens += b.tokens;
+    a.short += b.short;
+    a.empty_images += b.empty_images;
+}
+
+/// The run's phases: each stage's longest seconds over the workers.
+fn stage_phases(counts: &[Counts]) -> Vec<Phase> {
+    let mut out: Vec<Phase> = Vec::new();
+    for c in counts {
+        for (name, secs, _, _) in &c.stages {
+            match out.iter_mut().find(|p| &p.name == name) {
+                Some(p) => p.seconds = p.seconds.max(*secs),
+                None => out.push(Phase {
+                    name: name.clone(),
+                    seconds: *secs,
+                }),
+            }
+        }
+    }
+    out
+}
+
+/// Per process: documents, incidences, bytes, seconds and counts per stage, peak memory.
+fn process_reports(counts: &[Counts], per_process: usize) -> Vec<super::ProcessReport> {
+    let processes = counts.len().div_ceil(per_process.max(1));
+    let mut out: Vec<super::ProcessReport> = (0..processes)
+        .map(|p| super::ProcessReport {
+            process: p,
+            ..Default::default()
+        })
+        .collect();
+    for c in counts {
+        let p = c.worker / per_process.max(1);
+        let r = &mut out[p];
+        r.documents += c.documents;
+        r.incidences += c.incidences;
+        r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
+        for (name, secs, bytes_to, count) in &c.stages {
+            let s = r.seconds.entry(name.clone()).or_insert(0.0);
+            *s = s.max(*secs);
+            let sent: u64 = bytes_to.iter().sum();
+            r.bytes_sent += sent;
+            let st = r.stages.entry(name.clone()).or_default();
+            st.seconds = st.seconds.max(*secs);
+            st.bytes_sent += sent;
+            st.count += count;
+        }
+    }
+    for c in counts {
+        let from = c.worker / per_process.max(1);
+        for (name, _, bytes_to, _) in &c.stages {
+            for (to, &b) in bytes_to.iter().enumerate() {
+                if to != from && to < out.len() {
+                    out[to].bytes_received += b;
+                    out[to]
+                        .stages
+                        .entry(name.clone())
+                        .or_default()
+                        .bytes_received += b;
+                }
+            }
+        }
+    }
+    out
+}

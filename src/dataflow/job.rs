@@ -1,0 +1,144 @@
+//! The library's jobs on many processes: [`run_job`] and [`run_dedup`] prepare a
+//! [`Job`] (or a [`Dedup`]'s job) with the distributed sketch ([`super::sketch`]) and then
+//! finish it on process 0 with the library's own code ([`Job::finish`], [`Dedup::finish`]).
+//! The library's jobs know nothing of this layer: it calls them.
+//!
+//! Invariants: process 0 returns what the one-process job returns, plus the `distributed`
+//! block ([`Distributed`]); every other process returns `None` and writes nothing; every
+//! process of a run calls the same function with the same job and input.
+
+use std::path::Path;
+use std::time::Instant;
+
+use super::{sketch_distributed, ProcessReport, Topology};
+use crate::cluster::{Input, Job, JobOutput, Sketched};
+use crate::dedup::{Dedup, DedupOutput};
+use crate::{Error, Result};
+
+/// What a distributed run adds to a summary (its `distributed` block): the layout and each
+/// process's part.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct Distributed {
+    /// Number of processes.
+    pub processes: usize,
+    /// Workers per process.
+    pub workers: usize,
+    /// `divided`: the cluster stage ran on every worker ([`super::cluster`]); `gathered`:
+    /// process 0 received every record and ran the method alone.
+    pub mode: String,
+    /// Why the run was gathered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gathered_because: Option<String>,
+    /// One entry per process, in process order.
+    pub per_process: Vec<ProcessReport>,
+}
+
+impl Distributed {
+    /// The block as JSON, for [`JobOutput::distributed`].
+    pub fn to_json(&self) -> Result<serde_json::Value> {
+        serde_json::to_value(self).map_err(|e| Error::config(format!("summary: {e}")))
+    }
+}
+
+/// A digest of the job and the layout of `topo` (not which process this is): the processes
+/// of one run must agree on it, or they refuse each other.
+pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
+    let text = format!(
+        "{:?}|{:?}|{}|{}|{:?}|{}",
+        job,
+        input,
+        topo.processes(),
+        topo.workers(),
+        topo.hosts(),
+        env!("CARGO_PKG_VERSION")
+    );
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+}
+
+/// [`Job::prepare`] with the workers of every process of `topo`: every process reads and
+/// sketches its share of the corpus, and process 0 gets what [`Job::prepare`] gets in one
+/// process (`Some`, with what each process did); the others get `None`.
+pub fn prepare_on(
+    job: &Job,
+    input: &Input,
+    topo: &Topology,
+) -> Result<Option<(Sketched, Distributed)>> {
+    let Input::Corpus(path) = input else {
+        return Err(Error::config(format!(
+            "{}: a distributed run reads a corpus; images files are clustered in one process",
+            input.path().display()
+        )));
+    };
+    let digest = digest(job, input, topo);
+    let mut dist = Distributed {
+        processes: topo.processes(),
+        workers: topo.workers(),
+        mode: "gathered".into(),
+        gathered_because: None,
+        per_process: Vec::new(),
+    };
+    let pipeline = job.pipeline();
+    let spill = job.spill_config();
+    if !topo.is_leader() {
+        sketch_distributed(
+            path,
+            pipeline,
+            topo,
+            digest,
+            spill,
+            &mut super::sketch::NullSink,
+        )?;
+        return Ok(None);
+    }
+    let mut reports = Vec::new();
+    let s = job.prepare_by(input, &mut |path, sink| {
+        let d = sketch_distributed(path, pipeline, topo, digest, spill, sink)?;
+        reports = d.processes;
+        Ok(d.stats)
+    })?;
+    dist.per_process = reports;
+    Ok(Some((s, dist)))
+}
+
+/// [`Job::run`] with the workers of every process of `topo`: `Some` output on process 0
+/// (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
+/// Concept and union-find by resemblance on a corpus split by byte ranges run divided
+/// ([`super::cluster`]); other jobs are prepared by [`prepare_on`] and run on process 0.
+pub fn run_job(job: &Job, input: &Input, topo: &Topology) -> Result<Option<JobOutput>> {
+    let t0 = Instant::now();
+    let because = match input {
+        Input::Corpus(path) => match super::cluster::gathered_because(job, path)? {
+            None => return super::divided::run_divided(job, path, input, topo),
+            Some(b) => Some(b),
+        },
+        Input::Images(_) => None,
+    };
+    let Some((s, mut dist)) = prepare_on(job, input, topo)? else {
+        return Ok(None);
+    };
+    dist.gathered_because = because.map(str::to_string);
+    job.finish(t0, s, Some(dist.to_json()?)).map(Some)
+}
+
+/// [`Dedup::run`] with the workers of every process of `topo`: the corpus is read and
+/// sketched by all of them, and process 0 chooses and writes what [`Dedup::run`] writes
+/// (`Some`); the others write nothing (`None`).
+pub fn run_dedup(
+    dedup: &Dedup,
+    input: &Path,
+    out: &Path,
+    topo: &Topology,
+) -> Result<Option<DedupOutput>> {
+    let t0 = Instant::now();
+    dedup.check_input(input)?;
+    match prepare_on(dedup.job(), &Input::Corpus(input.to_path_buf()), topo)? {
+        Some((s, mut dist)) => {
+            dist.gathered_because =
+                Some("deduplication chooses its kept documents on process 0".into());
+            dedup
+                .finish(t0, input, Some(out), s, Some(dist.to_json()?))
+                .map(Some)
+        }
+        None => Ok(None),
+    }
+}
