@@ -20,8 +20,11 @@
 //!    element; the owner of an element holds its posting list and applies `min-df` /
 //!    `max-df` as the context builder does; the dropped elements that two documents share
 //!    are broadcast.
-//! 5. **Pairs**: each kept row's document pairs go to the owner of the smaller DocId, which
-//!    counts them exactly and keeps those sharing at least `k` elements (the edges).
+//! 5. **Pairs**: each kept row shared by two documents or more goes once to the owner of
+//!    each of its documents but the last (the owners, by hash, of its pairs' smaller DocIds: a row of
+//!    `m` documents costs at most `m` times the number of processes, not `m^2 / 2` pairs);
+//!    the owner of `a` counts, over the rows holding `a`, the documents after it, exactly,
+//!    and keeps those sharing at least `k` elements (the edges).
 //! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
 //!    with the collapse classes, go to worker 0, which joins them into groups (a connected
 //!    component of the edges with its collapsed members) and places the groups on workers,
@@ -221,6 +224,12 @@ type Counts = WorkerCounts;
 /// Spreads a key over the workers.
 fn spread(x: u64) -> Target {
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as Target
+}
+
+/// The worker counting the pairs whose smaller DocId is `d` (a hash, so that the low
+/// DocIds, which have the most pairs after them, spread over every worker).
+fn pair_owner(d: u32, peers: usize) -> Target {
+    spread(u64::from(d)) % peers
 }
 
 /// The worker holding DocId `d`: the last of the ranges starting at or before it.
@@ -435,7 +444,9 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
     let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
     let mut dropped_shared: Vec<u64> = Vec::new();
-    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    // A kept row shared by two documents or more goes, once, to the owner of each of its
+    // documents but the last (the owners of the pairs' smaller DocIds).
+    let mut to_owners: Vec<RowMsg> = Vec::new();
     for r in rows.chunk_by(|a, b| a.0 == b.0) {
         let df = r.len();
         if df < ccfg.min_df as usize {
@@ -444,9 +455,19 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             common += 1;
         } else {
             kept += 1;
-            for i in 0..df {
-                for j in i + 1..df {
-                    pairs.push((r[i].1, r[j].1));
+            if df >= 2 {
+                let docs: Vec<u32> = r.iter().map(|x| x.1).collect();
+                let mut to: Vec<usize> = docs[..df - 1]
+                    .iter()
+                    .map(|&d| pair_owner(d, peers))
+                    .collect();
+                to.sort_unstable();
+                to.dedup();
+                for o in to {
+                    to_owners.push(RowMsg {
+                        to: o as u32,
+                        docs: docs.clone(),
+                    });
                 }
             }
             continue;
@@ -461,23 +482,17 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut dropped: Vec<u64> = dropped_all.into_iter().flat_map(|(_, v)| v).collect();
     dropped.sort_unstable();
 
-    // 5. Pairs: counted by the owner of the smaller DocId, kept at k shared elements.
+    // 5. Pairs: the owner of a document counts, over the rows holding it, the documents
+    // after it (exactly: every kept row they share), and keeps those at k or more.
     let n = plan.params.sketch.size;
     let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
     let (k, k_rule) = match job.cluster_config().threshold {
         Threshold::MinCommon(k) => (k, format!("min-common {k}")),
         Threshold::Resemblance(t) => (k_for_threshold(t, n, kind), describe(t, n, kind)),
     };
-    let n_candidates = pairs.len() as u64;
-    let mut counted = rounds.exchange(pairs, |p: &(u32, u32)| spread(u64::from(p.0)));
-    counted.sort_unstable();
-    let mut edges: Vec<(u32, u32)> = Vec::new();
-    for run in counted.chunk_by(|a, b| a == b) {
-        if run.len() as u64 >= u64::from(k) {
-            edges.push(run[0]);
-        }
-    }
-    drop(counted);
+    let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
+    let (edges, n_candidates) = count_pairs(&held, peers, me, k);
+    drop(held);
     stages.lap("pairs", rounds, n_candidates);
 
     // 6. Components: each worker's spanning forest and the collapse classes, to worker 0.
@@ -568,6 +583,52 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         plan.per_process,
     )?;
     Ok(Some(assembled))
+}
+
+/// A row, to the owner of some of its documents.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct RowMsg {
+    to: u32,
+    docs: Vec<u32>,
+}
+
+impl Wire for RowMsg {
+    fn wire_bytes(&self) -> u64 {
+        12 + 4 * self.docs.len() as u64
+    }
+}
+
+/// The edges `(a, b)`, `a < b`, with `a`'s pairs counted by worker `me`, whose documents share at
+/// least `k` of `rows` (each row ascending), and the candidate pairs counted.
+fn count_pairs(rows: &[RowMsg], peers: usize, me: usize, k: u32) -> (Vec<(u32, u32)>, u64) {
+    // (document, row, its position in the row), for the documents held here.
+    let mut at: Vec<(u32, u32, u32)> = Vec::new();
+    for (ri, r) in rows.iter().enumerate() {
+        for (i, &d) in r.docs[..r.docs.len() - 1].iter().enumerate() {
+            if pair_owner(d, peers) == me {
+                at.push((d, ri as u32, i as u32));
+            }
+        }
+    }
+    at.sort_unstable();
+    let mut edges = Vec::new();
+    let mut candidates = 0u64;
+    let mut count: hashbrown::HashMap<u32, u32> = hashbrown::HashMap::new();
+    let mut found: Vec<u32> = Vec::new();
+    for runs in at.chunk_by(|x, y| x.0 == y.0) {
+        count.clear();
+        for &(_, ri, i) in runs {
+            for &b in &rows[ri as usize].docs[i as usize + 1..] {
+                *count.entry(b).or_insert(0) += 1;
+            }
+        }
+        candidates += count.len() as u64;
+        found.clear();
+        found.extend(count.iter().filter(|e| *e.1 >= k).map(|e| *e.0));
+        found.sort_unstable();
+        edges.extend(found.iter().map(|&b| (runs[0].0, b)));
+    }
+    (edges, candidates)
 }
 
 /// A byte range and its counts, gathered by every worker.

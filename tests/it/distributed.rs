@@ -462,7 +462,11 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
-            check_divided(&run, &one_sum, !verify && matches!(method, "concept" | "union-find"));
+            check_divided(
+                &run,
+                &one_sum,
+                !verify && matches!(method, "concept" | "union-find"),
+            );
         }
     }
 }
@@ -496,14 +500,23 @@ fn check_divided(run: &Run, single: &Value, divided: bool) {
     }
     let per = d["per_process"].as_array().unwrap();
     for (p, e) in per.iter().enumerate() {
-        for stage in ["read and sketch", "collapse", "rows", "pairs", "components", "per group"] {
+        for stage in [
+            "read and sketch",
+            "collapse",
+            "rows",
+            "pairs",
+            "components",
+            "per group",
+        ] {
             assert!(
                 e["stages"][stage]["count"].is_u64(),
                 "{name}: process {p} has no stage {stage}: {e}"
             );
         }
     }
-    let received = per[0]["stages"]["results"]["bytes_received"].as_u64().unwrap();
+    let received = per[0]["stages"]["results"]["bytes_received"]
+        .as_u64()
+        .unwrap();
     assert!(
         received < 200 * DOCS as u64,
         "{name}: process 0 received {received} bytes of results for {DOCS} documents"
