@@ -471,6 +471,51 @@ fn cluster_matches_single_process(method: &str) {
     }
 }
 
+/// The divided run takes the options that change its stages as one process does: dropped
+/// common elements (`--max-df`, so that rows are dropped by their owners and left out of the
+/// groups' contexts), k-mins images (positional keys), an absolute k, another image size.
+#[test]
+fn divided_options_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let variants: [&[&str]; 4] = [
+        &["--method", "concept", "--max-df", "3", "--threshold", "0.5"],
+        &[
+            "--method",
+            "concept",
+            "--scheme",
+            "k-mins",
+            "--threshold",
+            "0.7",
+        ],
+        &["--method", "union-find", "--min-common", "90"],
+        &[
+            "--method",
+            "union-find",
+            "--size",
+            "32",
+            "--threshold",
+            "0.5",
+        ],
+    ];
+    for (i, extra) in variants.iter().enumerate() {
+        let mut args = vec!["cluster", s(&input)];
+        args.extend_from_slice(extra);
+        let tag = format!("variant{i}");
+        let one = single(d, &tag, &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        assert!(
+            lines(&one.join("pairs.csv")) > 20,
+            "{tag}: too few pairs to tell"
+        );
+        let run = run_dist(d, &format!("{tag}-2x1"), &args, 2, 1);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_divided(&run, &one_sum, true);
+    }
+}
+
 /// Concept and union-find without verification run divided: every summary field but the
 /// timings, memory and layout equals the single-process run's, every process ran every
 /// stage, and process 0 received far less than the records (the gathered runs send each
