@@ -621,18 +621,22 @@ impl Job {
     /// The threshold the method runs at: the candidate threshold with verification, else
     /// the threshold itself.
     fn run_threshold(&self, s: &Sketched) -> Threshold {
+        let params = s.prep.params();
+        self.threshold_at(match params.sketch.scheme {
+            Scheme::ModM => 0,
+            _ => params.sketch.size,
+        })
+    }
+
+    /// The threshold the method runs at over images of `n` elements (0 for mod-m): under
+    /// exact verification the candidate threshold (given, or the verified one lowered by
+    /// [`VERIFY_SIGMAS`] standard errors), else the threshold.
+    pub fn threshold_at(&self, n: usize) -> Threshold {
         match self.verify_at {
-            Some(t) => {
-                let params = s.prep.params();
-                let n = match params.sketch.scheme {
-                    Scheme::ModM => 0,
-                    _ => params.sketch.size,
-                };
-                Threshold::Resemblance(
-                    self.candidate
-                        .unwrap_or_else(|| candidate_threshold(t, n, VERIFY_SIGMAS)),
-                )
-            }
+            Some(t) => Threshold::Resemblance(
+                self.candidate
+                    .unwrap_or_else(|| candidate_threshold(t, n, VERIFY_SIGMAS)),
+            ),
             None => self.cluster.threshold,
         }
     }

@@ -64,4 +64,4 @@ pub use threshold::{
     candidate_threshold, choose_bands, image_kind, k_for_threshold, ImageKind, VERIFY_SIGMAS,
 };
 pub use union_find::union_find_clusters;
-pub use verify::{verify_output, CorpusSource, Regroup, MAX_CLIQUE_CLUSTER};
+pub use verify::{verify_output, verify_with_corpus, CorpusSource, Regroup, MAX_CLIQUE_CLUSTER};

@@ -1,5 +1,5 @@
 //! The cluster stage divided among the workers of every process, for `concept` and
-//! `union-find` by resemblance without verification, on a corpus split by byte ranges
+//! `union-find` by resemblance (with or without exact verification), on a corpus split by byte ranges
 //! (uncompressed JSONL or plain lines): no process holds the corpus's images, and process
 //! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
 //! the records.
@@ -32,7 +32,8 @@
 //!    documents that have an edge or a class, never the corpus.
 //! 7. **Per group**: the members' keys and fingerprints go to the group's owner, which runs
 //!    the library's method on the group alone ([`run_method`] on the group's context, with
-//!    the globally dropped elements left out): a group is a union of components of the
+//!    the globally dropped elements left out), and with `--verify exact` verifies the
+//!    group's pairs, reading its members again at their offsets ([`verify_with_corpus`]): a group is a union of components of the
 //!    pair graph, so its clusters and pairs are those of the whole run restricted to it
 //!    (see [`crate::cluster::concept`]'s component split).
 //! 8. **Merge**: the groups' clusters, pairs and the ids of their members go to worker 0,
@@ -54,9 +55,9 @@ use super::rounds::{Rounds, Target, Traffic, Wire};
 use crate::cluster::threshold::{describe, image_kind, k_for_threshold};
 use crate::cluster::uf::UnionFind;
 use crate::cluster::{
-    collapse, finish_clusters, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput,
-    ClusterSummary, CollapseSummary, Equivalence, Job, Measure, Method, Phase, ScoredPair,
-    Threshold,
+    collapse, finish_clusters, fp_miner, run_method, verify_with_corpus, ClusterConfig,
+    ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, CorpusSource, Equivalence,
+    Grouping, Job, Measure, Method, Phase, Regroup, ScoredPair, Threshold,
 };
 use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
@@ -76,8 +77,6 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some("the method is neither concept nor union-find")
         } else if cfg.measure != Measure::Resemblance {
             Some("the measure is containment")
-        } else if job.verifies() {
-            Some("exact verification reads the documents again")
         } else if cfg.method == Method::Concept && !cfg.concept.split_components {
             Some("concept mining is not split by component")
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
@@ -97,6 +96,8 @@ struct Doc {
     id: u32,
     ext: String,
     line: u64,
+    /// Where its line starts in the file (exact verification reads it there).
+    offset: u64,
     keys: Vec<u64>,
     raw: u64,
     canonical: u64,
@@ -154,6 +155,7 @@ struct Member {
     owner: u32,
     doc: u32,
     ext: String,
+    offset: u64,
     keys: Vec<u64>,
     raw: u64,
     canonical: u64,
@@ -162,17 +164,21 @@ struct Member {
 
 impl Wire for Member {
     fn wire_bytes(&self) -> u64 {
-        28 + self.ext.wire_bytes() + self.keys.wire_bytes() + self.image.wire_bytes()
+        36 + self.ext.wire_bytes() + self.keys.wire_bytes() + self.image.wire_bytes()
     }
 }
+
+/// A member pair: `(a, b, shared, estimate, exact)`.
+type PairRow = (u32, u32, Option<u32>, Option<f64>, Option<f64>);
 
 /// What a group's owner found, to worker 0.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct GroupResult {
     clusters: Vec<(Vec<u32>, u32)>,
-    /// `(a, b, shared, estimate)`.
-    pairs: Vec<(u32, u32, Option<u32>, Option<f64>)>,
+    pairs: Vec<PairRow>,
     edges: u64,
+    /// Pairs exact verification removed.
+    verify_removed: u64,
     components: u64,
     largest_component: u64,
     /// The members' external ids.
@@ -187,7 +193,7 @@ impl Wire for GroupResult {
             .map(|c| 12 + 4 * c.0.len() as u64)
             .sum();
         let ids: u64 = self.ids.iter().map(|i| 12 + i.1.len() as u64).sum();
-        40 + c + 26 * self.pairs.len() as u64 + ids
+        48 + c + 35 * self.pairs.len() as u64 + ids
     }
 }
 
@@ -322,6 +328,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                 raw_fingerprints,
                 canonical_fingerprints,
                 lines,
+                offsets,
                 ..
             } = b;
             for (i, (ext, img)) in ext_ids.into_iter().zip(images).enumerate() {
@@ -342,6 +349,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                     id: first + i as u32,
                     ext,
                     line: lines.get(i).copied().unwrap_or(0),
+                    offset: offsets.get(i).copied().unwrap_or(0),
                     keys,
                     raw: raw_fingerprints[i],
                     canonical: canonical_fingerprints[i],
@@ -486,7 +494,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     // after it (exactly: every kept row they share), and keeps those at k or more.
     let n = plan.params.sketch.size;
     let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
-    let (k, k_rule) = match job.cluster_config().threshold {
+    let threshold = job.threshold_at(n);
+    let (k, k_rule) = match threshold {
         Threshold::MinCommon(k) => (k, format!("min-common {k}")),
         Threshold::Resemblance(t) => (k_for_threshold(t, n, kind), describe(t, n, kind)),
     };
@@ -526,6 +535,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             owner,
             doc,
             ext: d.ext.clone(),
+            offset: d.offset,
             keys: d.keys.clone(),
             raw: d.raw,
             canonical: d.canonical,
@@ -537,6 +547,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut mine_members = rounds.exchange(members, |m: &Member| m.owner as Target);
     mine_members.sort_unstable_by_key(|m| (m.group, m.doc));
     let mut cfg = *job.cluster_config();
+    cfg.threshold = threshold;
     cfg.image_kind = kind;
     cfg.max_pairs = None;
     cfg.context = ContextConfig {
@@ -545,7 +556,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     };
     let mut results: Vec<GroupResult> = Vec::new();
     for g in mine_members.chunk_by(|a, b| a.group == b.group) {
-        results.push(run_group(g, &cfg, &dropped, n, job)?);
+        results.push(run_group(g, &cfg, &dropped, n, job, plan)?);
     }
     drop(mine_members);
     stages.lap("per group", rounds, n_members);
@@ -715,6 +726,7 @@ fn run_group(
     dropped: &[u64],
     n: usize,
     job: &Job,
+    plan: &Plan,
 ) -> Result<GroupResult> {
     let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
     let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
@@ -747,7 +759,23 @@ fn run_group(
         spill: Some(spill),
         ..ClusterInputs::default()
     };
-    let out = run_method(&inputs, cfg)?;
+    let mut out = run_method(&inputs, cfg)?;
+    if let Some(t) = job.verified_threshold() {
+        let offsets: Vec<u64> = g.iter().map(|m| m.offset).collect();
+        let ext_ids: Vec<String> = g.iter().map(|m| m.ext.clone()).collect();
+        let pipeline = job.pipeline();
+        let src = CorpusSource {
+            path: &plan.path,
+            corpus: &pipeline.corpus,
+            text: &pipeline.text,
+            shingle: &plan.params.shingle,
+            offsets: Some(&offsets),
+            ext_ids: Some(&ext_ids),
+        };
+        let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
+        let budget = spill.budget.map(|b| b.0 / 2);
+        verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
+    }
     let doc = |d: DocId| g[d.index()].doc;
     Ok(GroupResult {
         clusters: out
@@ -758,9 +786,10 @@ fn run_group(
         pairs: out
             .pairs
             .iter()
-            .map(|p| (doc(p.a), doc(p.b), p.shared, p.estimate))
+            .map(|p| (doc(p.a), doc(p.b), p.shared, p.estimate, p.exact))
             .collect(),
         edges: out.summary.edges,
+        verify_removed: out.summary.verify_removed.unwrap_or(0),
         components: out.summary.components,
         largest_component: out.summary.largest_component,
         ids: g.iter().map(|m| (m.doc, m.ext.clone())).collect(),
@@ -785,6 +814,7 @@ fn assemble(
     let mut sets: Vec<(Vec<DocId>, u32)> = Vec::new();
     let mut pairs: Vec<ScoredPair> = Vec::new();
     let (mut edges, mut components, mut largest_component) = (0u64, 0u64, 0u64);
+    let mut verify_removed = 0u64;
     for r in results {
         for (d, id) in r.ids {
             ext_ids[d as usize] = id;
@@ -797,15 +827,16 @@ fn assemble(
         pairs.extend(
             r.pairs
                 .into_iter()
-                .map(|(a, b, shared, estimate)| ScoredPair {
+                .map(|(a, b, shared, estimate, exact)| ScoredPair {
                     a: DocId(a),
                     b: DocId(b),
                     shared,
                     estimate,
-                    exact: None,
+                    exact,
                 }),
         );
         edges += r.edges;
+        verify_removed += r.verify_removed;
         components += r.components;
         largest_component = largest_component.max(r.largest_component);
     }
@@ -846,11 +877,14 @@ fn assemble(
         documents: n_docs as u64,
         representatives: n_docs as u64 - collapsed.removed,
         collapsed,
-        threshold: match cfg.threshold {
-            Threshold::Resemblance(t) => Some(t),
-            Threshold::MinCommon(_) => None,
+        threshold: match (job.verified_threshold(), cfg.threshold) {
+            (Some(t), _) | (None, Threshold::Resemblance(t)) => Some(t),
+            (None, Threshold::MinCommon(_)) => None,
         },
-        candidate_threshold: None,
+        candidate_threshold: match (job.verified_threshold(), job.threshold_at(n)) {
+            (Some(_), Threshold::Resemblance(tc)) => Some(tc),
+            _ => None,
+        },
         k: Some(k),
         k_rule,
         image_size: n as u64,
@@ -862,7 +896,7 @@ fn assemble(
         dropped_rare: rare,
         edges,
         pairs: pairs.len() as u64,
-        verify_removed: None,
+        verify_removed: job.verifies().then_some(verify_removed),
         clusters: clusters.len() as u64,
         clustered_documents: clustered.len() as u64,
         largest_cluster: clusters

@@ -462,11 +462,7 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
-            check_divided(
-                &run,
-                &one_sum,
-                !verify && matches!(method, "concept" | "union-find"),
-            );
+            check_divided(&run, &one_sum, matches!(method, "concept" | "union-find"));
         }
     }
 }
@@ -516,7 +512,7 @@ fn divided_options_match_single_process() {
     }
 }
 
-/// Concept and union-find without verification run divided: every summary field but the
+/// Concept and union-find (verified or not) run divided: every summary field but the
 /// timings, memory and layout equals the single-process run's, every process ran every
 /// stage, and process 0 received far less than the records (the gathered runs send each
 /// document's image and ids to it, over 500 bytes a document).
