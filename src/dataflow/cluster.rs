@@ -1,5 +1,6 @@
-//! The cluster stage divided among the workers of every process, for `concept` and
-//! `union-find` by resemblance (with or without exact verification), on a corpus split by byte ranges
+//! The cluster stage divided among the workers of every process, for `concept`,
+//! `union-find`, `lsh` and `super-shingle` by resemblance (with or without exact
+//! verification), on a corpus split by byte ranges
 //! (uncompressed JSONL or plain lines): no process holds the corpus's images, and process
 //! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
 //! the records.
@@ -16,15 +17,18 @@
 //!    fingerprint when the image is empty or the equivalence is lexical): equal raw text
 //!    implies equal canonical text implies equal images, so each collapse class is one such
 //!    group, and its owner runs [`collapse`] on it: the same classes and counts.
-//! 4. **Rows**: `(element, document)` incidences of the representatives are exchanged by
-//!    element; the owner of an element holds its posting list and applies `min-df` /
-//!    `max-df` as the context builder does; the dropped elements that two documents share
-//!    are broadcast.
+//! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key:
+//!    the method's candidate rule ([`Rule`]) says which keys (image elements for concept and
+//!    union-find, band keys for lsh, super shingles for super-shingle); the owner of a key
+//!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
+//!    the context builder does; the dropped elements that two documents share are
+//!    broadcast.
 //! 5. **Pairs**: each kept row shared by two documents or more goes once to the owner of
 //!    each of its documents but the last (the owners, by hash, of its pairs' smaller DocIds: a row of
 //!    `m` documents costs at most `m` times the number of processes, not `m^2 / 2` pairs);
 //!    the owner of `a` counts, over the rows holding `a`, the documents after it, exactly,
-//!    and keeps those sharing at least `k` elements (the edges).
+//!    and keeps those sharing at least `k` elements (concept, union-find), or any key (lsh,
+//!    super-shingle: a superset of their candidates; each group finds its own).
 //! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
 //!    with the collapse classes, go to worker 0, which joins them into groups (a connected
 //!    component of the edges with its collapsed members) and places the groups on workers,
@@ -52,7 +56,8 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::rounds::{Rounds, Target, Traffic, Wire};
-use crate::cluster::threshold::{describe, image_kind, k_for_threshold};
+use crate::cluster::supershingle::{self, SuperShingleConfig};
+use crate::cluster::threshold::image_kind;
 use crate::cluster::uf::UnionFind;
 use crate::cluster::{
     collapse, finish_clusters, fp_miner, run_method, verify_with_corpus, ClusterConfig,
@@ -72,23 +77,23 @@ use crate::{DocId, Error, Result};
 pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     let cfg = job.cluster_config();
     let pipeline = job.pipeline();
-    Ok(
-        if !matches!(cfg.method, Method::Concept | Method::UnionFind) {
-            Some("the method is neither concept nor union-find")
-        } else if cfg.measure != Measure::Resemblance {
-            Some("the measure is containment")
-        } else if cfg.method == Method::Concept && !cfg.concept.split_components {
-            Some("concept mining is not split by component")
-        } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
-            Some("the images are mod-m or weighted")
-        } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
-            Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
-        } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
-            Some("repeated ids are renamed in input order")
-        } else {
-            None
-        },
-    )
+    Ok(if cfg.method == Method::Exact {
+        Some("the exact join's rows are the full shingle sets")
+    } else if cfg.method == Method::Lsh && !pipeline.sketch.scheme.is_positional() {
+        Some("lsh bands positional images only")
+    } else if cfg.measure != Measure::Resemblance {
+        Some("the measure is containment")
+    } else if cfg.method == Method::Concept && !cfg.concept.split_components {
+        Some("concept mining is not split by component")
+    } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
+        Some("the images are mod-m or weighted")
+    } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
+        Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
+    } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
+        Some("repeated ids are renamed in input order")
+    } else {
+        None
+    })
 }
 
 /// A document of a worker's share.
@@ -99,6 +104,8 @@ struct Doc {
     /// Where its line starts in the file (exact verification reads it there).
     offset: u64,
     keys: Vec<u64>,
+    /// The positional image (k-mins, one-permutation), empty for sorted schemes.
+    values: Vec<u64>,
     raw: u64,
     canonical: u64,
     image: Option<u64>,
@@ -157,6 +164,7 @@ struct Member {
     ext: String,
     offset: u64,
     keys: Vec<u64>,
+    values: Vec<u64>,
     raw: u64,
     canonical: u64,
     image: Option<u64>,
@@ -164,7 +172,10 @@ struct Member {
 
 impl Wire for Member {
     fn wire_bytes(&self) -> u64 {
-        36 + self.ext.wire_bytes() + self.keys.wire_bytes() + self.image.wire_bytes()
+        36 + self.ext.wire_bytes()
+            + self.keys.wire_bytes()
+            + self.values.wire_bytes()
+            + self.image.wire_bytes()
     }
 }
 
@@ -179,6 +190,8 @@ struct GroupResult {
     edges: u64,
     /// Pairs exact verification removed.
     verify_removed: u64,
+    /// LSH candidate pairs before the filtering pass.
+    candidates: u64,
     components: u64,
     largest_component: u64,
     /// The members' external ids.
@@ -338,8 +351,10 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                     image_fingerprint(&img)
                 };
                 let mut keys = Vec::new();
+                let mut values = Vec::new();
                 if scheme.is_positional() {
                     img.keys(scheme, &mut keys);
+                    values = img.into_values();
                 } else {
                     keys = img.into_values();
                 }
@@ -351,6 +366,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                     line: lines.get(i).copied().unwrap_or(0),
                     offset: offsets.get(i).copied().unwrap_or(0),
                     keys,
+                    values,
                     raw: raw_fingerprints[i],
                     canonical: canonical_fingerprints[i],
                     image,
@@ -439,16 +455,39 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let is_rep = |d: &Doc| mine_folded.binary_search_by_key(&d.id, |f| f.doc).is_err();
     stages.lap("collapse", rounds, n_folded);
 
-    // 4. Rows: incidences of the representatives, by element.
+    // The method's translation of the threshold, from a run of the method on one document
+    // with an image of the run's size (empty when every image is: then the methods that
+    // infer the size from the images see none).
+    let nonempty: u64 = docs.iter().filter(|d| !d.keys.is_empty()).count() as u64;
+    let any = rounds.all_gather(nonempty).iter().any(|(_, c)| *c > 0);
+    let n = plan.params.sketch.size;
+    let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
+    let threshold = job.threshold_at(n);
+    let mut cfg = *job.cluster_config();
+    cfg.threshold = threshold;
+    cfg.image_kind = kind;
+    cfg.max_pairs = None;
+    let head = header(&cfg, scheme, n, any, job)?;
+    let rule = Rule::of(&cfg, &head, scheme, n)?;
+
+    // 4. Rows: the candidate rule's keys of the representatives (image elements; band keys
+    // for lsh; super shingles), by key.
     let inc: Vec<(u64, u32)> = docs
         .iter()
         .filter(|d| is_rep(d))
-        .flat_map(|d| d.keys.iter().map(move |&k| (k, d.id)))
+        .flat_map(|d| rule.keys(d).into_iter().map(move |k| (k, d.id)))
         .collect();
     let n_inc = inc.len() as u64;
     let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
     rows.sort_unstable();
-    let ccfg = job.cluster_config().context;
+    // Only the context methods filter rows by document frequency.
+    let ccfg = match rule {
+        Rule::Elements { .. } => job.cluster_config().context,
+        _ => ContextConfig {
+            min_df: 1,
+            max_df: None,
+        },
+    };
     let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
     let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
     let mut dropped_shared: Vec<u64> = Vec::new();
@@ -492,13 +531,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
 
     // 5. Pairs: the owner of a document counts, over the rows holding it, the documents
     // after it (exactly: every kept row they share), and keeps those at k or more.
-    let n = plan.params.sketch.size;
-    let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
-    let threshold = job.threshold_at(n);
-    let (k, k_rule) = match threshold {
-        Threshold::MinCommon(k) => (k, format!("min-common {k}")),
-        Threshold::Resemblance(t) => (k_for_threshold(t, n, kind), describe(t, n, kind)),
-    };
+    let k = rule.min_shared();
     let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
     let (edges, n_candidates) = count_pairs(&held, peers, me, k);
     drop(held);
@@ -537,6 +570,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             ext: d.ext.clone(),
             offset: d.offset,
             keys: d.keys.clone(),
+            values: d.values.clone(),
             raw: d.raw,
             canonical: d.canonical,
             image: d.image,
@@ -546,17 +580,13 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let n_members = members.len() as u64;
     let mut mine_members = rounds.exchange(members, |m: &Member| m.owner as Target);
     mine_members.sort_unstable_by_key(|m| (m.group, m.doc));
-    let mut cfg = *job.cluster_config();
-    cfg.threshold = threshold;
-    cfg.image_kind = kind;
-    cfg.max_pairs = None;
     cfg.context = ContextConfig {
         min_df: 1,
         max_df: None,
     };
     let mut results: Vec<GroupResult> = Vec::new();
     for g in mine_members.chunk_by(|a, b| a.group == b.group) {
-        results.push(run_group(g, &cfg, &dropped, n, job, plan)?);
+        results.push(run_group(g, &cfg, &dropped, n, job, plan, &rule)?);
     }
     drop(mine_members);
     stages.lap("per group", rounds, n_members);
@@ -588,9 +618,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         results,
         &all_counts,
         job,
-        n,
-        k,
-        k_rule,
+        head,
+        matches!(rule, Rule::Elements { .. }),
         plan.per_process,
     )?;
     Ok(Some(assembled))
@@ -666,6 +695,120 @@ impl Wire for DupMsg {
     }
 }
 
+/// A method's candidate rule: the keys a document is indexed by, and how many it must
+/// share with another for the two to be linked. Concept and union-find link documents
+/// sharing `k` image elements (their own edges); lsh links documents sharing a band and
+/// super-shingle documents sharing a super shingle, a superset of their candidates (each
+/// group then runs the method itself, which finds the same pairs inside the group).
+enum Rule {
+    Elements {
+        k: u32,
+    },
+    Bands {
+        bands: u32,
+        rows: u32,
+        seed: u64,
+    },
+    SuperShingles {
+        cfg: SuperShingleConfig,
+        positional: bool,
+    },
+}
+
+impl Rule {
+    fn of(cfg: &ClusterConfig, head: &ClusterSummary, scheme: Scheme, n: usize) -> Result<Rule> {
+        Ok(match cfg.method {
+            Method::Concept | Method::UnionFind => Rule::Elements {
+                k: head.k.unwrap_or(1),
+            },
+            Method::Lsh => Rule::Bands {
+                bands: head.bands.unwrap_or(0),
+                rows: head.rows.unwrap_or(0),
+                seed: cfg.lsh.seed,
+            },
+            Method::SuperShingle => {
+                let positional = scheme.is_positional();
+                let (per, _) = supershingle::width(cfg, positional, n)?;
+                Rule::SuperShingles {
+                    cfg: SuperShingleConfig {
+                        per: Some(per),
+                        ..cfg.super_shingle
+                    },
+                    positional,
+                }
+            }
+            Method::Exact => {
+                return Err(Error::config(
+                    "the exact join is not divided (gathered_because says so)",
+                ))
+            }
+        })
+    }
+
+    /// The keys of document `d` (ascending, distinct).
+    fn keys(&self, d: &Doc) -> Vec<u64> {
+        let mut k = match self {
+            Rule::Elements { .. } => return d.keys.clone(),
+            Rule::Bands { bands, rows, seed } => {
+                if d.values.is_empty() || *bands == 0 {
+                    return Vec::new();
+                }
+                crate::sketch::hash::group_hashes(
+                    &d.values,
+                    true,
+                    *rows as usize,
+                    *bands as usize,
+                    *seed,
+                )
+            }
+            Rule::SuperShingles { cfg, positional } => {
+                let image = if *positional { &d.values } else { &d.keys };
+                supershingle::super_shingles(image, *positional, cfg)
+            }
+        };
+        k.sort_unstable();
+        k.dedup();
+        k
+    }
+
+    /// Keys two documents must share to be linked.
+    fn min_shared(&self) -> u32 {
+        match self {
+            Rule::Elements { k } => (*k).max(1),
+            _ => 1,
+        }
+    }
+}
+
+/// The summary fields that translate the threshold (k, its rule, the image size, LSH's
+/// bands and rows), from the method run on one document whose image has the run's size
+/// (none when `any` is false: every image of the corpus is empty).
+fn header(
+    cfg: &ClusterConfig,
+    scheme: Scheme,
+    n: usize,
+    any: bool,
+    job: &Job,
+) -> Result<ClusterSummary> {
+    let image: Vec<u64> = if any {
+        (0..n as u64).collect()
+    } else {
+        Vec::new()
+    };
+    let keys = vec![image.clone()];
+    let values = vec![image];
+    let inputs = ClusterInputs {
+        n_docs: 1,
+        keys: Some(&keys),
+        positional: scheme.is_positional().then_some(&values[..]),
+        image_size: Some(n),
+        miner: Some(&fp_miner),
+        spill: Some(job.spill_config()),
+        ..ClusterInputs::default()
+    };
+    Ok(run_method(&inputs, cfg)?.summary)
+}
+
 fn add_collapse(a: &mut CollapseSummary, b: &CollapseSummary) {
     a.classes += b.classes;
     a.removed += b.removed;
@@ -727,6 +870,7 @@ fn run_group(
     n: usize,
     job: &Job,
     plan: &Plan,
+    rule: &Rule,
 ) -> Result<GroupResult> {
     let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
     let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
@@ -748,11 +892,21 @@ fn run_group(
         })
         .collect();
     let spill = job.spill_config();
-    let ctx = Context::from_doc_keys(&kept, &cfg.context, spill)?;
+    let ctx = match rule {
+        Rule::Elements { .. } => Some(Context::from_doc_keys(&kept, &cfg.context, spill)?),
+        _ => None,
+    };
+    let values: Vec<Vec<u64>> = g.iter().map(|m| m.values.clone()).collect();
     let inputs = ClusterInputs {
         n_docs: g.len(),
         keys: Some(&keys),
-        context: Some(&ctx),
+        positional: plan
+            .params
+            .sketch
+            .scheme
+            .is_positional()
+            .then_some(&values[..]),
+        context: ctx.as_ref(),
         image_size: Some(n),
         collapse: Some(&col),
         miner: Some(&fp_miner),
@@ -790,6 +944,7 @@ fn run_group(
             .collect(),
         edges: out.summary.edges,
         verify_removed: out.summary.verify_removed.unwrap_or(0),
+        candidates: out.summary.candidates.unwrap_or(0),
         components: out.summary.components,
         largest_component: out.summary.largest_component,
         ids: g.iter().map(|m| (m.doc, m.ext.clone())).collect(),
@@ -804,17 +959,18 @@ fn assemble(
     results: Vec<GroupResult>,
     counts: &[Counts],
     job: &Job,
-    n: usize,
-    k: u32,
-    k_rule: String,
+    head: ClusterSummary,
+    context: bool,
     per_process: usize,
 ) -> Result<Assembled> {
     let cfg = job.cluster_config();
+    let n = head.image_size as usize;
     let mut ext_ids = vec![String::new(); n_docs];
     let mut sets: Vec<(Vec<DocId>, u32)> = Vec::new();
     let mut pairs: Vec<ScoredPair> = Vec::new();
     let (mut edges, mut components, mut largest_component) = (0u64, 0u64, 0u64);
     let mut verify_removed = 0u64;
+    let mut candidates = head.candidates.map(|_| 0u64);
     for r in results {
         for (d, id) in r.ids {
             ext_ids[d as usize] = id;
@@ -837,6 +993,9 @@ fn assemble(
         );
         edges += r.edges;
         verify_removed += r.verify_removed;
+        if let Some(c) = &mut candidates {
+            *c += r.candidates;
+        }
         components += r.components;
         largest_component = largest_component.max(r.largest_component);
     }
@@ -885,13 +1044,13 @@ fn assemble(
             (Some(_), Threshold::Resemblance(tc)) => Some(tc),
             _ => None,
         },
-        k: Some(k),
-        k_rule,
-        image_size: n as u64,
-        bands: None,
-        rows: None,
-        candidates: None,
-        context_rows: Some(rows),
+        k: head.k,
+        k_rule: head.k_rule,
+        image_size: head.image_size,
+        bands: head.bands,
+        rows: head.rows,
+        candidates,
+        context_rows: context.then_some(rows),
         dropped_common: common,
         dropped_rare: rare,
         edges,

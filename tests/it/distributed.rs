@@ -462,20 +462,21 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
-            check_divided(&run, &one_sum, matches!(method, "concept" | "union-find"));
+            check_divided(&run, &one_sum, method != "exact");
         }
     }
 }
 
 /// The divided run takes the options that change its stages as one process does: dropped
 /// common elements (`--max-df`, so that rows are dropped by their owners and left out of the
-/// groups' contexts), k-mins images (positional keys), an absolute k, another image size.
+/// groups' contexts), k-mins images (positional keys), an absolute k, another image size,
+/// lsh verified, super shingles of sorted images (sliding windows).
 #[test]
 fn divided_options_match_single_process() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
-    let variants: [&[&str]; 4] = [
+    let variants: [&[&str]; 6] = [
         &["--method", "concept", "--max-df", "3", "--threshold", "0.5"],
         &[
             "--method",
@@ -494,6 +495,8 @@ fn divided_options_match_single_process() {
             "--threshold",
             "0.5",
         ],
+        &["--method", "lsh", "--threshold", "0.6", "--verify", "exact"],
+        &["--method", "super-shingle", "--scheme", "bottom-k"],
     ];
     for (i, extra) in variants.iter().enumerate() {
         let mut args = vec!["cluster", s(&input)];
@@ -512,7 +515,7 @@ fn divided_options_match_single_process() {
     }
 }
 
-/// Concept and union-find (verified or not) run divided: every summary field but the
+/// Every method but exact (verified or not) runs divided: every summary field but the
 /// timings, memory and layout equals the single-process run's, every process ran every
 /// stage, and process 0 received far less than the records (the gathered runs send each
 /// document's image and ids to it, over 500 bytes a document).
