@@ -796,7 +796,7 @@ fn header(
         Vec::new()
     };
     let keys = vec![image.clone()];
-    let values = vec![image];
+    let values = [image];
     let inputs = ClusterInputs {
         n_docs: 1,
         keys: Some(&keys),
