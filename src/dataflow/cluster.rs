@@ -23,12 +23,17 @@
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
 //!    broadcast.
-//! 5. **Pairs**: each kept row shared by two documents or more goes once to the owner of
-//!    each of its documents but the last (the owners, by hash, of its pairs' smaller DocIds: a row of
-//!    `m` documents costs at most `m` times the number of processes, not `m^2 / 2` pairs);
-//!    the owner of `a` counts, over the rows holding `a`, the documents after it, exactly,
-//!    and keeps those sharing at least `k` elements (concept, union-find), or any key (lsh,
-//!    super-shingle: a superset of their candidates; each group finds its own).
+//! 5. **Pairs**, counted exactly. Concept and union-find, by prefix filtering: each kept
+//!    element held by two documents or more goes back to its documents' owners with its
+//!    document frequency; a document's first `|x| - k + 1` such elements in the order
+//!    (frequency, element) are its prefix, and two documents sharing `k` elements share one
+//!    of their prefixes' (any fixed order will do; this one puts the common elements last,
+//!    out of the prefixes). Prefix incidences go to the elements' owners, which pair the
+//!    documents of each prefix row and send each candidate `(a, b)` to `a`'s pair owner
+//!    (by hash), which holds `a`'s element list, fetches `b`'s once, and counts. Lsh and
+//!    super-shingle: each row goes once to the pair owners of its documents but the last,
+//!    which count, over the rows holding `a`, the documents after it, and link those
+//!    sharing a key (a superset of their candidates; each group finds its own).
 //! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
 //!    with the collapse classes, go to worker 0, which joins them into groups (a connected
 //!    component of the edges with its collapsed members) and places the groups on workers,
@@ -491,8 +496,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
     let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
     let mut dropped_shared: Vec<u64> = Vec::new();
-    // A kept row shared by two documents or more goes, once, to the owner of each of its
-    // documents but the last (the owners of the pairs' smaller DocIds).
+    let elements = matches!(rule, Rule::Elements { .. });
+    // The context methods: each kept element shared by two documents or more goes back to
+    // its documents' owners with its document frequency (for the prefix filter below).
+    // The others: a row shared by two documents or more goes, once, to the owner of each
+    // of its documents but the last (the owners of the pairs' smaller DocIds).
+    let mut dfs: Vec<DfMsg> = Vec::new();
     let mut to_owners: Vec<RowMsg> = Vec::new();
     for r in rows.chunk_by(|a, b| a.0 == b.0) {
         let df = r.len();
@@ -502,20 +511,29 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             common += 1;
         } else {
             kept += 1;
-            if df >= 2 {
-                let docs: Vec<u32> = r.iter().map(|x| x.1).collect();
-                let mut to: Vec<usize> = docs[..df - 1]
-                    .iter()
-                    .map(|&d| pair_owner(d, peers))
-                    .collect();
-                to.sort_unstable();
-                to.dedup();
-                for o in to {
-                    to_owners.push(RowMsg {
-                        to: o as u32,
-                        docs: docs.clone(),
-                    });
-                }
+            if df < 2 {
+                continue;
+            }
+            if elements {
+                dfs.extend(r.iter().map(|x| DfMsg {
+                    doc: x.1,
+                    key: x.0,
+                    df: df as u32,
+                }));
+                continue;
+            }
+            let docs: Vec<u32> = r.iter().map(|x| x.1).collect();
+            let mut to: Vec<usize> = docs[..df - 1]
+                .iter()
+                .map(|&d| pair_owner(d, peers))
+                .collect();
+            to.sort_unstable();
+            to.dedup();
+            for o in to {
+                to_owners.push(RowMsg {
+                    to: o as u32,
+                    docs: docs.clone(),
+                });
             }
             continue;
         }
@@ -529,12 +547,16 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut dropped: Vec<u64> = dropped_all.into_iter().flat_map(|(_, v)| v).collect();
     dropped.sort_unstable();
 
-    // 5. Pairs: the owner of a document counts, over the rows holding it, the documents
-    // after it (exactly: every kept row they share), and keeps those at k or more.
+    // 5. Pairs, counted exactly, kept at k shared keys or more.
     let k = rule.min_shared();
-    let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
-    let (edges, n_candidates) = count_pairs(&held, peers, me, k);
-    drop(held);
+    let (edges, n_candidates) = if elements {
+        let starts_d = starts.clone();
+        let dfs = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
+        prefix_pairs(rounds, dfs, k, peers, me)
+    } else {
+        let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
+        count_pairs(&held, peers, me, k)
+    };
     stages.lap("pairs", rounds, n_candidates);
 
     // 6. Components: each worker's spanning forest and the collapse classes, to worker 0.
@@ -669,6 +691,144 @@ fn count_pairs(rows: &[RowMsg], peers: usize, me: usize, k: u32) -> (Vec<(u32, u
         edges.extend(found.iter().map(|&b| (runs[0].0, b)));
     }
     (edges, candidates)
+}
+
+/// A shared kept element of a document, with its document frequency, to the document's
+/// owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct DfMsg {
+    doc: u32,
+    key: u64,
+    df: u32,
+}
+
+impl Wire for DfMsg {
+    fn wire_bytes(&self) -> u64 {
+        16
+    }
+}
+
+/// A document's shared kept elements (ascending), to the worker counting its pairs, or to
+/// one that asked for them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct KeysMsg {
+    to: u32,
+    doc: u32,
+    keys: Vec<u64>,
+}
+
+impl Wire for KeysMsg {
+    fn wire_bytes(&self) -> u64 {
+        8 + self.keys.wire_bytes()
+    }
+}
+
+/// The edges of the context methods by prefix filtering, exactly. `dfs` are this worker's
+/// documents' shared kept elements `x(d)` (kept, held by two documents or more) with their
+/// document frequencies. Two documents sharing `k` of them share one among the first
+/// `|x(d)| - k + 1` of each in any fixed order of the elements; in the order (document
+/// frequency, element) those prefixes hold the rare elements, so few pairs are candidates.
+/// The prefix incidences go to the elements' owners, which pair the documents of each
+/// prefix row and send each candidate `(a, b)` to `a`'s pair owner; that worker also holds
+/// `x(a)` (sent to it here), asks `b`'s pair owner for `x(b)` once, and counts the shared
+/// elements by merging the two lists. Returns its edges and the candidates it counted.
+fn prefix_pairs(
+    rounds: &mut Rounds<'_>,
+    mut dfs: Vec<DfMsg>,
+    k: u32,
+    peers: usize,
+    me: usize,
+) -> (Vec<(u32, u32)>, u64) {
+    dfs.sort_unstable_by_key(|m| (m.doc, m.df, m.key));
+    let k = k.max(1) as usize;
+    let mut prefix: Vec<(u64, u32)> = Vec::new();
+    let mut stored: Vec<KeysMsg> = Vec::new();
+    for x in dfs.chunk_by(|a, b| a.doc == b.doc) {
+        if x.len() < k {
+            continue;
+        }
+        let doc = x[0].doc;
+        prefix.extend(x[..x.len() - k + 1].iter().map(|m| (m.key, doc)));
+        let mut keys: Vec<u64> = x.iter().map(|m| m.key).collect();
+        keys.sort_unstable();
+        stored.push(KeysMsg {
+            to: pair_owner(doc, peers) as u32,
+            doc,
+            keys,
+        });
+    }
+    drop(dfs);
+    let mut stored = rounds.exchange(stored, |m: &KeysMsg| m.to as Target);
+    stored.sort_unstable_by_key(|m| m.doc);
+    let mut prefix = rounds.exchange(prefix, |x: &(u64, u32)| spread(x.0));
+    prefix.sort_unstable();
+    let mut cands: Vec<(u32, u32)> = Vec::new();
+    for r in prefix.chunk_by(|a, b| a.0 == b.0) {
+        for i in 0..r.len() {
+            for j in i + 1..r.len() {
+                cands.push((r[i].1, r[j].1));
+            }
+        }
+    }
+    drop(prefix);
+    let mut cands = rounds.exchange(cands, move |p: &(u32, u32)| pair_owner(p.0, peers));
+    cands.sort_unstable();
+    cands.dedup();
+    // The other documents' lists, asked for once from their pair owners.
+    let mut wanted: Vec<u32> = cands
+        .iter()
+        .map(|p| p.1)
+        .filter(|&b| pair_owner(b, peers) != me)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let asks: Vec<(u32, u32)> = wanted.into_iter().map(|b| (b, me as u32)).collect();
+    let asks = rounds.exchange(asks, move |a: &(u32, u32)| pair_owner(a.0, peers));
+    let find = |v: &[KeysMsg], d: u32| v.binary_search_by_key(&d, |m| m.doc).ok();
+    let answers: Vec<KeysMsg> = asks
+        .into_iter()
+        .filter_map(|(b, to)| {
+            find(&stored, b).map(|i| KeysMsg {
+                to,
+                doc: b,
+                keys: stored[i].keys.clone(),
+            })
+        })
+        .collect();
+    let mut fetched = rounds.exchange(answers, |m: &KeysMsg| m.to as Target);
+    fetched.sort_unstable_by_key(|m| m.doc);
+    let list = |d: u32| -> &[u64] {
+        let v = if pair_owner(d, peers) == me {
+            &stored
+        } else {
+            &fetched
+        };
+        find(v, d).map_or(&[][..], |i| &v[i].keys[..])
+    };
+    let mut edges = Vec::new();
+    for &(a, b) in &cands {
+        if shared(list(a), list(b)) >= k {
+            edges.push((a, b));
+        }
+    }
+    (edges, cands.len() as u64)
+}
+
+/// Elements two ascending lists share.
+fn shared(a: &[u64], b: &[u64]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
 }
 
 /// A byte range and its counts, gathered by every worker.
