@@ -2,18 +2,19 @@
 """Multi-process benchmark of `fimdup cluster`; see eval/dist/run.sh, which builds the binary,
 generates the corpora and calls this. Standard library only.
 
-Configurations (--configs, comma-separated; default 1p,2x1,1x2):
+Configurations (--configs, comma-separated; default 1p,2x1,4x1,1x2):
   1p    the plain single-process command: `fimdup cluster DOCS --method M --threshold T --out D`
         (all cores: --threads defaults to every core).
-  2x1   2 processes x 1 timely worker on 127.0.0.1: the same command plus `--processes 2
-        --process P --hosts HOSTS --workers 1 --connect-timeout S`, P = 0 and 1 started together,
-        HOSTS two lines 127.0.0.1:PORT with ports free at run time (bound to port 0, read back,
-        closed). Both processes get the same --out; process 0 writes it, process 1 nothing.
-  1x2   one process, 2 workers: `--processes 1 --workers 2`, the dataflow without the
-        network, to tell the dataflow's cost from the network's.
+  NxW   N processes x W timely workers each, any N >= 1 and W >= 1 (2x1, 4x1, 1x2, 3x2, ...).
+        N > 1: the same command plus `--processes N --process P --hosts HOSTS --workers W
+        --connect-timeout S`, P = 0 .. N-1 started together on 127.0.0.1, HOSTS N lines
+        127.0.0.1:PORT with ports free at run time (bound to port 0, read back, closed). All
+        get the same --out; process 0 writes it, the others nothing.
+        N = 1: `--processes 1 --workers W`, the dataflow without the network (1x2 tells the
+        dataflow's cost from the network's).
 Each run is one child process per fimdup process under /usr/bin/time (%e %M: wall seconds,
 peak RSS); the run's wall time is from the first start to the last exit. Runs are
-interleaved (1p, 2x1, 1x2, 1p, 2x1, ...) and the median wall time is reported; --repeat
+interleaved (1p, 2x1, 4x1, 1x2, 1p, 2x1, ...) and the median wall time is reported; --repeat
 rounds for corpora under 200k documents, --repeat-large for larger ones (default 3 each).
 
 Checks (any failure: the report and raw JSON are still written, with the failure at the top,
@@ -22,20 +23,28 @@ exactly the files of the 1p run, each equal byte for byte (cmp); the determinist
 summary.json (all but phases, seconds, peak_rss_bytes, distributed) are equal; no temporary
 file is left behind.
 
-Recorded: wall seconds, summary.json's phases (name, seconds) of the writing process, its
-`distributed` block (per process: documents, bytes_sent, bytes_received, seconds per stage,
-peak_rss_bytes), and /usr/bin/time's peak RSS per process. Written: --out (Markdown) and one
-JSON file per (corpus, method) in --raw with every run.
+Recorded: wall seconds, summary.json of the writing process (its phases, and its
+`distributed` block: mode divided / gathered and why; per process: documents, bytes sent and
+received, seconds per stage, per stage {seconds, bytes_sent, bytes_received, count}, peak
+RSS), /usr/bin/time's peak RSS per process and the size of every output file. Written: --out
+(Markdown) and one JSON file per (corpus, method) in --raw with every run.
+
+Reported per configuration against 1p: median wall and its ratio, peak RSS per process and
+the largest over 1p's, the mode, bytes sent per document per process and received at process
+0, bytes per stage (sent by all processes and received at process 0, per corpus document),
+each stage's count per document (candidate pairs: stage `pairs` summed over processes /
+documents), edges per document, components, and whether the outputs are identical.
 
 The model of --model-docs documents on --model-machines machines is computed from the largest
-corpus's runs (concept first): see model() for each formula.
+corpus's divided runs (concept first): see model() for each formula.
 
 Usage: bench.py --bin FIMDUP --corpus DOCS.jsonl [--corpus ...] --work DIR --out FILE.md
                 --raw DIR [--methods concept,union-find] [--threshold 0.8] [--repeat 3]
-                [--repeat-large 3] [--configs 1p,2x1,1x2] [--note TEXT]
+                [--repeat-large 3] [--configs 1p,2x1,4x1,1x2] [--note TEXT] [--report-only]
 """
 import argparse
 import json
+import math
 import os
 import platform
 import re
@@ -52,8 +61,10 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 # summary.json fields that are timings or memory, not outputs
 FAIL_STOP_GRACE = 60  # seconds the other processes get to stop after one fails
 VOLATILE = {"phases", "seconds", "peak_rss_bytes", "distributed"}
-# stage names in the distributed block that are not the read + sketch compute
-NOT_COMPUTE = re.compile(r"exchange|send|sent|gather|wait|recv|receiv|connect|total|setup|cluster|method|write", re.I)
+# the divided mode's stages, in the order they run (summary.json `distributed.per_process[].stages`)
+STAGES = ["read and sketch", "ids", "collapse", "rows", "pairs", "components", "per group", "results"]
+# stages whose traffic goes to worker 0 (process 0) rather than all to all
+TO_ZERO = {"components", "results"}
 
 
 def log(m):
@@ -213,19 +224,39 @@ def human_b(b):
     return f"{b:.0f} B"
 
 
+
+def fmt_num(x):
+    """A count per document: a few significant figures."""
+    if x is None:
+        return "-"
+    if x >= 100:
+        return f"{x:,.0f}"
+    if x >= 1:
+        return f"{x:.2f}"
+    return f"{x:.4f}"
+
+
 # ---------------------------------------------------------------- runs
+
+
+def parse_cfg(cfg):
+    """None for 1p, (processes, workers) for `<n>x<w>`."""
+    if cfg == "1p":
+        return None
+    m = re.fullmatch(r"([1-9]\d*)x([1-9]\d*)", cfg)
+    if not m:
+        raise SystemExit(f"unknown configuration {cfg!r}: 1p or <processes>x<workers> (2x1, 4x1, 1x2, ...)")
+    return int(m.group(1)), int(m.group(2))
 
 
 def commands(a, cfg, docs, method, out, hosts):
     base = [a.bin, "cluster", docs, "--method", method, "--threshold", str(a.threshold), "--out", out]
-    if cfg == "1p":
+    nw = parse_cfg(cfg)
+    if nw is None:
         return [base]
-    if cfg == "1x2":
-        return [base + ["--processes", "1", "--workers", "2"]]
-    m = re.fullmatch(r"(\d+)x(\d+)", cfg)
-    if not m:
-        raise SystemExit(f"unknown configuration {cfg}")
-    n, w = int(m.group(1)), int(m.group(2))
+    n, w = nw
+    if n == 1:
+        return [base + ["--processes", "1", "--workers", str(w)]]
     return [
         base + ["--processes", str(n), "--process", str(p), "--hosts", hosts, "--workers", str(w),
                 "--connect-timeout", str(a.connect_timeout)]
@@ -238,9 +269,9 @@ def run_config(a, cfg, docs, method, tag):
     shutil.rmtree(os.path.join(a.work, tag), ignore_errors=True)
     os.makedirs(os.path.join(a.work, tag))
     hosts = os.path.join(a.work, tag, "hosts.txt")
-    m = re.fullmatch(r"(\d+)x(\d+)", cfg)
-    if m and cfg != "1x2":
-        ports = free_ports(int(m.group(1)))
+    nw = parse_cfg(cfg)
+    if nw and nw[0] > 1:
+        ports = free_ports(nw[0])
         with open(hosts, "w") as f:
             f.write("".join(f"127.0.0.1:{p}\n" for p in ports))
     cmds = commands(a, cfg, docs, method, out, hosts)
@@ -248,6 +279,7 @@ def run_config(a, cfg, docs, method, tag):
     wall, res = launch(cmds, os.path.join(a.work, tag), tag, a.timeout)
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
+    files = files_under(out)
     return {
         "config": cfg,
         "commands": cmds,
@@ -256,7 +288,8 @@ def run_config(a, cfg, docs, method, tag):
         "load_1min_before": load,
         "processes": [{"process": i, "time_wall_seconds": w, "time_peak_rss_bytes": r}
                       for i, (w, r, _) in enumerate(res)],
-        "files": files_under(out),
+        "files": files,
+        "file_bytes": {f: os.path.getsize(os.path.join(out, f)) for f in files},
         "summary": summary,
         "out": out,
     }
@@ -297,6 +330,24 @@ def dist_block(run):
     return run["summary"].get("distributed") or {}
 
 
+def mode_of(run):
+    d = dist_block(run)
+    if not d:
+        return "-"
+    m = d.get("mode", "?")
+    if m == "gathered" and d.get("gathered_because"):
+        return f"gathered ({d['gathered_because']})"
+    return m
+
+
+def n_processes(run):
+    return len(dist_block(run).get("per_process") or []) or 1
+
+
+def n_workers(run):
+    return dist_block(run).get("workers") or 1
+
+
 def per_process_rows(run):
     d = dist_block(run)
     rows = []
@@ -307,7 +358,8 @@ def per_process_rows(run):
         rows.append({
             "process": p.get("process", i),
             "documents": docs,
-            "seconds": stages_of(p.get("seconds")),
+            "seconds": in_stage_order(stages_of(p.get("seconds"))),
+            "stages": p.get("stages") or {},
             "bytes_sent": p.get("bytes_sent"),
             "bytes_received": p.get("bytes_received"),
             "sent_per_doc": per_doc(p.get("bytes_sent"), docs),
@@ -329,144 +381,341 @@ def stages_of(v):
     return {}
 
 
-def compute_seconds(stages):
-    """The read + sketch seconds of a process's stages: all but exchange/wait/method ones."""
-    keys = [k for k in stages if not NOT_COMPUTE.search(k)]
-    return sum(stages[k] for k in keys), keys
+def in_stage_order(d):
+    """A {stage: x} dict with STAGES's order first, then any other stage as it came."""
+    return {k: d[k] for k in [s for s in STAGES if s in d] + [s for s in d if s not in STAGES]}
+
+
+def stage_names(run):
+    """The stages of a run's per-process reports: STAGES's order, then any other."""
+    seen = []
+    for p in per_process_rows(run):
+        for k in p["stages"]:
+            if k not in seen:
+                seen.append(k)
+    return [s for s in STAGES if s in seen] + [s for s in seen if s not in STAGES]
+
+
+def stage_tot(run, stage, field):
+    """A stage's field summed over every process; None when no process reports the stage."""
+    vals = [p["stages"][stage].get(field) for p in per_process_rows(run) if stage in p["stages"]]
+    vals = [v for v in vals if isinstance(v, (int, float))]
+    return sum(vals) if vals else None
+
+
+def stage_p0(run, stage, field):
+    for p in per_process_rows(run):
+        if p["process"] == 0 and stage in p["stages"]:
+            return p["stages"][stage].get(field)
+    return None
+
+
+def candidate_pairs(run):
+    """Candidate pairs counted (stage `pairs` count summed over processes), None if unreported."""
+    return stage_tot(run, "pairs", "count")
+
+
+def core_seconds(run, stage, cores):
+    """A stage's core-seconds: each process's seconds in the stage times its workers, scaled
+    down when the run's workers outnumber the machine's cores (they then share them). The
+    stage seconds are wall time, waiting for the slowest worker included: an upper bound."""
+    P, W = n_processes(run), n_workers(run)
+    s = stage_tot(run, stage, "seconds")
+    if s is None:
+        return None
+    return s * W * min(1.0, cores / (P * W))
+
+
+def output_bytes(run):
+    """Bytes of the files a run writes, summary.json aside (None for older raw JSON)."""
+    fb = run.get("file_bytes")
+    if not fb:
+        return None
+    return sum(v for k, v in fb.items() if k != "summary.json")
 
 
 # ---------------------------------------------------------------- model
 
 
+def divided_multi(cases):
+    """{config: median run} of the multi-process configurations that ran divided."""
+    out = {}
+    for cfg, runs in cases.items():
+        if cfg == "1p" or not runs:
+            continue
+        r = median_run(runs)
+        if dist_block(r).get("mode") == "divided" and n_processes(r) > 1:
+            out[cfg] = r
+    return out
+
+
 def model(a, res, corpus_bytes):
-    """The model of a.model_docs documents on a.model_machines machines, from the runs of the
-    largest corpus. Returns (lines of Markdown, dict of the numbers)."""
+    """The model of a.model_docs documents on a.model_machines machines, from the divided
+    multi-process runs of the largest corpus. Returns (lines of Markdown, dict of the numbers).
+
+    Formulas (D documents measured, N modelled, M machines of C cores, link bytes/s):
+    - bytes of a stage per document if every item crossed machines, b = (bytes sent by all
+      processes) / D / ((P-1)/P), from the run with the most processes (P); an item's owner is
+      a hash, so a fraction (P-1)/P of items leaves its process. All-to-all stages then move
+      N/M * b * (M-1)/M bytes out of (and into) each machine; the stages to worker 0
+      (components, results) move N * b * (M-1)/M into machine 0.
+    - core-seconds of a stage per document, c = (seconds summed over processes) * workers *
+      min(1, cores / (P * workers)) / D, from the multi-process run whose workers fit the cores
+      (no oversubscription); all-to-all stages then take N/M * c / C per machine, the stages to
+      worker 0 N * (process 0's least seconds in the stage over the divided runs / D) on
+      machine 0 (its part does not divide; the seconds include waiting for the others).
+    - a stage's time = compute + traffic at one link's rate (no overlap: an upper bound on a
+      quiet network, a lower bound on a congested one); read + sketch: max(compute, reading
+      N/M * corpus bytes per document at --model-read-gbs).
+    - everything linear in documents, except the candidate pairs per document, whose growth
+      with the corpus is fitted between the smallest and the largest corpus (n^alpha).
+    """
     n_docs = max(res)
-    cases = {m: c for m, c in res[n_docs].items() if c["1p"]}
+    cores = os.cpu_count() or 1
+    M, C, G, N = a.model_machines, a.model_cores, a.model_gbps, a.model_docs
+    link = G * 1e9 / 8  # bytes/s
+    cases = {m: c for m, c in res[n_docs].items() if c.get("1p") and divided_multi(c)}
     if not cases:
-        return ["## Model", "", "No 1-process run of the largest corpus succeeded: no model."], {}
+        return (["## Model", "", "No divided multi-process run of the largest corpus with a 1-process "
+                 "run beside it: no model."], {})
     method = "concept" if "concept" in cases else sorted(cases)[0]
     c = cases[method]
     one = median_run(c["1p"])
-    two = median_run(c["2x1"]) if c.get("2x1") else None
+    multi = divided_multi(c)
+    big_cfg = max(multi, key=lambda k: (n_processes(multi[k]), -n_workers(multi[k])))
+    big = multi[big_cfg]
+    fit = [k for k in multi if n_processes(multi[k]) * n_workers(multi[k]) <= cores]
+    sec_cfg = max(fit, key=lambda k: n_processes(multi[k])) if fit else big_cfg
+    srun = multi[sec_cfg]
     s1 = one["summary"]
     D = s1["documents"]
-    cores = os.cpu_count() or 1
-    ph1 = phases_of(s1)
-    sketch1 = ph1.get("sketch", 0.0)
-    method_s = s1["seconds"] - sketch1
-    n_image = s1.get("image_size") or 128
-    M, C, G, N = a.model_machines, a.model_cores, a.model_gbps, a.model_docs
-    link = G * 1e9 / 8  # bytes/s
+    P = n_processes(big)
+    frac = (P - 1) / P
+    Dm, Mfrac, W_model = N / M, (M - 1) / M, M * C
+    others = sorted(multi, key=lambda k: (n_processes(multi[k]), n_workers(multi[k])))
 
-    # per-document read + sketch compute, core-seconds
-    c_1p = sketch1 * cores / D  # the 1p sketch phase ran on every core
-    rows = per_process_rows(two) if two else []
-    remote = [r for r in rows if r["process"] != 0 and r["documents"]]
-    c_dist, c_keys = None, []
-    if remote:
-        secs = [compute_seconds(r["seconds"]) for r in remote]
-        c_keys = secs[0][1]
-        tot = sum(s for s, _ in secs)
-        if tot > 0:
-            c_dist = tot / sum(r["documents"] for r in remote)  # 1 worker = 1 core each
-    c_use = c_dist if c_dist else c_1p
-    c_src = (f"2-process run, processes other than 0 (1 worker each): stages {', '.join(c_keys)} / their documents"
-             if c_dist else f"1-process run: sketch phase x {cores} cores / documents")
+    st_rows = []
+    for st in stage_names(big):
+        intr = (stage_tot(big, st, "bytes_sent") or 0) / D / frac
+        intr_by = {k: (stage_tot(r, st, "bytes_sent") or 0) / D / ((n_processes(r) - 1) / n_processes(r))
+                   for k, r in multi.items()}
+        cs = core_seconds(srun, st, cores)
+        cs_doc = (cs or 0) / D
+        # process 0's own part (stages to worker 0): its seconds in the stage hold the wait for
+        # the slowest worker's previous stage too, which varies from run to run; the least over
+        # every divided run of this corpus and method (any configuration, any round) is the
+        # tightest upper bound measured
+        p0_all = [stage_p0(r, st, "seconds") for cfg, runs in c.items() if cfg != "1p" for r in runs
+                  if dist_block(r).get("mode") == "divided"]
+        p0_all = [x for x in p0_all if isinstance(x, (int, float))]
+        p0s = (min(p0_all) if p0_all else 0) / D
+        cnt = stage_tot(big, st, "count")
+        if st in TO_ZERO:
+            b_m = N * intr * Mfrac
+            t_cpu = N * p0s
+        else:
+            b_m = Dm * intr * Mfrac
+            t_cpu = Dm * cs_doc / C
+        t_net = b_m / link
+        t_read = Dm * corpus_bytes / (a.model_read_gbs * 1e9) if st == "read and sketch" else 0.0
+        t = max(t_cpu, t_read) + t_net
+        st_rows.append({"stage": st, "count_per_doc": cnt / D if cnt is not None else None,
+                        "bytes_per_doc_all_remote": intr, "bytes_per_doc_all_remote_by_config": intr_by,
+                        "core_seconds_per_doc": cs_doc, "p0_seconds_per_doc": p0s,
+                        "model_bytes": b_m, "model_net_seconds": t_net, "model_cpu_seconds": t_cpu,
+                        "model_read_seconds": t_read, "model_seconds": t})
+    total_t = sum(r["model_seconds"] for r in st_rows)
+    ranked = sorted(st_rows, key=lambda r: -r["model_seconds"])
+    dom = ranked[0]
+    by = {r["stage"]: r for r in st_rows}
 
-    # bytes on the wire per document: what the processes other than 0 sent, per document they read
-    b_wire = None
-    if remote:
-        sent = sum(total_bytes(r["bytes_sent"]) for r in remote)
-        if sent:
-            b_wire = sent / sum(r["documents"] for r in remote)
-    p0 = [r for r in rows if r["process"] == 0]
-    recv0 = total_bytes(p0[0]["bytes_received"]) if p0 else 0
-    b_recv0 = recv0 / D if recv0 else None
-    rss0 = None
-    if two:
-        rss0 = two["processes"][0]["time_peak_rss_bytes"]
+    # candidate pairs per document against corpus size (same configuration where possible)
+    cp = {}
+    for n in sorted(res):
+        cm = res[n].get(method) or {}
+        mm = divided_multi(cm)
+        r = mm.get(big_cfg) or (next(iter(mm.values())) if mm else None)
+        if r and candidate_pairs(r) is not None:
+            cp[n] = candidate_pairs(r) / r["summary"]["documents"]
+    alpha = None
+    if len(cp) >= 2 and min(cp.values()) > 0:
+        lo, hi = min(cp), max(cp)
+        alpha = math.log(cp[hi] / cp[lo]) / math.log(hi / lo)
+    cp_d = cp.get(n_docs)
+    cp_n = cp_d * (N / D) ** alpha if (cp_d and alpha is not None and alpha > 0) else cp_d
+    pairs_cs = core_seconds(srun, "pairs", cores)
+    ns_pair = pairs_cs / candidate_pairs(srun) if (pairs_cs and candidate_pairs(srun)) else None
+    t_pairs_grown = Dm * cp_n * ns_pair / C if (cp_n and ns_pair) else None
+
+    # memory: the largest process other than 0, against the documents each process read; the
+    # slope between the smallest and the largest corpus leaves the fixed base out
+    def rest_rss(r):
+        rest = [p for p in per_process_rows(r) if p["process"] != 0 and p["documents"]]
+        if not rest:
+            return None
+        return max(p["time_peak_rss_bytes"] for p in rest), statistics.mean(p["documents"] for p in rest)
+    rss_by_n = {}
+    for n in sorted(res):
+        r = divided_multi(res[n].get(method) or {}).get(big_cfg)
+        if r and rest_rss(r):
+            rss_by_n[n] = rest_rss(r)
+    rss_rest, own_docs = rss_by_n.get(n_docs, (0, 0))
+    rss_per_own, rss_src = None, ""
+    if len(rss_by_n) >= 2:
+        lo, hi = min(rss_by_n), max(rss_by_n)
+        if rss_by_n[hi][1] > rss_by_n[lo][1] and rss_by_n[hi][0] > rss_by_n[lo][0]:
+            rss_per_own = (rss_by_n[hi][0] - rss_by_n[lo][0]) / (rss_by_n[hi][1] - rss_by_n[lo][1])
+            rss_src = (f"slope between {lo:,} and {hi:,} documents in {big_cfg}: {mib(rss_by_n[lo][0])} MiB "
+                       f"for {rss_by_n[lo][1]:,.0f} documents read, {mib(rss_by_n[hi][0])} MiB for "
+                       f"{rss_by_n[hi][1]:,.0f}")
+    if rss_per_own is None and own_docs:
+        rss_per_own = rss_rest / own_docs
+        rss_src = f"{big_cfg}: {mib(rss_rest)} MiB for {own_docs:,.0f} documents read, fixed base included"
+    rss0 = big["processes"][0]["time_peak_rss_bytes"]
     rss1 = one["processes"][0]["time_peak_rss_bytes"]
+    out_b = output_bytes(one)
+    comp, resl = by.get("components"), by.get("results")
+    edges_pd = s1.get("edges", 0) / D
 
-    docs_m = N / M
-    t_dist = docs_m * c_use / C
-    t_read = docs_m * corpus_bytes / (a.model_read_gbs * 1e9)
-    read_m = docs_m * corpus_bytes
-    b_gather = b_wire if b_wire else (n_image * 8)
-    vol = N * (M - 1) / M * b_gather
-    t_gather = vol / link
-    mem0 = (rss0 or rss1) / D * N
-    mem_records = N * b_gather
-    t_cluster = method_s / D * N
-    t_cluster_c = t_cluster * cores / C
-    inc_lo, inc_hi = n_image * 8, n_image * 16
-    a2a_lo = docs_m * (M - 1) / M * inc_lo
-    a2a_hi = docs_m * (M - 1) / M * inc_hi
-    pairs_per_doc = s1.get("edges", 0) / D
-
-    parts = {"distributed stage (read + sketch) per machine": max(t_dist, t_read),
-             "gather to process 0 at one link": t_gather,
-             "one-process clustering (linear)": t_cluster}
-    dom = max(parts, key=parts.get)
     L = []
     L.append(f"## Model: {N:.0e} documents on {M} machines ({C} cores, {G:g} Gb/s links)")
     L.append("")
-    L.append(f"From the {n_docs:,}-document `{method}` runs above (median runs); every figure is "
-             "measured here and scaled linearly, which for the clustering is a lower bound "
-             "(`eval/results/scale.md`: the cluster stage's time per document grows 1.77x "
-             "from 1M to 10M documents).")
+    L.append(f"From the {n_docs:,}-document `{method}` median runs above, divided mode: bytes and "
+             f"counts from `{big_cfg}` ({P} processes), seconds from `{sec_cfg}` (its workers do not "
+             f"outnumber this machine's {cores} cores). **Measured** (columns so marked): figures "
+             f"of those runs on this machine, processes on 127.0.0.1. **Extrapolated** (everything "
+             f"at the model's scale): linear in documents unless said otherwise, perfect division "
+             f"over the {M * C:,} cores, {G:g} Gb/s per link without contention, stages one after "
+             "the other. See `model()` in `eval/dist/bench.py` for every formula.")
     L.append("")
-    L.append("| quantity | measured | at the model's scale |")
+    L.append(f"| stage | count / doc (measured) | B/doc if every item crossed machines (measured: "
+             f"{', '.join(others)}) | core-µs / doc (measured, waiting included) | traffic at scale | network | compute | stage time |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in st_rows:
+        st = r["stage"]
+        byc = " / ".join(f"{r['bytes_per_doc_all_remote_by_config'][k]:,.0f}" for k in others)
+        if st in TO_ZERO:
+            cpu = (f"{r['p0_seconds_per_doc'] * 1e6:.3f} (process 0's least seconds over the divided "
+                   "runs, waiting included: an upper bound)")
+            traffic = f"{human_b(r['model_bytes'])} into machine 0"
+        else:
+            cpu = f"{r['core_seconds_per_doc'] * 1e6:.2f}"
+            traffic = f"{human_b(r['model_bytes'])} per machine"
+        comp_s = human_s(r["model_cpu_seconds"])
+        if st == "read and sketch":
+            comp_s += f" (reading {human_b(Dm * corpus_bytes)}: {human_s(r['model_read_seconds'])})"
+        L.append(f"| {st} | {fmt_num(r['count_per_doc'])} | {byc} | {cpu} | {traffic} | "
+                 f"{human_s(r['model_net_seconds'])} | {comp_s} | {human_s(r['model_seconds'])} |")
+    L.append(f"| **total** | | | | | | | **{human_s(total_t)}** |")
+    L.append("")
+    L.append("| quantity | measured | at the model's scale (extrapolated) |")
     L.append("|---|---:|---:|")
-    L.append(f"| read + sketch, core-seconds per document | {c_use * 1e6:.1f} µs ({c_src}); 1-process sketch phase: {c_1p * 1e6:.1f} µs | {docs_m:,.0f} documents per machine / {C} cores: **{human_s(t_dist)}** |")
-    L.append(f"| corpus bytes read per document | {corpus_bytes:,.0f} B | {human_b(read_m)} per machine: {human_s(t_read)} at {a.model_read_gbs:g} GB/s of storage |")
-    L.append(f"| bytes sent to process 0 per document (records: image, fingerprints, offsets, id) | {fmt_bpd(b_wire) if b_wire else '- (not reported; model uses n x 8 = ' + str(n_image * 8) + ' B)'} | {human_b(vol)} into one process: **{human_s(t_gather)}** at {G:g} Gb/s |")
-    L.append(f"| bytes received by process 0 per document (all documents) | {fmt_bpd(b_recv0) if b_recv0 else '-'} | |")
-    L.append(f"| peak RSS of process 0 per document | {(rss0 or rss1) / D:,.0f} B ({'2-process' if rss0 else '1-process'} run without --memory-budget, `/usr/bin/time`) | **{human_b(mem0)}** in process 0 (the records alone: {human_b(mem_records)}); under `--memory-budget` the records go to a temporary images file ({human_b(mem_records)} of disk) and concept / union-find hold the ids, per-document data and context rows (README: about 100 bytes a document for the first two, {human_b(100 * N)}) |")
-    L.append(f"| clustering (method) seconds per document, one process on {cores} cores | {method_s / D * 1e6:.1f} µs (1-process run: seconds - sketch phase) | **{human_s(t_cluster)}** ({human_s(t_cluster_c)} if it used {C} cores as well as it uses {cores}) |")
+    if rss_per_own:
+        L.append(f"| peak RSS of a process other than 0, per document it read | {rss_per_own:,.0f} B "
+                 f"({rss_src}) | {human_b(rss_per_own * Dm)} per machine ({Dm:,.0f} documents) |")
+    L.append(f"| peak RSS of process 0 / of the largest other | {mib(rss0)} / {mib(rss_rest)} MiB | "
+             f"process 0 adds the forests and the results (rows below) |")
+    L.append(f"| peak RSS of the 1-process run per document | {rss1 / D:,.0f} B ({mib(rss1)} MiB) | "
+             f"{human_b(rss1 / D * N)} in one process |")
+    if comp:
+        L.append(f"| links to worker 0 (spanning forests, collapse classes) per document | "
+                 f"{fmt_num(comp['count_per_doc'])} ({comp['bytes_per_doc_all_remote']:.1f} B); edges per "
+                 f"document {edges_pd:.4f}, largest component {s1.get('largest_component', '?')} | "
+                 f"{human_b(comp['model_bytes'])} into worker 0 and held there: "
+                 f"{human_s(comp['model_net_seconds'])} at one link |")
+    if resl:
+        L.append(f"| results (clusters, member pairs, ids) into process 0 per document | "
+                 f"{resl['bytes_per_doc_all_remote']:.1f} B | {human_b(resl['model_bytes'])}: "
+                 f"{human_s(resl['model_net_seconds'])} at one link |")
+    if out_b is not None:
+        L.append(f"| output files (clusters.jsonl, pairs.csv) per document | {out_b / D:.1f} B | "
+                 f"{human_b(out_b / D * N)} written by process 0 |")
+    if cp:
+        L.append(f"| candidate pairs per document (stage `pairs`, summed over processes) | "
+                 + ", ".join(f"{cp[n]:,.1f} at {n:,}" for n in sorted(cp))
+                 + (f"; growth n^{alpha:.2f}" if alpha is not None else "")
+                 + (f"; {ns_pair * 1e9:.0f} core-ns per pair counted" if ns_pair else "") + " | "
+                 + (f"{cp_n:,.0f} per document if n^{alpha:.2f} holds"
+                    + (f": counting alone {human_s(t_pairs_grown)} per machine" if t_pairs_grown else "")
+                    if alpha is not None and alpha > 0 and cp_n else "constant: as in the stage table") + " |")
     L.append("")
-    L.append(f"What dominates: **{dom}** ({human_s(parts[dom])}), against "
-             + ", ".join(f"{k} {human_s(v)}" for k, v in parts.items() if k != dom) + ". "
-             f"The distributed stage is the part that scales: it divides by the {M * C} cores "
-             f"(and by the machines' storage: {human_s(t_read)} to read each machine's share at "
-             f"{a.model_read_gbs:g} GB/s against {human_s(t_dist)} of sketching, so it is "
-             f"{'bound by reading' if t_read > t_dist else 'bound by sketching'}). "
-             f"The design breaks at the gather and after it. All {human_b(vol)} of records flow "
-             f"through process 0's one link ({human_s(t_gather)} at best, however many machines "
-             f"there are), and process 0 must then hold them: {human_b(mem0)} at the measured RSS per "
-             f"document, more than any one machine has (under a budget: {human_b(mem_records)} of "
-             f"disk and {human_b(100 * N)} or more of memory, and every pass over the spilled "
-             "records is a sequential read of that file). The clustering that follows runs in that "
-             f"one process, {human_s(t_cluster)} extrapolated linearly from {n_docs:,} documents "
-             "(and superlinear in practice). Adding machines shortens only the first stage.")
+    top = ", ".join(f"{r['stage']} {human_s(r['model_seconds'])}" for r in ranked[:4])
+    rows_r, pairs_r, sk = by.get("rows"), by.get("pairs"), by.get("read and sketch")
+    pairs_p0 = stage_p0(srun, "pairs", "seconds")
+    L.append(f"What dominates now (extrapolated linearly, the candidate pairs per document held at "
+             f"the measured {fmt_num(cp_d)}): **{dom['stage']}** ({human_s(dom['model_seconds'])} "
+             f"of {human_s(total_t)} in all; then {top.split(', ', 1)[1] if ', ' in top else '-'}). "
+             "Every all-to-all stage divides over the machines: its bytes per machine are "
+             f"N/M x bytes per document x (M-1)/M and its compute N/M x core-seconds / C."
+             + (f" The exchange of rows (each representative's kept image elements, sent to the "
+                f"owner of the element) is the largest volume: {rows_r['bytes_per_doc_all_remote']:,.0f} "
+                f"B per document if all crossed machines ({(stage_tot(big, 'rows', 'bytes_sent') or 0) / D / P:,.0f} "
+                f"B per corpus document per process in `{big_cfg}`), {human_b(rows_r['model_bytes'])} "
+                f"per machine at the model's scale, {human_s(rows_r['model_net_seconds'])} at {G:g} Gb/s."
+                if rows_r else "")
+             + (f" Reading and sketching stay per machine: {human_s(sk['model_cpu_seconds'])} of "
+                f"compute on {C} cores, {human_s(sk['model_read_seconds'])} to read "
+                f"{human_b(Dm * corpus_bytes)} at {a.model_read_gbs:g} GB/s." if sk else "")
+             + " Nothing passes through one process any more but the forests and the results "
+             "(the gathered mode sends every document's record to process 0).")
     L.append("")
-    L.append("Next step: do the clustering's first steps in the dataflow as well. Exchange each "
-             f"document's image by element (or LSH band key): {n_image} incidences per document "
-             f"(element, document), {8}-{16} bytes each, so {inc_lo / 1e3:.1f}-{inc_hi / 1e3:.1f} KB "
-             f"per document, {human_b(N * inc_lo)}-{human_b(N * inc_hi)} in all, but all-to-all: "
-             f"each machine sends and receives {human_b(a2a_lo)}-{human_b(a2a_hi)}, "
-             f"{human_s(a2a_lo / link)}-{human_s(a2a_hi / link)} at {G:g} Gb/s on every link at "
-             "once instead of the whole volume through one. Each worker then owns the rows "
-             "(posting lists) of its keys, counts candidate pairs there (pairs sharing an "
-             "element, bounded by --max-df), and exchanges the pair counts by pair to sum them "
-             f"(the measured edges are {pairs_per_doc:.3f} per document, so the pairs that pass "
-             "are few; the candidate pairs counted are what --max-df must keep in check); "
-             "connected components of the pair graph by label propagation in the dataflow; "
-             f"then each component (small: the largest has {s1.get('largest_component', '?')} documents here) is sent to one "
-             "worker, which mines it as one process does now. No process would hold more than "
-             "its share of the rows and its components.")
-    nums = {"documents_measured": D, "method": method, "cores_here": cores,
-            "core_seconds_per_doc_read_sketch": c_use, "core_seconds_per_doc_source": c_src,
-            "core_seconds_per_doc_1p_sketch": c_1p, "corpus_bytes_per_doc": corpus_bytes,
-            "wire_bytes_per_doc": b_wire, "received_bytes_per_doc_p0": b_recv0,
-            "peak_rss_p0_bytes": rss0, "peak_rss_1p_bytes": rss1,
-            "method_seconds_per_doc": method_s / D, "read_seconds_per_machine": t_read,
-            "model": {"documents": N, "machines": M, "cores": C, "gbps": G,
-                      "dist_stage_seconds_per_machine": t_dist, "read_bytes_per_machine": read_m,
-                      "gather_bytes": vol, "gather_seconds": t_gather, "p0_memory_bytes": mem0,
-                      "p0_record_bytes": mem_records, "cluster_seconds_linear": t_cluster,
-                      "all_to_all_bytes_per_machine": [a2a_lo, a2a_hi],
-                      "all_to_all_seconds": [a2a_lo / link, a2a_hi / link], "dominant": dom}}
+    if alpha is not None and alpha > 0.2 and t_pairs_grown:
+        L.append(f"But the candidate pairs per document are not constant: they grew as n^{alpha:.2f} "
+                 f"from {min(cp):,} to {max(cp):,} documents (measured), because some shingles are "
+                 "common to a fixed share of all documents (on this corpus probably the generator's "
+                 "200 stock phrases and Zipf-frequent words), so their rows grow with the corpus and "
+                 "their pairs with its square. Held to that growth, the pairs stage alone would take "
+                 f"**{human_s(t_pairs_grown)} per machine** at {N:.0e} documents (extrapolated): the "
+                 "pair counting breaks first, before any volume does. It already decides the wall "
+                 f"time here: in `{sec_cfg}` at {n_docs:,} documents process 0 spent "
+                 f"{pairs_p0 or 0:.1f} s of its {srun['summary'].get('seconds', 0):.1f} s in the "
+                 "pairs stage (see Seconds per stage), against "
+                 f"{one['summary'].get('seconds', 0):.1f} s for the whole 1-process run.")
+        L.append("")
+    L.append("Where it breaks next (extrapolated; the measured inputs are in the tables):")
+    L.append("")
+    if pairs_r:
+        byc = ", ".join(f"{pairs_r['bytes_per_doc_all_remote_by_config'][k]:,.0f} B in {k}" for k in others)
+        L.append(f"- **Hot rows.** Concept and union-find count pairs by prefix filtering: an element "
+                 "held by m documents is one row at its owner (m incidences in, m document frequencies "
+                 "back to the documents' owners), and it pairs documents only where it is among a "
+                 "document's |x| - k + 1 rarest elements, which a common element seldom is. Measured: "
+                 f"the pairs stage costs {byc} per document (if every item crossed machines)"
+                 + (f"; the candidate pairs per document grow as n^{alpha:.2f} here" if alpha else "")
+                 + ". What is not bounded is the row itself: an element held by 10^6 documents is "
+                 "10^6 incidences into one worker (12 MB) and, were it in the prefixes of many of them "
+                 "(documents made almost only of common elements), up to 5 x 10^11 candidate pairs "
+                 "there. --max-df (applied at the row's owner) bounds it, at the price of the pairs "
+                 "that only such elements would find; splitting such a row's pair grid in blocks over "
+                 "several workers is not done. Lsh and super-shingle send each row to up to "
+                 f"min(m-1, W) pair owners (W = {W_model:,} at the model's scale).")
+    if comp:
+        L.append(f"- **Worker 0's forests.** Each worker reduces its edges to a spanning forest and sends "
+                 f"it, with the collapse classes, to worker 0: measured {fmt_num(comp['count_per_doc'])} "
+                 f"links per document ({comp['bytes_per_doc_all_remote']:.1f} B) at {edges_pd:.4f} edges "
+                 f"per document; at scale {human_b(comp['model_bytes'])} into one machine, held there "
+                 "to join the groups and place them. This is proportional to the documents that have "
+                 "an edge or a class, so to the corpus's duplication (20 % of documents are in edit "
+                 "families here), not its size.")
+    if resl:
+        L.append(f"- **The merge at process 0.** The groups' clusters, member pairs and ids go to "
+                 f"process 0, which orders them and writes the outputs: measured "
+                 f"{resl['bytes_per_doc_all_remote']:.1f} B per document received"
+                 + (f" and {out_b / D:.1f} B per document written" if out_b is not None else "")
+                 + f"; at scale {human_b(resl['model_bytes'])} through one link "
+                 f"({human_s(resl['model_net_seconds'])}) and held by one process"
+                 + (f", {human_b(out_b / D * N)} of files" if out_b is not None else "")
+                 + ". Output-sized: it grows with the pairs found, not with the corpus.")
+    nums = {"documents_measured": D, "method": method, "cores_here": cores, "bytes_config": big_cfg,
+            "seconds_config": sec_cfg, "corpus_bytes_per_doc": corpus_bytes, "stages": st_rows,
+            "total_model_seconds": total_t, "dominant": dom["stage"],
+            "candidate_pairs_per_doc": {str(k): v for k, v in cp.items()}, "candidate_pairs_alpha": alpha,
+            "candidate_pairs_per_doc_at_model": cp_n, "core_seconds_per_candidate_pair": ns_pair,
+            "pairs_counting_seconds_at_model_grown": t_pairs_grown,
+            "peak_rss_per_own_doc": rss_per_own, "peak_rss_p0": rss0, "peak_rss_other_max": rss_rest,
+            "peak_rss_1p": rss1, "output_bytes_per_doc": (out_b / D if out_b is not None else None),
+            "edges_per_doc": edges_pd,
+            "model": {"documents": N, "machines": M, "cores": C, "gbps": G, "read_gbs": a.model_read_gbs}}
     return L, nums
 
 
@@ -481,7 +730,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--raw", required=True)
     ap.add_argument("--methods", default="concept,union-find")
-    ap.add_argument("--configs", default="1p,2x1,1x2")
+    ap.add_argument("--configs", default="1p,2x1,4x1,1x2")
     ap.add_argument("--threshold", type=float, default=0.8)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--repeat-large", type=int, default=3)
@@ -503,6 +752,8 @@ def main():
     configs = a.configs.split(",")
     if configs[0] != "1p":
         configs = ["1p"] + [c for c in configs if c != "1p"]
+    for cfg in configs:
+        parse_cfg(cfg)  # exits on an unknown configuration
     version = subprocess.run([a.bin, "--version"], capture_output=True, text=True).stdout.strip()
     git = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
                          text=True).stdout.strip()
@@ -525,6 +776,12 @@ def main():
                 failures += [f"{n}-{method}-{r['config']}-{r['round']}: {p}"
                              for rs in raw["runs"].values() for r in rs for p in r.get("problems", [])]
         loads = ["(not recorded: --report-only)"]
+        meta = os.path.join(a.raw, "run.json")
+        if os.path.exists(meta):  # the run's own start time and load averages
+            with open(meta) as f:
+                m = json.load(f)
+            started, loads = m.get("started", started), m.get("loads", loads)
+            version, git = m.get("binary", version), m.get("git", git)
         write_report(a, res, corpus_bytes, failures, version, git, loads, started, configs, methods)
         return
     for docs in a.corpus:
@@ -559,6 +816,10 @@ def main():
                            "git": git, "runs": runs}, f, indent=1, sort_keys=True)
             loads.append(" ".join(f"{x:.2f}" for x in os.getloadavg()))
 
+    with open(os.path.join(a.raw, "run.json"), "w") as f:
+        json.dump({"started": started, "loads": loads, "configs": configs, "methods": methods,
+                   "repeat": a.repeat, "repeat_large": a.repeat_large, "binary": version, "git": git,
+                   "note": a.note}, f, indent=1, sort_keys=True)
     write_report(a, res, corpus_bytes, failures, version, git, loads, started, configs, methods)
     if failures:
         print("\nFAILED:\n  " + "\n  ".join(failures), file=sys.stderr)
@@ -566,9 +827,12 @@ def main():
     log(f"wrote {a.out}")
 
 
+
+
 def write_report(a, res, corpus_bytes, failures, version, git, loads, started, configs, methods):
+    others = [c for c in configs if c != "1p"]
     L = []
-    L.append("# Many processes: one process against two on one machine")
+    L.append(f"# Many processes: one process against {', '.join(others)} on one machine")
     L.append("")
     L.append(f"Generated by `eval/dist/run.sh`, {started}.")
     L.append("")
@@ -584,10 +848,10 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
     L.append(f"- Binary: {version} (its own build commit); scripts at git {git}.")
     L.append("- Corpora: `fimdup gen --config eval/peers/corpus.json --docs N --stream` (250-350 "
              "words, 20 % in edit families), sizes " + ", ".join(f"{n:,}" for n in sorted(res))
-             + f"; read from the page cache (`run.sh` reads each file once first).")
-    reps = {n: len(next(iter(res[n].values()))["1p"]) for n in res}
+             + "; read from the page cache (`run.sh` reads each file once first).")
+    reps = {n: len(next(iter(res[n].values())).get("1p", [])) for n in res}
     L.append("- Runs: " + ", ".join(f"{n:,} documents: {r} round(s)" for n, r in sorted(reps.items()))
-             + "; configurations interleaved within a round; the table shows the median wall time.")
+             + "; configurations interleaved within a round; the tables show the median run by wall time.")
     L.append(f"- Outputs: every file the 1-process run writes except summary.json (clusters.jsonl, "
              f"pairs.csv) compared with `cmp` against each other configuration's, and summary.json's "
              f"fields except {', '.join(sorted(VOLATILE))}: "
@@ -595,20 +859,30 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
     if a.note:
         L.append(f"- Note: {a.note}")
     L.append("")
-    L.append("`1p`: the plain command, one process on every core. `2x1`: 2 processes x 1 "
-             "worker on 127.0.0.1 (TCP between them), both started together; its wall time is "
-             "from the first start to the last exit; RSS per process from `/usr/bin/time`. "
-             "Bytes are summary.json's `distributed` figures of the median run.")
+    L.append("`1p`: the plain command, one process on every core. `NxW`: N processes x W timely "
+             "workers on 127.0.0.1 (TCP between the processes when N > 1), all started together; "
+             "its wall time is from the first start to the last exit. `mode`: summary.json's "
+             "`distributed.mode`: `divided` runs the cluster stage on every worker (ids by hash, "
+             "collapse by fingerprint, rows by element, pairs by pair owner, spanning forests to "
+             "worker 0, the method per group, results merged at process 0); `gathered` sends every "
+             "record to process 0, which clusters alone. RSS per process: `/usr/bin/time`; `max "
+             "RSS / 1p`: the largest process's over the 1-process run's. `sent B/doc per process`: "
+             "each process's bytes sent to other processes / the documents it read, process 0 "
+             "first. `received B/doc at p0`: process 0's bytes received / corpus documents. "
+             "`candidate pairs / doc`: stage `pairs` count (distinct pairs sharing a kept element, "
+             "counted by the pair owner) summed over processes / documents. `edges / doc` and "
+             "`components`: summary.json (equal in every configuration).")
     L.append("")
-    others = [c for c in configs if c != "1p"]
     for cfg in others:
-        L.append(f"| docs | method | 1p s | {cfg} s | {cfg}/1p | 1p RSS MiB | {cfg} RSS MiB per process | p0 RSS / 1p | sent B/doc per process | received B/doc at p0 | outputs |")
-        L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        L.append(f"| docs | method | 1p s | {cfg} s | {cfg}/1p | 1p RSS MiB | {cfg} RSS MiB per process | "
+                 f"max RSS / 1p | sent B/doc per process | received B/doc at p0 | mode | "
+                 f"candidate pairs / doc | edges / doc | components | outputs |")
+        L.append("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|")
         for n in sorted(res):
             for m in methods:
-                runs = res[n][m]
-                if not runs["1p"] or not runs[cfg]:
-                    L.append(f"| {n:,} | {m} | - | - | - | - | - | - | - | - | failed |")
+                runs = res[n].get(m, {})
+                if not runs.get("1p") or not runs.get(cfg):
+                    L.append(f"| {n:,} | {m} | - | - | - | - | - | - | - | - | - | - | - | - | failed |")
                     continue
                 o, t = median_run(runs["1p"]), median_run(runs[cfg])
                 w1 = statistics.median(r["wall_seconds"] for r in runs["1p"])
@@ -616,28 +890,97 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
                 r1 = o["processes"][0]["time_peak_rss_bytes"]
                 r2 = [p["time_peak_rss_bytes"] for p in t["processes"]]
                 pp = per_process_rows(t)
+                D = t["summary"].get("documents") or 0
                 sent = " / ".join(fmt_bpd(p["sent_per_doc"]) for p in pp) or "-"
                 recv0 = "-"
                 if pp and pp[0]["bytes_received"] is not None:
-                    recv0 = fmt_bpd(per_doc(pp[0]["bytes_received"], t["summary"].get("documents")))
+                    recv0 = fmt_bpd(per_doc(pp[0]["bytes_received"], D))
+                cand = candidate_pairs(t)
                 ok = all(r.get("identical_to_1p") for r in runs[cfg])
                 L.append(f"| {n:,} | {m} | {w1:.2f} | {w2:.2f} | {w2 / w1:.2f} | {mib(r1)} | "
-                         f"{' / '.join(mib(x) for x in r2)} | {r2[0] / r1:.2f} | {sent} | {recv0} | "
+                         f"{' / '.join(mib(x) for x in r2)} | {max(r2) / r1:.2f} | {sent} | {recv0} | "
+                         f"{mode_of(t)} | {fmt_num(cand / D) if cand is not None and D else '-'} | "
+                         f"{t['summary'].get('edges', 0) / D:.4f} | {t['summary'].get('components', 0):,} | "
                          f"{'identical' if ok else 'DIFFER'} ({len(runs[cfg])} run(s)) |")
+        L.append("")
+
+    # bytes and counts per stage
+    stage_set = []
+    for n in res:
+        for m in methods:
+            for cfg in others:
+                for r in res[n].get(m, {}).get(cfg, [])[:1]:
+                    for s in stage_names(r):
+                        if s not in stage_set:
+                            stage_set.append(s)
+    stage_set = [s for s in STAGES if s in stage_set] + [s for s in stage_set if s not in STAGES]
+    L.append("## Bytes and counts per stage")
+    L.append("")
+    L.append("From the `distributed` block of the median run. Bytes: payload bytes to or from "
+             "workers of other processes in that stage, as `sent by all processes / received by "
+             "process 0`, each divided by the corpus's documents (per process on average: the "
+             "first figure / processes). Counts: the stage's count summed over processes / "
+             "documents (read and sketch: documents; ids: ids checked; collapse: documents folded "
+             "into a representative; rows: (element, document) incidences sent; pairs: candidate "
+             "pairs counted; components: forest and class links sent to worker 0; per group: "
+             "members shipped to group owners; results: clusters sent to worker 0).")
+    L.append("")
+    if stage_set:
+        L.append("| docs | method | config | mode | " + " | ".join(stage_set) + " | total |")
+        L.append("|---:|---|---|---|" + "---:|" * (len(stage_set) + 1))
+        for n in sorted(res):
+            for m in methods:
+                for cfg in others:
+                    runs = res[n].get(m, {}).get(cfg)
+                    if not runs:
+                        continue
+                    t = median_run(runs)
+                    D = t["summary"].get("documents") or 1
+                    cells = []
+                    for s in stage_set:
+                        sent, recv = stage_tot(t, s, "bytes_sent"), stage_p0(t, s, "bytes_received")
+                        cells.append("-" if sent is None else f"{sent / D:,.1f} / {(recv or 0) / D:,.1f}")
+                    pp = per_process_rows(t)
+                    tot_s = sum(total_bytes(p["bytes_sent"]) for p in pp)
+                    tot_r = total_bytes(pp[0]["bytes_received"]) if pp else 0
+                    L.append(f"| {n:,} | {m} | {cfg} | {mode_of(t)} | " + " | ".join(cells)
+                             + f" | {tot_s / D:,.1f} / {tot_r / D:,.1f} |")
+        L.append("")
+        L.append("| docs | method | config | " + " | ".join(f"{s} count / doc" for s in stage_set) + " |")
+        L.append("|---:|---|---|" + "---:|" * len(stage_set))
+        for n in sorted(res):
+            for m in methods:
+                for cfg in others:
+                    runs = res[n].get(m, {}).get(cfg)
+                    if not runs:
+                        continue
+                    t = median_run(runs)
+                    D = t["summary"].get("documents") or 1
+                    cells = []
+                    for s in stage_set:
+                        cnt = stage_tot(t, s, "count")
+                        cells.append("-" if cnt is None else fmt_num(cnt / D))
+                    L.append(f"| {n:,} | {m} | {cfg} | " + " | ".join(cells) + " |")
+        L.append("")
+    else:
+        L.append("No run reported stages (no divided run).")
         L.append("")
 
     L.append("## Seconds per stage")
     L.append("")
     L.append("`phases`: summary.json's phases of the process that writes (1p: the one process; "
-             "2x1: process 0). `per process`: the `distributed` block's seconds per stage, "
-             "documents read and bytes sent / received per document, and its own peak RSS.")
+             "otherwise process 0). `per process`: the `distributed` block's seconds per stage "
+             "(wall seconds of that process in the stage, waiting for the others included), "
+             "documents read, bytes sent / received per document it read, and its own peak RSS. "
+             "With more workers than this machine's cores (4x1 on 2 cores) the processes share "
+             "the cores and each stage's seconds grow accordingly.")
     L.append("")
     L.append("| docs | method | config | wall s | summary seconds | phases | per process: documents; seconds per stage; sent / received B/doc; peak RSS MiB |")
     L.append("|---:|---|---|---:|---:|---|---|")
     for n in sorted(res):
         for m in methods:
             for cfg in configs:
-                if not res[n][m][cfg]:
+                if not res[n].get(m, {}).get(cfg):
                     continue
                 r = median_run(res[n][m][cfg])
                 pp = per_process_rows(r)
@@ -656,29 +999,36 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
     L.append("")
     L.append("## Commands")
     L.append("")
+    hosts_ex = []
+    for cfg in others:
+        rr = res[n_big].get(methods[0], {}).get(cfg)
+        if rr and median_run(rr).get("hosts"):
+            hosts_ex.append(f"{cfg}: {', '.join(median_run(rr)['hosts'])}")
     L.append(f"As run for the {n_big:,}-document corpus (the others differ only in the path); "
-             "`HOSTS` held two lines `127.0.0.1:PORT`, ports free at run time "
-             f"(this run: {', '.join(median_run(res[n_big][methods[0]][others[0]])['hosts'] or []) if others and res[n_big][methods[0]][others[0]] else '-'}).")
+             "`HOSTS` held one line `127.0.0.1:PORT` per process, ports free at run time "
+             f"(this run: {'; '.join(hosts_ex) or '-'}). The processes of one run were started "
+             "together and waited for.")
     L.append("")
     L.append("```sh")
     for m in methods:
         for cfg in configs:
-            runs = res[n_big][m][cfg]
+            runs = res[n_big].get(m, {}).get(cfg)
             if not runs:
                 continue
+            many = len(runs[0]["commands"]) > 1
             for cmd in runs[0]["commands"]:
                 c = [os.path.basename(cmd[0])] + cmd[1:]
                 c = ["HOSTS" if x.endswith("hosts.txt") else x for x in c]
                 c = [re.sub(r".*/work/[^/]+/out$", "OUT", x) for x in c]
                 c = [f"c{n_big}/docs.jsonl" if x.endswith("docs.jsonl") else x for x in c]
-                many = len(runs[0]["commands"]) > 1
                 L.append(" ".join(c) + (" &" if many else ""))
-            if len(runs[0]["commands"]) > 1:
+            if many:
                 L.append("wait")
     L.append("```")
     L.append("")
     L.append("Raw figures of every run (commands, wall seconds, `/usr/bin/time` per process, "
-             "summary.json): `eval/results/dist/DOCS-METHOD.json`.")
+             "output file sizes, summary.json): `eval/results/dist/DOCS-METHOD.json`; the model's "
+             "numbers: `eval/results/dist/model.json`.")
     with open(a.out, "w") as f:
         f.write("\n".join(L) + "\n")
     with open(os.path.join(a.raw, "model.json"), "w") as f:

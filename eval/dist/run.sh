@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Multi-process benchmark: `fimdup cluster` as one plain process against 2 processes x 1
-# timely worker on 127.0.0.1 (`--processes 2 --process P --hosts FILE --workers 1`, free
-# ports found at run time), on the 50k and the 1M generated corpora, methods concept and
-# union-find at --threshold 0.8. Checks that the 2-process outputs equal the 1-process
-# outputs byte for byte (cmp; exit 1 otherwise) and writes eval/results/dist.md (table,
-# ratios 2-proc/1-proc, per-stage seconds, bytes exchanged per document, peak RSS per
-# process, a model of 10^9 documents on 100 machines from the measured figures, the exact
-# commands) and the raw JSON of every run in eval/results/dist/. See eval/dist/bench.py.
+# Multi-process benchmark: `fimdup cluster` as one plain process (1p) against N processes x W
+# timely workers on 127.0.0.1 (`--processes N --process P --hosts FILE --workers W`, free ports
+# found at run time; any `<n>x<w>`, default 2x1, 4x1 and 1x2 = one process, two workers, no
+# network), on the 50k and the 1M generated corpora, methods concept and union-find at
+# --threshold 0.8 (both run the divided cluster stage on an uncompressed JSONL corpus). Checks
+# that every configuration's outputs equal the 1-process outputs byte for byte (cmp), that
+# summary.json's deterministic fields are equal and that no temporary file is left (exit 1
+# otherwise), and writes eval/results/dist.md (per configuration: median wall and its ratio to
+# 1p, peak RSS per process and the largest over 1p, the mode divided / gathered, bytes per
+# document sent per process and received at process 0, bytes and counts per stage, candidate
+# pairs, edges and components per document, seconds per stage; a model of 10^9 documents on
+# 100 machines from the divided runs' figures; the exact commands) and the raw JSON of every
+# run in eval/results/dist/. See eval/dist/bench.py.
 #
 # Usage: eval/dist/run.sh [--out FILE] [--raw DIR] [--repeat N] [--repeat-large N] [--note TEXT]
-#                          [--configs 1p,2x1,1x2] (see eval/dist/bench.py)
+#                          [--configs 1p,2x1,4x1,1x2] [--report-only] (see eval/dist/bench.py)
 # Env:   FIMDUP_BIN     binary (default: cargo build --release --features full, then
 #                       ${CARGO_TARGET_DIR:-target}/release/fimdup)
 #        DIST_SIZES     corpus sizes (default: "50000 1000000"); each is

@@ -58,7 +58,9 @@ pub use output::{
     Phase, ScoredPair,
 };
 pub use prepared::Prepared;
-pub use run::{components_with_support, finish_clusters, run_method, ClusterInputs};
+pub use run::{
+    check_max_pairs, components_with_support, finish_clusters, run_method, ClusterInputs,
+};
 pub use supershingle::SuperShingleConfig;
 pub use threshold::{
     candidate_threshold, choose_bands, image_kind, k_for_threshold, ImageKind, VERIFY_SIGMAS,

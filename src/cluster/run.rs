@@ -304,6 +304,23 @@ pub fn finish_clusters(sets: Vec<(Vec<DocId>, u32)>) -> Vec<Cluster> {
         .collect()
 }
 
+/// An [`Error::Limit`] when `clusters` have more member pairs than `max_pairs`.
+pub fn check_max_pairs(clusters: &[Cluster], max_pairs: Option<u64>) -> Result<()> {
+    let total_pairs: u64 = clusters
+        .iter()
+        .map(|c| {
+            let l = c.docs.len() as u64;
+            l * (l - 1) / 2
+        })
+        .sum();
+    match max_pairs {
+        Some(m) if total_pairs > m => Err(Error::Limit(format!(
+            "the clusters have {total_pairs} member pairs, more than max_pairs = {m}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Connected components (size >= 2) of weighted edges, each with the smallest weight of its
 /// edges as support.
 pub fn components_with_support(
@@ -479,20 +496,7 @@ fn finish(arm: Arm<'_, '_>, found: Found) -> Result<ClusterOutput> {
         }
     }
     s.clustered_documents = in_any.count_ones() as u64;
-    let total_pairs: u64 = clusters
-        .iter()
-        .map(|c| {
-            let l = c.docs.len() as u64;
-            l * (l - 1) / 2
-        })
-        .sum();
-    if let Some(m) = cfg.max_pairs {
-        if total_pairs > m {
-            return Err(Error::Limit(format!(
-                "the clusters have {total_pairs} member pairs, more than max_pairs = {m}"
-            )));
-        }
-    }
+    check_max_pairs(&clusters, cfg.max_pairs)?;
     let mut pairs = member_pairs(&clusters, &edges, collapse, &class_support);
     if cfg.method == Method::Exact {
         retain_joined(&mut pairs, &edges, collapse);

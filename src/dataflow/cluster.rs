@@ -61,13 +61,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use super::rounds::{Rounds, Target, Traffic, Wire};
+use super::workers::add_stats;
 use crate::cluster::supershingle::{self, SuperShingleConfig};
 use crate::cluster::threshold::image_kind;
 use crate::cluster::uf::UnionFind;
 use crate::cluster::{
-    collapse, finish_clusters, fp_miner, run_method, verify_with_corpus, ClusterConfig,
-    ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, CorpusSource, Equivalence,
-    Grouping, Job, Measure, Method, Phase, Regroup, ScoredPair, Threshold,
+    check_max_pairs, collapse, finish_clusters, fp_miner, run_method, verify_with_corpus,
+    ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, CorpusSource,
+    Equivalence, Grouping, Job, Measure, Method, Phase, Regroup, ScoredPair, Threshold,
 };
 use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
@@ -807,28 +808,11 @@ fn prefix_pairs(
     };
     let mut edges = Vec::new();
     for &(a, b) in &cands {
-        if shared(list(a), list(b)) >= k {
+        if crate::sorted::intersection_size(list(a), list(b)) >= k {
             edges.push((a, b));
         }
     }
     (edges, cands.len() as u64)
-}
-
-/// Elements two ascending lists share.
-fn shared(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// A byte range and its counts, gathered by every worker.
@@ -1161,20 +1145,7 @@ fn assemble(
     }
     let clusters = finish_clusters(sets);
     pairs.sort_unstable_by_key(|p| (p.a, p.b));
-    let total_pairs: u64 = clusters
-        .iter()
-        .map(|c| {
-            let l = c.docs.len() as u64;
-            l * (l - 1) / 2
-        })
-        .sum();
-    if let Some(m) = cfg.max_pairs {
-        if total_pairs > m {
-            return Err(Error::Limit(format!(
-                "the clusters have {total_pairs} member pairs, more than max_pairs = {m}"
-            )));
-        }
-    }
+    check_max_pairs(&clusters, cfg.max_pairs)?;
     let mut collapsed = CollapseSummary::default();
     let mut stats = SketchStats::default();
     let (mut rows, mut rare, mut common) = (0, 0, 0);
@@ -1238,13 +1209,6 @@ fn assemble(
         stats,
         per_process: process_reports(counts, per_process),
     })
-}
-
-fn add_stats(a: &mut SketchStats, b: &SketchStats) {
-    a.corpus.add(&b.corpus);
-    a.tokens += b.tokens;
-    a.short += b.short;
-    a.empty_images += b.empty_images;
 }
 
 /// The run's phases: each stage's longest seconds over the workers.

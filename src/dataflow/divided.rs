@@ -10,25 +10,16 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::cluster::{run_worker, Assembled, Plan};
 use super::net::connect;
 use super::rounds::Rounds;
+use super::workers::{panic_message, wait_workers, Event, Watch};
 use super::{Distributed, Topology};
 use crate::cluster::{Input, Job, JobOutput, Phase};
 use crate::sketch::pipeline::pipeline_sketcher;
 use crate::{Error, Result};
-
-/// How long a lost connection may stay unexplained before the run stops.
-const GRACE: Duration = Duration::from_secs(3);
-
-enum Event {
-    Output(Box<Assembled>),
-    Done(usize),
-    Failed(Error),
-    Panicked(usize, String),
-}
 
 /// [`crate::cluster::Job::run`] divided among the workers of every process of `topo` (see
 /// [`super::cluster`]; the caller checked [`super::cluster::gathered_because`]): `Some`
@@ -58,7 +49,7 @@ pub fn run_divided(
         params,
         per_process: topo.workers(),
     });
-    let (tx, rx) = mpsc::channel::<Event>();
+    let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);
     let worker_fn = move |worker: &mut timely::worker::Worker| {
         let Ok(tx) = tx.lock().map(|t| t.clone()) else {
@@ -68,7 +59,7 @@ pub fn run_divided(
         let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
             let mut rounds = Rounds::new(worker, plan.per_process);
             if let Some(a) = run_worker(&mut rounds, &plan)? {
-                let _ = tx.send(Event::Output(Box::new(a)));
+                let _ = tx.send(Event::Msg(Box::new(a)));
             }
             // The last meeting: nobody leaves before process 0 has its result.
             rounds.all_gather(0u64);
@@ -106,66 +97,15 @@ pub fn run_divided(
             .map(|(i, _)| first + i)
             .collect()
     };
-    let lost = |p: usize, what: &str| {
-        Error::Distributed(format!(
-            "lost {}: {what}; the run stops (no output is written)",
-            topo.name_of(p)
-        ))
+    let watch = Watch {
+        losses: &losses,
+        stopped: &stopped,
     };
-    let mut done = vec![false; topo.workers()];
     let mut result: Option<Assembled> = None;
-    let mut handle = |e: Event, done: &mut Vec<bool>| -> Result<()> {
-        match e {
-            Event::Output(a) => result = Some(*a),
-            Event::Done(w) => done[w - first] = true,
-            Event::Failed(e) => return Err(e),
-            Event::Panicked(w, msg) => {
-                if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
-                    return Err(lost(p, &what));
-                }
-                return Err(Error::Distributed(format!(
-                    "worker {w} of {} failed: {msg}",
-                    topo.name_of(topo.process())
-                )));
-            }
-        }
+    let outcome = wait_workers(topo, &rx, &watch, |a: Box<Assembled>| {
+        result = Some(*a);
         Ok(())
-    };
-    let outcome = (|| -> Result<()> {
-        while !done.iter().all(|&d| d) {
-            match rx.recv_timeout(Duration::from_millis(100)) {
-                Ok(e) => handle(e, &mut done)?,
-                Err(mpsc::RecvTimeoutError::Timeout) => {}
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
-                        return Err(lost(p, &what));
-                    }
-                    return Err(Error::Distributed(
-                        "the workers of this process stopped without finishing".into(),
-                    ));
-                }
-            }
-            if let Some((p, what)) = losses.lost_for(GRACE) {
-                return Err(lost(p, &what));
-            }
-            let gone = stopped();
-            if gone.iter().any(|&w| !done[w - first]) {
-                while let Ok(e) = rx.try_recv() {
-                    handle(e, &mut done)?;
-                }
-                if let Some(&w) = gone.iter().find(|&&w| !done[w - first]) {
-                    if let Some((p, what)) = losses.lost_for(Duration::ZERO) {
-                        return Err(lost(p, &what));
-                    }
-                    return Err(Error::Distributed(format!(
-                        "worker {w} of {} stopped before its part was done",
-                        topo.name_of(topo.process())
-                    )));
-                }
-            }
-        }
-        Ok(())
-    })();
+    });
     match outcome {
         Ok(()) => drop(guards),
         Err(e) => {
@@ -223,12 +163,4 @@ pub fn run_divided(
         input_stats: stats.corpus,
         distributed: Some(distributed.to_json()?),
     }))
-}
-
-/// The text of a panic's payload.
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "panic".into())
 }

@@ -24,6 +24,7 @@ pub mod reorder;
 pub mod rounds;
 pub mod sketch;
 pub mod topology;
+mod workers;
 
 pub use job::{digest, prepare_on, run_dedup, run_job, Distributed};
 pub use sketch::{

@@ -34,8 +34,9 @@ use timely::dataflow::operators::vec::Broadcast;
 use timely::dataflow::operators::{Exchange, Input, Inspect, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
-use super::net::{connect, Losses};
+use super::net::connect;
 use super::reorder::Reorder;
+use super::workers::{add_stats, panic_message, wait_workers, Event, Watch};
 use super::Topology;
 use crate::corpus::par::{Share, ShareIds};
 use crate::corpus::split::{
@@ -47,11 +48,6 @@ use crate::sketch::pipeline::{
 };
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
-
-/// How long a lost connection may stay unexplained before the run stops: a process that
-/// finished closes its connections, and the others may see that a moment before they
-/// see the end of the dataflow.
-const GRACE: Duration = Duration::from_secs(3);
 
 /// A worker's byte range and its counts, as broadcast to every worker.
 type RangeOf = (usize, (u64, u64), RangeCount);
@@ -131,16 +127,6 @@ enum Msg {
     Report(WorkerReport),
 }
 
-/// What the workers tell the calling thread of their process.
-enum Event {
-    Msg(Msg),
-    /// The worker (by index among all) is done.
-    Done(usize),
-    Failed(Error),
-    /// The worker (by index among all) panicked, with this message.
-    Panicked(usize, String),
-}
-
 /// The bytes bincode (timely's encoding) takes for a batch.
 fn wire_bytes(b: &SketchBatch) -> u64 {
     let vec = |n: usize, each: u64| 8 + n as u64 * each;
@@ -189,7 +175,7 @@ pub fn sketch_distributed(
     let losses = comms.losses.clone();
     let peers = topo.peers();
     let process = topo.process();
-    let (tx, rx) = mpsc::channel::<Event>();
+    let (tx, rx) = mpsc::channel::<Event<Msg>>();
     let tx = std::sync::Mutex::new(tx);
     let path_w: PathBuf = path.to_path_buf();
     let cfg_w = cfg.clone();
@@ -360,13 +346,6 @@ pub fn sketch_distributed(
     }
 }
 
-/// What the calling thread watches for a failure besides the events: lost connections and
-/// worker threads that ended.
-struct Watch<'a> {
-    losses: &'a Losses,
-    stopped: &'a dyn Fn() -> Vec<usize>,
-}
-
 /// The calling thread's side: on process 0, reorders the batches into `sink` and gathers
 /// the reports; everywhere, waits for the local workers, failing on a lost process.
 #[allow(clippy::too_many_arguments)]
@@ -377,7 +356,7 @@ fn gather(
     by_range: bool,
     spill: &SpillConfig,
     params: &crate::sketch::SketchParams,
-    rx: mpsc::Receiver<Event>,
+    rx: mpsc::Receiver<Event<Msg>>,
     watch: &Watch<'_>,
     sink: &mut dyn SketchSink,
 ) -> Result<DistSketch> {
@@ -390,27 +369,13 @@ fn gather(
     let limit = spill.budget.map(|b| b.0 / 4);
     let mut order = Reorder::new(by_range, topo.peers(), limit, Some(spill.dir()))?;
     let mut reports: Vec<WorkerReport> = Vec::new();
-    let mut done = vec![false; topo.workers()];
-    let first_worker = topo.process() * topo.workers();
     let t_start = Instant::now();
-    let mut handle = |e: Event, done: &mut Vec<bool>| -> Result<()> {
-        match e {
-            Event::Msg(Msg::Batch(w, b)) => order.add(w, b)?,
-            Event::Msg(Msg::Report(r)) => {
+    wait_workers(topo, &rx, watch, |m: Msg| {
+        match m {
+            Msg::Batch(w, b) => order.add(w, b)?,
+            Msg::Report(r) => {
                 order.made(r.worker, r.batches);
                 reports.push(r);
-            }
-            Event::Done(w) => done[w - first_worker] = true,
-            Event::Failed(e) => return Err(e),
-            Event::Panicked(w, msg) => {
-                // A lost connection makes timely panic: name the lost process then.
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
-                }
-                return Err(Error::Distributed(format!(
-                    "worker {w} of {} failed: {msg}",
-                    topo.name_of(topo.process())
-                )));
             }
         }
         while let Some(mut b) = order.next_ready()? {
@@ -423,42 +388,7 @@ fn gather(
             }
         }
         Ok(())
-    };
-    while !done.iter().all(|&d| d) {
-        match rx.recv_timeout(Duration::from_millis(100)) {
-            Ok(e) => handle(e, &mut done)?,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                // Every worker thread ended: a lost process is the cause when there is one.
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
-                }
-                return Err(Error::Distributed(
-                    "the workers of this process stopped without finishing".into(),
-                ));
-            }
-        }
-        if let Some((p, what)) = watch.losses.lost_for(GRACE) {
-            return Err(lost(topo, p, &what));
-        }
-        // A worker thread that ended without saying it was done panicked (its message is
-        // printed) or lost a peer; its last words may still be in the channel.
-        let gone = (watch.stopped)();
-        if gone.iter().any(|&w| !done[w - first_worker]) {
-            while let Ok(e) = rx.try_recv() {
-                handle(e, &mut done)?;
-            }
-            if let Some(&w) = gone.iter().find(|&&w| !done[w - first_worker]) {
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
-                }
-                return Err(Error::Distributed(format!(
-                    "worker {w} of {} stopped before its share was done",
-                    topo.name_of(topo.process())
-                )));
-            }
-        }
-    }
+    })?;
     if !leader {
         return Ok(DistSketch {
             stats: SketchStats::default(),
@@ -483,7 +413,7 @@ fn gather(
         })
         .collect();
     for r in &reports {
-        add(&mut stats, &r.stats);
+        add_stats(&mut stats, &r.stats);
         let p = &mut processes[r.process];
         p.documents += r.documents;
         p.incidences += r.incidences;
@@ -502,30 +432,6 @@ fn gather(
         .max(crate::spill::peak_rss_bytes());
     stats.corpus.renamed_ids += ids.renamed();
     Ok(DistSketch { stats, processes })
-}
-
-/// The text of a panic's payload.
-fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "panic".into())
-}
-
-/// The error of a lost process.
-fn lost(topo: &Topology, p: usize, what: &str) -> Error {
-    Error::Distributed(format!(
-        "lost {}: {what}; the run stops (no output is written)",
-        topo.name_of(p)
-    ))
-}
-
-/// Adds the counts of `b` (another worker's share) to `a`.
-fn add(a: &mut SketchStats, b: &SketchStats) {
-    a.corpus.add(&b.corpus);
-    a.tokens += b.tokens;
-    a.short += b.short;
-    a.empty_images += b.empty_images;
 }
 
 /// What [`sketch_to_file_on`] returns on process 0.

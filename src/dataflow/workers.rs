@@ -1,0 +1,128 @@
+//! The calling thread's side of a run: what its workers tell it ([`Event`]) and the wait
+//! for them ([`wait_workers`]), failing as soon as one fails, panics or stops early, or a
+//! connection stays lost past a grace period, with an error naming the lost process.
+//!
+//! Invariant: [`wait_workers`] returns `Ok` only when every worker of this process said it
+//! was done; a worker that fails sends its error and parks, never closing its inputs, so
+//! the run cannot complete without it.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use super::net::Losses;
+use super::Topology;
+use crate::sketch::pipeline::SketchStats;
+use crate::{Error, Result};
+
+/// How long a lost connection may stay unexplained before the run stops: a process that
+/// finished closes its connections, and the others may see that a moment before they see
+/// the end of the dataflow.
+pub(super) const GRACE: Duration = Duration::from_secs(3);
+
+/// What the workers tell the calling thread of their process.
+pub(super) enum Event<M> {
+    Msg(M),
+    /// The worker (by index among all) is done.
+    Done(usize),
+    Failed(Error),
+    /// The worker (by index among all) panicked, with this message.
+    Panicked(usize, String),
+}
+
+/// What the calling thread watches besides the events: lost connections and worker
+/// threads that ended.
+pub(super) struct Watch<'a> {
+    pub losses: &'a Losses,
+    pub stopped: &'a dyn Fn() -> Vec<usize>,
+}
+
+/// Waits until every local worker is done, handing each message to `on_msg`.
+pub(super) fn wait_workers<M>(
+    topo: &Topology,
+    rx: &mpsc::Receiver<Event<M>>,
+    watch: &Watch<'_>,
+    mut on_msg: impl FnMut(M) -> Result<()>,
+) -> Result<()> {
+    let first = topo.process() * topo.workers();
+    let mut done = vec![false; topo.workers()];
+    let mut handle = |e: Event<M>, done: &mut Vec<bool>| -> Result<()> {
+        match e {
+            Event::Msg(m) => on_msg(m),
+            Event::Done(w) => {
+                done[w - first] = true;
+                Ok(())
+            }
+            Event::Failed(e) => Err(e),
+            Event::Panicked(w, msg) => {
+                // A lost connection makes timely panic: name the lost process then.
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                Err(Error::Distributed(format!(
+                    "worker {w} of {} failed: {msg}",
+                    topo.name_of(topo.process())
+                )))
+            }
+        }
+    };
+    while !done.iter().all(|&d| d) {
+        match rx.recv_timeout(Duration::from_millis(100)) {
+            Ok(e) => handle(e, &mut done)?,
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // Every worker thread ended: a lost process is the cause when there is one.
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                return Err(Error::Distributed(
+                    "the workers of this process stopped without finishing".into(),
+                ));
+            }
+        }
+        if let Some((p, what)) = watch.losses.lost_for(GRACE) {
+            return Err(lost(topo, p, &what));
+        }
+        // A worker thread that ended without saying it was done panicked (its message is
+        // printed) or lost a peer; its last words may still be in the channel.
+        let gone = (watch.stopped)();
+        if gone.iter().any(|&w| !done[w - first]) {
+            while let Ok(e) = rx.try_recv() {
+                handle(e, &mut done)?;
+            }
+            if let Some(&w) = gone.iter().find(|&&w| !done[w - first]) {
+                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
+                    return Err(lost(topo, p, &what));
+                }
+                return Err(Error::Distributed(format!(
+                    "worker {w} of {} stopped before its part was done",
+                    topo.name_of(topo.process())
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text of a panic's payload.
+pub(super) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panic".into())
+}
+
+/// The error of a lost process.
+pub(super) fn lost(topo: &Topology, p: usize, what: &str) -> Error {
+    Error::Distributed(format!(
+        "lost {}: {what}; the run stops (no output is written)",
+        topo.name_of(p)
+    ))
+}
+
+/// Adds the counts of `b` (another worker's share) to `a`.
+pub(super) fn add_stats(a: &mut SketchStats, b: &SketchStats) {
+    a.corpus.add(&b.corpus);
+    a.tokens += b.tokens;
+    a.short += b.short;
+    a.empty_images += b.empty_images;
+}
