@@ -429,7 +429,8 @@ impl DistArgs {
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
-                "{flag}: this build of fimdup runs on one process only; build it with the                  `distributed` feature (`cargo build --release --features distributed`, or                  `--features full`)"
+                "{flag}: this build of fimdup runs on one process only; build it with the `distributed` \
+                 feature (`cargo build --release --features distributed`, or `--features full`)"
             ),
             None => Ok(()),
         }

@@ -248,7 +248,7 @@ impl DedupBuilder {
         }
         if cfg!(not(feature = "parquet")) && self.out_format == OutFormat::Parquet {
             return Err(Error::config(
-                "--out-format parquet needs a build with the `parquet` feature (on by default)",
+                "--out-format parquet needs a build with the `parquet` feature (`--features parquet`, or `--features full`)",
             ));
         }
         Ok(Dedup {

@@ -13,8 +13,7 @@ fn absent(path: &Path) -> Error {
     Error::format(
         path,
         "a Parquet corpus, but this build of fimdup has no Parquet support; build it with the \
-         `parquet` feature (on by default: `cargo build --release`, or `--features parquet` \
-         after `--no-default-features`)",
+         `parquet` feature (`cargo build --release --features parquet`, or `--features full`)",
     )
 }
 
