@@ -1115,7 +1115,12 @@ fn assemble(
     let (mut edges, mut components, mut largest_component) = (0u64, 0u64, 0u64);
     let mut verify_removed = 0u64;
     let mut candidates = head.candidates.map(|_| 0u64);
+    // Concept itemsets of components of more than two representatives (mined, not paired).
+    let mut mined = 0u64;
     for r in results {
+        if r.largest_component > 2 {
+            mined += r.clusters.len() as u64;
+        }
         for (d, id) in r.ids {
             ext_ids[d as usize] = id;
         }
@@ -1142,6 +1147,18 @@ fn assemble(
         }
         components += r.components;
         largest_component = largest_component.max(r.largest_component);
+    }
+    // The whole run's cap on concept itemsets (each group checked its own), as one process
+    // checks it: first the itemsets of the components it mined, then with those of the
+    // two-document components (one cluster per maximal itemset).
+    if let (Method::Concept, Some(m)) = (cfg.method, cfg.concept.max_itemsets) {
+        for count in [mined, sets.len() as u64] {
+            if count > m {
+                return Err(Error::Limit(format!(
+                    "mining produced {count} itemsets, more than max_itemsets = {m}"
+                )));
+            }
+        }
     }
     let clusters = finish_clusters(sets);
     pairs.sort_unstable_by_key(|p| (p.a, p.b));

@@ -821,6 +821,62 @@ fn corpora_smaller_than_the_workers_match_single_process() {
     }
 }
 
+/// A divided run that fails after the sketch, in the per-group stage or the merge (a
+/// component's or the whole run's concept itemsets pass `--max-itemsets`), stops every
+/// process: each exits 2, nothing is written, and the limit is what is reported (by the
+/// process that met it; the others name it or a lost peer), as one process reports it.
+#[test]
+fn a_limit_in_the_per_group_stage_stops_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for max in ["1", "40"] {
+        let args = [
+            "cluster",
+            s(&input),
+            "--threshold",
+            "0.5",
+            "--max-itemsets",
+            max,
+        ];
+        let want = single_error(d, &format!("limit{max}-single"), &args);
+        assert!(want.contains("itemsets"), "{want}");
+        // With a cap of 1 a component's own mining meets it (the miner's message); with 40
+        // only the whole run does (the count in the message may differ).
+        let said = if max == "1" {
+            want.as_str()
+        } else {
+            "more than max_itemsets = 40"
+        };
+        for (n, w) in [(3, 1), (1, 2)] {
+            let run = run_dist(d, &format!("limit{max}-{n}x{w}"), &args, n, w);
+            for (p, done) in run.procs.iter().enumerate() {
+                assert_eq!(
+                    done.status.code(),
+                    Some(2),
+                    "{}: process {p}{}",
+                    run.name,
+                    run.stderr()
+                );
+            }
+            assert!(!run.out().exists(), "{}: output written", run.name);
+            assert!(
+                run.procs[0].stderr.contains(said)
+                    || (1..n).any(|p| names_peer(&run.procs[0].stderr, p, &run.ports)),
+                "{}: process 0 names neither the limit nor a peer{}",
+                run.name,
+                run.stderr()
+            );
+            assert!(
+                run.procs.iter().any(|p| p.stderr.contains(said)),
+                "{}: no process reports the limit{}",
+                run.name,
+                run.stderr()
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Input errors and repeated ids across shares
 
