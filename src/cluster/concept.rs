@@ -404,6 +404,14 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     })
 }
 
+/// Concept's candidate rule: documents sharing `k` elements (its pair graph, the graph
+/// its mining is split by).
+pub(crate) fn candidate_rule(head: &super::ClusterSummary) -> super::CandidateRule {
+    super::CandidateRule::Elements {
+        k: head.k.unwrap_or(1),
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;

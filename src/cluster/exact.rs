@@ -340,6 +340,11 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
+/// The exact join has no candidate rule by key (its rows would be the full shingle sets).
+pub(crate) fn candidate_rule() -> Option<super::CandidateRule> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -305,6 +305,27 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
+/// The band keys of a positional image (none for an empty image or no bands): equal keys
+/// are equal bands of the same index.
+pub(crate) fn band_keys(image: &[u64], bands: u32, rows: u32, seed: u64) -> Vec<u64> {
+    if image.is_empty() || bands == 0 {
+        return Vec::new();
+    }
+    crate::sketch::hash::group_hashes(image, true, rows as usize, bands as usize, seed)
+}
+
+/// Lsh's candidate rule: documents sharing a band (the bands and rows `head` chose).
+pub(crate) fn candidate_rule(
+    cfg: &super::ClusterConfig,
+    head: &super::ClusterSummary,
+) -> super::CandidateRule {
+    super::CandidateRule::Bands {
+        bands: head.bands.unwrap_or(0),
+        rows: head.rows.unwrap_or(0),
+        seed: cfg.lsh.seed,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@
 //! - the output depends only on the inputs and the configuration, not on the thread count
 //!   nor on the entry point.
 
+pub mod candidates;
 pub mod collapse;
 pub mod concept;
 pub mod config;
@@ -45,6 +46,7 @@ pub mod verify;
 #[cfg(test)]
 mod tests;
 
+pub use candidates::{candidate_rule, CandidateRule};
 pub use collapse::{collapse, Collapse, CollapseSummary, Equivalence};
 pub use concept::{concept_clusters, fp_miner, ConceptConfig, ConceptResult, MaximalMiner};
 pub use config::{ClusterConfig, Method, Threshold};

@@ -168,6 +168,24 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
+/// Super-shingle's candidate rule: documents sharing a super shingle of the width the run
+/// uses on images of `n` elements of `scheme`.
+pub(crate) fn candidate_rule(
+    cfg: &ClusterConfig,
+    scheme: crate::sketch::Scheme,
+    n: usize,
+) -> Result<super::CandidateRule> {
+    let positional = scheme.is_positional();
+    let (per, _) = width(cfg, positional, n)?;
+    Ok(super::CandidateRule::SuperShingles {
+        cfg: SuperShingleConfig {
+            per: Some(per),
+            ..cfg.super_shingle
+        },
+        positional,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

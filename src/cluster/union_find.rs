@@ -45,3 +45,10 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         edges: Arm::scored(&e, |_, c| estimate(c, n, kind), |_| None),
     })
 }
+
+/// Union-find's candidate rule: documents sharing `k` elements (its edges).
+pub(crate) fn candidate_rule(head: &super::ClusterSummary) -> super::CandidateRule {
+    super::CandidateRule::Elements {
+        k: head.k.unwrap_or(1),
+    }
+}

@@ -18,7 +18,7 @@
 //!    implies equal canonical text implies equal images, so each collapse class is one such
 //!    group, and its owner runs [`collapse`] on it: the same classes and counts.
 //! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key:
-//!    the method's candidate rule ([`Rule`]) says which keys (image elements for concept and
+//!    the method's candidate rule ([`CandidateRule`], from the method's file) says which keys (image elements for concept and
 //!    union-find, band keys for lsh, super shingles for super-shingle); the owner of a key
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
@@ -62,13 +62,13 @@ use serde::{Deserialize, Serialize};
 
 use super::rounds::{Rounds, Target, Traffic, Wire};
 use super::workers::add_stats;
-use crate::cluster::supershingle::{self, SuperShingleConfig};
 use crate::cluster::threshold::image_kind;
 use crate::cluster::uf::UnionFind;
 use crate::cluster::{
-    check_max_pairs, collapse, finish_clusters, fp_miner, run_method, verify_with_corpus,
-    ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, CorpusSource,
-    Equivalence, Grouping, Job, Measure, Method, Phase, Regroup, ScoredPair, Threshold,
+    candidate_rule, check_max_pairs, collapse, finish_clusters, fp_miner, run_method,
+    verify_with_corpus, CandidateRule, ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary,
+    CollapseSummary, CorpusSource, Equivalence, Grouping, Job, Measure, Method, Phase, Regroup,
+    ScoredPair, Threshold,
 };
 use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
@@ -474,21 +474,27 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     cfg.image_kind = kind;
     cfg.max_pairs = None;
     let head = header(&cfg, scheme, n, any, job)?;
-    let rule = Rule::of(&cfg, &head, scheme, n)?;
+    let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {
+        Error::config(format!("{} has no candidate rule to divide by", cfg.method))
+    })?;
 
     // 4. Rows: the candidate rule's keys of the representatives (image elements; band keys
     // for lsh; super shingles), by key.
     let inc: Vec<(u64, u32)> = docs
         .iter()
         .filter(|d| is_rep(d))
-        .flat_map(|d| rule.keys(d).into_iter().map(move |k| (k, d.id)))
+        .flat_map(|d| {
+            rule.keys(&d.keys, &d.values)
+                .into_iter()
+                .map(move |k| (k, d.id))
+        })
         .collect();
     let n_inc = inc.len() as u64;
     let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
     rows.sort_unstable();
     // Only the context methods filter rows by document frequency.
     let ccfg = match rule {
-        Rule::Elements { .. } => job.cluster_config().context,
+        CandidateRule::Elements { .. } => job.cluster_config().context,
         _ => ContextConfig {
             min_df: 1,
             max_df: None,
@@ -497,7 +503,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
     let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
     let mut dropped_shared: Vec<u64> = Vec::new();
-    let elements = matches!(rule, Rule::Elements { .. });
+    let elements = rule.is_context();
     // The context methods: each kept element shared by two documents or more goes back to
     // its documents' owners with its document frequency (for the prefix filter below).
     // The others: a row shared by two documents or more goes, once, to the owner of each
@@ -642,7 +648,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         &all_counts,
         job,
         head,
-        matches!(rule, Rule::Elements { .. }),
+        rule.is_context(),
         plan.per_process,
     )?;
     Ok(Some(assembled))
@@ -839,91 +845,6 @@ impl Wire for DupMsg {
     }
 }
 
-/// A method's candidate rule: the keys a document is indexed by, and how many it must
-/// share with another for the two to be linked. Concept and union-find link documents
-/// sharing `k` image elements (their own edges); lsh links documents sharing a band and
-/// super-shingle documents sharing a super shingle, a superset of their candidates (each
-/// group then runs the method itself, which finds the same pairs inside the group).
-enum Rule {
-    Elements {
-        k: u32,
-    },
-    Bands {
-        bands: u32,
-        rows: u32,
-        seed: u64,
-    },
-    SuperShingles {
-        cfg: SuperShingleConfig,
-        positional: bool,
-    },
-}
-
-impl Rule {
-    fn of(cfg: &ClusterConfig, head: &ClusterSummary, scheme: Scheme, n: usize) -> Result<Rule> {
-        Ok(match cfg.method {
-            Method::Concept | Method::UnionFind => Rule::Elements {
-                k: head.k.unwrap_or(1),
-            },
-            Method::Lsh => Rule::Bands {
-                bands: head.bands.unwrap_or(0),
-                rows: head.rows.unwrap_or(0),
-                seed: cfg.lsh.seed,
-            },
-            Method::SuperShingle => {
-                let positional = scheme.is_positional();
-                let (per, _) = supershingle::width(cfg, positional, n)?;
-                Rule::SuperShingles {
-                    cfg: SuperShingleConfig {
-                        per: Some(per),
-                        ..cfg.super_shingle
-                    },
-                    positional,
-                }
-            }
-            Method::Exact => {
-                return Err(Error::config(
-                    "the exact join is not divided (gathered_because says so)",
-                ))
-            }
-        })
-    }
-
-    /// The keys of document `d` (ascending, distinct).
-    fn keys(&self, d: &Doc) -> Vec<u64> {
-        let mut k = match self {
-            Rule::Elements { .. } => return d.keys.clone(),
-            Rule::Bands { bands, rows, seed } => {
-                if d.values.is_empty() || *bands == 0 {
-                    return Vec::new();
-                }
-                crate::sketch::hash::group_hashes(
-                    &d.values,
-                    true,
-                    *rows as usize,
-                    *bands as usize,
-                    *seed,
-                )
-            }
-            Rule::SuperShingles { cfg, positional } => {
-                let image = if *positional { &d.values } else { &d.keys };
-                supershingle::super_shingles(image, *positional, cfg)
-            }
-        };
-        k.sort_unstable();
-        k.dedup();
-        k
-    }
-
-    /// Keys two documents must share to be linked.
-    fn min_shared(&self) -> u32 {
-        match self {
-            Rule::Elements { k } => (*k).max(1),
-            _ => 1,
-        }
-    }
-}
-
 /// The summary fields that translate the threshold (k, its rule, the image size, LSH's
 /// bands and rows), from the method run on one document whose image has the run's size
 /// (none when `any` is false: every image of the corpus is empty).
@@ -1014,7 +935,7 @@ fn run_group(
     n: usize,
     job: &Job,
     plan: &Plan,
-    rule: &Rule,
+    rule: &CandidateRule,
 ) -> Result<GroupResult> {
     let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
     let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
@@ -1037,7 +958,7 @@ fn run_group(
         .collect();
     let spill = job.spill_config();
     let ctx = match rule {
-        Rule::Elements { .. } => Some(Context::from_doc_keys(&kept, &cfg.context, spill)?),
+        CandidateRule::Elements { .. } => Some(Context::from_doc_keys(&kept, &cfg.context, spill)?),
         _ => None,
     };
     let values: Vec<Vec<u64>> = g.iter().map(|m| m.values.clone()).collect();
