@@ -97,6 +97,11 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
         Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
     } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
         Some("repeated ids are renamed in input order")
+    } else if job.spill_config().budget.is_some() {
+        Some(
+            "a memory budget: the divided stages hold each worker's share of the incidences in \
+             memory, so process 0 keeps the budget by spilling as one process does",
+        )
     } else {
         None
     })

@@ -627,6 +627,13 @@ fn runs_under_a_memory_budget_match_single_process() {
             run.assert_ok();
             assert_same_dir(&one, &run);
             check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
+            // A budget makes the run gathered: process 0 spills as one process does.
+            assert_eq!(
+                run.summary()["distributed"]["mode"],
+                "gathered",
+                "{}",
+                run.name
+            );
             for e in run.summary()["distributed"]["per_process"]
                 .as_array()
                 .unwrap()
