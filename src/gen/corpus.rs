@@ -8,13 +8,9 @@
 use std::path::Path;
 
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use super::groups::{Draft, Gen};
-use super::lang::{Lexicon, Writer};
-use super::render::Style;
 use super::truth::{compute_truth, TruthRow};
 use super::write::write_corpus;
 use super::{stream, GenConfig};
@@ -90,17 +86,8 @@ pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
             "gen: a stream config is generated to a directory (generate_to_dir)".to_string(),
         ));
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let lex = Lexicon::new(cfg.vocab, cfg.zipf_exponent, &mut rng);
-    let w = Writer::new(lex, cfg.phrases, cfg.phrase_prob, &mut rng);
-    let mut g = Gen {
-        cfg,
-        w,
-        rng,
-        style: if cfg.html { Style::HtmlA } else { Style::Plain },
-        drafts: Vec::with_capacity(cfg.docs),
-        groups: 0,
-    };
+    let mut g = Gen::new(cfg);
+    g.drafts.reserve(cfg.docs);
     let n = cfg.docs;
     let m = &cfg.mix;
     let budget = |share: f64| (share * n as f64).round() as usize;

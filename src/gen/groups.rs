@@ -6,9 +6,10 @@
 
 use rand::seq::SliceRandom;
 use rand::Rng;
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::lang::{Sep, Tok, Writer};
+use super::lang::{Lexicon, Sep, Tok, Writer};
 use super::render::{case_variant, edit, render, whitespace_variant, Style};
 use super::GenConfig;
 
@@ -27,6 +28,24 @@ pub(super) struct Gen<'a> {
     pub(super) style: Style,
     pub(super) drafts: Vec<Draft>,
     pub(super) groups: usize,
+}
+
+impl<'a> Gen<'a> {
+    /// The generator of `cfg`: its lexicon and phrases drawn from the seed's stream, in the
+    /// order every generator draws them, and no draft yet.
+    pub(super) fn new(cfg: &'a GenConfig) -> Self {
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let lex = Lexicon::new(cfg.vocab, cfg.zipf_exponent, &mut rng);
+        let w = Writer::new(lex, cfg.phrases, cfg.phrase_prob, &mut rng);
+        Gen {
+            cfg,
+            w,
+            rng,
+            style: if cfg.html { Style::HtmlA } else { Style::Plain },
+            drafts: Vec::new(),
+            groups: 0,
+        }
+    }
 }
 
 impl Gen<'_> {

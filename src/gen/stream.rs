@@ -27,9 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::groups::{Draft, Gen};
-use super::lang::{Lexicon, Writer};
 use super::levenshtein::edit_similarity_u32;
-use super::render::Style;
 use super::{GenConfig, GenSummary, TRUTH_HEADER};
 use crate::eval::similarity::{
     containment, jaccard, shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN,
@@ -166,17 +164,7 @@ pub(super) fn generate_stream(cfg: &GenConfig, dir: &Path) -> Result<GenSummary>
 fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Result<GenSummary> {
     cfg.validate()?;
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let lex = Lexicon::new(cfg.vocab, cfg.zipf_exponent, &mut rng);
-    let w = Writer::new(lex, cfg.phrases, cfg.phrase_prob, &mut rng);
-    let mut g = Gen {
-        cfg,
-        w,
-        rng,
-        style: if cfg.html { Style::HtmlA } else { Style::Plain },
-        drafts: Vec::new(),
-        groups: 0,
-    };
+    let mut g = Gen::new(cfg);
     let n = cfg.docs;
     let m = &cfg.mix;
     let budget = |share: f64| (share * n as f64).round() as usize;

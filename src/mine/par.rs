@@ -171,17 +171,10 @@ pub(crate) fn dense_maximal(
                         masks: Vec::new(),
                         w,
                     };
-                    let mut miner = Miner {
-                        minsup,
-                        target: Target::Maximal,
-                        sink: &mut cands,
-                        q: Vec::new(),
-                        sc: std::mem::replace(&mut sc, Scratch::new(0)),
-                        stopped: false,
-                        repos: Vec::new(),
-                        qmask: vec![0; w],
-                        grepos: vec![seed],
-                    };
+                    let scratch = std::mem::replace(&mut sc, Scratch::new(0));
+                    let mut miner = Miner::new(minsup, Target::Maximal, &mut cands, scratch);
+                    miner.qmask = vec![0; w];
+                    miner.grepos = vec![seed];
                     miner.branch(root, top, e, &suf[e * w..(e + 1) * w]);
                     sc = miner.sc;
                     let a = Arc::new(cands.masks);

@@ -183,17 +183,7 @@ pub(super) fn run_branches<'l, S: Sink + Send>(
     if rayon::current_num_threads() <= 1 {
         // One search over all branches, sharing the maximal-set repository.
         let mut sink = make(limit);
-        let mut miner = Miner {
-            minsup,
-            target,
-            sink: &mut sink,
-            q: Vec::new(),
-            sc: Scratch::new(m),
-            stopped: false,
-            repos: Vec::new(),
-            qmask: Vec::new(),
-            grepos: Vec::new(),
-        };
+        let mut miner = Miner::new(minsup, target, &mut sink, Scratch::new(m));
         miner.run_top(db, top, range);
         return vec![sink];
     }
@@ -206,17 +196,9 @@ pub(super) fn run_branches<'l, S: Sink + Send>(
                 if limit.hit() {
                     return sink;
                 }
-                let mut miner = Miner {
-                    minsup,
-                    target,
-                    sink: &mut sink,
-                    q: Vec::new(),
-                    sc: std::mem::replace(sc, Scratch::new(0)),
-                    stopped: false,
-                    repos: Vec::new(),
-                    qmask: vec![0; db.mw],
-                    grepos: Vec::new(),
-                };
+                let scratch = std::mem::replace(sc, Scratch::new(0));
+                let mut miner = Miner::new(minsup, target, &mut sink, scratch);
+                miner.qmask = vec![0; db.mw];
                 miner.branch(db, top, e, &suf[e * db.mw..(e + 1) * db.mw]);
                 *sc = miner.sc;
                 sink

@@ -195,6 +195,24 @@ pub(crate) struct Miner<'a, S: Sink> {
     pub grepos: Vec<Vec<u64>>,
 }
 
+impl<'a, S: Sink> Miner<'a, S> {
+    /// A miner at `minsup` for `target` into `sink`, with scratch space `sc` and nothing
+    /// found yet (no dense bitsets: a dense search sets `qmask` and `grepos`).
+    pub fn new(minsup: u32, target: Target, sink: &'a mut S, sc: Scratch) -> Self {
+        Miner {
+            minsup,
+            target,
+            sink,
+            q: Vec::new(),
+            sc,
+            stopped: false,
+            repos: Vec::new(),
+            qmask: Vec::new(),
+            grepos: Vec::new(),
+        }
+    }
+}
+
 /// Found maximal sets containing a node's set, as bitsets over the node's local items.
 pub(crate) struct Repo {
     /// (global code, local id), sorted by code.

@@ -41,17 +41,8 @@ pub fn write_itemsets<W: Write>(
             line: &mut line,
             items: Vec::new(),
         };
-        let mut miner = Miner {
-            minsup: minsup.min(u64::from(u32::MAX)) as u32,
-            target: cfg.target,
-            sink: &mut sink,
-            q: Vec::new(),
-            sc: Scratch::new(m),
-            stopped: false,
-            repos: Vec::new(),
-            qmask: Vec::new(),
-            grepos: Vec::new(),
-        };
+        let minsup = minsup.min(u64::from(u32::MAX)) as u32;
+        let mut miner = Miner::new(minsup, cfg.target, &mut sink, Scratch::new(m));
         miner.run_top(&prep.root, &top, 0..m);
         sink.limit.flush();
     } else {
