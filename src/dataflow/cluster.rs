@@ -74,8 +74,8 @@ use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
 use crate::corpus::split::{byte_range, count_range, place_ranges, RangeCount, Split};
 use crate::corpus::{DuplicateIds, Format, IdCheck};
-use crate::sketch::pipeline::{pipeline_sketcher, sketch_share, SketchBatch, SketchStats};
-use crate::sketch::{image_fingerprint, Scheme, SketchParams};
+use crate::sketch::pipeline::{sketch_share, SketchBatch, SketchStats};
+use crate::sketch::{image_fingerprint, Scheme, SketchParams, Sketcher};
 use crate::{DocId, Error, Result};
 
 /// Why `job` on `path` does not run divided (then process 0 gathers the records and
@@ -251,6 +251,18 @@ impl Wire for WorkerCounts {
 /// What each worker reports at the end.
 type Counts = WorkerCounts;
 
+/// An error every worker meets at the same point (decided from what all of them sent, or
+/// from the job alone): worker 0 returns it at once, and every other worker first waits in
+/// a round worker 0 never joins, so no process ends (closing its connections, which stops
+/// the others with a lost peer) before process 0 has the error to report. They stop when
+/// process 0 does.
+fn together(rounds: &mut Rounds<'_>, e: Error) -> Error {
+    if rounds.index() != 0 {
+        rounds.all_gather(0u64);
+    }
+    e
+}
+
 /// Spreads a key over the workers.
 fn spread(x: u64) -> Target {
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as Target
@@ -272,6 +284,8 @@ pub(super) struct Plan {
     pub path: PathBuf,
     pub job: Job,
     pub params: SketchParams,
+    /// The corpus's sketcher, made once for every worker of the process.
+    pub sketcher: Sketcher,
     pub per_process: usize,
 }
 
@@ -329,20 +343,21 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let starts: Vec<u64> = placed.iter().map(|r| r.first_doc).collect();
     let n_docs: u64 = counts.iter().map(|c| c.docs).sum();
     if n_docs > u64::from(u32::MAX) {
-        return Err(Error::Limit(format!(
+        let e = Error::Limit(format!(
             "{}: more than {} documents",
             path.display(),
             u32::MAX
-        )));
+        ));
+        return Err(together(rounds, e));
     }
-    let sketcher = pipeline_sketcher(path, pipeline)?;
+    let sketcher = &plan.sketcher;
     let scheme = plan.params.sketch.scheme;
     let lexical = job.equivalence() == Equivalence::Lexical;
     let mut docs: Vec<Doc> = Vec::new();
     let stats = sketch_share(
         path,
         pipeline,
-        &sketcher,
+        sketcher,
         Split::Range(placed[me]),
         &mut |b: SketchBatch| {
             let SketchBatch {
@@ -419,7 +434,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         }
         let found = rounds.all_gather(DupMsg(dup));
         if let Some((line, id, first)) = found.into_iter().filter_map(|(_, d)| d.0).min() {
-            return Err(crate::corpus::duplicate_id_error(path, line, &id, first));
+            let e = crate::corpus::duplicate_id_error(path, line, &id, first);
+            return Err(together(rounds, e));
         }
         stages.lap("ids", rounds, mine.len() as u64);
     }
@@ -478,10 +494,13 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     cfg.threshold = threshold;
     cfg.image_kind = kind;
     cfg.max_pairs = None;
-    let head = header(&cfg, scheme, n, any, job)?;
-    let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {
-        Error::config(format!("{} has no candidate rule to divide by", cfg.method))
-    })?;
+    let rule = header(&cfg, scheme, n, any, job).and_then(|head| {
+        let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {
+            Error::config(format!("{} has no candidate rule to divide by", cfg.method))
+        })?;
+        Ok((head, rule))
+    });
+    let (head, rule) = rule.map_err(|e| together(rounds, e))?;
 
     // 4. Rows: the candidate rule's keys of the representatives (image elements; band keys
     // for lsh; super shingles), by key.
@@ -590,10 +609,11 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
 
     // 7. Per group: the members' records to the group's owner, the method run there.
     let mut members: Vec<Member> = Vec::with_capacity(placed_here.len());
+    // A document is in one group at most: its record moves into the message.
     for &(doc, (group, owner)) in &placed_here {
         let d = docs
             .binary_search_by_key(&doc, |d| d.id)
-            .map(|i| &docs[i])
+            .map(|i| &mut docs[i])
             .map_err(|_| {
                 Error::Distributed(format!("document {doc} placed on the wrong worker"))
             })?;
@@ -601,10 +621,10 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             group,
             owner,
             doc,
-            ext: d.ext.clone(),
+            ext: std::mem::take(&mut d.ext),
             offset: d.offset,
-            keys: d.keys.clone(),
-            values: d.values.clone(),
+            keys: std::mem::take(&mut d.keys),
+            values: std::mem::take(&mut d.values),
             raw: d.raw,
             canonical: d.canonical,
             image: d.image,
@@ -619,10 +639,14 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         max_df: None,
     };
     let mut results: Vec<GroupResult> = Vec::new();
-    for g in mine_members.chunk_by(|a, b| a.group == b.group) {
+    let mut members = mine_members.into_iter().peekable();
+    while let Some(first) = members.next() {
+        let mut g = vec![first];
+        while let Some(m) = members.next_if(|m| m.group == g[0].group) {
+            g.push(m);
+        }
         results.push(run_group(g, &cfg, &dropped, n, job, plan, &rule)?);
     }
-    drop(mine_members);
     stages.lap("per group", rounds, n_members);
 
     // 8. Results and counts to worker 0.
@@ -934,7 +958,7 @@ fn place_groups(links: Vec<(u32, u32)>, peers: usize) -> Vec<(u32, (u32, u32))> 
 
 /// The method on one group (members sorted by DocId), mapped back to DocIds.
 fn run_group(
-    g: &[Member],
+    g: Vec<Member>,
     cfg: &ClusterConfig,
     dropped: &[u64],
     n: usize,
@@ -942,33 +966,54 @@ fn run_group(
     plan: &Plan,
     rule: &CandidateRule,
 ) -> Result<GroupResult> {
-    let raws: Vec<u64> = g.iter().map(|m| m.raw).collect();
-    let canons: Vec<u64> = g.iter().map(|m| m.canonical).collect();
-    let imgs: Vec<Option<u64>> = g.iter().map(|m| m.image).collect();
+    // The members' records as the columns the library's inputs take.
+    let len = g.len();
+    let (mut docs, mut ext_ids, mut offsets) = (
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+    );
+    let (mut keys, mut values) = (Vec::with_capacity(len), Vec::with_capacity(len));
+    let (mut raws, mut canons, mut imgs) = (
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+    );
+    for m in g {
+        docs.push(m.doc);
+        ext_ids.push(m.ext);
+        offsets.push(m.offset);
+        keys.push(m.keys);
+        values.push(m.values);
+        raws.push(m.raw);
+        canons.push(m.canonical);
+        imgs.push(m.image);
+    }
     let col = collapse(&raws, &canons, &imgs)?;
-    let keys: Vec<Vec<u64>> = g.iter().map(|m| m.keys.clone()).collect();
-    let kept: Vec<Vec<u64>> = g
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            if !col.is_rep(DocId(i as u32)) {
-                return Vec::new();
-            }
-            m.keys
-                .iter()
-                .copied()
-                .filter(|k| dropped.binary_search(k).is_err())
-                .collect()
-        })
-        .collect();
     let spill = job.spill_config();
+    // The context of the representatives' kept elements (the globally dropped ones left
+    // out), for the context methods.
     let ctx = match rule {
-        CandidateRule::Elements { .. } => Some(Context::from_doc_keys(&kept, &cfg.context, spill)?),
+        CandidateRule::Elements { .. } => {
+            let kept: Vec<Vec<u64>> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| {
+                    if !col.is_rep(DocId(i as u32)) {
+                        return Vec::new();
+                    }
+                    k.iter()
+                        .copied()
+                        .filter(|k| dropped.binary_search(k).is_err())
+                        .collect()
+                })
+                .collect();
+            Some(Context::from_doc_keys(&kept, &cfg.context, spill)?)
+        }
         _ => None,
     };
-    let values: Vec<Vec<u64>> = g.iter().map(|m| m.values.clone()).collect();
     let inputs = ClusterInputs {
-        n_docs: g.len(),
+        n_docs: len,
         keys: Some(&keys),
         positional: plan
             .params
@@ -985,8 +1030,6 @@ fn run_group(
     };
     let mut out = run_method(&inputs, cfg)?;
     if let Some(t) = job.verified_threshold() {
-        let offsets: Vec<u64> = g.iter().map(|m| m.offset).collect();
-        let ext_ids: Vec<String> = g.iter().map(|m| m.ext.clone()).collect();
         let pipeline = job.pipeline();
         let src = CorpusSource {
             path: &plan.path,
@@ -1000,7 +1043,7 @@ fn run_group(
         let budget = spill.budget.map(|b| b.0 / 2);
         verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
     }
-    let doc = |d: DocId| g[d.index()].doc;
+    let doc = |d: DocId| docs[d.index()];
     Ok(GroupResult {
         clusters: out
             .clusters
@@ -1017,7 +1060,7 @@ fn run_group(
         candidates: out.summary.candidates.unwrap_or(0),
         components: out.summary.components,
         largest_component: out.summary.largest_component,
-        ids: g.iter().map(|m| (m.doc, m.ext.clone())).collect(),
+        ids: docs.iter().copied().zip(ext_ids).collect(),
     })
 }
 

@@ -15,7 +15,7 @@ use std::time::Instant;
 use super::cluster::{run_worker, Assembled, Plan};
 use super::net::connect;
 use super::rounds::Rounds;
-use super::workers::{panic_message, wait_workers, Event, Watch};
+use super::workers::{report_outcome, wait_workers, Event, Watch};
 use super::{Distributed, Topology};
 use crate::cluster::{Input, Job, JobOutput, Phase};
 use crate::sketch::pipeline::pipeline_sketcher;
@@ -47,6 +47,7 @@ pub fn run_divided(
         path: path.to_path_buf(),
         job: job.clone(),
         params,
+        sketcher,
         per_process: topo.workers(),
     });
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
@@ -65,23 +66,7 @@ pub fn run_divided(
             rounds.all_gather(0u64);
             Ok(())
         }));
-        match outcome {
-            Ok(Ok(())) => {
-                let _ = tx.send(Event::Done(index));
-            }
-            failed => {
-                let _ = tx.send(match failed {
-                    Ok(Err(e)) => Event::Failed(e),
-                    Err(p) => Event::Panicked(index, panic_message(&*p)),
-                    Ok(Ok(())) => unreachable!("matched above"),
-                });
-                // The run cannot go on without this worker; the process ends with the
-                // error, which ends the others.
-                loop {
-                    std::thread::park();
-                }
-            }
-        }
+        report_outcome(&tx, index, outcome, || {});
     };
     let guards = timely::execute::execute_from(
         comms.builders,

@@ -36,7 +36,7 @@ use timely::dataflow::{InputHandle, ProbeHandle};
 
 use super::net::connect;
 use super::reorder::Reorder;
-use super::workers::{add_stats, panic_message, wait_workers, Event, Watch};
+use super::workers::{add_stats, report_outcome, wait_workers, Event, Watch};
 use super::Topology;
 use crate::corpus::par::{Share, ShareIds};
 use crate::corpus::split::{
@@ -293,25 +293,12 @@ pub fn sketch_distributed(
             }
             Ok(())
         }));
-        match outcome {
-            Ok(Ok(())) => {
-                let _ = tx.send(Event::Done(index));
-            }
-            failed => {
-                // The inputs are never closed: the run cannot complete without this share,
-                // and the other processes stop when this one ends.
-                std::mem::forget(counts_in.take());
-                std::mem::forget(input.take());
-                let _ = tx.send(match failed {
-                    Ok(Err(e)) => Event::Failed(e),
-                    Err(panic) => Event::Panicked(index, panic_message(&*panic)),
-                    Ok(Ok(())) => unreachable!("matched above"),
-                });
-                loop {
-                    std::thread::park();
-                }
-            }
-        }
+        report_outcome(&tx, index, outcome, || {
+            // The inputs are never closed: the run cannot complete without this share,
+            // and the other processes stop when this one ends.
+            std::mem::forget(counts_in.take());
+            std::mem::forget(input.take());
+        });
     };
     let guards = timely::execute::execute_from(
         comms.builders,

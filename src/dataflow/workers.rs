@@ -103,8 +103,33 @@ pub(super) fn wait_workers<M>(
     Ok(())
 }
 
+/// Tells the calling thread how worker `index`'s guarded body ended: done, or its error or
+/// panic, after `on_failure` (which leaves what must not be closed while the run is
+/// broken); a failed worker then parks for good, since the run cannot go on without it
+/// and the process ends with the error, which ends the others.
+pub(super) fn report_outcome<M>(
+    tx: &mpsc::Sender<Event<M>>,
+    index: usize,
+    outcome: std::thread::Result<Result<()>>,
+    on_failure: impl FnOnce(),
+) {
+    let failed = match outcome {
+        Ok(Ok(())) => {
+            let _ = tx.send(Event::Done(index));
+            return;
+        }
+        Ok(Err(e)) => Event::Failed(e),
+        Err(p) => Event::Panicked(index, panic_message(&*p)),
+    };
+    on_failure();
+    let _ = tx.send(failed);
+    loop {
+        std::thread::park();
+    }
+}
+
 /// The text of a panic's payload.
-pub(super) fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<String>()
         .cloned()
         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
