@@ -829,6 +829,17 @@ def main():
 
 
 
+def median_runs(res, methods, others):
+    """(docs, method, config, median run, its documents) of every configuration but 1p that ran."""
+    for n in sorted(res):
+        for m in methods:
+            for cfg in others:
+                runs = res[n].get(m, {}).get(cfg)
+                if runs:
+                    t = median_run(runs)
+                    yield n, m, cfg, t, t["summary"].get("documents") or 1
+
+
 def write_report(a, res, corpus_bytes, failures, version, git, loads, started, configs, methods):
     others = [c for c in configs if c != "1p"]
     L = []
@@ -928,39 +939,25 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
     if stage_set:
         L.append("| docs | method | config | mode | " + " | ".join(stage_set) + " | total |")
         L.append("|---:|---|---|---|" + "---:|" * (len(stage_set) + 1))
-        for n in sorted(res):
-            for m in methods:
-                for cfg in others:
-                    runs = res[n].get(m, {}).get(cfg)
-                    if not runs:
-                        continue
-                    t = median_run(runs)
-                    D = t["summary"].get("documents") or 1
-                    cells = []
-                    for s in stage_set:
-                        sent, recv = stage_tot(t, s, "bytes_sent"), stage_p0(t, s, "bytes_received")
-                        cells.append("-" if sent is None else f"{sent / D:,.1f} / {(recv or 0) / D:,.1f}")
-                    pp = per_process_rows(t)
-                    tot_s = sum(total_bytes(p["bytes_sent"]) for p in pp)
-                    tot_r = total_bytes(pp[0]["bytes_received"]) if pp else 0
-                    L.append(f"| {n:,} | {m} | {cfg} | {mode_of(t)} | " + " | ".join(cells)
-                             + f" | {tot_s / D:,.1f} / {tot_r / D:,.1f} |")
+        for n, m, cfg, t, D in median_runs(res, methods, others):
+            cells = []
+            for s in stage_set:
+                sent, recv = stage_tot(t, s, "bytes_sent"), stage_p0(t, s, "bytes_received")
+                cells.append("-" if sent is None else f"{sent / D:,.1f} / {(recv or 0) / D:,.1f}")
+            pp = per_process_rows(t)
+            tot_s = sum(total_bytes(p["bytes_sent"]) for p in pp)
+            tot_r = total_bytes(pp[0]["bytes_received"]) if pp else 0
+            L.append(f"| {n:,} | {m} | {cfg} | {mode_of(t)} | " + " | ".join(cells)
+                     + f" | {tot_s / D:,.1f} / {tot_r / D:,.1f} |")
         L.append("")
         L.append("| docs | method | config | " + " | ".join(f"{s} count / doc" for s in stage_set) + " |")
         L.append("|---:|---|---|" + "---:|" * len(stage_set))
-        for n in sorted(res):
-            for m in methods:
-                for cfg in others:
-                    runs = res[n].get(m, {}).get(cfg)
-                    if not runs:
-                        continue
-                    t = median_run(runs)
-                    D = t["summary"].get("documents") or 1
-                    cells = []
-                    for s in stage_set:
-                        cnt = stage_tot(t, s, "count")
-                        cells.append("-" if cnt is None else fmt_num(cnt / D))
-                    L.append(f"| {n:,} | {m} | {cfg} | " + " | ".join(cells) + " |")
+        for n, m, cfg, t, D in median_runs(res, methods, others):
+            cells = []
+            for s in stage_set:
+                cnt = stage_tot(t, s, "count")
+                cells.append("-" if cnt is None else fmt_num(cnt / D))
+            L.append(f"| {n:,} | {m} | {cfg} | " + " | ".join(cells) + " |")
         L.append("")
     else:
         L.append("No run reported stages (no divided run).")
