@@ -441,7 +441,7 @@ impl DistArgs {
 #[cfg(feature = "distributed")]
 pub fn share_done(topo: &fimdup::dataflow::Topology, out: &std::path::Path) {
     eprintln!(
-        "{}: share sketched and sent; process 0 writes {}",
+        "{}: share done; process 0 writes {} (a divided dedup: each process its kept part)",
         topo.name_of(topo.process()),
         out.display()
     );

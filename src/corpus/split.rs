@@ -115,31 +115,76 @@ fn line_start_at(f: &mut std::fs::File, path: &Path, pos: u64, len: u64) -> Resu
 /// Counts the lines and documents of the byte range `[start, end)` of `path` as the
 /// reader of line formats counts them (see the module invariants).
 pub fn count_range(path: &Path, cfg: &CorpusConfig, start: u64, end: u64) -> Result<RangeCount> {
-    let jsonl = cfg.format_of(path)? == Format::Jsonl;
-    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    f.seek(SeekFrom::Start(start))
-        .map_err(|e| Error::io(path, e))?;
-    let mut r = BufReader::with_capacity(1 << 20, f.take(end - start));
     let mut c = RangeCount::default();
+    walk_range(path, cfg, start, end, |doc| {
+        c.lines += 1;
+        c.docs += u64::from(doc.is_some());
+        Ok(())
+    })?;
+    Ok(c)
+}
+
+/// Calls `f` with the DocId and the record of every document of `range`, in input order:
+/// the record is the document's line as the whole-file reader writes it
+/// ([`crate::corpus::CorpusReader::record`]: its bytes and line end, `\n` when it has none,
+/// without the byte-order mark at the start of the file).
+pub fn for_each_record(
+    path: &Path,
+    cfg: &CorpusConfig,
+    range: LineRange,
+    mut f: impl FnMut(crate::DocId, &[u8]) -> Result<()>,
+) -> Result<()> {
+    let mut doc = range.first_doc;
+    let mut rec = Vec::new();
+    walk_range(path, cfg, range.start, range.end, |line| {
+        let Some(line) = line else {
+            return Ok(());
+        };
+        let id = u32::try_from(doc)
+            .map_err(|_| Error::Limit(format!("{}: too many documents", path.display())))?;
+        doc += 1;
+        rec.clear();
+        rec.extend_from_slice(line);
+        if rec.last() != Some(&b'\n') {
+            rec.push(b'\n');
+        }
+        f(crate::DocId(id), &rec)
+    })
+}
+
+/// Reads the lines of `[start, end)` of `path` and calls `f` once per line: with the line
+/// (and its line end, the byte-order mark at the start of the file stripped) when it is a
+/// document, with `None` when it is not (an oversized line, a blank JSONL line).
+fn walk_range(
+    path: &Path,
+    cfg: &CorpusConfig,
+    start: u64,
+    end: u64,
+    mut f: impl FnMut(Option<&[u8]>) -> Result<()>,
+) -> Result<()> {
+    let jsonl = cfg.format_of(path)? == Format::Jsonl;
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    file.seek(SeekFrom::Start(start))
+        .map_err(|e| Error::io(path, e))?;
+    let mut r = BufReader::with_capacity(1 << 20, file.take(end.saturating_sub(start)));
     let mut buf = Vec::new();
+    let mut first = start == 0;
     loop {
         buf.clear();
         match append_line(&mut r, &mut buf, cfg.max_doc_bytes).map_err(|e| Error::io(path, e))? {
             Got::Eof => break,
-            Got::Oversized(_) => c.lines += 1,
+            Got::Oversized(_) => f(None)?,
             Got::Line(_) => {
                 let mut l: &[u8] = &buf;
-                if start == 0 && c.lines == 0 {
+                if first {
                     l = l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l);
                 }
-                c.lines += 1;
-                if !jsonl || !is_blank(l) {
-                    c.docs += 1;
-                }
+                f((!jsonl || !is_blank(l)).then_some(l))?;
             }
         }
+        first = false;
     }
-    Ok(c)
+    Ok(())
 }
 
 /// The ranges of every worker from their counts (in worker order): where each starts in
@@ -268,7 +313,31 @@ mod tests {
             let p = dir.path().join(format!("c{case}.jsonl"));
             std::fs::write(&p, &text).unwrap();
             let want = whole(&p, &cfg);
+            // The records as the whole-file reader writes them.
+            let mut reader = crate::corpus::open(&p, &cfg).unwrap();
+            let mut records = Vec::new();
+            while let Some(d) = reader.next() {
+                let mut rec = Vec::new();
+                assert!(reader.record(&mut rec));
+                records.push((d.unwrap().id.0, rec));
+            }
+            assert_eq!(records.len(), want.len(), "case {case}");
             for n in [1, 2, 3, 7, 50] {
+                let ranges: Vec<(u64, u64)> = (0..n)
+                    .map(|i| byte_range(&p, Share { index: i, count: n }).unwrap())
+                    .collect();
+                let counts: Vec<RangeCount> = (ranges.iter())
+                    .map(|&(s, e)| count_range(&p, &cfg, s, e).unwrap())
+                    .collect();
+                let mut got = Vec::new();
+                for r in place_ranges(&ranges, &counts) {
+                    for_each_record(&p, &cfg, r, |d, rec| {
+                        got.push((d.0, rec.to_vec()));
+                        Ok(())
+                    })
+                    .unwrap();
+                }
+                assert_eq!(got, records, "case {case}, records of {n} ranges");
                 for block in [1, 64, 1 << 20] {
                     let opts = ParOptions {
                         block_bytes: block,

@@ -45,14 +45,20 @@
 //!    group's pairs, reading its members again at their offsets ([`verify_with_corpus`]): a group is a union of components of the
 //!    pair graph, so its clusters and pairs are those of the whole run restricted to it
 //!    (see [`crate::cluster::concept`]'s component split).
-//! 8. **Merge**: the groups' clusters, pairs and the ids of their members go to worker 0,
+//!    For a deduplication, the group's owner also makes the choice on the group
+//!    ([`Dedup::choose_group`]: documents outside every group are kept).
+//! 8. **Kept parts** (deduplication): the removed DocIds go to the first worker of the
+//!    process that read them, which writes the kept records of the process's ranges as
+//!    the process's part ([`write_kept_part`]).
+//! 9. **Merge**: the groups' clusters, pairs and the ids of their members go to worker 0,
 //!    which orders the clusters and pairs as one process does and fills the summary from
 //!    the stages' counters.
 //!
 //! Invariants: the outputs (clusters, pairs and every summary field but timings, memory
 //! and the `distributed` block) equal the one-process run's for any number of processes
-//! and workers; a stage's error (a repeated id, a malformed line) stops every process;
-//! the other processes return `None` and write nothing.
+//! and workers (a deduplication's removals too, and its parts in process order are the
+//! one-process kept file); a stage's error (a repeated id, a malformed line) stops every
+//! process; the other processes return `None` and write nothing but their kept part.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,7 +80,8 @@ use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
 use crate::corpus::split::{byte_range, count_range, place_ranges, RangeCount, Split};
 use crate::corpus::{DuplicateIds, Format, IdCheck};
-use crate::sketch::pipeline::{sketch_share, SketchBatch, SketchStats};
+use crate::dedup::{write_kept_part, Dedup, Reason, Removal, Representative, ScoreKind};
+use crate::sketch::pipeline::{sketch_share, Fingerprints, SketchBatch, SketchStats};
 use crate::sketch::{image_fingerprint, Scheme, SketchParams, Sketcher};
 use crate::{DocId, Error, Result};
 
@@ -207,7 +214,12 @@ struct GroupResult {
     largest_component: u64,
     /// The members' external ids.
     ids: Vec<(u32, String)>,
+    /// A deduplication's removals among the members.
+    removals: Vec<RemovalRow>,
 }
+
+/// A removed document: `(document, the kept one it resembles, score, kind, reason)`.
+type RemovalRow = (u32, u32, Option<f64>, ScoreKind, Reason);
 
 impl Wire for GroupResult {
     fn wire_bytes(&self) -> u64 {
@@ -217,7 +229,7 @@ impl Wire for GroupResult {
             .map(|c| 12 + 4 * c.0.len() as u64)
             .sum();
         let ids: u64 = self.ids.iter().map(|i| 12 + i.1.len() as u64).sum();
-        48 + c + 35 * self.pairs.len() as u64 + ids
+        48 + c + 35 * self.pairs.len() as u64 + ids + 19 * self.removals.len() as u64
     }
 }
 
@@ -236,6 +248,8 @@ struct WorkerCounts {
     /// Per stage: seconds, bytes sent to each process, and the stage's own count.
     stages: Vec<(String, f64, Vec<u64>, u64)>,
     peak_rss_bytes: Option<u64>,
+    /// A deduplication's kept records written in this worker's part.
+    kept_written: u64,
 }
 
 impl Wire for WorkerCounts {
@@ -287,6 +301,9 @@ pub(super) struct Plan {
     /// The corpus's sketcher, made once for every worker of the process.
     pub sketcher: Sketcher,
     pub per_process: usize,
+    /// A deduplication: its choice is made per group, and the first worker of each process
+    /// writes the kept records of the process's ranges into this directory.
+    pub dedup: Option<(Dedup, PathBuf)>,
 }
 
 /// What worker 0 of process 0 assembles.
@@ -295,6 +312,8 @@ pub(super) struct Assembled {
     pub ext_ids: Vec<String>,
     pub stats: SketchStats,
     pub per_process: Vec<super::ProcessReport>,
+    /// A deduplication's removal of every removed document, by DocId.
+    pub removed: Option<Vec<Option<Removal>>>,
 }
 
 /// One stage's clock and traffic.
@@ -649,6 +668,26 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     }
     stages.lap("per group", rounds, n_members);
 
+    // 7b. A deduplication's kept records: the removed DocIds go to the first worker of the
+    // process holding them, which writes the kept records of the process's ranges.
+    let mut kept_written = 0u64;
+    if let Some((_, out)) = &plan.dedup {
+        let per = plan.per_process.max(1);
+        let gone: Vec<u32> = (results.iter())
+            .flat_map(|r| r.removals.iter().map(|x| x.0))
+            .collect();
+        let starts_k = starts.clone();
+        let mut gone = rounds.exchange(gone, move |d: &u32| owner_of(&starts_k, *d) / per * per);
+        gone.sort_unstable();
+        if me.is_multiple_of(per) {
+            let p = me / per;
+            let ranges = &placed[me..(me + per).min(placed.len())];
+            kept_written =
+                write_kept_part(path, &pipeline.corpus, ranges, &gone, out, p)?.documents;
+        }
+        stages.lap("write part", rounds, kept_written);
+    }
+
     // 8. Results and counts to worker 0.
     let n_results: u64 = results.iter().map(|r| r.clusters.len() as u64).sum();
     let results = rounds.exchange(results, |_: &GroupResult| 0);
@@ -664,6 +703,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         dropped_common: common,
         stages: std::mem::take(&mut stages.list),
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
+        kept_written,
     };
     let all_counts = rounds.exchange(vec![counts], |_: &Counts| 0);
     if me != 0 {
@@ -679,6 +719,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         head,
         rule.is_context(),
         plan.per_process,
+        plan.dedup.is_some(),
     )?;
     Ok(Some(assembled))
 }
@@ -990,6 +1031,10 @@ fn run_group(
         imgs.push(m.image);
     }
     let col = collapse(&raws, &canons, &imgs)?;
+    let fps = Fingerprints {
+        raw: raws,
+        canonical: canons,
+    };
     let spill = job.spill_config();
     // The context of the representatives' kept elements (the globally dropped ones left
     // out), for the context methods.
@@ -1044,6 +1089,18 @@ fn run_group(
         verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
     }
     let doc = |d: DocId| docs[d.index()];
+    let removals = match &plan.dedup {
+        None => Vec::new(),
+        Some((dedup, _)) => (dedup.choose_group(&col, &out, &fps).into_iter().enumerate())
+            .filter_map(|(i, r)| {
+                let r = r?;
+                let Representative::Doc(m) = r.representative else {
+                    unreachable!("no index is looked up in a divided deduplication")
+                };
+                Some((docs[i], doc(m), r.score, r.kind, r.reason))
+            })
+            .collect(),
+    };
     Ok(GroupResult {
         clusters: out
             .clusters
@@ -1061,6 +1118,7 @@ fn run_group(
         components: out.summary.components,
         largest_component: out.summary.largest_component,
         ids: docs.iter().copied().zip(ext_ids).collect(),
+        removals,
     })
 }
 
@@ -1075,6 +1133,7 @@ fn assemble(
     head: ClusterSummary,
     context: bool,
     per_process: usize,
+    job_dedup: bool,
 ) -> Result<Assembled> {
     let cfg = job.cluster_config();
     let n = head.image_size as usize;
@@ -1086,7 +1145,18 @@ fn assemble(
     let mut candidates = head.candidates.map(|_| 0u64);
     // Concept itemsets of components of more than two representatives (mined, not paired).
     let mut mined = 0u64;
+    let mut removed: Option<Vec<Option<Removal>>> = job_dedup.then(|| vec![None; n_docs]);
     for r in results {
+        if let Some(removed) = &mut removed {
+            for (d, m, score, kind, reason) in r.removals {
+                removed[d as usize] = Some(Removal {
+                    representative: Representative::Doc(DocId(m)),
+                    score,
+                    kind,
+                    reason,
+                });
+            }
+        }
         if r.largest_component > 2 {
             mined += r.clusters.len() as u64;
         }
@@ -1135,6 +1205,15 @@ fn assemble(
     let mut collapsed = CollapseSummary::default();
     let mut stats = SketchStats::default();
     let (mut rows, mut rare, mut common) = (0, 0, 0);
+    if let Some(removed) = &removed {
+        let kept = removed.iter().filter(|r| r.is_none()).count() as u64;
+        let written: u64 = counts.iter().map(|c| c.kept_written).sum();
+        if kept != written {
+            return Err(Error::Distributed(format!(
+                "the kept parts hold {written} records, not the {kept} documents kept (did the input change?)"
+            )));
+        }
+    }
     for c in counts {
         add_collapse(&mut collapsed, &c.collapse);
         add_stats(&mut stats, &c.stats);
@@ -1194,6 +1273,7 @@ fn assemble(
         ext_ids,
         stats,
         per_process: process_reports(counts, per_process),
+        removed,
     })
 }
 

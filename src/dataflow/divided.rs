@@ -18,6 +18,7 @@ use super::rounds::Rounds;
 use super::workers::{report_outcome, wait_workers, Event, Watch};
 use super::{Distributed, Topology};
 use crate::cluster::{Input, Job, JobOutput, Phase};
+use crate::dedup::{part_name, Chosen, Dedup, DedupOutput};
 use crate::sketch::pipeline::pipeline_sketcher;
 use crate::{Error, Result};
 
@@ -31,6 +32,86 @@ pub fn run_divided(
     topo: &Topology,
 ) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();
+    let Some((a, scheme)) = run_stages(job, None, path, input, topo)? else {
+        return Ok(None);
+    };
+    let Assembled {
+        output,
+        ext_ids,
+        stats,
+        per_process,
+        ..
+    } = a;
+    Ok(Some(JobOutput {
+        output,
+        ext_ids,
+        scheme,
+        seconds: t0.elapsed().as_secs_f64(),
+        peak_rss_bytes: crate::spill::peak_rss_bytes(),
+        input_stats: stats.corpus,
+        distributed: Some(divided_block(topo, per_process).to_json()?),
+    }))
+}
+
+/// [`Dedup::run`] divided among the workers of every process of `topo` (the caller checked
+/// [`super::cluster::gathered_because`] and [`Dedup::divided_because`]): the choice is made
+/// per group, each process writes the kept records of its ranges as one part in `out`
+/// ([`crate::dedup::write_kept_part`]), and process 0 writes `removed.csv`,
+/// `clusters.jsonl` and `summary.json` (`Some`); the others return `None`.
+pub fn run_divided_dedup(
+    dedup: &Dedup,
+    path: &Path,
+    out: &Path,
+    topo: &Topology,
+) -> Result<Option<DedupOutput>> {
+    let t0 = Instant::now();
+    let input = Input::Corpus(path.to_path_buf());
+    let Some((a, _)) = run_stages(dedup.job(), Some((dedup, out)), path, &input, topo)? else {
+        return Ok(None);
+    };
+    let Assembled {
+        output,
+        ext_ids,
+        stats,
+        per_process,
+        removed,
+    } = a;
+    let format = dedup.job().pipeline().corpus.format_of(path)?;
+    let chosen = Chosen {
+        t0,
+        input: path,
+        out: Some(out),
+        kept_file: Some(part_name(format, 0).replace("00000", "*")),
+        write_started: Instant::now(),
+        cluster: output,
+        removed: removed.unwrap_or_default(),
+        ext_ids,
+        input_stats: stats.corpus,
+    };
+    let distributed = divided_block(topo, per_process).to_json()?;
+    dedup.conclude(chosen, Some(distributed)).map(Some)
+}
+
+/// The `distributed` block of a divided run.
+fn divided_block(topo: &Topology, per_process: Vec<super::ProcessReport>) -> Distributed {
+    Distributed {
+        processes: topo.processes(),
+        workers: topo.workers(),
+        mode: "divided".into(),
+        gathered_because: None,
+        per_process,
+    }
+}
+
+/// Connects the processes, runs the stages on every worker and waits for them: process 0's
+/// merged result (`Some`, with the images' scheme), `None` elsewhere.
+fn run_stages(
+    job: &Job,
+    dedup: Option<(&Dedup, &Path)>,
+    path: &Path,
+    input: &Input,
+    topo: &Topology,
+) -> Result<Option<(Assembled, crate::sketch::Scheme)>> {
     let pipeline = job.pipeline();
     pipeline.validate()?;
     if path == Path::new("-") {
@@ -49,6 +130,7 @@ pub fn run_divided(
         params,
         sketcher,
         per_process: topo.workers(),
+        dedup: dedup.map(|(d, out)| (d.clone(), out.to_path_buf())),
     });
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);
@@ -102,50 +184,27 @@ pub fn run_divided(
     if !topo.is_leader() {
         return Ok(None);
     }
-    let Some(a) = result else {
+    let Some(mut a) = result else {
         return Err(Error::Distributed(
             "process 0 finished without the merged result".into(),
         ));
     };
-    let Assembled {
-        mut output,
-        ext_ids,
-        stats,
-        mut per_process,
-    } = a;
-    if let Some(p) = per_process.first_mut() {
+    if let Some(p) = a.per_process.first_mut() {
         p.peak_rss_bytes = p.peak_rss_bytes.max(crate::spill::peak_rss_bytes());
     }
-    output.summary.phases.insert(
+    // The read and sketch stage is the run's "sketch" phase, first.
+    let phases = &mut a.output.summary.phases;
+    let sketch = phases
+        .iter()
+        .find(|p| p.name == "read and sketch")
+        .map_or(0.0, |p| p.seconds);
+    phases.retain(|p| p.name != "read and sketch");
+    phases.insert(
         0,
         Phase {
             name: "sketch".into(),
-            seconds: output
-                .summary
-                .phases
-                .iter()
-                .find(|p| p.name == "read and sketch")
-                .map_or(0.0, |p| p.seconds),
+            seconds: sketch,
         },
     );
-    output
-        .summary
-        .phases
-        .retain(|p| p.name != "read and sketch");
-    let distributed = Distributed {
-        processes: topo.processes(),
-        workers: topo.workers(),
-        mode: "divided".into(),
-        gathered_because: None,
-        per_process,
-    };
-    Ok(Some(JobOutput {
-        output,
-        ext_ids,
-        scheme,
-        seconds: t0.elapsed().as_secs_f64(),
-        peak_rss_bytes: crate::spill::peak_rss_bytes(),
-        input_stats: stats.corpus,
-        distributed: Some(distributed.to_json()?),
-    }))
+    Ok(Some((a, scheme)))
 }

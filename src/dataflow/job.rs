@@ -120,9 +120,13 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology) -> Result<Option<JobOu
     job.finish(t0, s, Some(dist.to_json()?)).map(Some)
 }
 
-/// [`Dedup::run`] with the workers of every process of `topo`: the corpus is read and
-/// sketched by all of them, and process 0 chooses and writes what [`Dedup::run`] writes
-/// (`Some`); the others write nothing (`None`).
+/// [`Dedup::run`] with the workers of every process of `topo` (`Some` output on process 0,
+/// `None` elsewhere). When the job runs divided and the choice can be made per group
+/// ([`Dedup::divided_because`]), each process writes the kept records of its byte ranges as
+/// a part (`kept.part-00000.jsonl`, ...; their concatenation in process order is the
+/// one-process kept file) and process 0 the rest ([`super::divided::run_divided_dedup`]).
+/// Otherwise the corpus is read and sketched by all of them, and process 0 chooses and
+/// writes what [`Dedup::run`] writes; the others write nothing.
 pub fn run_dedup(
     dedup: &Dedup,
     input: &Path,
@@ -131,10 +135,16 @@ pub fn run_dedup(
 ) -> Result<Option<DedupOutput>> {
     let t0 = Instant::now();
     dedup.check_input(input)?;
+    let because = match super::cluster::gathered_because(dedup.job(), input)? {
+        Some(b) => b,
+        None => match dedup.divided_because(input)? {
+            None => return super::divided::run_divided_dedup(dedup, input, out, topo),
+            Some(b) => b,
+        },
+    };
     match prepare_on(dedup.job(), &Input::Corpus(input.to_path_buf()), topo)? {
         Some((s, mut dist)) => {
-            dist.gathered_because =
-                Some("deduplication chooses its kept documents on process 0".into());
+            dist.gathered_because = Some(because.to_string());
             dedup
                 .finish(t0, input, Some(out), s, Some(dist.to_json()?))
                 .map(Some)

@@ -6,15 +6,18 @@
 //! handshake) and builds timely's communication on the sockets, watching each for a lost
 //! peer; [`sketch_distributed`] (`sketch.rs`) is the dataflow: each worker sketches its
 //! share of the corpus, and the batches are exchanged to process 0, which feeds them in
-//! input order to the same sink a one-process run feeds. [`crate::cluster::Job`] and
-//! [`crate::dedup::Dedup`] prepare their input this way when given a topology, then run
-//! the method on process 0 exactly as one process does.
+//! input order to the same sink a one-process run feeds (the gathered path). The divided
+//! path (`cluster.rs`, driven by `divided.rs` over the rounds of `rounds.rs`) runs the
+//! cluster stage itself on every worker, exchanging by key, and process 0 receives
+//! results only; `job.rs` picks the path for a [`crate::cluster::Job`] or a
+//! [`crate::dedup::Dedup`] ([`run_job`], [`run_dedup`]).
 //!
-//! Invariants: process 0 gets the images, ids, fingerprints and offsets a one-process run
-//! gets, so every output is byte-identical to one process's, for any number of processes
-//! and workers; the other processes write nothing; a lost process or a failed worker ends
-//! every process with an error ([`crate::Error::Distributed`] names the lost process)
-//! before anything is written.
+//! Invariants: every output is byte-identical to one process's, for any number of
+//! processes and workers (gathered: process 0 gets the images, ids, fingerprints and
+//! offsets a one-process run gets; divided: see `cluster.rs`); the other processes write
+//! nothing but a divided deduplication's kept part of their own ranges; a lost process or
+//! a failed worker ends every process with an error ([`crate::Error::Distributed`] names
+//! the lost process) before process 0 writes anything.
 
 pub mod cluster;
 pub mod divided;

@@ -40,9 +40,9 @@ pub mod select;
 pub mod write;
 
 pub use config::{Dedup, DedupBuilder, DedupOptions, Keep, KeyValue, OutFormat};
-pub use run::{DedupOutput, DedupSummary, RemovedBy};
+pub use run::{Chosen, DedupOutput, DedupSummary, RemovedBy};
 pub use select::{Reason, Removal, Representative, ScoreKind};
-pub use write::{removed_rows, RemovedRow};
+pub use write::{part_name, removed_rows, write_kept_part, Kept, RemovedRow};
 
 #[cfg(doc)]
 use crate::cluster::{Equivalence, Job};

@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::keys::{against_index, keep_order, read_keys};
 use super::select::{self, count_reasons, Reason, Removal, Representative, ScoreKind};
 use super::write::{removed_rows, write_kept, write_removed, RemovedRow};
-use super::Dedup;
+use super::{Dedup, Keep, OutFormat};
 use crate::cluster::{write_clusters, write_summary, Cluster, ClusterSummary, Input, Phase};
 use crate::corpus::CorpusStats;
 use crate::{Error, Result};
@@ -80,6 +80,30 @@ pub struct DedupOutput {
     pub clusters: Vec<Cluster>,
 }
 
+/// What a deduplication chose, for [`Dedup::conclude`] to write and summarize.
+#[derive(Debug)]
+pub struct Chosen<'a> {
+    /// When the run started.
+    pub t0: Instant,
+    /// The input.
+    pub input: &'a Path,
+    /// The output directory (none: nothing is written).
+    pub out: Option<&'a Path>,
+    /// The name of the kept file (or the pattern of the kept parts) in `out`.
+    pub kept_file: Option<String>,
+    /// When writing the outputs began (the kept records are written first).
+    pub write_started: Instant,
+    /// The method's output (its summary's phases up to the choice).
+    pub cluster: crate::cluster::ClusterOutput,
+    /// The removal of every removed document (`None`: kept), by DocId.
+    pub removed: Vec<Option<Removal>>,
+    /// External ids in DocId order (those of the documents named by a cluster or a
+    /// removal at least).
+    pub ext_ids: Vec<String>,
+    /// What the corpus reader counted.
+    pub input_stats: CorpusStats,
+}
+
 impl DedupOutput {
     /// Whether each document is kept, by DocId.
     pub fn kept_mask(&self) -> Vec<bool> {
@@ -132,6 +156,52 @@ impl Dedup {
         self.finish(t0, input, None, s, None)
     }
 
+    /// Why the choice of this deduplication cannot be made group by group, with each
+    /// process writing the kept records of its byte ranges ([`Dedup::choose_group`],
+    /// [`super::write::write_kept_part`]); `None` when it can: the keep order is the input
+    /// order, no index is deduplicated against, and the kept records are the input's own
+    /// lines (the caller checks that the input is split by byte ranges).
+    pub fn divided_because(&self, input: &Path) -> Result<Option<&'static str>> {
+        let format = self.job.pipeline().corpus.format_of(input)?;
+        Ok(if self.keep != Keep::First {
+            Some("the keep order by length or by a field needs every document's key")
+        } else if self.against.is_some() {
+            Some("documents are looked up in an index first")
+        } else if !matches!(
+            (format, self.out_format),
+            (
+                crate::corpus::Format::Jsonl,
+                OutFormat::Same | OutFormat::Jsonl
+            ) | (crate::corpus::Format::Lines, OutFormat::Same)
+        ) {
+            Some("the kept records are converted to another format")
+        } else {
+            None
+        })
+    }
+
+    /// The choice ([`super::select`]) among the documents of one group: a union of
+    /// connected components of the method's edges and of the collapse classes, numbered
+    /// `0..n` in input order, with the method's output on them; `fps` holds their
+    /// fingerprints. Documents outside every group are kept, so the choices of the groups
+    /// together are the choice of the whole corpus (with the input's keep order).
+    pub fn choose_group(
+        &self,
+        collapse: &crate::cluster::Collapse,
+        cl: &crate::cluster::ClusterOutput,
+        fps: &crate::sketch::pipeline::Fingerprints,
+    ) -> Vec<Option<Removal>> {
+        let n = collapse.n_docs();
+        let order: Vec<crate::DocId> = (0..n as u32).map(crate::DocId).collect();
+        let mut removed = vec![None; n];
+        if self.per_cluster {
+            select::per_cluster(&order, &cl.clusters, &cl.pairs, Some(fps), &mut removed);
+        } else {
+            select::greedy(&order, collapse, &cl.edges, Some(fps), &mut removed);
+        }
+        removed
+    }
+
     /// A deduplication needs a corpus, not an images file.
     pub fn check_input(&self, input: &Path) -> Result<()> {
         if crate::sketch::file::is_images_file(input) {
@@ -156,7 +226,6 @@ impl Dedup {
     ) -> Result<DedupOutput> {
         let job = &self.job;
         let corpus_cfg = &job.pipeline().corpus;
-        let format = corpus_cfg.format_of(input)?;
         let mut cl = job.run_on(&mut s)?;
         let n = s.n_docs();
         let mut phases = vec![Phase {
@@ -206,29 +275,77 @@ impl Dedup {
 
         let input_stats = s.input_stats();
         let ext_ids = s.into_ext_ids();
+        cl.summary.phases = phases;
+        let tw = Instant::now();
+        let kept_file = match out {
+            Some(out) => {
+                std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+                let mask: Vec<bool> = removed.iter().map(Option::is_none).collect();
+                Some(write_kept(input, corpus_cfg, self.out_format, &mask, out)?)
+            }
+            None => None,
+        };
+        let kept_name = kept_file.as_ref().map(|k| k.name.clone());
+        let out = self.conclude(
+            Chosen {
+                t0,
+                input,
+                out,
+                kept_file: kept_name,
+                write_started: tw,
+                cluster: cl,
+                removed,
+                ext_ids,
+                input_stats,
+            },
+            distributed,
+        )?;
+        if let Some(kept) = &kept_file {
+            debug_assert_eq!(kept.documents, out.summary.kept);
+        }
+        Ok(out)
+    }
+
+    /// Writes `removed.csv`, `clusters.jsonl` and `summary.json` of what was chosen (into
+    /// `chosen.out`, when given) and returns the output; `distributed` is what a
+    /// multi-process engine adds to the summary.
+    pub fn conclude(
+        &self,
+        chosen: Chosen<'_>,
+        distributed: Option<serde_json::Value>,
+    ) -> Result<DedupOutput> {
+        let Chosen {
+            t0,
+            input,
+            out,
+            kept_file,
+            write_started,
+            cluster: mut cl,
+            removed,
+            ext_ids,
+            input_stats,
+        } = chosen;
+        let job = &self.job;
+        let format = job.pipeline().corpus.format_of(input)?;
+        let n = removed.len();
         let clusters = std::mem::take(&mut cl.clusters);
-        let mut kept_file = None;
         if let Some(out) = out {
-            let tw = Instant::now();
             std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
-            let mask: Vec<bool> = removed.iter().map(Option::is_none).collect();
-            kept_file = Some(write_kept(input, corpus_cfg, self.out_format, &mask, out)?);
             write_removed(
                 &out.join("removed.csv"),
                 &rows_of(&removed, &ext_ids, &clusters),
                 &ext_ids,
             )?;
             write_clusters(&out.join("clusters.jsonl"), &clusters, &ext_ids)?;
-            phases.push(Phase {
+            cl.summary.phases.push(Phase {
                 name: "write".into(),
-                seconds: tw.elapsed().as_secs_f64(),
+                seconds: write_started.elapsed().as_secs_f64(),
             });
         }
 
         let reasons = count_reasons(&removed);
         let by = |r| reasons.get(&r).copied().unwrap_or(0);
         let n_removed = removed.iter().filter(|r| r.is_some()).count() as u64;
-        cl.summary.phases = phases;
         let summary = DedupSummary {
             input: input.to_path_buf(),
             format: format.to_string(),
@@ -241,7 +358,7 @@ impl Dedup {
                 near_duplicate: by(Reason::NearDuplicate),
                 against_index: by(Reason::AgainstIndex),
             },
-            kept_file: kept_file.as_ref().map(|k| k.name.clone()),
+            kept_file,
             keep: self.keep.to_string(),
             per_cluster: self.per_cluster,
             against: self.against.clone(),
@@ -252,8 +369,7 @@ impl Dedup {
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::spill::peak_rss_bytes(),
         };
-        if let (Some(out), Some(kept)) = (out, &kept_file) {
-            debug_assert_eq!(kept.documents, summary.kept);
+        if let (Some(out), Some(_)) = (out, &summary.kept_file) {
             write_summary(
                 &out.join("summary.json"),
                 &serde_json::to_value(&summary)

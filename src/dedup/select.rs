@@ -20,7 +20,7 @@ use crate::sketch::pipeline::Fingerprints;
 use crate::DocId;
 
 /// Why a document was removed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Reason {
     /// The same raw text as the kept document.
@@ -46,7 +46,7 @@ impl Reason {
 }
 
 /// What a removal's score is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ScoreKind {
     /// The exact resemblance of the full shingle sets.
     Exact,

@@ -97,6 +97,44 @@ pub fn write_kept(
     }
 }
 
+/// The name of part `part` of the kept records of a corpus in `format` split by byte
+/// ranges: `kept.part-00000.jsonl`, ... (the parts in order are the one-process kept file).
+pub fn part_name(format: Format, part: usize) -> String {
+    format!("kept.part-{part:05}.{}", line_ext(format))
+}
+
+/// Writes part `part` of the kept records of the line-format corpus at `path` into `dir`
+/// ([`part_name`]): the records of the documents of `ranges` (consecutive byte ranges, in
+/// order) that are not in `removed` (sorted DocIds), as the input wrote them. The parts of
+/// ranges that cover the file, concatenated in order, are the kept file [`write_kept`]
+/// writes for the same removals (an uncompressed JSONL or lines input kept as it is).
+pub fn write_kept_part(
+    path: &Path,
+    cfg: &CorpusConfig,
+    ranges: &[corpus::split::LineRange],
+    removed: &[u32],
+    dir: &Path,
+    part: usize,
+) -> Result<Kept> {
+    let format = cfg.format_of(path)?;
+    let name = part_name(format, part);
+    let dest = dir.join(&name);
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut file = AtomicFile::create(&dest)?;
+    let mut documents = 0u64;
+    for &r in ranges {
+        corpus::split::for_each_record(path, cfg, r, |d, rec| {
+            if removed.binary_search(&d.0).is_err() {
+                file.write_all(rec).map_err(|e| Error::io(&dest, e))?;
+                documents += 1;
+            }
+            Ok(())
+        })?;
+    }
+    file.commit()?;
+    Ok(Kept { name, documents })
+}
+
 /// Streams the corpus and writes each kept document: with `as_input`, its record as the
 /// input wrote it, after the input's preamble (the header row of CSV/TSV); otherwise (or
 /// for a format without records) `{"id":..,"text":..}`, without a preamble. With

@@ -194,6 +194,16 @@ impl Run {
                     "{}: no --out on process 0",
                     self.name
                 );
+            } else if left.contains(&"out".to_string()) {
+                // A divided deduplication: the process's own part of the kept records.
+                assert_eq!(left, ["out", "tmp"], "{}: process {p}", self.name);
+                let want = format!("kept.part-{p:05}.");
+                let parts = entries(&d.cwd.join("out"));
+                assert!(
+                    parts.len() == 1 && parts[0].starts_with(&want),
+                    "{}: process {p} wrote {parts:?}, not its part only",
+                    self.name
+                );
             } else {
                 assert_eq!(
                     left,
@@ -342,10 +352,33 @@ fn assert_same_bytes(want: &[u8], got: &[u8], what: &str) {
     );
 }
 
-/// The output directories hold the same files (but summary.json) with the same bytes.
+/// The output directories hold the same files (but summary.json) with the same bytes; when
+/// the run wrote its kept records in parts (a divided deduplication: one part per process,
+/// `kept.part-00000.jsonl` in process 0's directory, and so on), their concatenation in
+/// process order stands for them and equals the single-process kept file.
 fn assert_same_dir(single: &Path, run: &Run) {
     let want = tree(single, &["summary.json"]);
-    let got = tree(&run.out(), &["summary.json"]);
+    let mut got = tree(&run.out(), &["summary.json"]);
+    let parts: Vec<String> = (got.keys())
+        .filter(|k| k.starts_with("kept.part-"))
+        .cloned()
+        .collect();
+    if !parts.is_empty() {
+        let ext = parts[0].rsplit('.').next().unwrap().to_string();
+        assert_eq!(parts, [format!("kept.part-00000.{ext}")], "{}", run.name);
+        let mut kept = Vec::new();
+        for (p, d) in run.procs.iter().enumerate() {
+            let part = d.cwd.join("out").join(format!("kept.part-{p:05}.{ext}"));
+            kept.extend(fs::read(&part).unwrap_or_else(|e| panic!("{}: {e}", part.display())));
+        }
+        got.remove(&parts[0]);
+        let name = want
+            .keys()
+            .find(|k| k.starts_with("kept."))
+            .unwrap_or_else(|| panic!("{}: parts, but no kept file in one process", run.name))
+            .clone();
+        got.insert(name, kept);
+    }
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
         got.keys().collect::<Vec<_>>(),
@@ -648,6 +681,10 @@ fn runs_under_a_memory_budget_match_single_process() {
 // ---------------------------------------------------------------------------------------
 // dedup and sketch
 
+/// `dedup` with each method, verified or not, and one document per cluster: on every
+/// layout the bytes of the single-process run (`removed.csv`, `clusters.jsonl`, and the
+/// kept file as the concatenation of the processes' parts); the choice made per group
+/// (divided), process 0 receiving results, not records.
 #[test]
 fn dedup_matches_single_process() {
     let dir = tempfile::tempdir().unwrap();
@@ -659,6 +696,9 @@ fn dedup_matches_single_process() {
             "union-find-verify",
             vec!["--method", "union-find", "--verify", "exact"],
         ),
+        ("lsh-verify", vec!["--method", "lsh", "--verify", "exact"]),
+        ("super-shingle", vec!["--method", "super-shingle"]),
+        ("concept-per-cluster", vec!["--per-cluster"]),
     ] {
         let mut args = vec!["dedup", s(&input), "--threshold", "0.8"];
         args.extend(extra);
@@ -681,8 +721,43 @@ fn dedup_matches_single_process() {
             run.assert_ok();
             assert_same_dir(&one, &run);
             check_summary(&run, n, w, DOCS, &one_sum, &["documents", "kept"]);
+            let sum = run.summary();
+            let name = &run.name;
+            assert_eq!(sum["distributed"]["mode"], "divided", "{name}");
+            assert_eq!(sum["kept_file"], "kept.part-*.jsonl", "{name}");
+            for k in ["removed", "removed_by", "verified", "per_cluster"] {
+                assert_eq!(sum[k], one_sum[k], "{name}: summary field {k}");
+            }
+            let (mut a, mut b) = (one_sum["cluster"].clone(), sum["cluster"].clone());
+            for c in [&mut a, &mut b] {
+                c.as_object_mut().unwrap().remove("phases");
+            }
+            assert_eq!(a, b, "{name}: the cluster summary");
+            let per = sum["distributed"]["per_process"].as_array().unwrap();
+            let written: u64 = (per.iter())
+                .map(|e| e["stages"]["write part"]["count"].as_u64().unwrap())
+                .sum();
+            assert_eq!(written, one_sum["kept"].as_u64().unwrap(), "{name}");
+            let received = per[0]["stages"]["results"]["bytes_received"]
+                .as_u64()
+                .unwrap();
+            assert!(received < 200 * DOCS as u64, "{name}: {received} bytes");
         }
     }
+    // A keep order by length is chosen on process 0 (gathered), with the same bytes.
+    let args = [
+        "dedup",
+        s(&input),
+        "--threshold",
+        "0.8",
+        "--keep",
+        "longest",
+    ];
+    let one = single(d, "longest", &args);
+    let run = run_dist(d, "dedup-longest-2x1", &args, 2, 1);
+    run.assert_ok();
+    assert_same_dir(&one, &run);
+    assert_eq!(run.summary()["distributed"]["mode"], "gathered");
 }
 
 #[test]
