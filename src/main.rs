@@ -4,5 +4,11 @@
 mod cli;
 
 fn main() {
-    std::process::exit(cli::main());
+    // The fail points FAILPOINTS names (the fail-stop tests); none without it.
+    #[cfg(feature = "failpoints")]
+    let scenario = fail::FailScenario::setup();
+    let code = cli::main();
+    #[cfg(feature = "failpoints")]
+    scenario.teardown();
+    std::process::exit(code);
 }

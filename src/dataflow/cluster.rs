@@ -333,6 +333,17 @@ impl Stages {
             count,
         ));
         self.t = now;
+        // A fail point for the fail-stop tests: this process dies (SIGKILL) as it leaves
+        // the stage, in the middle of the run for the others.
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!(
+            &format!("dataflow-after-{}", name.replace(' ', "-")),
+            |_| {
+                // SAFETY: raise only sends a signal to this process.
+                unsafe { libc::raise(libc::SIGKILL) };
+                unreachable!("SIGKILL ends the process")
+            }
+        );
     }
 }
 

@@ -86,10 +86,16 @@ struct Done {
 /// Starts the binary with `args` in `cwd`; standard output and error go to `log.stdout` and
 /// `log.stderr` (files, so that no pipe fills up while other processes are waited for).
 fn spawn(args: &[String], cwd: &Path, log: &Path) -> Proc {
+    spawn_env(args, cwd, log, &[])
+}
+
+/// [`spawn`] with environment variables.
+fn spawn_env(args: &[String], cwd: &Path, log: &Path, env: &[(&str, &str)]) -> Proc {
     let stdout = log.with_extension("stdout");
     let stderr = log.with_extension("stderr");
     let child = Command::new(env!("CARGO_BIN_EXE_fimdup"))
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(fs::File::create(&stdout).unwrap())
@@ -266,6 +272,17 @@ fn layout_flags(n: usize, w: usize, p: usize, hosts: &Path) -> Vec<String> {
 /// Starts the `n` processes of `args` (plus `--out out` and the layout flags) in
 /// `root/p{p}`, on fresh ports; returns them with the ports.
 fn start(root: &Path, args: &[&str], n: usize, w: usize) -> (Vec<Proc>, Vec<u16>) {
+    start_env(root, args, n, w, None)
+}
+
+/// [`start`], with process `env.0` given the environment variable `env.1`.
+fn start_env(
+    root: &Path,
+    args: &[&str],
+    n: usize,
+    w: usize,
+    env: Option<(usize, (&str, &str))>,
+) -> (Vec<Proc>, Vec<u16>) {
     fs::create_dir_all(root).unwrap();
     let ports = free_ports(n);
     let hosts = root.join("hosts.txt");
@@ -277,7 +294,8 @@ fn start(root: &Path, args: &[&str], n: usize, w: usize) -> (Vec<Proc>, Vec<u16>
             let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
             a.extend(["--out".to_string(), "out".to_string()]);
             a.extend(layout_flags(n, w, p, &hosts));
-            spawn(&a, &cwd, &root.join(format!("p{p}.log")))
+            let vars: Vec<(&str, &str)> = env.iter().filter(|e| e.0 == p).map(|e| e.1).collect();
+            spawn_env(&a, &cwd, &root.join(format!("p{p}.log")), &vars)
         })
         .collect();
     (procs, ports)
@@ -1182,6 +1200,62 @@ fn killing_one_process_stops_the_others() {
         "no process names the lost process 0 (127.0.0.1:{}): {errs:?}",
         ports[0]
     );
+}
+
+/// Fail-stop in the later stages of a divided run: one of 3 processes kills itself
+/// (SIGKILL, from the fail point `dataflow-after-STAGE` of the `failpoints` feature) as it
+/// leaves a stage, while the others go on to the next: the components stage (after the
+/// pairs), the per-group stage (after the components), the kept parts of a deduplication
+/// (after the per-group stage). The others exit 2 naming a lost peer within the time
+/// limit, and nothing is written (no part of the kept records either).
+#[test]
+fn a_process_dying_in_the_later_stages_stops_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for (command, victim, after) in [
+        ("cluster", 1, "pairs"),
+        ("cluster", 2, "components"),
+        ("cluster", 0, "components"),
+        ("dedup", 1, "per-group"),
+        ("dedup", 0, "per-group"),
+    ] {
+        let what = format!("{command}: process {victim} killed after the stage {after}");
+        let args = [
+            command,
+            s(&input),
+            "--threshold",
+            "0.8",
+            "--verify",
+            "exact",
+        ];
+        let root = d.join(format!("{command}-{victim}-{after}"));
+        let point = format!("dataflow-after-{after}=return");
+        let env = Some((victim, ("FAILPOINTS", point.as_str())));
+        let (mut procs, ports) = start_env(&root, &args, 3, 1, env);
+        let mut killed = procs.remove(victim);
+        let st = killed.child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        let err = fs::read_to_string(&killed.stderr).unwrap_or_default();
+        assert_eq!(st.signal(), Some(libc::SIGKILL), "{what}: {st}: {err}");
+        let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &what);
+        let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
+        for (e, &p) in done.iter().zip(&survivors) {
+            assert_eq!(
+                e.status.code(),
+                Some(2),
+                "{what}: process {p}: {}",
+                e.stderr
+            );
+            assert!(
+                (0..3).any(|q| q != p && names_peer(&e.stderr, q, &ports)),
+                "{what}: process {p} names no lost peer: {}",
+                e.stderr
+            );
+            assert_eq!(entries(&e.cwd), ["tmp"], "{what}: {}", e.cwd.display());
+        }
+        assert!(!killed.cwd.join("out").exists(), "{what}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------
