@@ -737,6 +737,7 @@ def main():
     ap.add_argument("--connect-timeout", type=int, default=60)
     ap.add_argument("--timeout", type=int, default=3600)
     ap.add_argument("--note")
+    ap.add_argument("--corpus-note", help="what the corpora are (default: the generated ones of run.sh)")
     ap.add_argument("--report-only", action="store_true",
                     help="write the report from the raw JSON in --raw instead of running")
     ap.add_argument("--model-docs", type=float, default=1e9)
@@ -857,8 +858,9 @@ def write_report(a, res, corpus_bytes, failures, version, git, loads, started, c
              f"{platform.system()} {platform.release()}; load average (1/5/15 min) at start and "
              f"after each corpus and method: {'; '.join(loads)}")
     L.append(f"- Binary: {version} (its own build commit); scripts at git {git}.")
-    L.append("- Corpora: `fimdup gen --config eval/peers/corpus.json --docs N --stream` (250-350 "
-             "words, 20 % in edit families), sizes " + ", ".join(f"{n:,}" for n in sorted(res))
+    what = a.corpus_note or ("`fimdup gen --config eval/peers/corpus.json --docs N --stream` "
+                             "(250-350 words, 20 % in edit families)")
+    L.append(f"- Corpora: {what}, sizes " + ", ".join(f"{n:,}" for n in sorted(res))
              + "; read from the page cache (`run.sh` reads each file once first).")
     reps = {n: len(next(iter(res[n].values())).get("1p", [])) for n in res}
     L.append("- Runs: " + ", ".join(f"{n:,} documents: {r} round(s)" for n, r in sorted(reps.items()))
