@@ -26,6 +26,9 @@ pub enum CandidateRule {
         cfg: super::SuperShingleConfig,
         positional: bool,
     },
+    /// Documents whose full shingle sets (the keys) have resemblance `>= t`: the exact
+    /// join's own edges, found by prefix filtering ([`exact::prefix_len`]).
+    Resemblance { t: f64 },
 }
 
 impl CandidateRule {
@@ -33,7 +36,9 @@ impl CandidateRule {
     /// its `positional` image; ascending and distinct.
     pub fn keys(&self, keys: &[u64], positional: &[u64]) -> Vec<u64> {
         let mut k = match self {
-            CandidateRule::Elements { .. } => return keys.to_vec(),
+            CandidateRule::Elements { .. } | CandidateRule::Resemblance { .. } => {
+                return keys.to_vec()
+            }
             CandidateRule::Bands { bands, rows, seed } => {
                 lsh::band_keys(positional, *bands, *rows, *seed)
             }
@@ -58,12 +63,26 @@ impl CandidateRule {
     pub fn is_context(&self) -> bool {
         matches!(self, CandidateRule::Elements { .. })
     }
+
+    /// Whether pairs are found by prefix filtering on the keys in the global order of
+    /// (document frequency, key), and counted exactly (elements and full sets), rather
+    /// than by every pair of documents sharing a key.
+    pub fn is_prefix_filtered(&self) -> bool {
+        matches!(
+            self,
+            CandidateRule::Elements { .. } | CandidateRule::Resemblance { .. }
+        )
+    }
+
+    /// Whether the keys are the documents' full shingle sets (the exact join).
+    pub fn needs_sets(&self) -> bool {
+        matches!(self, CandidateRule::Resemblance { .. })
+    }
 }
 
 /// The rule of `cfg.method` on images of `n` elements of `scheme`, with the threshold as
 /// `head` (the summary of the method run at this image size) translated it; `None` for a
-/// method whose pairs no rule by key finds (exact: its rows would be the full shingle
-/// sets).
+/// method whose pairs no rule by key finds (the exact join by containment).
 pub fn candidate_rule(
     cfg: &ClusterConfig,
     head: &ClusterSummary,
@@ -75,7 +94,7 @@ pub fn candidate_rule(
         Method::UnionFind => Some(union_find::candidate_rule(head)),
         Method::Lsh => Some(lsh::candidate_rule(cfg, head)),
         Method::SuperShingle => Some(supershingle::candidate_rule(cfg, scheme, n)?),
-        Method::Exact => exact::candidate_rule(),
+        Method::Exact => exact::candidate_rule(cfg),
     })
 }
 
@@ -160,14 +179,23 @@ mod tests {
                     );
                 }
             }
+            // The exact join by resemblance is linked by its own threshold; by containment
+            // it has no rule.
             let exact = ClusterConfig {
                 method: Method::Exact,
+                threshold: Threshold::Resemblance(0.5),
                 ..ClusterConfig::default()
             };
+            let head = ClusterSummary::default();
             assert_eq!(
-                candidate_rule(&exact, &ClusterSummary::default(), scheme, n).unwrap(),
-                None
+                candidate_rule(&exact, &head, scheme, n).unwrap(),
+                Some(CandidateRule::Resemblance { t: 0.5 })
             );
+            let contained = ClusterConfig {
+                measure: crate::cluster::Measure::Containment,
+                ..exact
+            };
+            assert_eq!(candidate_rule(&contained, &head, scheme, n).unwrap(), None);
         }
     }
 }

@@ -66,6 +66,13 @@ pub fn passes(overlap: usize, union: usize, t: f64) -> bool {
     union > 0 && overlap as f64 / union as f64 >= t
 }
 
+/// The prefix filter's length for a set of `len` elements at resemblance `t`: two sets
+/// with resemblance `>= t`, each in one global order, share an element of their prefixes
+/// of this length (rounded toward longer prefixes, never shorter).
+pub fn prefix_len(len: usize, t: f64) -> usize {
+    len - ceil_tol(t * len as f64).min(len) + 1
+}
+
 fn check_t(t: f64) -> Result<()> {
     if !(t > 0.0 && t <= 1.0) {
         return Err(Error::config(format!(
@@ -144,7 +151,7 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
     for (i, &d) in order.iter().enumerate() {
         pos_in_order[d as usize] = i as u32;
     }
-    let prefix_len = |len: usize| len - ceil_tol(t * len as f64).min(len) + 1;
+    let prefix_len = |len: usize| prefix_len(len, t);
     // Inverted index over prefixes: rank -> (order position, position in set), ascending.
     // (CSR: the list of rank e is post[post_off[e]..post_off[e + 1]].)
     let prefix = |d: u32| {
@@ -340,9 +347,16 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
-/// The exact join has no candidate rule by key (its rows would be the full shingle sets).
-pub(crate) fn candidate_rule() -> Option<super::CandidateRule> {
-    None
+/// The exact join's candidate rule: documents indexed by their full shingle sets, linked
+/// when their resemblance is at least the threshold (found by prefix filtering); none for
+/// the containment measure.
+pub(crate) fn candidate_rule(cfg: &super::ClusterConfig) -> Option<super::CandidateRule> {
+    match (cfg.measure, cfg.threshold) {
+        (Measure::Resemblance, Threshold::Resemblance(t)) => {
+            Some(super::CandidateRule::Resemblance { t })
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The cluster stage divided among the workers of every process, for `concept`,
-//! `union-find`, `lsh` and `super-shingle` by resemblance (with or without exact
-//! verification), on a corpus split by byte ranges
+//! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
+//! by resemblance, on a corpus split by byte ranges
 //! (uncompressed JSONL or plain lines): no process holds the corpus's images, and process
 //! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
 //! the records.
@@ -18,8 +18,10 @@
 //!    implies equal canonical text implies equal images, so each collapse class is one such
 //!    group, and its owner runs [`collapse`] on it: the same classes and counts.
 //! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key:
-//!    the method's candidate rule ([`CandidateRule`], from the method's file) says which keys (image elements for concept and
-//!    union-find, band keys for lsh, super shingles for super-shingle); the owner of a key
+//!    the method's candidate rule ([`CandidateRule`], from the method's file) says which
+//!    keys (the full shingle sets for exact, read again by each worker at its documents'
+//!    offsets; image elements for concept and union-find, band keys for lsh, super
+//!    shingles for super-shingle); the owner of a key
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
 //!    broadcast.
@@ -90,28 +92,28 @@ use crate::{DocId, Error, Result};
 pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     let cfg = job.cluster_config();
     let pipeline = job.pipeline();
-    Ok(if cfg.method == Method::Exact {
-        Some("the exact join's rows are the full shingle sets")
-    } else if cfg.method == Method::Lsh && !pipeline.sketch.scheme.is_positional() {
-        Some("lsh bands positional images only")
-    } else if cfg.measure != Measure::Resemblance {
-        Some("the measure is containment")
-    } else if cfg.method == Method::Concept && !cfg.concept.split_components {
-        Some("concept mining is not split by component")
-    } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
-        Some("the images are mod-m or weighted")
-    } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
-        Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
-    } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
-        Some("repeated ids are renamed in input order")
-    } else if job.spill_config().budget.is_some() {
-        Some(
+    Ok(
+        if cfg.method == Method::Lsh && !pipeline.sketch.scheme.is_positional() {
+            Some("lsh bands positional images only")
+        } else if cfg.measure != Measure::Resemblance {
+            Some("the measure is containment")
+        } else if cfg.method == Method::Concept && !cfg.concept.split_components {
+            Some("concept mining is not split by component")
+        } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
+            Some("the images are mod-m or weighted")
+        } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
+            Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
+        } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
+            Some("repeated ids are renamed in input order")
+        } else if job.spill_config().budget.is_some() {
+            Some(
             "a memory budget: the divided stages hold each worker's share of the incidences in \
              memory, so process 0 keeps the budget by spilling as one process does",
         )
-    } else {
-        None
-    })
+        } else {
+            None
+        },
+    )
 }
 
 /// A document of a worker's share.
@@ -431,8 +433,33 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             Ok(())
         },
     )?;
-    let incidences: u64 = docs.iter().map(|d| d.keys.len() as u64).sum();
     let n_here = docs.len() as u64;
+    // The exact join's keys are the documents' full shingle sets, read again at their
+    // offsets in this worker's range.
+    if job.cluster_config().method == Method::Exact {
+        let offsets: Vec<u64> = docs.iter().map(|d| d.offset).collect();
+        let ids: Vec<String> = docs.iter().map(|d| d.ext.clone()).collect();
+        let wanted: Vec<DocId> = (0..docs.len() as u32).map(DocId).collect();
+        let sets = crate::sketch::pipeline::shingle_sets_at(
+            path,
+            &pipeline.corpus,
+            &pipeline.text,
+            &plan.params.shingle,
+            &wanted,
+            &offsets,
+            Some(&ids),
+        )?
+        .ok_or_else(|| {
+            Error::Distributed(format!(
+                "{}: the documents cannot be read again at their offsets",
+                path.display()
+            ))
+        })?;
+        for (d, set) in sets {
+            docs[d.index()].keys = set;
+        }
+    }
+    let incidences: u64 = docs.iter().map(|d| d.keys.len() as u64).sum();
     stages.lap("read and sketch", rounds, n_here);
 
     // 2. Ids: the owner of an id's hash checks its ids in DocId order.
@@ -557,7 +584,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let max_df = ccfg.max_df.unwrap_or(u32::MAX) as usize;
     let (mut kept, mut rare, mut common) = (0u64, 0u64, 0u64);
     let mut dropped_shared: Vec<u64> = Vec::new();
-    let elements = rule.is_context();
+    let elements = rule.is_prefix_filtered();
     // The context methods: each kept element shared by two documents or more goes back to
     // its documents' owners with its document frequency (for the prefix filter below).
     // The others: a row shared by two documents or more goes, once, to the owner of each
@@ -613,7 +640,15 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let (edges, n_candidates) = if elements {
         let starts_d = starts.clone();
         let dfs = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
-        prefix_pairs(rounds, dfs, k, peers, me)
+        let size = |doc: u32| {
+            docs.binary_search_by_key(&doc, |d| d.id)
+                .map_or(0, |i| docs[i].keys.len())
+        };
+        let link = match rule {
+            CandidateRule::Resemblance { t } => Link::Resemblance { t },
+            _ => Link::Shared { k },
+        };
+        prefix_pairs(rounds, dfs, link, &size, peers, me)
     } else {
         let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
         count_pairs(&held, peers, me, k)
@@ -802,12 +837,42 @@ impl Wire for DfMsg {
 struct KeysMsg {
     to: u32,
     doc: u32,
+    /// Its full set's size (the keys held by it alone included).
+    size: u32,
     keys: Vec<u64>,
 }
 
 impl Wire for KeysMsg {
     fn wire_bytes(&self) -> u64 {
-        8 + self.keys.wire_bytes()
+        12 + self.keys.wire_bytes()
+    }
+}
+
+/// When two documents of the prefix filter are linked.
+#[derive(Clone, Copy, Debug)]
+enum Link {
+    /// Sharing at least `k` keys (image elements).
+    Shared { k: u32 },
+    /// Full shingle sets of resemblance at least `t` (the exact join).
+    Resemblance { t: f64 },
+}
+
+impl Link {
+    /// The prefix length of a document of `size` keys in the global order.
+    fn prefix(self, size: usize) -> usize {
+        match self {
+            Link::Shared { k } => (size + 1).saturating_sub(k.max(1) as usize),
+            Link::Resemblance { t } if size > 0 => crate::cluster::exact::prefix_len(size, t),
+            Link::Resemblance { .. } => 0,
+        }
+    }
+
+    /// Whether documents of `sa` and `sb` keys sharing `shared` are linked.
+    fn holds(self, shared: usize, sa: usize, sb: usize) -> bool {
+        match self {
+            Link::Shared { k } => shared >= k.max(1) as usize,
+            Link::Resemblance { t } => crate::cluster::exact::passes(shared, sa + sb - shared, t),
+        }
     }
 }
 
@@ -819,29 +884,42 @@ impl Wire for KeysMsg {
 /// The prefix incidences go to the elements' owners, which pair the documents of each
 /// prefix row and send each candidate `(a, b)` to `a`'s pair owner; that worker also holds
 /// `x(a)` (sent to it here), asks `b`'s pair owner for `x(b)` once, and counts the shared
-/// elements by merging the two lists. Returns its edges and the candidates it counted.
+/// elements by merging the two lists. For the exact join (`Link::Resemblance`) the keys are
+/// the full shingle sets, the prefix is [`crate::cluster::exact::prefix_len`] of the full
+/// set (whose keys held by the document alone come first in the order, and pair nothing),
+/// and a candidate is linked when the resemblance of the full sets passes. `size` gives
+/// the full key count of this worker's documents. Returns its edges and the candidates it
+/// counted.
 fn prefix_pairs(
     rounds: &mut Rounds<'_>,
     mut dfs: Vec<DfMsg>,
-    k: u32,
+    link: Link,
+    size: &dyn Fn(u32) -> usize,
     peers: usize,
     me: usize,
 ) -> (Vec<(u32, u32)>, u64) {
     dfs.sort_unstable_by_key(|m| (m.doc, m.df, m.key));
-    let k = k.max(1) as usize;
     let mut prefix: Vec<(u64, u32)> = Vec::new();
     let mut stored: Vec<KeysMsg> = Vec::new();
     for x in dfs.chunk_by(|a, b| a.doc == b.doc) {
-        if x.len() < k {
+        let doc = x[0].doc;
+        // The keys held by this document alone come first in the order: the prefix
+        // takes what is left of its length.
+        let full = size(doc);
+        let take = link
+            .prefix(full)
+            .saturating_sub(full - x.len())
+            .min(x.len());
+        if take == 0 {
             continue;
         }
-        let doc = x[0].doc;
-        prefix.extend(x[..x.len() - k + 1].iter().map(|m| (m.key, doc)));
+        prefix.extend(x[..take].iter().map(|m| (m.key, doc)));
         let mut keys: Vec<u64> = x.iter().map(|m| m.key).collect();
         keys.sort_unstable();
         stored.push(KeysMsg {
             to: pair_owner(doc, peers) as u32,
             doc,
+            size: full as u32,
             keys,
         });
     }
@@ -879,23 +957,25 @@ fn prefix_pairs(
             find(&stored, b).map(|i| KeysMsg {
                 to,
                 doc: b,
+                size: stored[i].size,
                 keys: stored[i].keys.clone(),
             })
         })
         .collect();
     let mut fetched = rounds.exchange(answers, |m: &KeysMsg| m.to as Target);
     fetched.sort_unstable_by_key(|m| m.doc);
-    let list = |d: u32| -> &[u64] {
+    let list = |d: u32| -> (&[u64], usize) {
         let v = if pair_owner(d, peers) == me {
             &stored
         } else {
             &fetched
         };
-        find(v, d).map_or(&[][..], |i| &v[i].keys[..])
+        find(v, d).map_or((&[][..], 0), |i| (&v[i].keys[..], v[i].size as usize))
     };
     let mut edges = Vec::new();
     for &(a, b) in &cands {
-        if crate::sorted::intersection_size(list(a), list(b)) >= k {
+        let ((ka, sa), (kb, sb)) = (list(a), list(b));
+        if link.holds(crate::sorted::intersection_size(ka, kb), sa, sb) {
             edges.push((a, b));
         }
     }
@@ -946,6 +1026,7 @@ fn header(
     let inputs = ClusterInputs {
         n_docs: 1,
         keys: Some(&keys),
+        sets: Some(&keys),
         positional: scheme.is_positional().then_some(&values[..]),
         image_size: Some(n),
         miner: Some(&fp_miner),
@@ -1071,6 +1152,7 @@ fn run_group(
     let inputs = ClusterInputs {
         n_docs: len,
         keys: Some(&keys),
+        sets: rule.needs_sets().then_some(&keys[..]),
         positional: plan
             .params
             .sketch

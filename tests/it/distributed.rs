@@ -513,7 +513,7 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
-            check_divided(&run, &one_sum, method != "exact");
+            check_divided(&run, &one_sum, true);
         }
     }
 }
@@ -527,7 +527,7 @@ fn divided_options_match_single_process() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
-    let variants: [&[&str]; 6] = [
+    let variants: [&[&str]; 8] = [
         &["--method", "concept", "--max-df", "3", "--threshold", "0.5"],
         &[
             "--method",
@@ -548,6 +548,15 @@ fn divided_options_match_single_process() {
         ],
         &["--method", "lsh", "--threshold", "0.6", "--verify", "exact"],
         &["--method", "super-shingle", "--scheme", "bottom-k"],
+        &["--method", "exact", "--threshold", "0.5"],
+        &[
+            "--method",
+            "exact",
+            "--threshold",
+            "0.9",
+            "--shingle-len",
+            "2",
+        ],
     ];
     for (i, extra) in variants.iter().enumerate() {
         let mut args = vec!["cluster", s(&input)];
@@ -566,7 +575,7 @@ fn divided_options_match_single_process() {
     }
 }
 
-/// Every method but exact (verified or not) runs divided: every summary field but the
+/// Every method (verified or not) runs divided by resemblance: every summary field but the
 /// timings, memory and layout equals the single-process run's, every process ran every
 /// stage, and process 0 received far less than the records (the gathered runs send each
 /// document's image and ids to it, over 500 bytes a document).
@@ -717,6 +726,7 @@ fn dedup_matches_single_process() {
         ("lsh-verify", vec!["--method", "lsh", "--verify", "exact"]),
         ("super-shingle", vec!["--method", "super-shingle"]),
         ("concept-per-cluster", vec!["--per-cluster"]),
+        ("exact", vec!["--method", "exact"]),
     ] {
         let mut args = vec!["dedup", s(&input), "--threshold", "0.8"];
         args.extend(extra);
