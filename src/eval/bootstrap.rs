@@ -695,6 +695,36 @@ mod tests {
     }
 
     #[test]
+    fn corpus_units_by_document_and_by_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("c.jsonl");
+        std::fs::write(
+            &p,
+            "{\"id\":\"a\",\"text\":\"x\",\"task\":\"t1\"}\n\
+             {\"id\":\"b\",\"text\":\"y\",\"task\":7}\n\
+             {\"id\":\"c\",\"text\":\"z\",\"task\":\"t1\"}\n\
+             {\"id\":\"d\",\"text\":\"w\",\"task\":null}\n",
+        )
+        .unwrap();
+        let cfg = crate::corpus::CorpusConfig::default();
+        let docs = corpus_units(&p, &cfg, None).unwrap();
+        assert_eq!((docs.len(), docs.is_grouped()), (4, false));
+        let g = corpus_units(&p, &cfg, Some("task")).unwrap();
+        // t1 = {a, c}, 7 = {b}, d alone
+        assert_eq!((g.len(), g.is_grouped()), (3, true));
+        assert_eq!(g.index["a"], g.index["c"]);
+        assert_ne!(g.index["a"], g.index["b"]);
+        std::fs::write(&p, "{\"id\":\"a\",\"text\":\"x\",\"task\":[1]}\n").unwrap();
+        let e = corpus_units(&p, &cfg, Some("task"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("c.jsonl:1") && e.contains("string or a number"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn configs_are_checked() {
         assert_eq!(BootstrapConfig::from_options(0, 1, None).unwrap(), None);
         assert!(BootstrapConfig::from_options(0, 1, Some("task")).is_err());
