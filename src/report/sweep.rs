@@ -263,7 +263,15 @@ pub fn sweep(
         Some(b) => {
             let units = match &b.group_by {
                 None => Units::documents(docs.iter().map(|d| d.ext_id.as_str())),
-                Some(g) => corpus_units(input_path, &cfg.pipeline.corpus, Some(g))?,
+                Some(g) => {
+                    let u = corpus_units(input_path, &cfg.pipeline.corpus, Some(g))?;
+                    if u.len() == docs.len() {
+                        out.notes.push(format!(
+                            "bootstrap: no two documents share a value of '{g}': every document is a group of its own"
+                        ));
+                    }
+                    u
+                }
             };
             Some(Resampler::new(units, labels))
         }
