@@ -679,6 +679,9 @@ def evaluate(
     examples: int = _EVAL["examples"],
     corpus: Optional[PathLike] = _EVAL["corpus"],
     truth_tokenizer: str = _EVAL["truth_tokenizer"],
+    bootstrap: int = _EVAL["bootstrap"],
+    bootstrap_seed: int = _EVAL["bootstrap_seed"],
+    group_by: Optional[str] = _EVAL["group_by"],
     threads: Optional[int] = None,
 ) -> Dict[str, Any]:
     """The paper's five values, precision, recall, F1 and the false-duplicate clusters of a
@@ -698,12 +701,19 @@ def evaluate(
     marks), ``"whitespace"`` (runs of non-whitespace, punctuation kept) or ``"unicode"``
     (UAX #29 words).
 
+    ``bootstrap`` (``--bootstrap``): resamples for 95 % percentile intervals of precision,
+    recall and F1 (the result gains ``precision_lo`` .. ``f1_hi`` and ``bootstrap``), of the
+    documents of ``corpus`` (or without it those the truth and the prediction name), or with
+    ``group_by`` (needs ``corpus``) of the groups that field of its records names; seeded by
+    ``bootstrap_seed``.
+
     >>> fimdup.evaluate([("1", "2")], [("1", "2"), ("2", "3")])["recall"]
     0.5
     """
     t = _truth_arg(truth, truth_format, truth_rule)
     opts = _job_opts(dict(labeled_only=labeled_only, floor=floor, examples=examples, corpus=corpus,
-                          truth_tokenizer=truth_tokenizer))
+                          truth_tokenizer=truth_tokenizer, bootstrap=bootstrap,
+                          bootstrap_seed=bootstrap_seed, group_by=group_by))
     if isinstance(pred, Result):
         out = pred._n.evaluate(t, opts, threads)
     elif isinstance(pred, (str, _os.PathLike)):
@@ -777,6 +787,9 @@ def sweep(
     max_df: Optional[int] = _SWEEP["max_df"],
     measure: str = _SWEEP["measure"],
     errors: int = _SWEEP["errors"],
+    bootstrap: int = _SWEEP["bootstrap"],
+    bootstrap_seed: int = _SWEEP["bootstrap_seed"],
+    group_by: Optional[str] = _SWEEP["group_by"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -806,7 +819,9 @@ def sweep(
     false-cluster check computes from the corpus for pairs the truth gives none for, all
     lowercased: ``"word"`` (runs of alphanumeric characters and ``_``), ``"alnum"`` (runs of
     alphanumeric characters and combining marks), ``"whitespace"`` (runs of non-whitespace)
-    or ``"unicode"`` (UAX #29 words).
+    or ``"unicode"`` (UAX #29 words). ``bootstrap`` (``--bootstrap``): resamples of the
+    documents (or of the groups the ``group_by`` field of JSONL records names) for 95 %
+    intervals: each row gains ``precision_lo`` .. ``f1_hi``; seeded by ``bootstrap_seed``.
     """
     kw = dict(locals())
     for k in ("texts", "ids", "truth"):
@@ -832,6 +847,9 @@ def report(
     max_df: Optional[int] = _SWEEP["max_df"],
     measure: str = _SWEEP["measure"],
     errors: int = _SWEEP["errors"],
+    bootstrap: int = _SWEEP["bootstrap"],
+    bootstrap_seed: int = _SWEEP["bootstrap_seed"],
+    group_by: Optional[str] = _SWEEP["group_by"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],

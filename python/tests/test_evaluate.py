@@ -270,3 +270,16 @@ def test_truth_tokenizer_needs_a_corpus(cli, fimdup, tokenizer_case):
     assert p.returncode == 2 and "--corpus" in p.stderr
     with pytest.raises(ValueError, match="word, alnum, whitespace or unicode"):
         fimdup.evaluate(clusters, truth, corpus=tokenizer_case[0], truth_tokenizer="words")
+
+
+def test_bootstrap_intervals_equal_cli(fimdup, cli, corpus, lsh_out):
+    # The same resamples of the corpus's families, seeded alike, give the same intervals.
+    args = ["--corpus", corpus.path, "--bootstrap", "60", "--bootstrap-seed", "5", "--group-by", "family"]
+    ref = cli.json("eval", "--truth", corpus.truth, "--pairs", lsh_out / "pairs.csv", *args, "--json")
+    got = fimdup.evaluate(lsh_out / "pairs.csv", corpus.truth, corpus=corpus.path, bootstrap=60,
+                          bootstrap_seed=5, group_by="family")
+    keys = ["precision_lo", "precision_hi", "recall_lo", "recall_hi", "f1_lo", "f1_hi"]
+    assert_values(got, ref, FIVE_VALUES + keys)
+    assert got["f1_lo"] <= got["f1_hi"]
+    assert got["bootstrap"] == ref["bootstrap"]
+    assert "f1_lo" not in fimdup.evaluate(lsh_out / "pairs.csv", corpus.truth)

@@ -114,3 +114,13 @@ def test_truth_tokenizer_reaches_the_false_cluster_check(fimdup):
     assert false_clusters(truth_tokenizer="whitespace") == 1
     with pytest.raises(Exception, match="word, alnum, whitespace or unicode"):
         false_clusters(truth_tokenizer="words")
+
+
+def test_bootstrap_intervals_equal_cli(cli, fimdup, corpus):
+    out = cli.out("sweep", corpus.path, "--truth", corpus.truth, "--methods", "concept,union-find",
+                  "--thresholds", "0.9:0.8:0.1", "--bootstrap", "50", "--bootstrap-seed", "4")
+    expected = _ref.read_results_csv(out / "results.csv")
+    rows = fimdup.sweep(Path(corpus.path), None, str(corpus.truth), methods=["concept", "union-find"],
+                        thresholds="0.9:0.8:0.1", bootstrap=50, bootstrap_seed=4)
+    assert "f1_lo" in rows[0] and "f1_hi" in expected[0]
+    assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]

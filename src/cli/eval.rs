@@ -71,6 +71,19 @@ pub struct Args {
     /// always on for a pan truth, which labels only suspicious x source pairs.
     #[arg(long)]
     labeled_only: bool,
+    /// Bootstrap confidence intervals: resample the labeled unit (the documents of --corpus,
+    /// or its groups by --group-by; without --corpus the documents the truth and the
+    /// prediction name) N times with replacement and give 95 % percentile intervals of
+    /// precision, recall and F1. 0: none.
+    #[arg(long, value_name = "N", default_value_t = EvalOptions::default().bootstrap)]
+    bootstrap: usize,
+    /// Seed of the bootstrap's resamples.
+    #[arg(long, value_name = "S", default_value_t = EvalOptions::default().bootstrap_seed)]
+    bootstrap_seed: u64,
+    /// Resample groups instead of documents: the --corpus records' FIELD (a task, a source,
+    /// a family) names each document's group; a document without it is a group of its own.
+    #[arg(long, value_name = "FIELD", requires_all = ["bootstrap", "corpus"])]
+    group_by: Option<String>,
     /// Print a JSON object instead of the table.
     #[arg(long)]
     json: bool,
@@ -85,6 +98,9 @@ impl Args {
             examples: self.examples,
             corpus: self.corpus.clone(),
             truth_tokenizer: self.truth_tokenizer,
+            bootstrap: self.bootstrap,
+            bootstrap_seed: self.bootstrap_seed,
+            group_by: self.group_by.clone(),
         }
     }
 }
@@ -119,6 +135,10 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ("recall", format!("{:.4}", ev.recall)),
             ("F1", format!("{:.4}", ev.f1)),
         ];
+        let interval = |lo: Option<f64>, hi: Option<f64>| {
+            lo.zip(hi)
+                .map_or(String::new(), |(l, h)| format!("  [{l:.4}, {h:.4}]"))
+        };
         println!(
             "truth: {} ({} format; positive: {})",
             ev.truth, ev.truth_format, ev.rule
@@ -127,7 +147,26 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             println!("labeled only: {l}");
         }
         for (k, v) in rows {
-            println!("{k:<22}{v:>12}");
+            let iv = match k {
+                "precision" => interval(ev.precision_lo, ev.precision_hi),
+                "recall" => interval(ev.recall_lo, ev.recall_hi),
+                "F1" => interval(ev.f1_lo, ev.f1_hi),
+                _ => String::new(),
+            };
+            println!("{k:<22}{v:>12}{iv}");
+        }
+        if let Some(b) = &ev.bootstrap {
+            println!(
+                "  (95 % percentile intervals: {} resamples of {} {}, seed {})",
+                b.resamples,
+                b.units,
+                if b.unit == "documents" {
+                    "documents"
+                } else {
+                    "groups"
+                },
+                b.seed
+            );
         }
         match &fc {
             None => println!("false-duplicate clusters: n/a (pairs, not clusters)"),
@@ -157,8 +196,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     eprintln!(
-        "fimdup eval: P {:.4} R {:.4} F1 {:.4} ({} found, {} in the truth)",
-        ev.precision, ev.recall, ev.f1, ev.found, ev.truth_pairs
+        "fimdup eval: P {:.4} R {:.4} F1 {:.4}{} ({} found, {} in the truth)",
+        ev.precision,
+        ev.recall,
+        ev.f1,
+        ev.f1_lo
+            .zip(ev.f1_hi)
+            .map_or(String::new(), |(l, h)| format!(" [{l:.4}, {h:.4}]")),
+        ev.found,
+        ev.truth_pairs
     );
     Ok(())
 }

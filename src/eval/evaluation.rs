@@ -70,6 +70,53 @@ pub struct Evaluation {
     /// What the listed pairs are, when only they were evaluated.
     #[serde(skip)]
     pub listed: Option<String>,
+    /// With a bootstrap: how it was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<EvalBootstrap>,
+    /// With a bootstrap: precision's 95 % percentile interval, lower end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision_lo: Option<f64>,
+    /// Upper end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub precision_hi: Option<f64>,
+    /// Recall's interval, lower end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_lo: Option<f64>,
+    /// Upper end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recall_hi: Option<f64>,
+    /// F1's interval, lower end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1_lo: Option<f64>,
+    /// Upper end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1_hi: Option<f64>,
+}
+
+/// How an evaluation's bootstrap was made.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct EvalBootstrap {
+    /// Resamples drawn.
+    pub resamples: usize,
+    /// Their seed.
+    pub seed: u64,
+    /// The resampled unit, in words.
+    pub unit: String,
+    /// Units resampled.
+    pub units: usize,
+}
+
+impl Evaluation {
+    /// The evaluation with its bootstrap intervals.
+    pub fn set_intervals(&mut self, iv: &super::RowIntervals, how: EvalBootstrap) {
+        self.bootstrap = Some(how);
+        self.precision_lo = Some(iv.precision.lo);
+        self.precision_hi = Some(iv.precision.hi);
+        self.recall_lo = Some(iv.recall.lo);
+        self.recall_hi = Some(iv.recall.hi);
+        self.f1_lo = Some(iv.f1.lo);
+        self.f1_hi = Some(iv.f1.hi);
+    }
 }
 
 /// A truth read and its positives chosen: what [`evaluate_loaded`] compares with.
@@ -81,6 +128,18 @@ pub struct LoadedTruth {
     labels: Labels,
     listed: Option<Labeled>,
     table: Option<TruthTable>,
+}
+
+impl LoadedTruth {
+    /// The positive pairs.
+    pub fn labels(&self) -> &Labels {
+        &self.labels
+    }
+
+    /// The pairs evaluated, when only the listed ones are.
+    pub fn listed(&self) -> Option<&Labeled> {
+        self.listed.as_ref()
+    }
 }
 
 impl Truth {
@@ -150,5 +209,12 @@ pub fn evaluate_loaded(
         false_cluster_floor: fc.floor,
         false_clusters,
         listed: truth.listed.as_ref().map(|l| l.describe()),
+        bootstrap: None,
+        precision_lo: None,
+        precision_hi: None,
+        recall_lo: None,
+        recall_hi: None,
+        f1_lo: None,
+        f1_hi: None,
     })
 }

@@ -8,11 +8,14 @@
 //! [`External`] (a [`Prediction`] per threshold); [`evaluate`] gives the [`Counts`];
 //! [`false_clusters`] checks the clusters against exact resemblance (from the truth or from
 //! [`ShingleSets`] of the corpus). [`EvalOptions`] is an evaluation by named options, what
-//! the command and the Python package both run ([`Evaluation`]).
+//! the command and the Python package both run ([`Evaluation`]). [`bootstrap`] resamples
+//! documents or groups of them and recounts the pairs under each resample ([`Resampler`]):
+//! percentile intervals of P, R and F1 and paired comparisons of methods.
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
+pub mod bootstrap;
 mod delimited;
 mod evaluation;
 pub mod external;
@@ -27,7 +30,10 @@ pub mod similarity;
 pub mod thresholds;
 pub mod truth;
 
-pub use evaluation::{evaluate_loaded, Evaluation, LoadedTruth, Truth};
+pub use bootstrap::{
+    BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
+};
+pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{
     evaluate, evaluate_labeled, false_clusters, Counts, FalseCluster, FalseClusterConfig,

@@ -4,17 +4,25 @@
 //! resemblances. [`EvalOptions::load_truth`] and [`EvalOptions::evaluate`] are the calls
 //! both make, so the translation from options to an [`Evaluation`] is written once.
 //!
+//! With `bootstrap` resamples the evaluation gets 95 % percentile intervals of precision,
+//! recall and F1 ([`super::bootstrap`]): the units are the corpus's documents (or its
+//! groups by `group_by`, which needs the corpus) when a corpus is given, else the documents
+//! the truth and the prediction name.
+//!
 //! Invariant: the defaults are those of [`FalseClusterConfig::default`] (floor 0.5, 5
 //! listed clusters) and [`TruthTokenizer::default`] (`word`), all pairs evaluated, no
-//! corpus; a tokenizer other than the default needs a corpus (it only cuts the corpus's
-//! words).
+//! corpus, no bootstrap (seed 0); a tokenizer other than the default needs a corpus (it
+//! only cuts the corpus's words), and so does `group_by`.
 
 use std::path::PathBuf;
 
+use super::bootstrap::{corpus_units, BootstrapConfig, Resampler, Units};
+use super::evaluation::EvalBootstrap;
 use super::similarity::TruthTokenizer;
 use super::{
     evaluate_loaded, Evaluation, FalseClusterConfig, LoadedTruth, Prediction, ShingleSets, Truth,
 };
+use crate::corpus::CorpusConfig;
 use crate::{Error, Result};
 
 /// The options of one evaluation (see the module docs); read and written by the names the
@@ -34,6 +42,13 @@ pub struct EvalOptions {
     pub corpus: Option<PathBuf>,
     /// The words of the corpus's exact resemblances.
     pub truth_tokenizer: TruthTokenizer,
+    /// Bootstrap resamples for the intervals (0: none).
+    pub bootstrap: usize,
+    /// The bootstrap's seed.
+    pub bootstrap_seed: u64,
+    /// The corpus records' field naming each document's group, the bootstrap's unit
+    /// (`None`: documents).
+    pub group_by: Option<String>,
 }
 
 impl Default for EvalOptions {
@@ -45,6 +60,9 @@ impl Default for EvalOptions {
             examples: fc.max_examples,
             corpus: None,
             truth_tokenizer: TruthTokenizer::default(),
+            bootstrap: 0,
+            bootstrap_seed: 0,
+            group_by: None,
         }
     }
 }
@@ -58,9 +76,27 @@ impl EvalOptions {
         }
     }
 
-    /// Checks the floor, and that a tokenizer other than the default comes with a corpus.
+    /// The bootstrap these options ask for (`None`: none).
+    pub fn bootstrap(&self) -> Result<Option<BootstrapConfig>> {
+        BootstrapConfig::from_options(
+            self.bootstrap,
+            self.bootstrap_seed,
+            self.group_by.as_deref(),
+        )
+    }
+
+    /// Checks the floor, the bootstrap, and that a tokenizer other than the default and a
+    /// group field come with a corpus.
     pub fn validate(&self) -> Result<()> {
         self.false_clusters().validate()?;
+        self.bootstrap()?;
+        if self.corpus.is_none() {
+            if let Some(g) = &self.group_by {
+                return Err(Error::config(format!(
+                    "group-by '{g}' reads the field from the corpus's records: give a corpus too"
+                )));
+            }
+        }
         if self.corpus.is_none() && !self.truth_tokenizer.is_default() {
             return Err(Error::config(format!(
                 "truth tokenizer {} cuts the words of the corpus's resemblances: give a corpus too",
@@ -90,7 +126,24 @@ impl EvalOptions {
     pub fn evaluate(&self, pred: &Prediction, truth: &LoadedTruth) -> Result<Evaluation> {
         self.validate()?;
         let corpus = self.corpus_sets()?;
-        evaluate_loaded(pred, truth, &self.false_clusters(), corpus.as_ref())
+        let mut ev = evaluate_loaded(pred, truth, &self.false_clusters(), corpus.as_ref())?;
+        if let Some(b) = self.bootstrap()? {
+            let units = match &self.corpus {
+                Some(c) => corpus_units(c, &CorpusConfig::default(), b.group_by.as_deref())?,
+                None => Units::default(),
+            };
+            let mut r = Resampler::new(units, truth.labels());
+            r.add_row(truth.labels(), pred, truth.listed());
+            let res = r.run(&b)?;
+            let how = EvalBootstrap {
+                resamples: b.resamples,
+                seed: b.seed,
+                unit: b.unit(),
+                units: res.units,
+            };
+            ev.set_intervals(&res.rows[0], how);
+        }
+        Ok(ev)
     }
 }
 

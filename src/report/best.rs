@@ -32,6 +32,12 @@ pub struct MethodBest {
     pub best_at_grid_edge: bool,
     /// A range of thresholds to add, when the edge is not the end of the scale.
     pub suggest: Option<String>,
+    /// F1's bootstrap interval at the best threshold (with a bootstrap only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1_lo: Option<f64>,
+    /// See `f1_lo`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub f1_hi: Option<f64>,
 }
 
 /// The best-F1 row of each method (first on ties), in method order.
@@ -87,6 +93,8 @@ pub fn best_per_method(rows: &[SweepRow]) -> Vec<MethodBest> {
                 recall: b.recall,
                 best_at_grid_edge: edge,
                 suggest,
+                f1_lo: b.f1_lo,
+                f1_hi: b.f1_hi,
             }
         })
         .collect()
@@ -174,6 +182,12 @@ mod tests {
             false_clusters: None,
             seconds: 0.0,
             peak_rss_bytes: None,
+            precision_lo: None,
+            precision_hi: None,
+            recall_lo: None,
+            recall_hi: None,
+            f1_lo: None,
+            f1_hi: None,
         }
     }
 

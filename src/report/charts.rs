@@ -1,6 +1,7 @@
 //! The report's charts: F1, precision and recall, and time against the threshold, one line
 //! per method (methods in order of first appearance), as SVG strings, with the pixel
-//! position of every point (for the HTML report's hover and click targets).
+//! position of every point (for the HTML report's hover and click targets). Rows with
+//! bootstrap intervals draw F1's interval as a band around each F1 line.
 
 use super::plot::{self, Hit, Panel, Series};
 use super::SweepRow;
@@ -16,7 +17,11 @@ pub(crate) fn methods(rows: &[SweepRow]) -> Vec<&str> {
     m
 }
 
-fn series(rows: &[SweepRow], f: impl Fn(&SweepRow) -> f64) -> Vec<Series> {
+fn series(
+    rows: &[SweepRow],
+    f: impl Fn(&SweepRow) -> f64,
+    band: impl Fn(&SweepRow) -> Option<(f64, f64)>,
+) -> Vec<Series> {
     let finite = rows.iter().map(|r| r.threshold).filter(|t| t.is_finite());
     let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), t| {
         (a.min(t), b.max(t))
@@ -30,10 +35,17 @@ fn series(rows: &[SweepRow], f: impl Fn(&SweepRow) -> f64) -> Vec<Series> {
                 [r] if !r.threshold.is_finite() && lo <= hi => Series {
                     label: format!("{m} (unscored)"),
                     points: vec![(lo, f(r)), (hi, f(r))],
+                    band: band(r)
+                        .map(|(l, h)| vec![(lo, l, h), (hi, l, h)])
+                        .unwrap_or_default(),
                 },
                 _ => Series {
                     label: m.to_string(),
                     points: mine.iter().map(|r| (r.threshold, f(r))).collect(),
+                    band: mine
+                        .iter()
+                        .filter_map(|r| band(r).map(|(l, h)| (r.threshold, l, h)))
+                        .collect(),
                 },
             }
         })
@@ -93,7 +105,7 @@ fn chart(doc: (String, Vec<Hit>), panels: &[&[Series]]) -> Chart {
 /// The three charts of the rows.
 pub fn plots(rows: &[SweepRow]) -> Result<Charts> {
     let e = |name: &'static str| move |m: String| Error::format(name, format!("plotting: {m}"));
-    let f1 = series(rows, |r| r.f1);
+    let f1 = series(rows, |r| r.f1, SweepRow::f1_interval);
     let f1_svg = plot::svg(
         &[Panel {
             title: "F1 vs threshold",
@@ -106,8 +118,8 @@ pub fn plots(rows: &[SweepRow]) -> Result<Charts> {
         500,
     )
     .map_err(e("f1.svg"))?;
-    let p = series(rows, |r| r.precision);
-    let r = series(rows, |r| r.recall);
+    let p = series(rows, |r| r.precision, |_| None);
+    let r = series(rows, |r| r.recall, |_| None);
     let pr_svg = plot::svg(
         &[
             Panel {
@@ -129,7 +141,7 @@ pub fn plots(rows: &[SweepRow]) -> Result<Charts> {
         480,
     )
     .map_err(e("pr.svg"))?;
-    let t = series(rows, |r| r.seconds);
+    let t = series(rows, |r| r.seconds, |_| None);
     let time_svg = plot::svg(
         &[Panel {
             title: "Time vs threshold",

@@ -1,6 +1,7 @@
 //! Sweep results and the comparative report: `results.csv`, `f1.svg` (F1 vs threshold, one
 //! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `errors.csv`
-//! (the listed false positives and misses of every run), `report.md` and a self-contained
+//! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
+//! paired comparison of every two methods' best F1), `report.md` and a self-contained
 //! `report.html` (inline SVG with hover and click targets, the error analysis side by side,
 //! tables of every row, every parameter and the machine).
 //!
@@ -32,6 +33,7 @@ pub use page::{render_html, render_markdown};
 pub use rows::{read_results_csv, write_results_csv, SweepRow};
 pub use run::{run_sweep, SweepOptions, SweepTruth};
 
+use crate::eval::Paired;
 use crate::{Error, Result};
 
 /// Everything a report shows.
@@ -45,10 +47,13 @@ pub struct Report<'a> {
     pub machine: &'a MachineInfo,
     /// The listed errors, when the sweep collected them.
     pub errors: Option<&'a ErrorAnalysis>,
+    /// The paired comparisons of the methods' best F1, when the sweep ran a bootstrap.
+    pub paired: Option<&'a [Paired]>,
 }
 
 /// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `errors.csv` (when the report has
-/// errors), `report.md` and `report.html` into `dir` (created if missing).
+/// errors), `paired.csv` (when it has paired comparisons), `report.md` and `report.html`
+/// into `dir` (created if missing).
 pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_results_csv(&dir.join("results.csv"), report.rows)?;
@@ -58,6 +63,9 @@ pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     crate::io::write_atomic(dir.join("time.svg"), charts.time.svg.as_bytes())?;
     if let Some(errors) = report.errors {
         errors.write_csv(&dir.join("errors.csv"))?;
+    }
+    if let Some(paired) = report.paired {
+        crate::eval::bootstrap::write_paired_csv(&dir.join("paired.csv"), paired)?;
     }
     crate::io::write_atomic(dir.join("report.md"), render_markdown(report).as_bytes())?;
     crate::io::write_atomic(

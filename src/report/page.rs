@@ -2,7 +2,8 @@
 //! self-contained `report.html` (plots inline, with hover and click targets; the error
 //! analysis side by side; all data inline, no network access; readable with scripting off).
 //!
-//! Sections, in order: the best F1 per method (with the grid-edge flag), the plots, the
+//! Sections, in order: the best F1 per method (with the grid-edge flag), the paired
+//! comparisons (with a bootstrap), the plots, the
 //! error analysis (each method at its best threshold; any other point of the plots when
 //! scripting is on), every run, how the report was made (every parameter), the machine.
 //!
@@ -16,6 +17,7 @@ use super::best::{best_per_method, best_rows, MethodBest};
 use super::charts::{methods, Charts};
 use super::errors::{ErrorAnalysis, ErrorKind, PairError};
 use super::{interactive, MachineInfo, Report, SweepRow};
+use crate::eval::Paired;
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref()
@@ -55,9 +57,9 @@ fn cells(r: &SweepRow) -> [String; 14] {
         r.unique_truth.to_string(),
         r.unique_ours.to_string(),
         r.common.to_string(),
-        format!("{:.4}", r.precision),
-        format!("{:.4}", r.recall),
-        format!("{:.4}", r.f1),
+        with_interval(r.precision, r.precision_lo.zip(r.precision_hi)),
+        with_interval(r.recall, r.recall_lo.zip(r.recall_hi)),
+        with_interval(r.f1, r.f1_interval()),
         opt(&r.false_clusters),
         if r.seconds.is_finite() {
             format!("{:.3}", r.seconds)
@@ -65,6 +67,37 @@ fn cells(r: &SweepRow) -> [String; 14] {
             "-".into()
         },
         mib(r.peak_rss_bytes),
+    ]
+}
+
+/// A value, with its bootstrap interval when it has one: `0.7860 [0.751, 0.812]`.
+fn with_interval(v: f64, iv: Option<(f64, f64)>) -> String {
+    match iv {
+        None => format!("{v:.4}"),
+        Some((lo, hi)) => format!("{v:.4} [{lo:.3}, {hi:.3}]"),
+    }
+}
+
+const PAIRED_HEAD: [&str; 5] = [
+    "comparison",
+    "difference of best F1",
+    "95 % interval",
+    "first wins",
+    "second wins",
+];
+
+const PAIRED_NOTE: &str = "The difference of two methods' best F1 (each at its own best \
+threshold), with its 95 % percentile interval over the same bootstrap resamples (the best \
+threshold chosen again in each), and the share of resamples in which each method's best F1 \
+is the higher (the rest are ties). Every comparison is in paired.csv.";
+
+fn paired_cells(p: &Paired) -> Vec<String> {
+    vec![
+        format!("{} - {}", p.a, p.b),
+        format!("{:+.4}", p.diff),
+        format!("[{:+.4}, {:+.4}]", p.diff_lo, p.diff_hi),
+        format!("{} {:.0} %", p.a, 100.0 * p.a_wins),
+        format!("{} {:.0} %", p.b, 100.0 * p.b_wins),
     ]
 }
 
@@ -198,6 +231,11 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         if let Some(note) = grid_note(&b) {
             let _ = writeln!(s, "- {}: {note}.", b.method);
         }
+    }
+    if let Some(paired) = r.paired {
+        s.push_str("\n## Paired comparison\n\n");
+        let _ = writeln!(s, "{PAIRED_NOTE}\n");
+        md_table(&mut s, &PAIRED_HEAD, paired.iter().map(paired_cells));
     }
     s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n");
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
@@ -338,6 +376,11 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
                 esc(&note)
             );
         }
+    }
+    if let Some(paired) = r.paired {
+        s.push_str("<h2 id=\"paired\">Paired comparison</h2>\n");
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(PAIRED_NOTE));
+        html_table(&mut s, &PAIRED_HEAD, paired.iter().map(paired_cells), 1);
     }
     s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
     for c in [&charts.f1, &charts.pr, &charts.time] {

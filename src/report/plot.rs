@@ -3,12 +3,15 @@
 
 use plotters::prelude::*;
 
-/// One line: a label and its points (x ascending after sorting).
+/// One line: a label and its points (x ascending after sorting), with an optional band.
 pub struct Series {
     /// Legend label.
     pub label: String,
     /// Points.
     pub points: Vec<(f64, f64)>,
+    /// A band around the line, `(x, low, high)` (empty: none), drawn as a translucent area
+    /// of the line's colour under every line.
+    pub band: Vec<(f64, f64, f64)>,
 }
 
 /// Ten distinguishable colours (Tableau 10), assigned to methods in order of first appearance.
@@ -126,6 +129,30 @@ fn draw_panel(
         .light_line_style(TRANSPARENT)
         .draw()
         .map_err(err)?;
+    for (i, s) in p.series.iter().enumerate() {
+        let mut band: Vec<(f64, f64, f64)> = s
+            .band
+            .iter()
+            .copied()
+            .filter(|b| b.0.is_finite() && b.1.is_finite() && b.2.is_finite())
+            .collect();
+        if band.is_empty() {
+            continue;
+        }
+        band.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let color = PALETTE[i % PALETTE.len()];
+        let outline: Vec<(f64, f64)> = band
+            .iter()
+            .map(|b| (b.0, b.2))
+            .chain(band.iter().rev().map(|b| (b.0, b.1)))
+            .collect();
+        chart
+            .draw_series(std::iter::once(Polygon::new(
+                outline,
+                color.mix(0.18).filled(),
+            )))
+            .map_err(err)?;
+    }
     for (i, s) in p.series.iter().enumerate() {
         let color = PALETTE[i % PALETTE.len()];
         let mut pts: Vec<(f64, f64)> = s

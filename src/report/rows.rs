@@ -1,12 +1,14 @@
 //! The rows of a sweep: one [`SweepRow`] per (method, threshold), and `results.csv`.
 //!
 //! Invariant: `results.csv` has the [`SweepRow`] field names as its header (also when there
-//! is no row) and reads back into the same rows.
+//! is no row) and reads back into the same rows. The interval columns (`precision_lo` ..
+//! `f1_hi`) are written only when the rows carry intervals (a sweep with a bootstrap), so
+//! a sweep without one writes the same bytes as before they existed.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-use crate::eval::Counts;
+use crate::eval::{Counts, RowIntervals};
 use crate::{Error, Result};
 
 /// One run of one method at one threshold.
@@ -40,6 +42,24 @@ pub struct SweepRow {
     pub seconds: f64,
     /// Peak resident memory in bytes, if measured.
     pub peak_rss_bytes: Option<u64>,
+    /// Lower end of precision's bootstrap interval (with a bootstrap only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_lo: Option<f64>,
+    /// Upper end of precision's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub precision_hi: Option<f64>,
+    /// Lower end of recall's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall_lo: Option<f64>,
+    /// Upper end of recall's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall_hi: Option<f64>,
+    /// Lower end of F1's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f1_lo: Option<f64>,
+    /// Upper end of F1's interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub f1_hi: Option<f64>,
 }
 
 impl SweepRow {
@@ -68,7 +88,28 @@ impl SweepRow {
             false_clusters,
             seconds,
             peak_rss_bytes,
+            precision_lo: None,
+            precision_hi: None,
+            recall_lo: None,
+            recall_hi: None,
+            f1_lo: None,
+            f1_hi: None,
         }
+    }
+
+    /// The row with its bootstrap intervals.
+    pub fn set_intervals(&mut self, iv: &RowIntervals) {
+        self.precision_lo = Some(iv.precision.lo);
+        self.precision_hi = Some(iv.precision.hi);
+        self.recall_lo = Some(iv.recall.lo);
+        self.recall_hi = Some(iv.recall.hi);
+        self.f1_lo = Some(iv.f1.lo);
+        self.f1_hi = Some(iv.f1.hi);
+    }
+
+    /// F1's interval, when the row has one.
+    pub fn f1_interval(&self) -> Option<(f64, f64)> {
+        self.f1_lo.zip(self.f1_hi)
     }
 }
 

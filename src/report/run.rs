@@ -14,7 +14,8 @@ use super::{write_report, MachineInfo, Report, DEFAULT_ERRORS};
 use crate::cluster::{ClusterConfig, Measure, Method, Verify};
 use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
-    parse_thresholds, External, FalseClusterConfig, TruthFormat, TruthRule, TruthTable,
+    parse_thresholds, BootstrapConfig, External, FalseClusterConfig, TruthFormat, TruthRule,
+    TruthTable,
 };
 use crate::sketch::by_name;
 use crate::sketch::pipeline::PipelineConfig;
@@ -24,7 +25,7 @@ use crate::{Error, Result};
 /// (`fimdup sweep --help`, the Python `sweep`): every method, resemblance 0.95 down to 0.5
 /// in steps of 0.05, no verification, the false-cluster floor of
 /// [`FalseClusterConfig::default`] (0.5, resemblance on `word` words), [`DEFAULT_ERRORS`]
-/// (20) listed errors per row. Serialized by the names the command takes
+/// (20) listed errors per row, no bootstrap (seed 0, documents as the unit). Serialized by the names the command takes
 /// ([`crate::defaults`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -52,6 +53,13 @@ pub struct SweepOptions {
     pub measure: Measure,
     /// False positives and misses listed per row.
     pub errors: usize,
+    /// Bootstrap resamples for the intervals and paired comparisons (0: none).
+    pub bootstrap: usize,
+    /// The bootstrap's seed.
+    pub bootstrap_seed: u64,
+    /// The corpus records' field naming each document's group, the bootstrap's unit
+    /// (`None`: documents).
+    pub group_by: Option<String>,
 }
 
 impl Default for SweepOptions {
@@ -67,6 +75,9 @@ impl Default for SweepOptions {
             max_df: None,
             measure: Measure::default(),
             errors: DEFAULT_ERRORS,
+            bootstrap: 0,
+            bootstrap_seed: 0,
+            group_by: None,
         }
     }
 }
@@ -119,6 +130,11 @@ impl SweepOptions {
             labeled_only: self.labeled_only,
             errors: self.errors,
             external,
+            bootstrap: BootstrapConfig::from_options(
+                self.bootstrap,
+                self.bootstrap_seed,
+                self.group_by.as_deref(),
+            )?,
         };
         cfg.validate()?;
         Ok(cfg)
@@ -188,6 +204,7 @@ pub fn run_sweep(
             params: &params,
             machine: &MachineInfo::detect(),
             errors: (cfg.errors > 0).then_some(&res.errors),
+            paired: res.bootstrap.is_some().then_some(res.paired.as_slice()),
         },
     )?;
     Ok(res)

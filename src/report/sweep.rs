@@ -10,8 +10,14 @@
 //! below a floor; a pair the truth does not give is computed from the corpus with the
 //! evaluation's own words, [`SweepConfig::truth_tokenizer`]).
 //!
+//! With a bootstrap ([`SweepConfig::bootstrap`]) every row's counted pairs are kept in
+//! units ([`Resampler`]) and recounted under each resample after the last row: the rows get
+//! their intervals, and every pair of methods (externals included) its paired comparison of
+//! best F1 ([`crate::eval::bootstrap::paired`]).
+//!
 //! Invariants: rows come out in method order, then threshold order; everything but the
-//! timing and memory columns is deterministic for any number of threads.
+//! timing and memory columns is deterministic for any number of threads (the bootstrap's
+//! too: see [`crate::eval::bootstrap`]).
 
 use std::path::Path;
 use std::time::Instant;
@@ -22,10 +28,11 @@ use crate::cluster::{
     ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
 };
 use crate::corpus;
+use crate::eval::bootstrap::{corpus_units, paired, Units};
 use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
-    evaluate_labeled, false_clusters, External, FalseClusterConfig, Labeled, Labels, Prediction,
-    ShingleSets, TruthTable,
+    evaluate_labeled, false_clusters, BootstrapConfig, External, FalseClusterConfig, Labeled,
+    Labels, Paired, Prediction, Resampler, ShingleSets, TruthTable,
 };
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
@@ -75,6 +82,8 @@ pub struct SweepConfig {
     /// Other tools' predictions, evaluated beside the methods (after them, in order): a
     /// scored one at every threshold, an unscored one once (threshold NaN).
     pub external: Vec<External>,
+    /// Bootstrap intervals and paired comparisons (`None`: point values only).
+    pub bootstrap: Option<BootstrapConfig>,
 }
 
 impl SweepConfig {
@@ -128,6 +137,9 @@ impl SweepConfig {
             }
             names.push(e.name());
         }
+        if let Some(b) = &self.bootstrap {
+            b.validate()?;
+        }
         self.pipeline.validate()?;
         self.false_clusters.validate()
     }
@@ -148,6 +160,23 @@ pub struct SweepOutput {
     pub notes: Vec<String>,
     /// The listed false positives and misses of every row.
     pub errors: ErrorAnalysis,
+    /// With a bootstrap: how it was made.
+    pub bootstrap: Option<BootstrapSummary>,
+    /// With a bootstrap: every pair of methods (and external predictions), in row order.
+    pub paired: Vec<Paired>,
+}
+
+/// How a sweep's bootstrap was made.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct BootstrapSummary {
+    /// Resamples drawn.
+    pub resamples: usize,
+    /// Their seed.
+    pub seed: u64,
+    /// The resampled unit, in words.
+    pub unit: String,
+    /// Units resampled.
+    pub units: usize,
 }
 
 /// Runs the sweep on the corpus at `input` against `labels`; `truth` supplies exact
@@ -229,6 +258,24 @@ pub fn sweep(
         &cfg.pipeline,
         docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
     )?;
+    let mut resampler = match &cfg.bootstrap {
+        None => None,
+        Some(b) => {
+            let units = match &b.group_by {
+                None => Units::documents(docs.iter().map(|d| d.ext_id.as_str())),
+                Some(g) => {
+                    let u = corpus_units(input_path, &cfg.pipeline.corpus, Some(g))?;
+                    if u.len() == docs.len() {
+                        out.notes.push(format!(
+                            "bootstrap: no two documents share a value of '{g}': every document is a group of its own"
+                        ));
+                    }
+                    u
+                }
+            };
+            Some(Resampler::new(units, labels))
+        }
+    };
 
     for (m, tval, job) in &jobs {
         let (m, tval) = (*m, *tval);
@@ -250,6 +297,9 @@ pub fn sweep(
                 .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
         )?;
         let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+        if let Some(r) = &mut resampler {
+            r.add_row(labels, &pred, listed.as_ref());
+        }
         if cfg.errors > 0 {
             let found = res.pairs.iter().map(|p| {
                 (
@@ -300,6 +350,9 @@ pub fn sweep(
         for tval in points {
             let pred = ext.at(tval);
             let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+            if let Some(r) = &mut resampler {
+                r.add_row(labels, &pred, listed.as_ref());
+            }
             if cfg.errors > 0 {
                 let found = ext
                     .pairs_with_scores()
@@ -324,6 +377,33 @@ pub fn sweep(
         }
     }
     out.errors = errors.finish();
+    if let (Some(r), Some(b)) = (&resampler, &cfg.bootstrap) {
+        progress("bootstrap");
+        let res = r.run(b)?;
+        for (row, iv) in out.rows.iter_mut().zip(&res.rows) {
+            row.set_intervals(iv);
+        }
+        let methods: Vec<(String, f64, Vec<usize>)> = super::charts::methods(&out.rows)
+            .into_iter()
+            .map(|m| {
+                let idx: Vec<usize> = (0..out.rows.len())
+                    .filter(|&i| out.rows[i].method == m)
+                    .collect();
+                let best = idx
+                    .iter()
+                    .map(|&i| out.rows[i].f1)
+                    .fold(f64::NEG_INFINITY, f64::max);
+                (m.to_string(), best, idx)
+            })
+            .collect();
+        out.paired = paired(&res, &methods);
+        out.bootstrap = Some(BootstrapSummary {
+            resamples: b.resamples,
+            seed: b.seed,
+            unit: b.unit(),
+            units: res.units,
+        });
+    }
     Ok(out)
 }
 
@@ -485,6 +565,15 @@ pub fn describe(
                     "unscored: one point"
                 },
                 super::provenance::digest(e.path())?.xxh3_128
+            ),
+        ));
+    }
+    if let (Some(b), Some(s)) = (&cfg.bootstrap, &res.bootstrap) {
+        params.push((
+            "bootstrap".into(),
+            format!(
+                "{} resamples of {} ({} units), seed {}; 95 % percentile intervals",
+                b.resamples, s.unit, s.units, b.seed
             ),
         ));
     }

@@ -240,6 +240,7 @@ fn exact_containment_separates_cut_from_non() {
         labeled_only,
         errors: 0,
         external: Vec::new(),
+        bootstrap: None,
     };
     let only = sweep(&docs, &truth, &lab, &cfg(true), &|_| {})
         .unwrap()

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod bootstrap_ci;
 mod cli_canonical_text;
 mod cli_cluster;
 mod cli_foundation;

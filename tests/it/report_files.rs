@@ -55,6 +55,7 @@ fn report_files_are_written_and_parse_back() {
             params: &params(),
             machine: &machine,
             errors: None,
+            paired: None,
         },
     )
     .unwrap();
@@ -139,6 +140,7 @@ fn empty_report_still_writes() {
             params: &[],
             machine: &MachineInfo::detect(),
             errors: None,
+            paired: None,
         },
     )
     .unwrap();
@@ -182,6 +184,7 @@ fn fixture_report_for_screenshot() {
             params: &params(),
             machine: &MachineInfo::detect(),
             errors: None,
+            paired: None,
         },
     )
     .unwrap();

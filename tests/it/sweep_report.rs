@@ -45,6 +45,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         labeled_only: false,
         errors: 0,
         external: Vec::new(),
+        bootstrap: None,
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()
