@@ -30,10 +30,11 @@
 //!    document frequency; a document's first `|x| - k + 1` such elements in the order
 //!    (frequency, element) are its prefix, and two documents sharing `k` elements share one
 //!    of their prefixes' (any fixed order will do; this one puts the common elements last,
-//!    out of the prefixes). Prefix incidences go to the elements' owners, which pair the
-//!    documents of each prefix row and send each candidate `(a, b)` to `a`'s pair owner
-//!    (by hash), which holds `a`'s element list, fetches `b`'s once, and counts. Lsh and
-//!    super-shingle: each row goes once to the pair owners of its documents but the last,
+//!    out of the prefixes). Prefix incidences go to the elements' owners, which send each
+//!    prefix row on to the pair owners (by hash) of its documents but the last: the owner
+//!    of `a` pairs it with the row's later documents `b` (a row held by many documents is
+//!    paired by many workers), holds `a`'s element list, fetches `b`'s once, and counts.
+//!    Lsh and super-shingle: each row goes once to the pair owners of its documents but the last,
 //!    which count, over the rows holding `a`, the documents after it, and link those
 //!    sharing a key (a superset of their candidates; each group finds its own).
 //! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
@@ -610,19 +611,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                 }));
                 continue;
             }
-            let docs: Vec<u32> = r.iter().map(|x| x.1).collect();
-            let mut to: Vec<usize> = docs[..df - 1]
-                .iter()
-                .map(|&d| pair_owner(d, peers))
-                .collect();
-            to.sort_unstable();
-            to.dedup();
-            for o in to {
-                to_owners.push(RowMsg {
-                    to: o as u32,
-                    docs: docs.clone(),
-                });
-            }
+            to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut to_owners);
             continue;
         }
         if df >= 2 {
@@ -783,6 +772,23 @@ impl Wire for RowMsg {
     }
 }
 
+/// `docs` (a row's documents, ascending) once to each pair owner of its documents but the
+/// last: the workers that pair those documents with the ones after them.
+fn to_pair_owners(docs: Vec<u32>, peers: usize, out: &mut Vec<RowMsg>) {
+    let mut to: Vec<usize> = docs[..docs.len().saturating_sub(1)]
+        .iter()
+        .map(|&d| pair_owner(d, peers))
+        .collect();
+    to.sort_unstable();
+    to.dedup();
+    for o in to {
+        out.push(RowMsg {
+            to: o as u32,
+            docs: docs.clone(),
+        });
+    }
+}
+
 /// The edges `(a, b)`, `a < b`, with `a`'s pairs counted by worker `me`, whose documents share at
 /// least `k` of `rows` (each row ascending), and the candidate pairs counted.
 fn count_pairs(rows: &[RowMsg], peers: usize, me: usize, k: u32) -> (Vec<(u32, u32)>, u64) {
@@ -881,8 +887,9 @@ impl Link {
 /// document frequencies. Two documents sharing `k` of them share one among the first
 /// `|x(d)| - k + 1` of each in any fixed order of the elements; in the order (document
 /// frequency, element) those prefixes hold the rare elements, so few pairs are candidates.
-/// The prefix incidences go to the elements' owners, which pair the documents of each
-/// prefix row and send each candidate `(a, b)` to `a`'s pair owner; that worker also holds
+/// The prefix incidences go to the elements' owners, which send each prefix row on to the
+/// pair owners of its documents (all but the last); the owner of `a` pairs it with the
+/// row's later documents `b` (so a hot row is paired by many workers); that worker also holds
 /// `x(a)` (sent to it here), asks `b`'s pair owner for `x(b)` once, and counts the shared
 /// elements by merging the two lists. For the exact join (`Link::Resemblance`) the keys are
 /// the full shingle sets, the prefix is [`crate::cluster::exact::prefix_len`] of the full
@@ -928,18 +935,20 @@ fn prefix_pairs(
     stored.sort_unstable_by_key(|m| m.doc);
     let mut prefix = rounds.exchange(prefix, |x: &(u64, u32)| spread(x.0));
     prefix.sort_unstable();
-    let mut cands: Vec<(u32, u32)> = Vec::new();
+    // Each prefix row goes on to the pair owners of its documents but the last, which pair
+    // their own documents with the later ones: a row held by many documents is paired by
+    // many workers, not by its key's owner alone.
+    let mut rows: Vec<RowMsg> = Vec::new();
     for r in prefix.chunk_by(|a, b| a.0 == b.0) {
-        for i in 0..r.len() {
-            for j in i + 1..r.len() {
-                cands.push((r[i].1, r[j].1));
-            }
+        if r.len() >= 2 {
+            to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut rows);
         }
     }
     drop(prefix);
-    let mut cands = rounds.exchange(cands, move |p: &(u32, u32)| pair_owner(p.0, peers));
-    cands.sort_unstable();
-    cands.dedup();
+    let rows = rounds.exchange(rows, |r: &RowMsg| r.to as Target);
+    // The candidates `(a, b)` of this worker's `a`s, sorted and distinct.
+    let (cands, _) = count_pairs(&rows, peers, me, 1);
+    drop(rows);
     // The other documents' lists, asked for once from their pair owners.
     let mut wanted: Vec<u32> = cands
         .iter()
