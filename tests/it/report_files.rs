@@ -56,6 +56,7 @@ fn report_files_are_written_and_parse_back() {
             machine: &machine,
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();
@@ -141,6 +142,7 @@ fn empty_report_still_writes() {
             machine: &MachineInfo::detect(),
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();
@@ -185,6 +187,7 @@ fn fixture_report_for_screenshot() {
             machine: &MachineInfo::detect(),
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();
