@@ -13,6 +13,9 @@ use serde_json::Value;
 
 const TASKS: [&str; 5] = ["a", "b", "c", "d", "e"];
 
+/// One fold of one method: threshold, train F1, test truth, found, common, test F1.
+type Fold = (f64, f64, u64, u64, u64, f64);
+
 /// `(a, b, plagiarised, task)` of the 95 labeled pairs, `a < b`.
 fn pairs(dir: &Path) -> Vec<(String, String, String, String)> {
     let text = std::fs::read_to_string(dir.join("pairs_vs_source.tsv")).unwrap();
@@ -132,7 +135,7 @@ fn cv_equals_the_per_task_sweeps() {
         assert_eq!(methods.len(), if mi == 0 { 5 } else { 2 });
         // Independent: per held-out task, the sweeps on the restricted truths.
         // expected[method] = [(threshold, train F1, truth, found, common, test F1)] by task
-        let mut expected: Vec<Vec<(f64, f64, u64, u64, u64, f64)>> = vec![vec![]; methods.len()];
+        let mut expected: Vec<Vec<Fold>> = vec![vec![]; methods.len()];
         for held in TASKS {
             let train: Vec<&str> = TASKS.iter().copied().filter(|t| *t != held).collect();
             let (tr, te) = (
@@ -162,7 +165,7 @@ fn cv_equals_the_per_task_sweeps() {
             }
         }
         for (k, m) in methods.iter().enumerate() {
-            let mut got: Vec<(f64, f64, u64, u64, u64, f64)> = cv["cv"]["rows"]
+            let mut got: Vec<Fold> = cv["cv"]["rows"]
                 .as_array()
                 .unwrap()
                 .iter()
@@ -179,7 +182,7 @@ fn cv_equals_the_per_task_sweeps() {
                     )
                 })
                 .collect();
-            let key = |x: &(f64, f64, u64, u64, u64, f64)| (x.2, x.3, x.4, x.0.to_bits());
+            let key = |x: &Fold| (x.2, x.3, x.4, x.0.to_bits());
             let mut want = expected[k].clone();
             got.sort_by_key(key);
             want.sort_by_key(key);
@@ -204,6 +207,59 @@ fn cv_equals_the_per_task_sweeps() {
                 (summary["tuned_f1"].as_f64().unwrap() - f).abs() < 1e-12,
                 "{m}"
             );
+        }
+    }
+}
+
+#[test]
+fn cv_bad_input_is_a_clear_error() {
+    let dir = common::dataset("clough_stevenson_2011");
+    let docs = dir.join("docs.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let truth = tmp.path().join("t.csv");
+    write_truth(&truth, &pairs(&dir), &TASKS);
+    let out = tmp.path().join("o");
+    let base = [
+        "sweep",
+        s(&docs),
+        "--truth",
+        s(&truth),
+        "--labeled-only",
+        "--methods",
+        "exact",
+        "--thresholds",
+        "0.5,0.3",
+        "--errors",
+        "0",
+        "--out",
+        s(&out),
+    ];
+    let cases: [(&[&str], &str); 4] = [
+        (&["--cv", "1"], "cv: 1 folds; expected 2"),
+        (
+            &["--cv", "6", "--group-by", "task"],
+            "6 folds need at least as many units",
+        ),
+        (
+            &["--group-by", "task"],
+            "give a number of resamples or of folds",
+        ),
+        (
+            &["--cv", "3", "--group-by", "task", "--bootstrap", "10"],
+            "",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        let o = common::run(&args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        if want.is_empty() {
+            assert!(o.status.success(), "{extra:?}: {err}");
+            assert!(out.join("cv.csv").exists() && out.join("paired.csv").exists());
+        } else {
+            assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+            assert!(err.contains(want), "{extra:?}: {err}");
         }
     }
 }
