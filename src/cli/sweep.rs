@@ -311,7 +311,7 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
     }
     if let Some(c) = &res.cv {
         eprintln!(
-            "cross-validated F1 ({} folds of {} {} units, seed {}; threshold chosen on the other folds):",
+            "cross-validated F1 ({} folds of {} units: {}, seed {}; threshold chosen on the other folds):",
             c.folds, c.units, c.unit, c.seed
         );
         for m in &c.methods {
