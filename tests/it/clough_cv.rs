@@ -263,3 +263,48 @@ fn cv_bad_input_is_a_clear_error() {
         }
     }
 }
+
+#[test]
+fn cv_csv_is_the_same_for_any_thread_count() {
+    let dir = common::dataset("clough_stevenson_2011");
+    let docs = dir.join("docs.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let truth = tmp.path().join("t.csv");
+    write_truth(&truth, &pairs(&dir), &TASKS);
+    let mut got = Vec::new();
+    for threads in ["1", "2"] {
+        let out = tmp.path().join(threads);
+        ok(&[
+            "sweep",
+            s(&docs),
+            "--truth",
+            s(&truth),
+            "--truth-rule",
+            "plagiarised=1",
+            "--labeled-only",
+            "--methods",
+            "concept,exact",
+            "--thresholds",
+            "0.9:0.1:0.1",
+            "--errors",
+            "0",
+            "--cv",
+            "4",
+            "--cv-seed",
+            "9",
+            "--threads",
+            threads,
+            "--out",
+            s(&out),
+        ]);
+        got.push(std::fs::read(out.join("cv.csv")).unwrap());
+    }
+    assert_eq!(got[0], got[1]);
+    // 100 documents in 4 folds of 25; 8 rows (2 methods x 4 folds)
+    let text = String::from_utf8(got[0].clone()).unwrap();
+    assert_eq!(text.lines().count(), 9);
+    assert!(text
+        .lines()
+        .skip(1)
+        .all(|l| l.split(',').nth(2) == Some("25")));
+}
