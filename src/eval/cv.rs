@@ -162,7 +162,11 @@ pub struct CvResult {
     pub methods: Vec<CvSummary>,
 }
 
-/// The threshold of `m` with the best F1 under the weights `w` (ties within 1e-12: the
+/// One fold's weighted counts of every row: on the training pairs, on the fold's own, and
+/// the fold's number of units.
+type FoldCounts = (Vec<[u64; 3]>, Vec<[u64; 3]>, usize);
+
+/// The threshold of `m` with the best F1 in the weighted `counts` (ties within 1e-12: the
 /// higher threshold), with its index in the grid, F1 and counts.
 fn choose(m: &CvMethod, counts: &[[u64; 3]]) -> (usize, f64, [u64; 3]) {
     let mut best: Option<(usize, f64, [u64; 3])> = None;
@@ -200,7 +204,7 @@ pub fn cross_validate(
         return Err(Error::config(format!("cv: method {} has no rows", m.name)));
     }
     let fold = assign_folds(units.keys(), cfg.folds, cfg.seed);
-    let per_fold: Vec<(Vec<[u64; 3]>, Vec<[u64; 3]>, usize)> = (0..cfg.folds)
+    let per_fold: Vec<FoldCounts> = (0..cfg.folds)
         .map(|f| {
             let test: Vec<u32> = fold.iter().map(|&x| u32::from(x == f)).collect();
             let train: Vec<u32> = test.iter().map(|&x| 1 - x).collect();
