@@ -1,5 +1,6 @@
 //! Sweep results and the comparative report: `results.csv`, `f1.svg` (F1 vs threshold, one
-//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `errors.csv`
+//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `pareto.svg`
+//! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
 //! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
 //! threshold chosen and the F1 of every method on every fold), `report.md` and a self-contained
@@ -27,7 +28,7 @@ pub mod sweep;
 use std::path::Path;
 
 pub use best::{best_per_method, best_rows, MethodBest};
-pub use charts::{plots, Chart, ChartPoint, Charts};
+pub use charts::{pareto_front, plots, Chart, ChartPoint, Charts};
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
@@ -54,7 +55,7 @@ pub struct Report<'a> {
     pub cv: Option<&'a CvResult>,
 }
 
-/// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `errors.csv` (when the report has
+/// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `pareto.svg`, `errors.csv` (when the report has
 /// errors), `paired.csv` (when it has paired comparisons), `cv.csv` (when it has a
 /// cross-validation), `report.md` and `report.html`
 /// into `dir` (created if missing).
@@ -65,6 +66,7 @@ pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     crate::io::write_atomic(dir.join("f1.svg"), charts.f1.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("pr.svg"), charts.pr.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("time.svg"), charts.time.svg.as_bytes())?;
+    crate::io::write_atomic(dir.join("pareto.svg"), charts.pareto.svg.as_bytes())?;
     if let Some(errors) = report.errors {
         errors.write_csv(&dir.join("errors.csv"))?;
     }

@@ -292,7 +292,7 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         let _ = writeln!(s, "{}\n", cv_note(c));
         md_table(&mut s, &CV_HEAD, cv_cells(c).into_iter());
     }
-    s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n");
+    s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n![F1 against cost, with the Pareto front](pareto.svg)\n\n");
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
         s.push_str("## Error analysis\n\n");
         let _ = writeln!(s, "{ERRORS_NOTE} report.html shows them side by side.\n");
@@ -443,7 +443,7 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
         html_table(&mut s, &CV_HEAD, cv_cells(c).into_iter(), 1);
     }
     s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
-    for c in [&charts.f1, &charts.pr, &charts.time] {
+    for c in [&charts.f1, &charts.pr, &charts.time, &charts.pareto] {
         let _ = writeln!(
             s,
             "<div class=\"plot\">{}</div>",

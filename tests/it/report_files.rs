@@ -65,6 +65,7 @@ fn report_files_are_written_and_parse_back() {
         "f1.svg",
         "pr.svg",
         "time.svg",
+        "pareto.svg",
         "report.md",
         "report.html",
     ] {
@@ -96,7 +97,10 @@ fn report_files_are_written_and_parse_back() {
         !html.contains("src=\"") && !html.contains("href=\""),
         "self-contained"
     );
-    assert_eq!(html.matches("<svg").count(), 3);
+    // f1, pr, time and pareto (F1 against seconds and memory, with the front)
+    assert_eq!(html.matches("<svg").count(), 4);
+    let pareto = std::fs::read_to_string(dir.path().join("pareto.svg")).unwrap();
+    assert!(pareto.contains("F1 vs seconds") && pareto.contains("Pareto front"));
     for m in [
         "concept",
         "union-find",
