@@ -790,6 +790,8 @@ def sweep(
     bootstrap: int = _SWEEP["bootstrap"],
     bootstrap_seed: int = _SWEEP["bootstrap_seed"],
     group_by: Optional[str] = _SWEEP["group_by"],
+    cv: int = _SWEEP["cv"],
+    cv_seed: int = _SWEEP["cv_seed"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -822,6 +824,9 @@ def sweep(
     or ``"unicode"`` (UAX #29 words). ``bootstrap`` (``--bootstrap``): resamples of the
     documents (or of the groups the ``group_by`` field of JSONL records names) for 95 %
     intervals: each row gains ``precision_lo`` .. ``f1_hi``; seeded by ``bootstrap_seed``.
+    ``cv`` (``--cv``): folds of the documents (or of the ``group_by`` groups), dealt by a
+    hash seeded by ``cv_seed``, for the cross-validated F1; the rows are unchanged and
+    :func:`report` writes the folds to ``cv.csv`` and the report's cross-validation table.
     """
     kw = dict(locals())
     for k in ("texts", "ids", "truth"):
@@ -850,6 +855,8 @@ def report(
     bootstrap: int = _SWEEP["bootstrap"],
     bootstrap_seed: int = _SWEEP["bootstrap_seed"],
     group_by: Optional[str] = _SWEEP["group_by"],
+    cv: int = _SWEEP["cv"],
+    cv_seed: int = _SWEEP["cv_seed"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],

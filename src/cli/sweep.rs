@@ -125,12 +125,23 @@ pub struct SweepArgs {
     /// --threads).
     #[arg(long, value_name = "S", default_value_t = SweepOptions::default().bootstrap_seed)]
     pub bootstrap_seed: u64,
-    /// Resample groups instead of documents: the JSONL records' FIELD (a task, a source, a
-    /// family) names each document's group; a document without it is a group of its own.
-    #[arg(long, value_name = "FIELD", requires = "bootstrap")]
+    /// Resample (and, with --cv, deal into folds) groups instead of documents: the JSONL
+    /// records' FIELD (a task, a source, a family) names each document's group; a document
+    /// without it is a group of its own.
+    #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
+    /// Cross-validated F1: deal the documents (or the groups of --group-by) into K folds by
+    /// a seeded hash; per method and fold, choose the threshold with the best F1 on the other
+    /// folds' pairs and score it on the fold's own (cv.csv, the report's cross-validation
+    /// table beside the best F1 tuned on all pairs). 0: none.
+    #[arg(long, value_name = "K", default_value_t = SweepOptions::default().cv)]
+    pub cv: usize,
+    /// Seed of the fold assignment.
+    #[arg(long, value_name = "S", default_value_t = SweepOptions::default().cv_seed)]
+    pub cv_seed: u64,
     /// Print JSON on stdout: {"rows": [...], "methods": [best threshold per method, with
-    /// "best_at_grid_edge" and "suggest"], "paired": [with --bootstrap]}.
+    /// "best_at_grid_edge" and "suggest"], "paired": [with --bootstrap], "cv": {with --cv:
+    /// "rows" per method and fold, "methods" per method}}.
     #[arg(long)]
     pub json: bool,
 }
@@ -152,6 +163,8 @@ impl SweepArgs {
             bootstrap: self.bootstrap,
             bootstrap_seed: self.bootstrap_seed,
             group_by: self.group_by.clone(),
+            cv: self.cv,
+            cv_seed: self.cv_seed,
         }
     }
 }
@@ -205,6 +218,9 @@ pub fn sweep_and_report(
         if res.bootstrap.is_some() {
             v["bootstrap"] = serde_json::to_value(&res.bootstrap)?;
             v["paired"] = serde_json::to_value(&res.paired)?;
+        }
+        if res.cv.is_some() {
+            v["cv"] = serde_json::to_value(&res.cv)?;
         }
         print_json(&v)?;
     }
@@ -290,6 +306,32 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
                 100.0 * p.a_wins,
                 p.b,
                 100.0 * p.b_wins
+            );
+        }
+    }
+    if let Some(c) = &res.cv {
+        eprintln!(
+            "cross-validated F1 ({} folds of {} units: {}, seed {}; threshold chosen on the other folds):",
+            c.folds, c.units, c.unit, c.seed
+        );
+        for m in &c.methods {
+            eprintln!(
+                "  {:<14} CV F1 {:.4} [{:.4}-{:.4}], pooled {:.4}; tuned on all {:.4} at {}{}",
+                m.method,
+                m.cv_f1,
+                m.min_f1,
+                m.max_f1,
+                m.pooled_f1,
+                m.tuned_f1,
+                m.tuned_threshold,
+                if m.folds_at_edge > 0 {
+                    format!(
+                        "; at the grid's edge in {} of {} folds",
+                        m.folds_at_edge, c.folds
+                    )
+                } else {
+                    String::new()
+                }
             );
         }
     }

@@ -118,6 +118,10 @@ pub struct Units {
     index: hashbrown::HashMap<Box<str>, u32>,
     units: u32,
     grouped: bool,
+    /// Every unit's name, by unit index: `d:` and the document id for a document of its
+    /// own, `g:` and the field's value for a group (so a group never shares a document's
+    /// name).
+    keys: Vec<Box<str>>,
 }
 
 impl Units {
@@ -154,10 +158,12 @@ impl Units {
             }
             let unit = match g {
                 Some(g) => *groups.entry(g.as_ref().to_string()).or_insert_with(|| {
+                    u.keys.push(format!("g:{}", g.as_ref()).into());
                     u.units += 1;
                     u.units - 1
                 }),
                 None => {
+                    u.keys.push(format!("d:{id}").into());
                     u.units += 1;
                     u.units - 1
                 }
@@ -175,7 +181,13 @@ impl Units {
         let u = self.units;
         self.units += 1;
         self.index.insert(id.into(), u);
+        self.keys.push(format!("d:{id}").into());
         u
+    }
+
+    /// The name of every unit, by unit index (see the field's docs).
+    pub fn keys(&self) -> &[Box<str>] {
+        &self.keys
     }
 
     /// Number of units.
@@ -333,6 +345,16 @@ impl Resampler {
     /// Number of units (after every row was added).
     pub fn units(&self) -> usize {
         self.units.len()
+    }
+
+    /// The units (after every row was added: documents named only by a row are units too).
+    pub fn unit_table(&self) -> &Units {
+        &self.units
+    }
+
+    /// Number of rows added.
+    pub fn rows(&self) -> usize {
+        self.rows.len()
     }
 
     /// Weighted `(|T|, |F|, |T ∩ F|)` of every row under the multiplicities `m` (a unit's

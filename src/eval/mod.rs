@@ -10,12 +10,15 @@
 //! [`ShingleSets`] of the corpus). [`EvalOptions`] is an evaluation by named options, what
 //! the command and the Python package both run ([`Evaluation`]). [`bootstrap`] resamples
 //! documents or groups of them and recounts the pairs under each resample ([`Resampler`]):
-//! percentile intervals of P, R and F1 and paired comparisons of methods.
+//! percentile intervals of P, R and F1 and paired comparisons of methods. [`cv`] recounts
+//! the same pair lists on folds of the units: thresholds chosen on the other folds and
+//! scored on the one held out.
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
 pub mod bootstrap;
+pub mod cv;
 mod delimited;
 mod evaluation;
 pub mod external;
@@ -33,6 +36,7 @@ pub mod truth;
 pub use bootstrap::{
     BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
 };
+pub use cv::{CvConfig, CvFold, CvResult, CvSummary};
 pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{

@@ -1,7 +1,9 @@
 //! Sweep results and the comparative report: `results.csv`, `f1.svg` (F1 vs threshold, one
-//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `errors.csv`
+//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `pareto.svg`
+//! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
-//! paired comparison of every two methods' best F1), `report.md` and a self-contained
+//! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
+//! threshold chosen and the F1 of every method on every fold), `report.md` and a self-contained
 //! `report.html` (inline SVG with hover and click targets, the error analysis side by side,
 //! tables of every row, every parameter and the machine).
 //!
@@ -26,14 +28,14 @@ pub mod sweep;
 use std::path::Path;
 
 pub use best::{best_per_method, best_rows, MethodBest};
-pub use charts::{plots, Chart, ChartPoint, Charts};
+pub use charts::{pareto_front, plots, Chart, ChartPoint, Charts};
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
 pub use rows::{read_results_csv, write_results_csv, SweepRow};
 pub use run::{run_sweep, SweepOptions, SweepTruth};
 
-use crate::eval::Paired;
+use crate::eval::{CvResult, Paired};
 use crate::{Error, Result};
 
 /// Everything a report shows.
@@ -49,10 +51,13 @@ pub struct Report<'a> {
     pub errors: Option<&'a ErrorAnalysis>,
     /// The paired comparisons of the methods' best F1, when the sweep ran a bootstrap.
     pub paired: Option<&'a [Paired]>,
+    /// The cross-validation, when the sweep ran one.
+    pub cv: Option<&'a CvResult>,
 }
 
-/// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `errors.csv` (when the report has
-/// errors), `paired.csv` (when it has paired comparisons), `report.md` and `report.html`
+/// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `pareto.svg`, `errors.csv` (when the report has
+/// errors), `paired.csv` (when it has paired comparisons), `cv.csv` (when it has a
+/// cross-validation), `report.md` and `report.html`
 /// into `dir` (created if missing).
 pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -61,11 +66,15 @@ pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     crate::io::write_atomic(dir.join("f1.svg"), charts.f1.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("pr.svg"), charts.pr.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("time.svg"), charts.time.svg.as_bytes())?;
+    crate::io::write_atomic(dir.join("pareto.svg"), charts.pareto.svg.as_bytes())?;
     if let Some(errors) = report.errors {
         errors.write_csv(&dir.join("errors.csv"))?;
     }
     if let Some(paired) = report.paired {
         crate::eval::bootstrap::write_paired_csv(&dir.join("paired.csv"), paired)?;
+    }
+    if let Some(cv) = report.cv {
+        crate::eval::cv::write_cv_csv(&dir.join("cv.csv"), cv)?;
     }
     crate::io::write_atomic(dir.join("report.md"), render_markdown(report).as_bytes())?;
     crate::io::write_atomic(

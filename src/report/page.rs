@@ -3,7 +3,7 @@
 //! analysis side by side; all data inline, no network access; readable with scripting off).
 //!
 //! Sections, in order: the best F1 per method (with the grid-edge flag), the paired
-//! comparisons (with a bootstrap), the plots, the
+//! comparisons (with a bootstrap), the cross-validation (with one), the plots, the
 //! error analysis (each method at its best threshold; any other point of the plots when
 //! scripting is on), every run, how the report was made (every parameter), the machine.
 //!
@@ -17,7 +17,7 @@ use super::best::{best_per_method, best_rows, MethodBest};
 use super::charts::{methods, Charts};
 use super::errors::{ErrorAnalysis, ErrorKind, PairError};
 use super::{interactive, MachineInfo, Report, SweepRow};
-use crate::eval::Paired;
+use crate::eval::{CvResult, Paired};
 
 fn opt<T: std::fmt::Display>(v: &Option<T>) -> String {
     v.as_ref()
@@ -99,6 +99,56 @@ fn paired_cells(p: &Paired) -> Vec<String> {
         format!("{} {:.0} %", p.a, 100.0 * p.a_wins),
         format!("{} {:.0} %", p.b, 100.0 * p.b_wins),
     ]
+}
+
+const CV_HEAD: [&str; 6] = [
+    "method",
+    "cross-validated F1: mean [min-max] over folds",
+    "pooled F1 (found / common / truth)",
+    "tuned on all: F1 (threshold)",
+    "thresholds chosen",
+    "at the grid's edge",
+];
+
+fn cv_note(c: &CvResult) -> String {
+    format!(
+        "The {} {} are dealt into {} folds by a seeded hash (seed {}). For each fold, each \
+method's threshold is the one with the best F1 on the pairs of the other folds, and is scored \
+on the fold's own pairs (pairs across folds count in neither). The cross-validated F1 is the \
+mean over folds; the pooled F1 is that of the folds' counts summed; the tuned F1 chooses the \
+threshold on every pair it is scored on. Every fold is in cv.csv.",
+        c.units, c.unit, c.folds, c.seed
+    )
+}
+
+fn cv_cells(c: &CvResult) -> Vec<Vec<String>> {
+    c.methods
+        .iter()
+        .map(|m| {
+            let mut chosen: Vec<String> = Vec::new();
+            for r in c.rows.iter().filter(|r| r.method == m.method) {
+                let t = r.threshold.to_string();
+                if !chosen.contains(&t) {
+                    chosen.push(t);
+                }
+            }
+            vec![
+                m.method.clone(),
+                format!("{:.4} [{:.4}-{:.4}]", m.cv_f1, m.min_f1, m.max_f1),
+                format!(
+                    "{:.4} ({} / {} / {})",
+                    m.pooled_f1, m.pooled_found, m.pooled_common, m.pooled_truth
+                ),
+                format!("{:.4} ({})", m.tuned_f1, m.tuned_threshold),
+                chosen.join(", "),
+                if m.folds_at_edge > 0 {
+                    format!("{} of {} folds", m.folds_at_edge, c.folds)
+                } else {
+                    "no".into()
+                },
+            ]
+        })
+        .collect()
 }
 
 fn machine_rows(m: &MachineInfo) -> Vec<(String, String)> {
@@ -237,7 +287,12 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         let _ = writeln!(s, "{PAIRED_NOTE}\n");
         md_table(&mut s, &PAIRED_HEAD, paired.iter().map(paired_cells));
     }
-    s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n");
+    if let Some(c) = r.cv {
+        s.push_str("\n## Cross-validation\n\n");
+        let _ = writeln!(s, "{}\n", cv_note(c));
+        md_table(&mut s, &CV_HEAD, cv_cells(c).into_iter());
+    }
+    s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n![F1 against cost, with the Pareto front](pareto.svg)\n\n");
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
         s.push_str("## Error analysis\n\n");
         let _ = writeln!(s, "{ERRORS_NOTE} report.html shows them side by side.\n");
@@ -382,8 +437,13 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
         let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(PAIRED_NOTE));
         html_table(&mut s, &PAIRED_HEAD, paired.iter().map(paired_cells), 1);
     }
+    if let Some(c) = r.cv {
+        s.push_str("<h2 id=\"cv\">Cross-validation</h2>\n");
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(&cv_note(c)));
+        html_table(&mut s, &CV_HEAD, cv_cells(c).into_iter(), 1);
+    }
     s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
-    for c in [&charts.f1, &charts.pr, &charts.time] {
+    for c in [&charts.f1, &charts.pr, &charts.time, &charts.pareto] {
         let _ = writeln!(
             s,
             "<div class=\"plot\">{}</div>",

@@ -14,8 +14,8 @@ use super::{write_report, MachineInfo, Report, DEFAULT_ERRORS};
 use crate::cluster::{ClusterConfig, Measure, Method, Verify};
 use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
-    parse_thresholds, BootstrapConfig, External, FalseClusterConfig, TruthFormat, TruthRule,
-    TruthTable,
+    parse_thresholds, BootstrapConfig, CvConfig, External, FalseClusterConfig, TruthFormat,
+    TruthRule, TruthTable,
 };
 use crate::sketch::by_name;
 use crate::sketch::pipeline::PipelineConfig;
@@ -25,7 +25,8 @@ use crate::{Error, Result};
 /// (`fimdup sweep --help`, the Python `sweep`): every method, resemblance 0.95 down to 0.5
 /// in steps of 0.05, no verification, the false-cluster floor of
 /// [`FalseClusterConfig::default`] (0.5, resemblance on `word` words), [`DEFAULT_ERRORS`]
-/// (20) listed errors per row, no bootstrap (seed 0, documents as the unit). Serialized by the names the command takes
+/// (20) listed errors per row, no bootstrap (seed 0, documents as the unit), no
+/// cross-validation (seed 0). Serialized by the names the command takes
 /// ([`crate::defaults`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -57,9 +58,13 @@ pub struct SweepOptions {
     pub bootstrap: usize,
     /// The bootstrap's seed.
     pub bootstrap_seed: u64,
-    /// The corpus records' field naming each document's group, the bootstrap's unit
-    /// (`None`: documents).
+    /// The corpus records' field naming each document's group, the unit of the bootstrap
+    /// and of the cross-validation (`None`: documents).
     pub group_by: Option<String>,
+    /// Folds of the cross-validation (0: none).
+    pub cv: usize,
+    /// The seed of the cross-validation's fold assignment.
+    pub cv_seed: u64,
 }
 
 impl Default for SweepOptions {
@@ -78,6 +83,8 @@ impl Default for SweepOptions {
             bootstrap: 0,
             bootstrap_seed: 0,
             group_by: None,
+            cv: 0,
+            cv_seed: 0,
         }
     }
 }
@@ -133,9 +140,19 @@ impl SweepOptions {
             bootstrap: BootstrapConfig::from_options(
                 self.bootstrap,
                 self.bootstrap_seed,
-                self.group_by.as_deref(),
+                self.group_by.as_deref().filter(|_| self.bootstrap > 0),
             )?,
+            cv: (self.cv > 0).then(|| CvConfig {
+                folds: self.cv,
+                seed: self.cv_seed,
+                group_by: self.group_by.clone(),
+            }),
         };
+        if self.group_by.is_some() && self.bootstrap == 0 && self.cv == 0 {
+            return Err(Error::config(
+                "group-by chooses the unit of the bootstrap or the cross-validation: give a number of resamples or of folds too",
+            ));
+        }
         cfg.validate()?;
         Ok(cfg)
     }
@@ -205,6 +222,7 @@ pub fn run_sweep(
             machine: &MachineInfo::detect(),
             errors: (cfg.errors > 0).then_some(&res.errors),
             paired: res.bootstrap.is_some().then_some(res.paired.as_slice()),
+            cv: res.cv.as_ref(),
         },
     )?;
     Ok(res)

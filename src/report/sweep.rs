@@ -15,6 +15,11 @@
 //! their intervals, and every pair of methods (externals included) its paired comparison of
 //! best F1 ([`crate::eval::bootstrap::paired`]).
 //!
+//! With a cross-validation ([`SweepConfig::cv`]) the same pair lists in units are recounted
+//! on folds after the last row ([`crate::eval::cv`]): per method the threshold chosen on
+//! the other folds and its F1 on the held-out one; unscored external predictions (one
+//! point) are left out.
+//!
 //! Invariants: rows come out in method order, then threshold order; everything but the
 //! timing and memory columns is deterministic for any number of threads (the bootstrap's
 //! too: see [`crate::eval::bootstrap`]).
@@ -29,6 +34,7 @@ use crate::cluster::{
 };
 use crate::corpus;
 use crate::eval::bootstrap::{corpus_units, paired, Units};
+use crate::eval::cv::{cross_validate, CvConfig, CvMethod, CvResult};
 use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
     evaluate_labeled, false_clusters, BootstrapConfig, External, FalseClusterConfig, Labeled,
@@ -84,6 +90,9 @@ pub struct SweepConfig {
     pub external: Vec<External>,
     /// Bootstrap intervals and paired comparisons (`None`: point values only).
     pub bootstrap: Option<BootstrapConfig>,
+    /// Cross-validated F1 (`None`: none). Its group field, when both are given, is the
+    /// bootstrap's.
+    pub cv: Option<CvConfig>,
 }
 
 impl SweepConfig {
@@ -140,6 +149,16 @@ impl SweepConfig {
         if let Some(b) = &self.bootstrap {
             b.validate()?;
         }
+        if let Some(c) = &self.cv {
+            c.validate()?;
+            if let Some(b) = &self.bootstrap {
+                if b.group_by != c.group_by {
+                    return Err(Error::config(
+                        "the bootstrap and the cross-validation must share their group-by field",
+                    ));
+                }
+            }
+        }
         self.pipeline.validate()?;
         self.false_clusters.validate()
     }
@@ -164,6 +183,8 @@ pub struct SweepOutput {
     pub bootstrap: Option<BootstrapSummary>,
     /// With a bootstrap: every pair of methods (and external predictions), in row order.
     pub paired: Vec<Paired>,
+    /// With a cross-validation: its folds and per-method figures.
+    pub cv: Option<CvResult>,
 }
 
 /// How a sweep's bootstrap was made.
@@ -258,10 +279,15 @@ pub fn sweep(
         &cfg.pipeline,
         docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
     )?;
-    let mut resampler = match &cfg.bootstrap {
+    let group_by = match (&cfg.bootstrap, &cfg.cv) {
+        (Some(b), _) => Some(b.group_by.as_deref()),
+        (None, Some(c)) => Some(c.group_by.as_deref()),
+        (None, None) => None,
+    };
+    let mut resampler = match group_by {
         None => None,
-        Some(b) => {
-            let units = match &b.group_by {
+        Some(group_by) => {
+            let units = match group_by {
                 None => Units::documents(docs.iter().map(|d| d.ext_id.as_str())),
                 Some(g) => {
                     let u = corpus_units(input_path, &cfg.pipeline.corpus, Some(g))?;
@@ -377,6 +403,25 @@ pub fn sweep(
         }
     }
     out.errors = errors.finish();
+    if let (Some(r), Some(c)) = (&resampler, &cfg.cv) {
+        progress("cross-validation");
+        let methods: Vec<CvMethod> = super::charts::methods(&out.rows)
+            .into_iter()
+            .map(|m| CvMethod {
+                name: m.to_string(),
+                rows: (0..out.rows.len())
+                    .filter(|&i| out.rows[i].method == m && out.rows[i].threshold.is_finite())
+                    .map(|i| (out.rows[i].threshold, i))
+                    .collect(),
+            })
+            .filter(|m| !m.rows.is_empty())
+            .collect();
+        let unit = match &c.group_by {
+            None => "documents".to_string(),
+            Some(f) => format!("groups by the record field '{f}'"),
+        };
+        out.cv = Some(cross_validate(r, &methods, c, unit)?);
+    }
     if let (Some(r), Some(b)) = (&resampler, &cfg.bootstrap) {
         progress("bootstrap");
         let res = r.run(b)?;
@@ -574,6 +619,15 @@ pub fn describe(
             format!(
                 "{} resamples of {} ({} units), seed {}; 95 % percentile intervals",
                 b.resamples, s.unit, s.units, b.seed
+            ),
+        ));
+    }
+    if let Some(c) = &res.cv {
+        params.push((
+            "cross-validation".into(),
+            format!(
+                "{} folds of {} ({} units), seed {}; threshold chosen on the other folds",
+                c.folds, c.unit, c.units, c.seed
             ),
         ));
     }

@@ -241,6 +241,7 @@ fn exact_containment_separates_cut_from_non() {
         errors: 0,
         external: Vec::new(),
         bootstrap: None,
+        cv: None,
     };
     let only = sweep(&docs, &truth, &lab, &cfg(true), &|_| {})
         .unwrap()

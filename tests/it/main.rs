@@ -7,6 +7,7 @@ mod bootstrap_ci;
 mod cli_canonical_text;
 mod cli_cluster;
 mod cli_foundation;
+mod clough_cv;
 mod clough_real;
 mod cluster_concept_miner;
 mod containment_cli;

@@ -56,6 +56,7 @@ fn report_files_are_written_and_parse_back() {
             machine: &machine,
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();
@@ -64,6 +65,7 @@ fn report_files_are_written_and_parse_back() {
         "f1.svg",
         "pr.svg",
         "time.svg",
+        "pareto.svg",
         "report.md",
         "report.html",
     ] {
@@ -95,7 +97,10 @@ fn report_files_are_written_and_parse_back() {
         !html.contains("src=\"") && !html.contains("href=\""),
         "self-contained"
     );
-    assert_eq!(html.matches("<svg").count(), 3);
+    // f1, pr, time and pareto (F1 against seconds and memory, with the front)
+    assert_eq!(html.matches("<svg").count(), 4);
+    let pareto = std::fs::read_to_string(dir.path().join("pareto.svg")).unwrap();
+    assert!(pareto.contains("F1 vs seconds") && pareto.contains("Pareto front"));
     for m in [
         "concept",
         "union-find",
@@ -141,6 +146,7 @@ fn empty_report_still_writes() {
             machine: &MachineInfo::detect(),
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();
@@ -185,6 +191,7 @@ fn fixture_report_for_screenshot() {
             machine: &MachineInfo::detect(),
             errors: None,
             paired: None,
+            cv: None,
         },
     )
     .unwrap();

@@ -46,6 +46,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         errors: 0,
         external: Vec::new(),
         bootstrap: None,
+        cv: None,
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()
