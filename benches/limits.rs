@@ -244,7 +244,10 @@ fn main() {
     });
     let steps = [
         (Step::Lines, "+ split lines (memchr)"),
-        (Step::Json, "+ parse the JSON text field (serde_json, borrowed)"),
+        (
+            Step::Json,
+            "+ parse the JSON text field (serde_json, borrowed)",
+        ),
         (Step::Words, "+ ASCII words, lowercased"),
         (Step::Hash, "+ hash each word (xxh3)"),
         (Step::Shingles, "+ 5-word shingles (combined word hashes)"),
@@ -307,7 +310,10 @@ fn main() {
     for (name, s) in &rows {
         md += &row(name, *s);
     }
-    md += &row("**fimdup's reader** (read, split, parse: `par_map_corpus_opts`)", reader);
+    md += &row(
+        "**fimdup's reader** (read, split, parse: `par_map_corpus_opts`)",
+        reader,
+    );
     md += &row(
         "**fimdup's sketch** (`sketch_stream`: word 5-shingles, bottom-k 128)",
         sketch,
