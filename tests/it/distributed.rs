@@ -1152,28 +1152,35 @@ fn kill_one(root: &Path, args: &[&str], victim: usize) -> (BTreeMap<usize, Strin
     let done = wait_all(procs, killed_at + Duration::from_secs(30), &what);
     let secs = killed_at.elapsed().as_secs_f64();
     eprintln!("fail-stop: the others exited {secs:.1} s after the kill of process {victim}");
-    let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
-    let mut errs = BTreeMap::new();
-    for (e, &p) in done.iter().zip(&survivors) {
-        assert_eq!(
-            e.status.code(),
-            Some(2),
-            "process {p} {what} ({secs:.1} s): {}",
-            e.stderr
-        );
-        // It may notice another survivor's exit first: it names some other process.
-        assert!(
-            (0..3).any(|q| q != p && names_peer(&e.stderr, q, &ports)),
-            "process {p} names no lost peer {what}: {}",
-            e.stderr
-        );
-        assert_eq!(entries(&e.cwd), ["tmp"], "{}", e.cwd.display());
-        assert!(entries(&e.cwd.join("tmp")).is_empty());
-        errs.insert(p, e.stderr.clone());
-    }
+    let errs = check_survivors(&done, victim, &ports, &format!("{what} ({secs:.1} s)"));
     // A killed process 0 had not written its output either.
     assert!(!killed.cwd.join("out").exists());
     (errs, ports)
+}
+
+/// The processes of a run of 3 but `victim`, after its death: each exited 2 naming a lost
+/// peer (it may notice another survivor's exit first: it names some other process) and
+/// left its working directory as it found it. Returns their standard errors.
+fn check_survivors(
+    done: &[Done],
+    victim: usize,
+    ports: &[u16],
+    what: &str,
+) -> BTreeMap<usize, String> {
+    let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
+    let mut errs = BTreeMap::new();
+    for (e, &p) in done.iter().zip(&survivors) {
+        assert_eq!(e.status.code(), Some(2), "process {p} {what}: {}", e.stderr);
+        assert!(
+            (0..3).any(|q| q != p && names_peer(&e.stderr, q, ports)),
+            "process {p} names no lost peer {what}: {}",
+            e.stderr
+        );
+        assert_eq!(entries(&e.cwd), ["tmp"], "{what}: {}", e.cwd.display());
+        assert!(entries(&e.cwd.join("tmp")).is_empty(), "{what}");
+        errs.insert(p, e.stderr.clone());
+    }
+    errs
 }
 
 /// Fail-stop: SIGKILL of process 1, then of process 0, in the middle of a run of several
@@ -1249,21 +1256,7 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
         let err = fs::read_to_string(&killed.stderr).unwrap_or_default();
         assert_eq!(st.signal(), Some(libc::SIGKILL), "{what}: {st}: {err}");
         let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &what);
-        let survivors: Vec<usize> = (0..3).filter(|&p| p != victim).collect();
-        for (e, &p) in done.iter().zip(&survivors) {
-            assert_eq!(
-                e.status.code(),
-                Some(2),
-                "{what}: process {p}: {}",
-                e.stderr
-            );
-            assert!(
-                (0..3).any(|q| q != p && names_peer(&e.stderr, q, &ports)),
-                "{what}: process {p} names no lost peer: {}",
-                e.stderr
-            );
-            assert_eq!(entries(&e.cwd), ["tmp"], "{what}: {}", e.cwd.display());
-        }
+        check_survivors(&done, victim, &ports, &what);
         assert!(!killed.cwd.join("out").exists(), "{what}");
     }
 }
