@@ -11,7 +11,10 @@
 //! nor between its creation and its registration, whatever the other threads are doing when
 //! the signal arrives: creators hold the gate for reading while they create and register,
 //! the cleanup holds it for writing and never opens it again. Destructors do not run on
-//! `process::exit`, so the handler is what removes the temporaries of an interrupted run.
+//! `process::exit`, so the handler is what removes the temporaries of an interrupted run,
+//! and the binary calls [`shut_down_and_clean`] as it exits too (the temporaries of
+//! threads that never returned, such as a worker still waiting when another's error ends
+//! the run).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, RwLock};

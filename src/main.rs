@@ -10,5 +10,8 @@ fn main() {
     let code = cli::main();
     #[cfg(feature = "failpoints")]
     scenario.teardown();
+    // Destructors do not run on exit: temporaries still registered belong to threads that
+    // never returned (a worker waiting for an error to be reported), and go now.
+    fimdup::cleanup::shut_down_and_clean();
     std::process::exit(code);
 }

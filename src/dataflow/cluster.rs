@@ -9,7 +9,8 @@
 //! library code:
 //! 1. **Sketch**: each worker reads and sketches its byte range (the ranges' counts are
 //!    gathered first, so each knows its first line and DocId) and keeps its documents'
-//!    ids, element keys and fingerprints.
+//!    ids, element keys and fingerprints (the keys in a spill file under a memory budget,
+//!    [`Held`]).
 //! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
 //!    the same check one process runs, and every worker stops with the error of the
 //!    earliest one.
@@ -17,7 +18,10 @@
 //!    fingerprint when the image is empty or the equivalence is lexical): equal raw text
 //!    implies equal canonical text implies equal images, so each collapse class is one such
 //!    group, and its owner runs [`collapse`] on it: the same classes and counts.
-//! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key:
+//! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key
+//!    (under a memory budget in passes, each over a slice of the keys, sized so that a
+//!    pass's incidences take at most half of a worker's part of the budget; every key is
+//!    in one pass, so the rows are the same):
 //!    the method's candidate rule ([`CandidateRule`], from the method's file) says which
 //!    keys (the full shingle sets for exact, read again by each worker at its documents'
 //!    offsets; image elements for concept and union-find, band keys for lsh, super
@@ -69,6 +73,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::held::Held;
 use super::rounds::{Rounds, Target, Traffic, Wire};
 use super::workers::add_stats;
 use crate::cluster::threshold::image_kind;
@@ -106,11 +111,6 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
         } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
             Some("repeated ids are renamed in input order")
-        } else if job.spill_config().budget.is_some() {
-            Some(
-            "a memory budget: the divided stages hold each worker's share of the incidences in \
-             memory, so process 0 keeps the budget by spilling as one process does",
-        )
         } else {
             None
         },
@@ -118,15 +118,14 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
 }
 
 /// A document of a worker's share.
+/// Its keys and positional values (the image for k-mins and one-permutation) are in the
+/// worker's [`Held`] store, at its index in the worker's documents.
 struct Doc {
     id: u32,
     ext: String,
     line: u64,
     /// Where its line starts in the file (exact verification reads it there).
     offset: u64,
-    keys: Vec<u64>,
-    /// The positional image (k-mins, one-permutation), empty for sorted schemes.
-    values: Vec<u64>,
     raw: u64,
     canonical: u64,
     image: Option<u64>,
@@ -253,6 +252,8 @@ struct WorkerCounts {
     peak_rss_bytes: Option<u64>,
     /// A deduplication's kept records written in this worker's part.
     kept_written: u64,
+    /// The passes of the rows stage (more than one under a tight memory budget).
+    row_passes: u64,
 }
 
 impl Wire for WorkerCounts {
@@ -283,6 +284,16 @@ fn together(rounds: &mut Rounds<'_>, e: Error) -> Error {
 /// Spreads a key over the workers.
 fn spread(x: u64) -> Target {
     (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as Target
+}
+
+/// Bytes a worker holds per incidence of a pass of the rows stage: the incidences it
+/// sends, their encoding in flight, and the ones it receives and sorts.
+const ROW_BYTES: u64 = 64;
+
+/// The pass of the rows stage that takes key `k` (of `passes`): a hash independent of
+/// [`spread`]'s, so each pass spreads over every worker.
+fn slice(k: u64, passes: u64) -> u64 {
+    ((k ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 40) % passes
 }
 
 /// The worker counting the pairs whose smaller DocId is `d` (a hash, so that the low
@@ -386,7 +397,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let sketcher = &plan.sketcher;
     let scheme = plan.params.sketch.scheme;
     let lexical = job.equivalence() == Equivalence::Lexical;
+    let spill = job.spill_config();
+    // Under a budget the keys wait on disk; each worker of a process gets its share.
+    let worker_budget = spill.budget.map(|b| b.0 / plan.per_process.max(1) as u64);
+    let spill_dir = worker_budget.map(|_| spill.dir());
     let mut docs: Vec<Doc> = Vec::new();
+    let mut held = Held::new(spill_dir.as_deref())?;
     let stats = sketch_share(
         path,
         pipeline,
@@ -419,13 +435,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                 }
                 keys.sort_unstable();
                 keys.dedup();
+                held.push(keys, values)?;
                 docs.push(Doc {
                     id: first + i as u32,
                     ext,
                     line: lines.get(i).copied().unwrap_or(0),
                     offset: offsets.get(i).copied().unwrap_or(0),
-                    keys,
-                    values,
                     raw: raw_fingerprints[i],
                     canonical: canonical_fingerprints[i],
                     image,
@@ -436,31 +451,50 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     )?;
     let n_here = docs.len() as u64;
     // The exact join's keys are the documents' full shingle sets, read again at their
-    // offsets in this worker's range.
+    // offsets in this worker's range (under a budget a block of documents at a time).
     if job.cluster_config().method == Method::Exact {
         let offsets: Vec<u64> = docs.iter().map(|d| d.offset).collect();
         let ids: Vec<String> = docs.iter().map(|d| d.ext.clone()).collect();
-        let wanted: Vec<DocId> = (0..docs.len() as u32).map(DocId).collect();
-        let sets = crate::sketch::pipeline::shingle_sets_at(
-            path,
-            &pipeline.corpus,
-            &pipeline.text,
-            &plan.params.shingle,
-            &wanted,
-            &offsets,
-            Some(&ids),
-        )?
-        .ok_or_else(|| {
-            Error::Distributed(format!(
-                "{}: the documents cannot be read again at their offsets",
-                path.display()
-            ))
-        })?;
-        for (d, set) in sets {
-            docs[d.index()].keys = set;
+        let block = if held.on_disk() {
+            4096
+        } else {
+            docs.len().max(1)
+        };
+        let mut sets_held = Held::new(spill_dir.as_deref())?;
+        for from in (0..docs.len()).step_by(block) {
+            let to = (from + block).min(docs.len());
+            let wanted: Vec<DocId> = (from as u32..to as u32).map(DocId).collect();
+            let mut sets = crate::sketch::pipeline::shingle_sets_at(
+                path,
+                &pipeline.corpus,
+                &pipeline.text,
+                &plan.params.shingle,
+                &wanted,
+                &offsets,
+                Some(&ids),
+            )?
+            .ok_or_else(|| {
+                Error::Distributed(format!(
+                    "{}: the documents cannot be read again at their offsets",
+                    path.display()
+                ))
+            })?;
+            sets.sort_unstable_by_key(|s| s.0);
+            if sets.len() != to - from {
+                return Err(Error::Distributed(format!(
+                    "{}: {} of {} documents read again at their offsets",
+                    path.display(),
+                    sets.len(),
+                    to - from
+                )));
+            }
+            for (_, set) in sets {
+                sets_held.push(set, Vec::new())?;
+            }
         }
+        held = sets_held;
     }
-    let incidences: u64 = docs.iter().map(|d| d.keys.len() as u64).sum();
+    let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
     stages.lap("read and sketch", rounds, n_here);
 
     // 2. Ids: the owner of an id's hash checks its ids in DocId order.
@@ -543,7 +577,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     // The method's translation of the threshold, from a run of the method on one document
     // with an image of the run's size (empty when every image is: then the methods that
     // infer the size from the images see none).
-    let nonempty: u64 = docs.iter().filter(|d| !d.keys.is_empty()).count() as u64;
+    let nonempty: u64 = (0..held.len()).filter(|&i| held.keys_len(i) > 0).count() as u64;
     let any = rounds.all_gather(nonempty).iter().any(|(_, c)| *c > 0);
     let n = plan.params.sketch.size;
     let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
@@ -561,19 +595,36 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let (head, rule) = rule.map_err(|e| together(rounds, e))?;
 
     // 4. Rows: the candidate rule's keys of the representatives (image elements; band keys
-    // for lsh; super shingles), by key.
-    let inc: Vec<(u64, u32)> = docs
-        .iter()
-        .filter(|d| is_rep(d))
-        .flat_map(|d| {
-            rule.keys(&d.keys, &d.values)
-                .into_iter()
-                .map(move |k| (k, d.id))
-        })
-        .collect();
-    let n_inc = inc.len() as u64;
-    let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
-    rows.sort_unstable();
+    // for lsh; super shingles), by key; under a budget in passes, each over a slice of the
+    // keys, so that a pass's incidences fit in half of a worker's budget.
+    let meta = (docs.iter())
+        .map(|d| (std::mem::size_of::<Doc>() + 16 + d.ext.len()) as u64)
+        .sum::<u64>();
+    let needs = rounds.all_gather((incidences, meta));
+    let passes = match worker_budget {
+        None => 1,
+        Some(b) => {
+            let most_meta = needs.iter().map(|(_, n)| n.1).max().unwrap_or(0);
+            if most_meta > b / 2 {
+                let e = Error::Budget(format!(
+                    "{}: a worker holds {} KiB of per-document data (ids, offsets, \
+                     fingerprints) for its share of the documents, more than half of its \
+                     {} KiB of the memory budget ({} a process): run more processes or give \
+                     a larger budget",
+                    path.display(),
+                    most_meta.div_ceil(1 << 10),
+                    b >> 10,
+                    spill.budget.expect("a worker budget comes from the budget"),
+                ));
+                return Err(together(rounds, e));
+            }
+            let most = needs.iter().map(|(_, n)| n.0).max().unwrap_or(0);
+            (most * ROW_BYTES)
+                .div_ceil((b / 2 - most_meta).max(1))
+                .max(1)
+        }
+    };
+    let mut n_inc = 0u64;
     // Only the context methods filter rows by document frequency.
     let ccfg = match rule {
         CandidateRule::Elements { .. } => job.cluster_config().context,
@@ -592,33 +643,49 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     // of its documents but the last (the owners of the pairs' smaller DocIds).
     let mut dfs: Vec<DfMsg> = Vec::new();
     let mut to_owners: Vec<RowMsg> = Vec::new();
-    for r in rows.chunk_by(|a, b| a.0 == b.0) {
-        let df = r.len();
-        if df < ccfg.min_df as usize {
-            rare += 1;
-        } else if df > max_df {
-            common += 1;
-        } else {
-            kept += 1;
-            if df < 2 {
+    for pass in 0..passes {
+        let mut inc: Vec<(u64, u32)> = Vec::new();
+        held.for_each(|i, keys, values| {
+            let d = &docs[i];
+            if is_rep(d) {
+                inc.extend(
+                    (rule.keys(keys, values).into_iter())
+                        .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                        .map(|k| (k, d.id)),
+                );
+            }
+            Ok(())
+        })?;
+        n_inc += inc.len() as u64;
+        let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
+        rows.sort_unstable();
+        for r in rows.chunk_by(|a, b| a.0 == b.0) {
+            let df = r.len();
+            if df < ccfg.min_df as usize {
+                rare += 1;
+            } else if df > max_df {
+                common += 1;
+            } else {
+                kept += 1;
+                if df < 2 {
+                    continue;
+                }
+                if elements {
+                    dfs.extend(r.iter().map(|x| DfMsg {
+                        doc: x.1,
+                        key: x.0,
+                        df: df as u32,
+                    }));
+                    continue;
+                }
+                to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut to_owners);
                 continue;
             }
-            if elements {
-                dfs.extend(r.iter().map(|x| DfMsg {
-                    doc: x.1,
-                    key: x.0,
-                    df: df as u32,
-                }));
-                continue;
+            if df >= 2 {
+                dropped_shared.push(r[0].0);
             }
-            to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut to_owners);
-            continue;
-        }
-        if df >= 2 {
-            dropped_shared.push(r[0].0);
         }
     }
-    drop(rows);
     stages.lap("rows", rounds, n_inc);
     let dropped_all = rounds.all_gather(dropped_shared);
     let mut dropped: Vec<u64> = dropped_all.into_iter().flat_map(|(_, v)| v).collect();
@@ -631,7 +698,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         let dfs = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
         let size = |doc: u32| {
             docs.binary_search_by_key(&doc, |d| d.id)
-                .map_or(0, |i| docs[i].keys.len())
+                .map_or(0, |i| held.keys_len(i))
         };
         let link = match rule {
             CandidateRule::Resemblance { t } => Link::Resemblance { t },
@@ -665,26 +732,26 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut members: Vec<Member> = Vec::with_capacity(placed_here.len());
     // A document is in one group at most: its record moves into the message.
     for &(doc, (group, owner)) in &placed_here {
-        let d = docs
-            .binary_search_by_key(&doc, |d| d.id)
-            .map(|i| &mut docs[i])
-            .map_err(|_| {
-                Error::Distributed(format!("document {doc} placed on the wrong worker"))
-            })?;
+        let i = docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
+            Error::Distributed(format!("document {doc} placed on the wrong worker"))
+        })?;
+        let (keys, values) = held.take(i)?;
+        let d = &mut docs[i];
         members.push(Member {
             group,
             owner,
             doc,
             ext: std::mem::take(&mut d.ext),
             offset: d.offset,
-            keys: std::mem::take(&mut d.keys),
-            values: std::mem::take(&mut d.values),
+            keys,
+            values,
             raw: d.raw,
             canonical: d.canonical,
             image: d.image,
         });
     }
     drop(docs);
+    drop(held);
     let n_members = members.len() as u64;
     let mut mine_members = rounds.exchange(members, |m: &Member| m.owner as Target);
     mine_members.sort_unstable_by_key(|m| (m.group, m.doc));
@@ -739,6 +806,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         stages: std::mem::take(&mut stages.list),
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         kept_written,
+        row_passes: passes,
     };
     let all_counts = rounds.exchange(vec![counts], |_: &Counts| 0);
     if me != 0 {
@@ -1411,6 +1479,7 @@ fn process_reports(counts: &[Counts], per_process: usize) -> Vec<super::ProcessR
         r.documents += c.documents;
         r.incidences += c.incidences;
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
+        r.row_passes = Some(c.row_passes);
         for (name, secs, bytes_to, count) in &c.stages {
             let s = r.seconds.entry(name.clone()).or_insert(0.0);
             *s = s.max(*secs);

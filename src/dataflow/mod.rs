@@ -21,6 +21,7 @@
 
 pub mod cluster;
 pub mod divided;
+mod held;
 pub mod job;
 pub mod net;
 pub mod reorder;

@@ -96,6 +96,10 @@ pub struct ProcessReport {
     /// count.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stages: BTreeMap<String, StageReport>,
+    /// The passes of a divided run's rows stage over slices of the keys (more than one
+    /// when a memory budget holds a pass's incidences to half of a worker's share).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row_passes: Option<u64>,
 }
 
 /// What one stage of the divided run did on one process: the longest of its workers'

@@ -653,9 +653,9 @@ fn cluster_exact_matches_single_process() {
 }
 
 /// Under a memory budget small enough to spill (see scale_cli.rs) on 2 and 3 processes,
-/// for `cluster` (also verified) and `dedup`: the bytes of the unbounded single-process
-/// run, spilled files removed, and each process's peak RSS within the budget plus the
-/// documented 256 MiB.
+/// for `cluster` (also verified) and `dedup`: divided, with the rows stage in several
+/// passes, the bytes of the unbounded single-process run, spilled files removed, and each
+/// process's peak RSS within the budget plus the documented 256 MiB.
 #[test]
 fn runs_under_a_memory_budget_match_single_process() {
     let dir = tempfile::tempdir().unwrap();
@@ -668,6 +668,8 @@ fn runs_under_a_memory_budget_match_single_process() {
             "cluster",
             vec!["--method", "union-find", "--verify", "exact"],
         ),
+        ("lsh", "cluster", vec!["--method", "lsh"]),
+        ("exact", "cluster", vec!["--method", "exact"]),
         ("dedup", "dedup", vec![]),
     ] {
         let mut args = vec![command, s(&input), "--threshold", "0.8"];
@@ -687,10 +689,10 @@ fn runs_under_a_memory_budget_match_single_process() {
             run.assert_ok();
             assert_same_dir(&one, &run);
             check_summary(&run, n, w, DOCS, &one_sum, &["documents"]);
-            // A budget makes the run gathered: process 0 spills as one process does.
+            // Divided: the keys wait on disk, and the rows stage runs in passes.
             assert_eq!(
                 run.summary()["distributed"]["mode"],
-                "gathered",
+                "divided",
                 "{}",
                 run.name
             );
@@ -700,8 +702,46 @@ fn runs_under_a_memory_budget_match_single_process() {
             {
                 let rss = e["peak_rss_bytes"].as_u64().unwrap();
                 assert!(rss < (512 << 10) + (256 << 20), "{}: {e}", run.name);
+                assert!(e["row_passes"].as_u64().unwrap() > 1, "{}: {e}", run.name);
             }
         }
+    }
+}
+
+/// A budget too small for a worker's per-document data: every process exits 2 before the
+/// rows, nothing is written, and the error says what holds the memory.
+#[test]
+fn a_budget_below_the_per_document_data_stops_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let args = [
+        "cluster",
+        s(&input),
+        "--memory-budget",
+        "16KiB",
+        "--tmp-dir",
+        "tmp",
+    ];
+    let said = "of per-document data (ids, offsets, fingerprints)";
+    for (n, w) in [(2, 1), (1, 2)] {
+        let run = run_dist(d, &format!("tiny-budget-{n}x{w}"), &args, n, w);
+        for (p, done) in run.procs.iter().enumerate() {
+            assert_eq!(done.status.code(), Some(2), "{}: process {p}", run.name);
+            assert!(
+                entries(&done.cwd.join("tmp")).is_empty(),
+                "{}: process {p} left spilled files",
+                run.name
+            );
+        }
+        assert!(!run.out().exists(), "{}: output written", run.name);
+        assert!(
+            run.procs[0].stderr.contains("memory budget too small")
+                && run.procs[0].stderr.contains(said),
+            "{}{}",
+            run.name,
+            run.stderr()
+        );
     }
 }
 
