@@ -9,7 +9,7 @@
 //! on each component alone finds the whole run's clusters and pairs (the component split of
 //! [`super::concept`], which holds for every method with a rule).
 
-use super::{concept, exact, lsh, supershingle, union_find, ClusterConfig, ClusterSummary, Method};
+use super::{lsh, supershingle, ClusterConfig, ClusterSummary};
 use crate::sketch::Scheme;
 use crate::Result;
 
@@ -89,19 +89,13 @@ pub fn candidate_rule(
     scheme: Scheme,
     n: usize,
 ) -> Result<Option<CandidateRule>> {
-    Ok(match cfg.method {
-        Method::Concept => Some(concept::candidate_rule(head)),
-        Method::UnionFind => Some(union_find::candidate_rule(head)),
-        Method::Lsh => Some(lsh::candidate_rule(cfg, head)),
-        Method::SuperShingle => Some(supershingle::candidate_rule(cfg, scheme, n)?),
-        Method::Exact => exact::candidate_rule(cfg),
-    })
+    cfg.method.spec().candidate_rule(cfg, head, scheme, n)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::{fp_miner, run_method, ClusterInputs, ImageKind, Threshold};
+    use crate::cluster::{fp_miner, run_method, ClusterInputs, ImageKind, Method, Threshold};
     use rand::{Rng, SeedableRng};
 
     /// k-mins images of `n` positions in families: each family a random image and copies

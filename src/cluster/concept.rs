@@ -19,6 +19,7 @@
 
 use rayon::prelude::*;
 
+use super::method::{MethodSpec, Reads};
 use super::run::{estimate, Arm, Found};
 use super::uf;
 use crate::context::{pair_counts, pair_counts_streamed, RowSource, SpilledContext};
@@ -375,7 +376,7 @@ fn sub_transactions_spilled(
 
 /// The concept step of [`super::run_method`]: the context of the representatives at the
 /// method's k, mined for its maximal itemsets component by component.
-pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
@@ -404,11 +405,37 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     })
 }
 
-/// Concept's candidate rule: documents sharing `k` elements (its pair graph, the graph
-/// its mining is split by).
-pub(crate) fn candidate_rule(head: &super::ClusterSummary) -> super::CandidateRule {
-    super::CandidateRule::Elements {
-        k: head.k.unwrap_or(1),
+/// The concept method (IK09): maximal sets of documents sharing `k` image elements.
+pub(super) struct Concept;
+
+impl MethodSpec for Concept {
+    fn name(&self) -> &'static str {
+        "concept"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Elements
+    }
+
+    fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
+        run(arm)
+    }
+
+    /// Documents sharing `k` elements (its pair graph, the graph its mining is split by).
+    fn candidate_rule(
+        &self,
+        _cfg: &super::ClusterConfig,
+        head: &super::ClusterSummary,
+        _scheme: crate::sketch::Scheme,
+        _n: usize,
+    ) -> Result<Option<super::CandidateRule>> {
+        Ok(Some(super::CandidateRule::Elements {
+            k: head.k.unwrap_or(1),
+        }))
+    }
+
+    fn undivided_because(&self, cfg: &super::ClusterConfig) -> Option<&'static str> {
+        (!cfg.concept.split_components).then_some("concept mining is not split by component")
     }
 }
 

@@ -6,68 +6,90 @@
 //! what depends on the input (the image scheme, the image size) is checked when the method
 //! runs.
 
+use super::method::{MethodSpec, Reads};
 use super::{ConceptConfig, ExactConfig, ImageKind, LshConfig, Measure, SuperShingleConfig};
 use crate::context::ContextConfig;
 use crate::sketch::Scheme;
 use crate::{Error, Result};
 
-/// The clustering method.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum Method {
+/// Declares [`Method`] from the registration list: one line a method, its variant and the
+/// [`MethodSpec`] value in its file.
+macro_rules! methods {
+    ($( $(#[$doc:meta])* $variant:ident => $spec:expr ),* $(,)?) => {
+        /// The clustering method.
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+        )]
+        #[serde(rename_all = "kebab-case")]
+        pub enum Method {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Method {
+            /// Every method, in report order.
+            pub const ALL: [Method; [$(stringify!($variant)),*].len()] = [$(Method::$variant),*];
+
+            /// What the method is (its file's [`MethodSpec`]).
+            pub(super) fn spec(self) -> &'static dyn MethodSpec {
+                match self {
+                    $( Method::$variant => &$spec, )*
+                }
+            }
+        }
+    };
+}
+
+// The registered methods, in report order.
+methods! {
     /// Maximal frequent itemsets of the shingle-rows context (IK09).
     #[default]
-    Concept,
+    Concept => super::concept::Concept,
     /// Connected components of the pairs sharing `>= k` elements (B97 4.1).
-    UnionFind,
+    UnionFind => super::union_find::UnionFind,
     /// Bands of k-mins images, filtering pass, center clustering (H00).
-    Lsh,
+    Lsh => super::lsh::Lsh,
     /// Documents sharing super shingles, union-find (B97 5.3).
-    SuperShingle,
+    SuperShingle => super::supershingle::SuperShingle,
     /// Exact similarity join on full shingle sets; clusters are connected components.
-    Exact,
+    Exact => super::exact::Exact,
 }
 
 impl Method {
     /// The CLI name.
     pub fn name(self) -> &'static str {
-        match self {
-            Method::Concept => "concept",
-            Method::UnionFind => "union-find",
-            Method::Lsh => "lsh",
-            Method::SuperShingle => "super-shingle",
-            Method::Exact => "exact",
-        }
+        self.spec().name()
     }
-
-    /// Every method, in report order.
-    pub const ALL: [Method; 5] = [
-        Method::Concept,
-        Method::UnionFind,
-        Method::Lsh,
-        Method::SuperShingle,
-        Method::Exact,
-    ];
 
     /// The image scheme a method runs on when none is asked for: k-mins for the banding
     /// methods (lsh, super-shingle: positional images), bottom-k for the others.
     pub fn default_scheme(self) -> Scheme {
-        match self {
-            Method::Lsh | Method::SuperShingle => Scheme::KMins,
-            _ => Scheme::BottomK,
-        }
+        self.spec().default_scheme()
     }
 
     /// The scheme a method runs on when several methods share one requested scheme (a
     /// sweep): the banding methods need positional images and take k-mins images of the
     /// same size and seed when the requested scheme is not positional; the others take it.
     pub fn scheme_for(self, requested: Scheme) -> Scheme {
-        match self {
-            Method::Lsh | Method::SuperShingle if !requested.is_positional() => Scheme::KMins,
-            _ => requested,
-        }
+        self.spec().scheme_for(requested)
+    }
+
+    /// What the method reads of a sketched corpus.
+    pub fn reads(self) -> Reads {
+        self.spec().reads()
+    }
+
+    /// Whether the method measures containment too.
+    pub fn measures_containment(self) -> bool {
+        self.spec().measures_containment()
+    }
+
+    /// The methods that measure containment, named for a message ("union-find and exact").
+    pub fn containment_names() -> String {
+        let by: Vec<&str> = (Method::ALL.iter())
+            .filter(|m| m.measures_containment())
+            .map(|m| m.name())
+            .collect();
+        by.join(" and ")
     }
 }
 
@@ -84,8 +106,10 @@ impl std::str::FromStr for Method {
             .into_iter()
             .find(|m| m.name() == s)
             .ok_or_else(|| {
+                let names: Vec<&str> = Method::ALL.iter().map(|m| m.name()).collect();
                 Error::config(format!(
-                    "method must be concept, union-find, lsh, super-shingle or exact, not {s:?}"
+                    "method must be one of {}, not {s:?}",
+                    names.join(", ")
                 ))
             })
     }
@@ -153,6 +177,12 @@ impl Default for ClusterConfig {
 }
 
 impl ClusterConfig {
+    /// Why a run of this configuration cannot be divided by component (the divided
+    /// multi-process run), if it cannot.
+    pub fn undivided_because(&self) -> Option<&'static str> {
+        self.method.spec().undivided_because(self)
+    }
+
     /// Checks every part; `Error::Config` names the bad value.
     pub fn validate(&self) -> Result<()> {
         match self.threshold {
@@ -161,32 +191,22 @@ impl ClusterConfig {
                     "threshold must be in [0, 1], not {t}"
                 )))
             }
-            Threshold::Resemblance(t) if t == 0.0 && self.method == Method::Exact => {
-                return Err(Error::config("the exact join needs a threshold above 0"))
-            }
             Threshold::MinCommon(0) => return Err(Error::config("min-common must be at least 1")),
-            Threshold::MinCommon(_) if self.method == Method::Exact => {
-                return Err(Error::config(
-                    "the exact join takes a resemblance threshold, not an absolute min-common k",
-                ))
-            }
             _ => {}
         }
+        self.method.spec().check_threshold(self.threshold)?;
         if self.measure == Measure::Containment {
-            if !matches!(self.method, Method::Exact | Method::UnionFind) {
+            if !self.method.measures_containment() {
                 return Err(Error::config(format!(
-                    "containment is measured by exact and union-find (on mod-m images) only, not by {}",
+                    "containment is measured by {} only (union-find on mod-m images), not by {}",
+                    Method::containment_names(),
                     self.method
                 )));
             }
-            match self.threshold {
-                Threshold::MinCommon(_) => return Err(Error::config(
+            if let Threshold::MinCommon(_) = self.threshold {
+                return Err(Error::config(
                     "a containment run takes a containment threshold, not an absolute min-common k",
-                )),
-                Threshold::Resemblance(t) if t == 0.0 && self.method == Method::Exact => {
-                    return Err(Error::config("the exact join needs a threshold above 0"))
-                }
-                _ => {}
+                ));
             }
         }
         if self.max_pairs == Some(0) {

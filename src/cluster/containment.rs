@@ -486,7 +486,7 @@ mod run_tests {
         for m in [Method::Concept, Method::Lsh, Method::SuperShingle] {
             let e = cfg(m, 0.5).validate().unwrap_err().to_string();
             assert!(
-                e.contains("exact and union-find") && e.contains(m.name()),
+                e.contains("union-find and exact") && e.contains(m.name()),
                 "{e}"
             );
         }

@@ -20,6 +20,7 @@
 
 use rayon::prelude::*;
 
+use super::method::{MethodSpec, Reads};
 use super::run::{mask, Arm, Found};
 use super::{containment_join, Measure, ScoredPair, Threshold};
 use crate::sorted::intersection_size;
@@ -314,7 +315,7 @@ where
 /// measure) and the connected components of the joined pairs. The method's answer is its
 /// pairs: [`super::run_method`] keeps only the member pairs that were joined (or whose
 /// documents are equivalent), not the transitive pairs of a component.
-pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let Threshold::Resemblance(t) = arm.cfg.threshold else {
         unreachable!("validated: exact takes a resemblance")
     };
@@ -347,15 +348,58 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
-/// The exact join's candidate rule: documents indexed by their full shingle sets, linked
-/// when their resemblance is at least the threshold (found by prefix filtering); none for
-/// the containment measure.
-pub(crate) fn candidate_rule(cfg: &super::ClusterConfig) -> Option<super::CandidateRule> {
-    match (cfg.measure, cfg.threshold) {
-        (Measure::Resemblance, Threshold::Resemblance(t)) => {
-            Some(super::CandidateRule::Resemblance { t })
+/// The exact similarity join on full shingle sets (resemblance or max-containment); its
+/// clusters are the connected components of the joined pairs, and its answer is its pairs.
+pub(super) struct Exact;
+
+impl MethodSpec for Exact {
+    fn name(&self) -> &'static str {
+        "exact"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Sets
+    }
+
+    fn measures_containment(&self) -> bool {
+        true
+    }
+
+    fn check_threshold(&self, threshold: Threshold) -> Result<()> {
+        match threshold {
+            Threshold::Resemblance(t) if t <= 0.0 => {
+                Err(Error::config("the exact join needs a threshold above 0"))
+            }
+            Threshold::MinCommon(_) => Err(Error::config(
+                "the exact join takes a resemblance threshold, not an absolute min-common k",
+            )),
+            _ => Ok(()),
         }
-        _ => None,
+    }
+
+    fn answers_with_pairs(&self) -> bool {
+        true
+    }
+
+    fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
+        run(arm)
+    }
+
+    /// Documents indexed by their full shingle sets, linked when their resemblance is at
+    /// least the threshold (found by prefix filtering); none for the containment measure.
+    fn candidate_rule(
+        &self,
+        cfg: &super::ClusterConfig,
+        _head: &super::ClusterSummary,
+        _scheme: crate::sketch::Scheme,
+        _n: usize,
+    ) -> Result<Option<super::CandidateRule>> {
+        Ok(match (cfg.measure, cfg.threshold) {
+            (Measure::Resemblance, Threshold::Resemblance(t)) => {
+                Some(super::CandidateRule::Resemblance { t })
+            }
+            _ => None,
+        })
     }
 }
 

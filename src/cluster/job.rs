@@ -28,6 +28,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::method::Reads;
 use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
 use super::verify::{load_sets, verify_output, verify_with_corpus, CorpusSource};
 use super::{
@@ -491,11 +492,11 @@ impl Job {
         // Concept and union-find by resemblance need only the inverted context: under a
         // budget (or from images files) it is built in passes over the images on disk
         // instead of holding them.
-        let streamed = matches!(method, Method::Concept | Method::UnionFind)
-            && self.cluster.measure == Measure::Resemblance;
+        let streamed =
+            method.reads() == Reads::Elements && self.cluster.measure == Measure::Resemblance;
         let (prep, corpus, offsets) = match input {
             Input::Images(paths) => {
-                if self.verify_at.is_some() || method == Method::Exact {
+                if self.verify_at.is_some() || method.reads() == Reads::Sets {
                     return Err(Error::config(format!(
                         "{}: {} needs the documents, not an images file",
                         paths[0].display(),
@@ -545,7 +546,7 @@ impl Job {
                     // shingle set (8 bytes a shingle) and its working set, measured at
                     // about seven times that.
                     let mut extra = 24 * inputs.declared_count().unwrap_or(0);
-                    if method == Method::Exact {
+                    if method.reads() == Reads::Sets {
                         extra += EXACT_BYTES_PER_TOKEN * stats.tokens;
                     }
                     self.check_images_fit(path, &inputs, extra)?;
@@ -605,7 +606,7 @@ impl Job {
                 "{}: {} holds {} in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",
                 path.display(),
                 self.cluster.method,
-                if self.cluster.method == Method::Exact {
+                if self.cluster.method.reads() == Reads::Sets {
                     "every document's full shingle set"
                 } else {
                     "every image"
@@ -646,7 +647,7 @@ impl Job {
     pub fn run_on(&self, s: &mut Sketched) -> Result<ClusterOutput> {
         let t0 = Instant::now();
         let method = self.cluster.method;
-        if method == Method::Exact {
+        if method.reads() == Reads::Sets {
             s.ensure_sets()?;
         }
         let sets_secs = t0.elapsed().as_secs_f64();
@@ -659,7 +660,7 @@ impl Job {
                 .as_ref()
                 .map_or(0, |f| 8 * (f.raw.len() + f.canonical.len()) as u64);
         let mut out = s.prep.run(&cfg, &self.spill.less(held))?;
-        if method == Method::Exact {
+        if method.reads() == Reads::Sets {
             out.summary.phases.insert(
                 0,
                 Phase {

@@ -20,6 +20,7 @@
 
 use rayon::prelude::*;
 
+use super::method::{MethodSpec, Reads};
 use super::run::{Arm, Found};
 use super::threshold::{self, choose_bands, k_for_threshold, ImageKind};
 use super::{ScoredPair, Threshold};
@@ -244,7 +245,7 @@ pub fn center_clusters(n_docs: usize, edges: &[(DocId, DocId, f64)]) -> Vec<Vec<
 /// The LSH step of [`super::run_method`]: bands of the representatives' positional images
 /// (chosen for the threshold unless given), the filtering pass at the method's k, and the
 /// grouping (center clusters, or connected components).
-pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let cfg = arm.cfg;
     let positional = arm.need(arm.inputs.positional, "positional (k-mins) images")?;
     let images = super::run::mask(positional, arm.collapse());
@@ -314,15 +315,44 @@ pub(crate) fn band_keys(image: &[u64], bands: u32, rows: u32, seed: u64) -> Vec<
     crate::sketch::hash::group_hashes(image, true, rows as usize, bands as usize, seed)
 }
 
-/// Lsh's candidate rule: documents sharing a band (the bands and rows `head` chose).
-pub(crate) fn candidate_rule(
-    cfg: &super::ClusterConfig,
-    head: &super::ClusterSummary,
-) -> super::CandidateRule {
-    super::CandidateRule::Bands {
-        bands: head.bands.unwrap_or(0),
-        rows: head.rows.unwrap_or(0),
-        seed: cfg.lsh.seed,
+/// The lsh method (H00): bands of positional images, the filtering pass, center
+/// clusters (or connected components).
+pub(super) struct Lsh;
+
+impl MethodSpec for Lsh {
+    fn name(&self) -> &'static str {
+        "lsh"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Positional
+    }
+
+    fn regroup(&self, grouping_components: bool) -> super::Regroup {
+        if grouping_components {
+            super::Regroup::Components
+        } else {
+            super::Regroup::Cliques
+        }
+    }
+
+    fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
+        run(arm)
+    }
+
+    /// Documents sharing a band (the bands and rows `head` chose).
+    fn candidate_rule(
+        &self,
+        cfg: &super::ClusterConfig,
+        head: &super::ClusterSummary,
+        _scheme: crate::sketch::Scheme,
+        _n: usize,
+    ) -> Result<Option<super::CandidateRule>> {
+        Ok(Some(super::CandidateRule::Bands {
+            bands: head.bands.unwrap_or(0),
+            rows: head.rows.unwrap_or(0),
+            seed: cfg.lsh.seed,
+        }))
     }
 }
 

@@ -9,7 +9,9 @@
 //! corpus -> method -> verification -> output); [`Prepared`] (`prepared.rs`) a corpus
 //! sketched once for any method; [`run_method`] (`run.rs`) one method on primitive inputs,
 //! with each method's own step in its file (`concept.rs`, `union_find.rs`, `lsh.rs`,
-//! `supershingle.rs`, `exact.rs`, `containment.rs`); `threshold.rs` every translation of a
+//! `supershingle.rs`, `exact.rs`, each a [`method::MethodSpec`] registered in
+//! `config.rs`; `containment.rs` the mod-m containment step of union-find);
+//! `threshold.rs` every translation of a
 //! threshold; `verify.rs` exact verification and regrouping; `config.rs` the method and its
 //! options; `output.rs` the records and writers.
 //!
@@ -31,6 +33,7 @@ pub mod containment;
 pub mod exact;
 pub mod job;
 pub mod lsh;
+pub mod method;
 mod options;
 pub mod output;
 pub mod prepared;
@@ -54,6 +57,7 @@ pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair
 pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};
 pub use job::{Input, Job, JobBuilder, JobOutput, Sketched, Verify};
 pub use lsh::{center_clusters, Grouping, LshConfig};
+pub use method::Reads;
 pub use options::JobOptions;
 pub use output::{
     pair_rows, write_clusters, write_pairs, write_summary, Cluster, ClusterOutput, ClusterSummary,

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
+use super::method::Reads;
 use super::threshold::image_kind;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
@@ -316,7 +317,7 @@ impl Prepared {
         match (image_kind(self.scheme()), cfg.threshold) {
             (Some(kind), _) => cfg.image_kind = kind,
             (None, super::Threshold::Resemblance(_))
-                if cfg.method != Method::Exact && !containment_on_mod_m =>
+                if cfg.method.reads() != Reads::Sets && !containment_on_mod_m =>
             {
                 return Err(Error::config(
                     "mod-m images have no fixed size, so a resemblance threshold cannot be translated: give an absolute min-common k",
@@ -325,9 +326,7 @@ impl Prepared {
             _ => {}
         }
         if let Some((built, _)) = &self.context {
-            if !matches!(cfg.method, Method::Concept | Method::UnionFind)
-                || cfg.measure != super::Measure::Resemblance
-            {
+            if cfg.method.reads() != Reads::Elements || cfg.measure != super::Measure::Resemblance {
                 return Err(Error::config(format!(
                     "images prepared as a context only serve concept and union-find by resemblance, not {} by {}",
                     cfg.method, cfg.measure
@@ -339,13 +338,14 @@ impl Prepared {
                 ));
             }
         }
-        if cfg.method == Method::Lsh && self.positional.is_none() {
+        if cfg.method.reads() == Reads::Positional && self.positional.is_none() {
             return Err(Error::config(format!(
-                "lsh bands positional images (k-mins or one-permutation), not {} images",
+                "{} bands positional images (k-mins or one-permutation), not {} images",
+                cfg.method,
                 self.scheme().name()
             )));
         }
-        if cfg.method == Method::Exact && self.sets.is_none() {
+        if cfg.method.reads() == Reads::Sets && self.sets.is_none() {
             return Err(Error::config(
                 "the exact join needs the documents' full shingle sets: give a corpus, not an images file",
             ));

@@ -17,9 +17,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use super::method::Reads;
 use super::{
     threshold, uf, Cluster, ClusterConfig, ClusterOutput, ClusterSummary, Collapse, ImageKind,
-    MaximalMiner, Method, Phase, ScoredPair, Threshold,
+    MaximalMiner, Phase, ScoredPair, Threshold,
 };
 use crate::context::{Context, SpilledContext};
 use crate::spill::SpillConfig;
@@ -440,16 +441,7 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
         summary,
         timer: Timer::new(),
     };
-    let found = match method {
-        Method::Concept | Method::UnionFind if cfg.measure == super::Measure::Containment => {
-            super::containment::run_mod_m(&mut arm)?
-        }
-        Method::Concept => super::concept::run(&mut arm)?,
-        Method::UnionFind => super::union_find::run(&mut arm)?,
-        Method::Lsh => super::lsh::run(&mut arm)?,
-        Method::SuperShingle => super::supershingle::run(&mut arm)?,
-        Method::Exact => super::exact::run(&mut arm)?,
-    };
+    let found = method.spec().run(&mut arm)?;
     finish(arm, found)
 }
 
@@ -469,10 +461,10 @@ fn finish(arm: Arm<'_, '_>, found: Found) -> Result<ClusterOutput> {
     // Support of a collapsed class standing alone: its representative's image size.
     let class_support = |d: DocId| -> u32 {
         let len = |v: Option<&[Vec<u64>]>| v.map(|v| v[d.index()].len());
-        let l = match cfg.method {
-            Method::Exact => len(inputs.sets),
-            Method::Lsh => len(inputs.positional),
-            _ => len(inputs.keys)
+        let l = match cfg.method.reads() {
+            Reads::Sets => len(inputs.sets),
+            Reads::Positional => len(inputs.positional),
+            Reads::Elements | Reads::Images => len(inputs.keys)
                 .or_else(|| len(inputs.positional))
                 .or_else(|| inputs.image_lens.map(|v| v[d.index()] as usize)),
         };
@@ -498,7 +490,7 @@ fn finish(arm: Arm<'_, '_>, found: Found) -> Result<ClusterOutput> {
     s.clustered_documents = in_any.count_ones() as u64;
     check_max_pairs(&clusters, cfg.max_pairs)?;
     let mut pairs = member_pairs(&clusters, &edges, collapse, &class_support);
-    if cfg.method == Method::Exact {
+    if cfg.method.spec().answers_with_pairs() {
         retain_joined(&mut pairs, &edges, collapse);
     }
     s.edges = edges.len() as u64;

@@ -16,6 +16,7 @@
 
 use rayon::prelude::*;
 
+use super::method::{MethodSpec, Reads};
 use super::run::{Arm, Found};
 use super::{threshold, ClusterConfig, ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
@@ -133,7 +134,7 @@ pub(crate) fn width(cfg: &ClusterConfig, positional: bool, n: usize) -> Result<(
 /// The super-shingle step of [`super::run_method`]: the representatives' super shingles
 /// (precomputed, else from positional groups, else from sliding windows over sorted
 /// values), the pairs sharing `min_shared` of them, and their connected components.
-pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let inputs = arm.inputs;
     let mut ss = arm.cfg.super_shingle;
     if let Threshold::MinCommon(k) = arm.cfg.threshold {
@@ -168,22 +169,42 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     Ok(Found { sets, edges })
 }
 
-/// Super-shingle's candidate rule: documents sharing a super shingle of the width the run
-/// uses on images of `n` elements of `scheme`.
-pub(crate) fn candidate_rule(
-    cfg: &ClusterConfig,
-    scheme: crate::sketch::Scheme,
-    n: usize,
-) -> Result<super::CandidateRule> {
-    let positional = scheme.is_positional();
-    let (per, _) = width(cfg, positional, n)?;
-    Ok(super::CandidateRule::SuperShingles {
-        cfg: SuperShingleConfig {
-            per: Some(per),
-            ..cfg.super_shingle
-        },
-        positional,
-    })
+/// The super-shingle method (B97 5.3): documents sharing super shingles, joined by
+/// union-find.
+pub(super) struct SuperShingle;
+
+impl MethodSpec for SuperShingle {
+    fn name(&self) -> &'static str {
+        "super-shingle"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Images
+    }
+
+    fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
+        run(arm)
+    }
+
+    /// Documents sharing a super shingle of the width the run uses on images of `n`
+    /// elements of `scheme`.
+    fn candidate_rule(
+        &self,
+        cfg: &ClusterConfig,
+        _head: &super::ClusterSummary,
+        scheme: crate::sketch::Scheme,
+        n: usize,
+    ) -> Result<Option<super::CandidateRule>> {
+        let positional = scheme.is_positional();
+        let (per, _) = width(cfg, positional, n)?;
+        Ok(Some(super::CandidateRule::SuperShingles {
+            cfg: SuperShingleConfig {
+                per: Some(per),
+                ..cfg.super_shingle
+            },
+            positional,
+        }))
+    }
 }
 
 #[cfg(test)]

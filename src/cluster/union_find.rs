@@ -6,7 +6,9 @@
 //! Invariant: edges come out sorted by `(a, b)` and components ordered by their smallest
 //! member, whatever the thread count.
 
+use super::method::{MethodSpec, Reads};
 use super::run::{components_with_support, estimate, Arm, Found};
+use super::Regroup;
 use crate::context::{pair_counts, pair_counts_streamed, Context};
 use crate::spill::SpillConfig;
 use crate::{DocId, Result};
@@ -25,7 +27,7 @@ pub fn union_find_clusters(
 }
 
 /// The union-find step of [`super::run_method`].
-pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
+fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
@@ -46,9 +48,45 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     })
 }
 
-/// Union-find's candidate rule: documents sharing `k` elements (its edges).
-pub(crate) fn candidate_rule(head: &super::ClusterSummary) -> super::CandidateRule {
-    super::CandidateRule::Elements {
-        k: head.k.unwrap_or(1),
+/// The union-find method (B97 4.1): connected components of the pairs sharing `k`
+/// elements; by containment, on mod-m images ([`super::containment`]).
+pub(super) struct UnionFind;
+
+impl MethodSpec for UnionFind {
+    fn name(&self) -> &'static str {
+        "union-find"
+    }
+
+    fn reads(&self) -> Reads {
+        Reads::Elements
+    }
+
+    fn measures_containment(&self) -> bool {
+        true
+    }
+
+    fn regroup(&self, _grouping_components: bool) -> Regroup {
+        Regroup::Components
+    }
+
+    fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
+        if arm.cfg.measure == super::Measure::Containment {
+            super::containment::run_mod_m(arm)
+        } else {
+            run(arm)
+        }
+    }
+
+    /// Documents sharing `k` elements.
+    fn candidate_rule(
+        &self,
+        _cfg: &super::ClusterConfig,
+        head: &super::ClusterSummary,
+        _scheme: crate::sketch::Scheme,
+        _n: usize,
+    ) -> Result<Option<super::CandidateRule>> {
+        Ok(Some(super::CandidateRule::Elements {
+            k: head.k.unwrap_or(1),
+        }))
     }
 }

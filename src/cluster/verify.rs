@@ -50,11 +50,7 @@ impl Regroup {
     /// The regrouping that keeps a method's cluster semantics (`grouping_components`: the
     /// LSH grouping is union-find).
     pub fn for_method(method: Method, grouping_components: bool) -> Regroup {
-        match method {
-            Method::UnionFind => Regroup::Components,
-            Method::Lsh if grouping_components => Regroup::Components,
-            _ => Regroup::Cliques,
-        }
+        method.spec().regroup(grouping_components)
     }
 }
 

@@ -81,8 +81,8 @@ use crate::cluster::uf::UnionFind;
 use crate::cluster::{
     candidate_rule, check_max_pairs, collapse, finish_clusters, fp_miner, run_method,
     verify_with_corpus, CandidateRule, ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary,
-    CollapseSummary, CorpusSource, Equivalence, Grouping, Job, Measure, Method, Phase, Regroup,
-    ScoredPair, Threshold,
+    CollapseSummary, CorpusSource, Equivalence, Grouping, Job, Measure, Method, Phase, Reads,
+    Regroup, ScoredPair, Threshold,
 };
 use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
@@ -99,12 +99,12 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
     let cfg = job.cluster_config();
     let pipeline = job.pipeline();
     Ok(
-        if cfg.method == Method::Lsh && !pipeline.sketch.scheme.is_positional() {
-            Some("lsh bands positional images only")
+        if cfg.method.reads() == Reads::Positional && !pipeline.sketch.scheme.is_positional() {
+            Some("the method bands positional images only")
         } else if cfg.measure != Measure::Resemblance {
             Some("the measure is containment")
-        } else if cfg.method == Method::Concept && !cfg.concept.split_components {
-            Some("concept mining is not split by component")
+        } else if let Some(why) = cfg.undivided_because() {
+            Some(why)
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
             Some("the images are mod-m or weighted")
         } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
@@ -452,7 +452,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let n_here = docs.len() as u64;
     // The exact join's keys are the documents' full shingle sets, read again at their
     // offsets in this worker's range (under a budget a block of documents at a time).
-    if job.cluster_config().method == Method::Exact {
+    if job.cluster_config().method.reads() == Reads::Sets {
         let offsets: Vec<u64> = docs.iter().map(|d| d.offset).collect();
         let ids: Vec<String> = docs.iter().map(|d| d.ext.clone()).collect();
         let block = if held.on_disk() {

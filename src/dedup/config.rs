@@ -10,7 +10,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use crate::cluster::{Equivalence, Job, JobBuilder, Method, Threshold};
+use crate::cluster::{Equivalence, Job, JobBuilder, Reads, Threshold};
 use crate::{Error, Result};
 
 /// Which document of a group of near-duplicates is kept: documents are taken in this order,
@@ -224,7 +224,7 @@ impl DedupBuilder {
     /// Checks every setting.
     pub fn build(&self) -> Result<Dedup> {
         let probe = self.job.build()?;
-        let exact_scores = probe.verifies() || probe.method() == Method::Exact;
+        let exact_scores = probe.verifies() || probe.method().reads() == Reads::Sets;
         let mut jb = self.job.clone();
         jb.keep_fingerprints(true).equivalence(if exact_scores {
             Equivalence::Lexical

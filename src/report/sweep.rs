@@ -121,13 +121,10 @@ impl SweepConfig {
             ));
         }
         if self.cluster.measure == Measure::Containment {
-            if let Some(m) = self
-                .methods
-                .iter()
-                .find(|m| !matches!(m, Method::Exact | Method::UnionFind))
-            {
+            if let Some(m) = self.methods.iter().find(|m| !m.measures_containment()) {
                 return Err(Error::config(format!(
-                    "containment is measured by exact and union-find (on mod-m images) only, not by {m}"
+                    "containment is measured by {} only (union-find on mod-m images), not by {m}",
+                    Method::containment_names()
                 )));
             }
             if let SweepThresholds::MinCommon(_) = self.thresholds {
