@@ -83,6 +83,12 @@ impl Method {
         self.spec().measures_containment()
     }
 
+    /// Whether the method takes the paper's absolute min-common k (else resemblance
+    /// thresholds only).
+    pub fn takes_min_common(self) -> bool {
+        self.spec().check_threshold(Threshold::MinCommon(1)).is_ok()
+    }
+
     /// The methods that measure containment, named for a message ("union-find and exact").
     pub fn containment_names() -> String {
         let by: Vec<&str> = (Method::ALL.iter())

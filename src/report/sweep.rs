@@ -229,9 +229,10 @@ pub fn sweep(
     let mut jobs: Vec<(Method, f64, Job)> = Vec::new();
     for &m in &cfg.methods {
         for &(tval, threshold) in &thresholds {
-            if m == Method::Exact && matches!(threshold, Threshold::MinCommon(_)) {
-                out.notes
-                    .push("exact skipped: it takes resemblance thresholds, not min-common".into());
+            if !m.takes_min_common() && matches!(threshold, Threshold::MinCommon(_)) {
+                out.notes.push(format!(
+                    "{m} skipped: it takes resemblance thresholds, not min-common"
+                ));
                 break;
             }
             let mut pipeline = cfg.pipeline.clone();
