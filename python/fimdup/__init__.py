@@ -57,6 +57,7 @@ __all__ = [
     "Result",
     "DedupResult",
     "Itemsets",
+    "SweepRows",
     "Index",
     "sketch",
     "cluster",
@@ -731,7 +732,7 @@ def _thresholds(thresholds: Any) -> str:
     return ",".join(repr(float(t)) for t in thresholds)
 
 
-def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller: str, kw: Dict[str, Any]) -> List[Dict[str, Any]]:
+def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller: str, kw: Dict[str, Any]) -> "SweepRows":
     threads = kw.pop("threads")
     tmp_dir = kw.pop("tmp_dir")
     fmt, text_field, id_field = kw.pop("format"), kw.pop("text_field"), kw.pop("id_field")
@@ -763,9 +764,34 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
                 else:
                     w.writerow(["a", "b"])
                     w.writerows(_pairs_of(truth))
-        rows = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
-                             None if out_dir is None else _os.fspath(out_dir), caller, threads)
-    return _json.loads(rows)
+        out = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
+                            None if out_dir is None else _os.fspath(out_dir), caller, threads)
+    res = _json.loads(out)
+    rows = SweepRows(res["rows"])
+    rows.pr_curves = res["curves"]["pr"]
+    rows.s_curves = res["curves"]["s"]
+    return rows
+
+
+class SweepRows(list):
+    """The rows of a sweep (one dict per (method, threshold), the columns of ``results.csv``),
+    with its curves (the report's ``prcurve.csv`` and ``scurve.csv``):
+
+    - ``pr_curves``: per method (and scored external prediction), a dict with ``method``,
+      ``threshold`` (the run whose pairs are ranked: the loosest of the grid), ``score`` (what
+      the pairs are ranked by), ``pairs`` and ``curve``: ``positives``, ``average_precision``
+      and ``points`` (``score``, ``found``, ``common``, ``precision``, ``recall`` per distinct
+      score, highest first; ``score`` None for the unscored pairs' level).
+    - ``s_curves``: per (method, threshold) run, a dict with ``method``, ``threshold``,
+      ``model`` (the theoretical curve's formula, or None) and ``bins``: ``lo``, ``hi``,
+      ``pairs`` (the truth's pairs of that exact resemblance), ``found``, ``fraction``,
+      ``edges``, ``edge_fraction`` (found as an edge of the method, before grouping),
+      ``theory`` and ``stderr`` (the model's mean over the bin's pairs and its binomial
+      standard error). Empty with the containment measure.
+    """
+
+    pr_curves: List[Dict[str, Any]]
+    s_curves: List[Dict[str, Any]]
 
 
 
@@ -827,6 +853,9 @@ def sweep(
     ``cv`` (``--cv``): folds of the documents (or of the ``group_by`` groups), dealt by a
     hash seeded by ``cv_seed``, for the cross-validated F1; the rows are unchanged and
     :func:`report` writes the folds to ``cv.csv`` and the report's cross-validation table.
+    The list returned is a :class:`SweepRows`: it also holds the precision-recall curves of
+    each method's scored pairs with their average precision (``pr_curves``) and the S-curves
+    of the truth's pairs against each method's theory (``s_curves``).
     """
     kw = dict(locals())
     for k in ("texts", "ids", "truth"):

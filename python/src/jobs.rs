@@ -477,7 +477,8 @@ pub fn evaluate(
     evaluate_with(py, &pred, truth, options, threads)
 }
 
-/// `fimdup.sweep` / `fimdup.report`: the rows (JSON), and the report in `out_dir`.
+/// `fimdup.sweep` / `fimdup.report`: `{"rows": [...], "curves": {...}}` (JSON: the rows of
+/// `results.csv` and the precision-recall and S-curves), and the report in `out_dir`.
 #[pyfunction]
 #[pyo3(signature = (corpus, truth, sketch, sweep, truth_format, truth_rule=None, out_dir=None, caller=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -523,7 +524,7 @@ pub fn sweep(
         )
     })?;
     let res = corpus.res(res)?;
-    serde_json::to_string(&res.rows)
+    serde_json::to_string(&serde_json::json!({ "rows": res.rows, "curves": res.curves }))
         .map_err(|e| Error::config(format!("rows: {e}")))
         .py_err()
 }
