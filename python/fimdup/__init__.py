@@ -656,6 +656,38 @@ def _pairs_of(x: Any) -> List[Tuple[str, str]]:
     return [(str(p), str(q)) for p, q in x]
 
 
+def _scores_of(x: Any) -> Optional[List[Optional[float]]]:
+    """The score of every pair of a table of pairs, as ``fimdup eval`` reads a pair file's:
+    the column ``score``, else the only column besides a and b, else the first number of
+    ``exact``, ``estimate``, ``shared`` (``fimdup cluster``'s pairs.csv); None without one."""
+    if type(x).__module__.startswith("pandas"):
+        x = _pa.Table.from_pandas(x, preserve_index=False)
+    if not isinstance(x, _pa.Table):
+        return None
+    cols = [c for c in x.column_names if c not in ("a", "b")]
+    if "score" in cols:
+        use = ["score"]
+    elif len(cols) == 1:
+        use = cols
+    else:
+        use = [c for c in ("exact", "estimate", "shared") if c in cols]
+    if not use:
+        return None
+    out: List[Optional[float]] = []
+    for vals in zip(*(x.column(c).to_pylist() for c in use)):
+        score = None
+        for v in vals:
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                continue
+            if f == f:
+                score = f
+                break
+        out.append(score)
+    return out
+
+
 def _truth_arg(truth: Any, truth_format: str, truth_rule: Optional[str]) -> Any:
     if isinstance(truth, (str, _os.PathLike)):
         return _native.TruthArg.file(_os.fspath(truth), truth_format, truth_rule)
@@ -708,6 +740,10 @@ def evaluate(
     ``group_by`` (needs ``corpus``) of the groups that field of its records names; seeded by
     ``bootstrap_seed``.
 
+    A scored prediction (a pair file, table or DataFrame with a ``score`` column, a single
+    column besides a and b, or ``fimdup cluster``'s ``exact``/``estimate``/``shared``) also
+    gets ``average_precision``: its pairs ranked by score, as ``fimdup eval`` ranks them.
+
     >>> fimdup.evaluate([("1", "2")], [("1", "2"), ("2", "3")])["recall"]
     0.5
     """
@@ -722,7 +758,7 @@ def evaluate(
     elif isinstance(pred, list) and pred and isinstance(pred[0], list):
         out = _native.evaluate(t, opts, clusters=[[str(d) for d in c] for c in pred], threads=threads)
     else:
-        out = _native.evaluate(t, opts, pairs=_pairs_of(pred), threads=threads)
+        out = _native.evaluate(t, opts, pairs=_pairs_of(pred), threads=threads, scores=_scores_of(pred))
     return _json.loads(out)
 
 

@@ -58,6 +58,32 @@ impl Prediction {
         Ok(p)
     }
 
+    /// A prediction made of scored pairs `(a, b, score)` (`None` or NaN: unscored; a pair
+    /// listed twice keeps its highest score). A self-pair is an error.
+    pub fn from_scored_pairs<I, A, B>(pairs: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = (A, B, Option<f64>)>,
+        A: AsRef<str>,
+        B: AsRef<str>,
+    {
+        let v: Vec<(A, B, Option<f64>)> = pairs.into_iter().collect();
+        let mut p = Prediction::from_pairs(v.iter().map(|(a, b, _)| (a.as_ref(), b.as_ref())))?;
+        let mut scores = hashbrown::HashMap::new();
+        for (a, b, s) in &v {
+            let (Some(x), Some(y), Some(s)) = (
+                p.ids.get(a.as_ref()),
+                p.ids.get(b.as_ref()),
+                s.filter(|s| !s.is_nan()),
+            ) else {
+                continue;
+            };
+            let e = scores.entry(key(x, y)).or_insert(s);
+            *e = e.max(s);
+        }
+        p.scores = Some(scores);
+        Ok(p)
+    }
+
     /// A prediction made of clusters of external ids; cluster `i` gets id `i`. Repeated
     /// members of a cluster count once; clusters of fewer than two documents add no pair.
     pub fn from_clusters<I, C, S>(clusters: I) -> Self

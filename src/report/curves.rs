@@ -653,3 +653,94 @@ pub fn s_table(runs: &[&SCurve]) -> (Vec<String>, Vec<Vec<String>>) {
         .collect();
     (head, rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn output(f: impl FnOnce(&mut crate::cluster::ClusterSummary)) -> ClusterOutput {
+        let mut o = ClusterOutput::default();
+        o.summary.image_size = 128;
+        o.summary.threshold = Some(0.8);
+        f(&mut o.summary);
+        o
+    }
+
+    #[test]
+    fn each_method_gets_its_model_from_the_run() {
+        let cfg = |m: Method| ClusterConfig {
+            method: m,
+            threshold: Threshold::Resemblance(0.8),
+            ..ClusterConfig::default()
+        };
+        let lsh = output(|s| {
+            s.bands = Some(16);
+            s.rows = Some(8);
+            s.k = Some(103);
+        });
+        assert_eq!(
+            detection(&cfg(Method::Lsh), &lsh, Scheme::KMins, false),
+            Some(Detection::Bands {
+                bands: 16,
+                rows: 8,
+                min_agree: 103
+            })
+        );
+        // weighted or mod-m images: no model
+        assert_eq!(
+            detection(&cfg(Method::Lsh), &lsh, Scheme::KMins, true),
+            None
+        );
+        let k = output(|s| s.k = Some(112));
+        assert_eq!(
+            detection(&cfg(Method::Concept), &k, Scheme::BottomK, false),
+            Some(Detection::BottomK { n: 128, k: 112 })
+        );
+        assert_eq!(
+            detection(&cfg(Method::UnionFind), &k, Scheme::KMins, false),
+            Some(Detection::KMins { n: 128, k: 112 })
+        );
+        assert_eq!(
+            detection(&cfg(Method::UnionFind), &k, Scheme::ModM, false),
+            None
+        );
+        assert_eq!(
+            detection(&cfg(Method::Exact), &k, Scheme::BottomK, false),
+            Some(Detection::Step { threshold: 0.8 })
+        );
+        // super shingles of the width lsh would choose at 0.8
+        let ss = detection(
+            &cfg(Method::SuperShingle),
+            &output(|s| s.k = Some(1)),
+            Scheme::KMins,
+            false,
+        );
+        let per =
+            threshold::super_shingle_per(128, 0.8, &crate::cluster::LshConfig::default()).unwrap();
+        assert_eq!(
+            ss,
+            Some(Detection::SuperShingles {
+                groups: 128 / per,
+                per,
+                min_shared: 1
+            })
+        );
+        // verification: the candidates' model, then the verified step
+        let v = output(|s| {
+            s.k = Some(95);
+            s.candidate_threshold = Some(0.73);
+        });
+        assert_eq!(
+            detection(&cfg(Method::UnionFind), &v, Scheme::KMins, false),
+            Some(Detection::Verified {
+                candidates: Box::new(Detection::KMins { n: 128, k: 95 }),
+                threshold: 0.8
+            })
+        );
+        let containment = ClusterConfig {
+            measure: Measure::Containment,
+            ..cfg(Method::UnionFind)
+        };
+        assert_eq!(detection(&containment, &k, Scheme::ModM, false), None);
+    }
+}

@@ -270,3 +270,36 @@ fn the_report_has_the_curves() {
         }
     }
 }
+
+#[test]
+fn eval_ranks_a_scored_pair_file() {
+    use fimdup::eval::{EvalOptions, Labels, Prediction, Truth};
+    let dir = tempfile::tempdir().unwrap();
+    let truth = Truth::Pairs {
+        positives: Labels::from_pairs([("x1", "y1"), ("x2", "y2"), ("x3", "y3")]).unwrap(),
+        listed: None,
+    };
+    let o = EvalOptions::default();
+    let loaded = o.load_truth(&truth).unwrap();
+    let ap = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        let pred = Prediction::read_pairs_csv(&p).unwrap();
+        o.evaluate(&pred, &loaded).unwrap().average_precision
+    };
+    // ranks: + (0.9), - (0.8), + (0.7); x3-y3 never found: (1/1 + 2/3) / 3
+    let want = (1.0 + 2.0 / 3.0) / 3.0;
+    let got = ap("s.csv", "a,b,score\nx1,y1,0.9\nx1,z,0.8\ny2,x2,0.7\n").unwrap();
+    assert!((got - want).abs() < 1e-12, "{got}");
+    // fimdup cluster's layout: exact, else estimate, else shared; an unscored pair last
+    let got = ap(
+        "f.csv",
+        "a,b,shared,estimate,exact\nx1,y1,3,0.1,0.9\nx1,z,2,0.8,\ny2,x2,1,,\nq,r,,,\n",
+    )
+    .unwrap();
+    // scores 0.9 (+), 0.8 (-), 1 shared (+: ranks first), unscored (-)
+    let want = (1.0 + 1.0) / 3.0;
+    assert!((got - want).abs() < 1e-12, "{got}");
+    // without a score: no average precision
+    assert_eq!(ap("u.csv", "a,b\nx1,y1\n"), None);
+}
