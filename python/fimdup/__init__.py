@@ -57,6 +57,7 @@ __all__ = [
     "Result",
     "DedupResult",
     "Itemsets",
+    "SweepRows",
     "Index",
     "sketch",
     "cluster",
@@ -655,6 +656,38 @@ def _pairs_of(x: Any) -> List[Tuple[str, str]]:
     return [(str(p), str(q)) for p, q in x]
 
 
+def _scores_of(x: Any) -> Optional[List[Optional[float]]]:
+    """The score of every pair of a table of pairs, as ``fimdup eval`` reads a pair file's:
+    the column ``score``, else the only column besides a and b, else the first number of
+    ``exact``, ``estimate``, ``shared`` (``fimdup cluster``'s pairs.csv); None without one."""
+    if type(x).__module__.startswith("pandas"):
+        x = _pa.Table.from_pandas(x, preserve_index=False)
+    if not isinstance(x, _pa.Table):
+        return None
+    cols = [c for c in x.column_names if c not in ("a", "b")]
+    if "score" in cols:
+        use = ["score"]
+    elif len(cols) == 1:
+        use = cols
+    else:
+        use = [c for c in ("exact", "estimate", "shared") if c in cols]
+    if not use:
+        return None
+    out: List[Optional[float]] = []
+    for vals in zip(*(x.column(c).to_pylist() for c in use)):
+        score = None
+        for v in vals:
+            try:
+                f = float(v)
+            except (TypeError, ValueError):
+                continue
+            if f == f:
+                score = f
+                break
+        out.append(score)
+    return out
+
+
 def _truth_arg(truth: Any, truth_format: str, truth_rule: Optional[str]) -> Any:
     if isinstance(truth, (str, _os.PathLike)):
         return _native.TruthArg.file(_os.fspath(truth), truth_format, truth_rule)
@@ -707,6 +740,10 @@ def evaluate(
     ``group_by`` (needs ``corpus``) of the groups that field of its records names; seeded by
     ``bootstrap_seed``.
 
+    A scored prediction (a pair file, table or DataFrame with a ``score`` column, a single
+    column besides a and b, or ``fimdup cluster``'s ``exact``/``estimate``/``shared``) also
+    gets ``average_precision``: its pairs ranked by score, as ``fimdup eval`` ranks them.
+
     >>> fimdup.evaluate([("1", "2")], [("1", "2"), ("2", "3")])["recall"]
     0.5
     """
@@ -721,7 +758,7 @@ def evaluate(
     elif isinstance(pred, list) and pred and isinstance(pred[0], list):
         out = _native.evaluate(t, opts, clusters=[[str(d) for d in c] for c in pred], threads=threads)
     else:
-        out = _native.evaluate(t, opts, pairs=_pairs_of(pred), threads=threads)
+        out = _native.evaluate(t, opts, pairs=_pairs_of(pred), threads=threads, scores=_scores_of(pred))
     return _json.loads(out)
 
 
@@ -731,7 +768,7 @@ def _thresholds(thresholds: Any) -> str:
     return ",".join(repr(float(t)) for t in thresholds)
 
 
-def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller: str, kw: Dict[str, Any]) -> List[Dict[str, Any]]:
+def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller: str, kw: Dict[str, Any]) -> "SweepRows":
     threads = kw.pop("threads")
     tmp_dir = kw.pop("tmp_dir")
     fmt, text_field, id_field = kw.pop("format"), kw.pop("text_field"), kw.pop("id_field")
@@ -763,9 +800,34 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
                 else:
                     w.writerow(["a", "b"])
                     w.writerows(_pairs_of(truth))
-        rows = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
-                             None if out_dir is None else _os.fspath(out_dir), caller, threads)
-    return _json.loads(rows)
+        out = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
+                            None if out_dir is None else _os.fspath(out_dir), caller, threads)
+    res = _json.loads(out)
+    rows = SweepRows(res["rows"])
+    rows.pr_curves = res["curves"]["pr"]
+    rows.s_curves = res["curves"]["s"]
+    return rows
+
+
+class SweepRows(list):
+    """The rows of a sweep (one dict per (method, threshold), the columns of ``results.csv``),
+    with its curves (the report's ``prcurve.csv`` and ``scurve.csv``):
+
+    - ``pr_curves``: per method (and scored external prediction), a dict with ``method``,
+      ``threshold`` (the run whose pairs are ranked: the loosest of the grid), ``score`` (what
+      the pairs are ranked by), ``pairs`` and ``curve``: ``positives``, ``average_precision``
+      and ``points`` (``score``, ``found``, ``common``, ``precision``, ``recall`` per distinct
+      score, highest first; ``score`` None for the unscored pairs' level).
+    - ``s_curves``: per (method, threshold) run, a dict with ``method``, ``threshold``,
+      ``model`` (the theoretical curve's formula, or None) and ``bins``: ``lo``, ``hi``,
+      ``pairs`` (the truth's pairs of that exact resemblance), ``found``, ``fraction``,
+      ``edges``, ``edge_fraction`` (found as an edge of the method, before grouping),
+      ``theory`` and ``stderr`` (the model's mean over the bin's pairs and its binomial
+      standard error). Empty with the containment measure.
+    """
+
+    pr_curves: List[Dict[str, Any]]
+    s_curves: List[Dict[str, Any]]
 
 
 
@@ -827,6 +889,9 @@ def sweep(
     ``cv`` (``--cv``): folds of the documents (or of the ``group_by`` groups), dealt by a
     hash seeded by ``cv_seed``, for the cross-validated F1; the rows are unchanged and
     :func:`report` writes the folds to ``cv.csv`` and the report's cross-validation table.
+    The list returned is a :class:`SweepRows`: it also holds the precision-recall curves of
+    each method's scored pairs with their average precision (``pr_curves``) and the S-curves
+    of the truth's pairs against each method's theory (``s_curves``).
     """
     kw = dict(locals())
     for k in ("texts", "ids", "truth"):

@@ -114,6 +114,7 @@ def evaluate(
     clusters: Optional[List[List[str]]] = None,
     path: Optional[str] = None,
     threads: Optional[int] = None,
+    scores: Optional[List[Optional[float]]] = None,
 ) -> str: ...
 def sweep(
     corpus: Corpus,

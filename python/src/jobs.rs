@@ -444,7 +444,8 @@ fn evaluate_with(
 /// a file (`pairs.csv`, or `clusters.jsonl` when the name ends in `.jsonl`); `options` as
 /// for [`evaluate_with`].
 #[pyfunction]
-#[pyo3(signature = (truth, options, pairs=None, clusters=None, path=None, threads=None))]
+#[pyo3(signature = (truth, options, pairs=None, clusters=None, path=None, threads=None, scores=None))]
+#[allow(clippy::too_many_arguments)]
 pub fn evaluate(
     py: Python<'_>,
     truth: &TruthArg,
@@ -453,9 +454,21 @@ pub fn evaluate(
     clusters: Option<Vec<Vec<String>>>,
     path: Option<PathBuf>,
     threads: Option<usize>,
+    scores: Option<Vec<Option<f64>>>,
 ) -> PyResult<String> {
     let pred = match (pairs, clusters, path) {
-        (Some(p), None, None) => Prediction::from_pairs(p).py_err()?,
+        (Some(p), None, None) => match scores {
+            Some(s) if s.len() == p.len() => {
+                Prediction::from_scored_pairs(p.into_iter().zip(s).map(|((a, b), s)| (a, b, s)))
+                    .py_err()?
+            }
+            Some(_) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "scores must have one value per pair",
+                ))
+            }
+            None => Prediction::from_pairs(p).py_err()?,
+        },
         (None, Some(c), None) => Prediction::from_clusters(c),
         (None, None, Some(p)) => {
             let jsonl = p.extension().is_some_and(|e| e == "jsonl");
@@ -477,7 +490,8 @@ pub fn evaluate(
     evaluate_with(py, &pred, truth, options, threads)
 }
 
-/// `fimdup.sweep` / `fimdup.report`: the rows (JSON), and the report in `out_dir`.
+/// `fimdup.sweep` / `fimdup.report`: `{"rows": [...], "curves": {...}}` (JSON: the rows of
+/// `results.csv` and the precision-recall and S-curves), and the report in `out_dir`.
 #[pyfunction]
 #[pyo3(signature = (corpus, truth, sketch, sweep, truth_format, truth_rule=None, out_dir=None, caller=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
@@ -523,7 +537,7 @@ pub fn sweep(
         )
     })?;
     let res = corpus.res(res)?;
-    serde_json::to_string(&res.rows)
+    serde_json::to_string(&serde_json::json!({ "rows": res.rows, "curves": res.curves }))
         .map_err(|e| Error::config(format!("rows: {e}")))
         .py_err()
 }

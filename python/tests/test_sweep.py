@@ -124,3 +124,28 @@ def test_bootstrap_intervals_equal_cli(cli, fimdup, corpus):
                         thresholds="0.9:0.8:0.1", bootstrap=50, bootstrap_seed=4)
     assert "f1_lo" in rows[0] and "f1_hi" in expected[0]
     assert [_ref.comparable_row(r) for r in rows] == [_ref.comparable_row(r) for r in expected]
+
+
+def test_sweep_returns_the_report_curves(cli, fimdup, corpus):
+    out = cli.out("sweep", corpus.path, "--truth", corpus.truth, "--methods", "lsh,exact",
+                  "--thresholds", "0.9:0.6:0.1")
+    rows = fimdup.sweep(Path(corpus.path), None, str(corpus.truth), methods=["lsh", "exact"],
+                        thresholds="0.9:0.6:0.1")
+    assert isinstance(rows, fimdup.SweepRows) and len(rows) == 8
+    # prcurve.csv: one line per point of every curve, the AP repeated on each
+    with open(out / "prcurve.csv", newline="") as f:
+        pr = list(csv.DictReader(f))
+    assert [c["method"] for c in rows.pr_curves] == ["lsh", "exact"]
+    for c in rows.pr_curves:
+        mine = [r for r in pr if r["method"] == c["method"]]
+        assert len(mine) == len(c["curve"]["points"])
+        assert float(mine[0]["average_precision"]) == c["curve"]["average_precision"]
+        assert c["threshold"] == min(r["threshold"] for r in rows)
+    # scurve.csv: ten bins per run
+    with open(out / "scurve.csv", newline="") as f:
+        sc = list(csv.DictReader(f))
+    assert len(rows.s_curves) == 8 and len(sc) == 80
+    for c in rows.s_curves:
+        for b, r in zip(c["bins"], [r for r in sc if r["method"] == c["method"]
+                                    and float(r["threshold"]) == c["threshold"]]):
+            assert (b["pairs"], b["found"], b["edges"]) == (int(r["pairs"]), int(r["found"]), int(r["edges"]))

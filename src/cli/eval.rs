@@ -125,7 +125,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let v = serde_json::to_value(&ev)?;
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else {
-        let rows: Vec<(&str, String)> = vec![
+        let mut rows: Vec<(&str, String)> = vec![
             ("pairs in the truth", ev.truth_pairs.to_string()),
             ("pairs found", ev.found.to_string()),
             ("unique to the truth", ev.unique_truth.to_string()),
@@ -135,6 +135,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
             ("recall", format!("{:.4}", ev.recall)),
             ("F1", format!("{:.4}", ev.f1)),
         ];
+        if let Some(ap) = ev.average_precision {
+            rows.push(("average precision", format!("{ap:.4}")));
+        }
         let interval = |lo: Option<f64>, hi: Option<f64>| {
             lo.zip(hi)
                 .map_or(String::new(), |(l, h)| format!("  [{l:.4}, {h:.4}]"))

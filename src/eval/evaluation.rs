@@ -5,7 +5,9 @@
 //! positives), or pairs held in memory ([`Truth::Pairs`]). Invariant: the five values,
 //! precision, recall and F1 are those of [`evaluate_labeled`] on the truth's positives,
 //! restricted to the listed pairs when `labeled_only` holds; a truth whose format labels
-//! only some pairs (PAN) is evaluated labeled-only whatever is asked.
+//! only some pairs (PAN) is evaluated labeled-only whatever is asked. A scored prediction
+//! (a pair file with a score, see [`super::predict`]) also gets the average precision of its
+//! pairs ranked by score ([`super::curves::pr_curve`]), over the same pairs and positives.
 
 use std::path::PathBuf;
 
@@ -67,6 +69,10 @@ pub struct Evaluation {
     pub false_cluster_floor: f64,
     /// The check (clusters only).
     pub false_clusters: Option<FalseClusterReport>,
+    /// The average precision of the pairs ranked by their scores (scored predictions with
+    /// positives only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub average_precision: Option<f64>,
     /// What the listed pairs are, when only they were evaluated.
     #[serde(skip)]
     pub listed: Option<String>,
@@ -193,6 +199,15 @@ pub fn evaluate_loaded(
     let counts = evaluate_labeled(&truth.labels, pred, truth.listed.as_ref());
     let scored = truth.table.as_ref().filter(|t| t.has_column("resemblance"));
     let false_clusters = false_clusters(pred, scored, corpus, fc)?;
+    let average_precision = if pred.is_scored() {
+        let ranked = pred.scored_pairs().into_iter().filter_map(|(a, b, s)| {
+            let counted = truth.listed.as_ref().is_none_or(|l| l.contains(&a, &b));
+            counted.then(|| (s, truth.labels.contains(&a, &b)))
+        });
+        super::curves::pr_curve(ranked, counts.truth_pairs).average_precision
+    } else {
+        None
+    };
     Ok(Evaluation {
         truth: truth.name.clone(),
         truth_format: truth.format.clone(),
@@ -208,6 +223,7 @@ pub fn evaluate_loaded(
         f1: counts.f1(),
         false_cluster_floor: fc.floor,
         false_clusters,
+        average_precision,
         listed: truth.listed.as_ref().map(|l| l.describe()),
         bootstrap: None,
         precision_lo: None,

@@ -12,12 +12,15 @@
 //! documents or groups of them and recounts the pairs under each resample ([`Resampler`]):
 //! percentile intervals of P, R and F1 and paired comparisons of methods. [`cv`] recounts
 //! the same pair lists on folds of the units: thresholds chosen on the other folds and
-//! scored on the one held out.
+//! scored on the one held out. [`curves`] ranks scored pairs (precision-recall curves,
+//! average precision) and bins pairs by similarity against a method's theoretical detection
+//! probability (S-curves).
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).
 
 pub mod bootstrap;
+pub mod curves;
 pub mod cv;
 mod delimited;
 mod evaluation;
@@ -36,6 +39,7 @@ pub mod truth;
 pub use bootstrap::{
     BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
 };
+pub use curves::{pr_curve, s_curve, Detection, PrCurve, PrPoint, SBin};
 pub use cv::{CvConfig, CvFold, CvResult, CvSummary};
 pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};

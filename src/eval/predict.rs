@@ -2,6 +2,12 @@
 //! clusters (`clusters.jsonl`: `{"id": .., "docs": [..], "support": k}` per line), turned into
 //! one set of unordered pairs (every member pair of every cluster; clusters may overlap; each
 //! pair counted once).
+//!
+//! A pair file's score (what a precision-recall curve ranks by): the column `score`; else
+//! the only column after `a,b`; else, in the layout `fimdup cluster` writes
+//! (`shared,estimate,exact`), the first non-empty of `exact`, `estimate`, `shared`. An empty
+//! or non-numeric cell leaves the pair unscored; a pair listed twice keeps its highest
+//! score.
 
 use std::path::Path;
 
@@ -35,6 +41,8 @@ pub struct Prediction {
     pub(crate) ids: Ids,
     pub(crate) pairs: hashbrown::HashSet<(u32, u32)>,
     clusters: Option<Vec<PredCluster>>,
+    /// The pairs' scores, when the pair file has a score (see the module docs).
+    scores: Option<hashbrown::HashMap<(u32, u32), f64>>,
 }
 
 impl Prediction {
@@ -47,6 +55,32 @@ impl Prediction {
     {
         let mut p = Prediction::default();
         insert_pairs(&mut p.ids, &mut p.pairs, pairs, "predicted")?;
+        Ok(p)
+    }
+
+    /// A prediction made of scored pairs `(a, b, score)` (`None` or NaN: unscored; a pair
+    /// listed twice keeps its highest score). A self-pair is an error.
+    pub fn from_scored_pairs<I, A, B>(pairs: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = (A, B, Option<f64>)>,
+        A: AsRef<str>,
+        B: AsRef<str>,
+    {
+        let v: Vec<(A, B, Option<f64>)> = pairs.into_iter().collect();
+        let mut p = Prediction::from_pairs(v.iter().map(|(a, b, _)| (a.as_ref(), b.as_ref())))?;
+        let mut scores = hashbrown::HashMap::new();
+        for (a, b, s) in &v {
+            let (Some(x), Some(y), Some(s)) = (
+                p.ids.get(a.as_ref()),
+                p.ids.get(b.as_ref()),
+                s.filter(|s| !s.is_nan()),
+            ) else {
+                continue;
+            };
+            let e = scores.entry(key(x, y)).or_insert(s);
+            *e = e.max(s);
+        }
+        p.scores = Some(scores);
         Ok(p)
     }
 
@@ -116,10 +150,35 @@ impl Prediction {
     /// columns are ignored), then one pair per line. Errors name file and line.
     pub fn read_pairs_csv(path: &Path) -> Result<Self> {
         let mut rdr = PairReader::open(path, Layout::Scored)?;
+        let cols = rdr.columns();
+        let at = |n: &str| cols.iter().position(|c| c == n);
+        let score_cols: Vec<usize> = match (at("score"), cols.len()) {
+            (Some(c), _) => vec![c],
+            (None, 1) => vec![0],
+            _ => ["exact", "estimate", "shared"]
+                .iter()
+                .filter_map(|n| at(n))
+                .collect(),
+        };
         let mut p = Prediction::default();
+        if !score_cols.is_empty() {
+            p.scores = Some(hashbrown::HashMap::new());
+        }
         while let Some(row) = rdr.next_row()? {
             let (x, y) = (p.ids.intern(row.a()), p.ids.intern(row.b()));
-            p.pairs.insert(key(x, y));
+            let k = key(x, y);
+            p.pairs.insert(k);
+            let values: Vec<&str> = row.values().collect();
+            let score = score_cols.iter().find_map(|&c| {
+                values
+                    .get(c)
+                    .and_then(|v| v.parse::<f64>().ok())
+                    .filter(|v| !v.is_nan())
+            });
+            if let (Some(s), Some(v)) = (p.scores.as_mut(), score) {
+                let e = s.entry(k).or_insert(v);
+                *e = e.max(v);
+            }
         }
         Ok(p)
     }
@@ -180,6 +239,28 @@ impl Prediction {
             (Some(x), Some(y)) => x != y && self.pairs.contains(&key(x, y)),
             _ => false,
         }
+    }
+
+    /// True when the prediction came with scores (a scored pair file).
+    pub fn is_scored(&self) -> bool {
+        self.scores.is_some()
+    }
+
+    /// Every pair `(a, b, score)` with `a < b`, sorted; the score is `None` for a pair
+    /// without one (every pair of an unscored prediction).
+    pub fn scored_pairs(&self) -> Vec<(String, String, Option<f64>)> {
+        let mut v: Vec<(String, String, Option<f64>)> = self
+            .pairs
+            .iter()
+            .map(|&(x, y)| {
+                let (a, b) = (self.ids.name(x), self.ids.name(y));
+                let (a, b) = if a < b { (a, b) } else { (b, a) };
+                let s = self.scores.as_ref().and_then(|m| m.get(&(x, y)).copied());
+                (a.to_string(), b.to_string(), s)
+            })
+            .collect();
+        v.sort_by(|p, q| (&p.0, &p.1).cmp(&(&q.0, &q.1)));
+        v
     }
 
     /// The clusters, when the prediction was made of clusters.

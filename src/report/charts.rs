@@ -1,7 +1,8 @@
 //! The report's charts: F1, precision and recall, and time against the threshold, one line
 //! per method (methods in order of first appearance), as SVG strings, with the pixel
 //! position of every point (for the HTML report's hover and click targets). Rows with
-//! bootstrap intervals draw F1's interval as a band around each F1 line. The cost chart
+//! bootstrap intervals draw F1's, precision's and recall's intervals as bands around their
+//! lines. The cost chart
 //! (`pareto.svg`) puts every row's F1 against its seconds (and, when rows carry it, its peak
 //! memory), one line per method in order of cost, with the Pareto front: the rows no other
 //! row beats on both (at most the cost and at least the F1, one of them strictly).
@@ -189,8 +190,12 @@ pub fn plots(rows: &[SweepRow]) -> Result<Charts> {
         500,
     )
     .map_err(e("f1.svg"))?;
-    let p = series(rows, |r| r.precision, |_| None);
-    let r = series(rows, |r| r.recall, |_| None);
+    let p = series(
+        rows,
+        |r| r.precision,
+        |r| r.precision_lo.zip(r.precision_hi),
+    );
+    let r = series(rows, |r| r.recall, |r| r.recall_lo.zip(r.recall_hi));
     let pr_svg = plot::svg(
         &[
             Panel {

@@ -3,7 +3,11 @@
 //! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
 //! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
-//! threshold chosen and the F1 of every method on every fold), `report.md` and a self-contained
+//! threshold chosen and the F1 of every method on every fold), `prcurve.csv` and
+//! `prcurve.svg` (precision against recall of each method's pairs ranked by score, with the
+//! average precision), `scurve.csv` and `scurve.svg` (the fraction of the truth's pairs
+//! found per similarity bin against each method's theoretical curve; see [`curves`]),
+//! `report.md` and a self-contained
 //! `report.html` (inline SVG with hover and click targets, the error analysis side by side,
 //! tables of every row, every parameter and the machine).
 //!
@@ -15,6 +19,7 @@
 
 mod best;
 mod charts;
+pub mod curves;
 pub mod errors;
 mod interactive;
 mod machine;
@@ -29,6 +34,7 @@ use std::path::Path;
 
 pub use best::{best_per_method, best_rows, MethodBest};
 pub use charts::{pareto_front, plots, Chart, ChartPoint, Charts};
+pub use curves::Curves;
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
@@ -53,11 +59,13 @@ pub struct Report<'a> {
     pub paired: Option<&'a [Paired]>,
     /// The cross-validation, when the sweep ran one.
     pub cv: Option<&'a CvResult>,
+    /// The precision-recall curves and S-curves, when the sweep made them.
+    pub curves: Option<&'a Curves>,
 }
 
 /// Writes `results.csv`, `f1.svg`, `pr.svg`, `time.svg`, `pareto.svg`, `errors.csv` (when the report has
 /// errors), `paired.csv` (when it has paired comparisons), `cv.csv` (when it has a
-/// cross-validation), `report.md` and `report.html`
+/// cross-validation), `prcurve.*` and `scurve.*` (when it has curves), `report.md` and `report.html`
 /// into `dir` (created if missing).
 pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -75,6 +83,17 @@ pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     }
     if let Some(cv) = report.cv {
         crate::eval::cv::write_cv_csv(&dir.join("cv.csv"), cv)?;
+    }
+    if let Some(c) = report.curves {
+        if !c.pr.is_empty() {
+            curves::write_pr_csv(&dir.join("prcurve.csv"), c)?;
+            crate::io::write_atomic(dir.join("prcurve.svg"), curves::pr_svg(c)?.as_bytes())?;
+        }
+        if !c.s.is_empty() {
+            curves::write_s_csv(&dir.join("scurve.csv"), c)?;
+            let runs = curves::drawn_runs(c, &page::best_thresholds(report.rows));
+            crate::io::write_atomic(dir.join("scurve.svg"), curves::s_svg(&runs)?.as_bytes())?;
+        }
     }
     crate::io::write_atomic(dir.join("report.md"), render_markdown(report).as_bytes())?;
     crate::io::write_atomic(

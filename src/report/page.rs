@@ -4,7 +4,7 @@
 //!
 //! Sections, in order: the best F1 per method (with the grid-edge flag), the paired
 //! comparisons (with a bootstrap), the cross-validation (with one), the plots, the
-//! error analysis (each method at its best threshold; any other point of the plots when
+//! ranking by score and the S-curves (with curves), the error analysis (each method at its best threshold; any other point of the plots when
 //! scripting is on), every run, how the report was made (every parameter), the machine.
 //!
 //! Invariant: a page depends only on the [`Report`] given.
@@ -15,6 +15,7 @@ use crate::explain::render::esc;
 
 use super::best::{best_per_method, best_rows, MethodBest};
 use super::charts::{methods, Charts};
+use super::curves::{self, Curves};
 use super::errors::{ErrorAnalysis, ErrorKind, PairError};
 use super::{interactive, MachineInfo, Report, SweepRow};
 use crate::eval::{CvResult, Paired};
@@ -258,6 +259,88 @@ fn error_cells(e: &PairError) -> Vec<String> {
 
 const ERROR_HEAD: [&str; 7] = ["kind", "a", "b", "exact", "estimate", "score", "shared"];
 
+/// Each method's best threshold (the runs the S-curve plot and table show).
+pub(crate) fn best_thresholds(rows: &[SweepRow]) -> Vec<(String, f64)> {
+    best_rows(rows)
+        .into_iter()
+        .map(|r| (r.method.clone(), r.threshold))
+        .collect()
+}
+
+/// The ranking and S-curve sections in Markdown (nothing without curves).
+fn curves_markdown(s: &mut String, c: &Curves, rows: &[SweepRow]) {
+    if !c.pr.is_empty() {
+        s.push_str(
+            "## Ranking by score
+
+",
+        );
+        let _ = writeln!(
+            s,
+            "{}
+",
+            curves::PR_NOTE
+        );
+        md_table(s, &curves::PR_HEAD, curves::pr_cells(c).into_iter());
+        s.push_str(
+            "
+![Precision vs recall, pairs ranked by score](prcurve.svg)
+
+",
+        );
+    }
+    if !c.s.is_empty() {
+        let runs = curves::drawn_runs(c, &best_thresholds(rows));
+        s.push_str(
+            "## S-curves
+
+",
+        );
+        let _ = writeln!(
+            s,
+            "{}
+",
+            curves::s_note(c, &runs)
+        );
+        let (head, cells) = curves::s_table(&runs);
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        md_table(s, &head, cells.into_iter());
+        s.push_str(
+            "
+![Fraction of the truth's pairs found per resemblance bin, with the theory](scurve.svg)
+
+",
+        );
+    }
+}
+
+/// The ranking and S-curve sections in HTML, the plots inline (nothing without curves).
+fn curves_html(s: &mut String, c: &Curves, rows: &[SweepRow]) {
+    if !c.pr.is_empty() {
+        s.push_str("<h2 id=\"ranking\">Ranking by score</h2>\n");
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(curves::PR_NOTE));
+        html_table(s, &curves::PR_HEAD, curves::pr_cells(c).into_iter(), 3);
+        if let Ok(svg) = curves::pr_svg(c) {
+            let _ = writeln!(s, "<div class=\"plot\">{svg}</div>");
+        }
+    }
+    if !c.s.is_empty() {
+        let runs = curves::drawn_runs(c, &best_thresholds(rows));
+        s.push_str("<h2 id=\"s-curves\">S-curves</h2>\n");
+        let _ = writeln!(
+            s,
+            "<p class=\"note\">{}</p>",
+            esc(&curves::s_note(c, &runs))
+        );
+        let (head, cells) = curves::s_table(&runs);
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        html_table(s, &head, cells.into_iter(), 1);
+        if let Ok(svg) = curves::s_svg(&runs) {
+            let _ = writeln!(s, "<div class=\"plot\">{svg}</div>");
+        }
+    }
+}
+
 /// The Markdown report (plots referenced as files beside it).
 pub fn render_markdown(r: &Report<'_>) -> String {
     let rows = r.rows;
@@ -293,6 +376,9 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         md_table(&mut s, &CV_HEAD, cv_cells(c).into_iter());
     }
     s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n![F1 against cost, with the Pareto front](pareto.svg)\n\n");
+    if let Some(c) = r.curves {
+        curves_markdown(&mut s, c, rows);
+    }
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
         s.push_str("## Error analysis\n\n");
         let _ = writeln!(s, "{ERRORS_NOTE} report.html shows them side by side.\n");
@@ -449,6 +535,9 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
             "<div class=\"plot\">{}</div>",
             interactive::with_targets(c, rows)
         );
+    }
+    if let Some(c) = r.curves {
+        curves_html(&mut s, c, rows);
     }
     if let Some(errors) = r.errors.filter(|e| e.cap > 0) {
         s.push_str("<h2 id=\"errors\">Error analysis</h2>\n");

@@ -67,12 +67,25 @@ pub struct Hit {
 /// Draws panels side by side into one SVG document of `width x height` pixels; returns the
 /// document and where every finite point was drawn.
 pub fn svg(panels: &[Panel<'_>], width: u32, height: u32) -> Result<(String, Vec<Hit>), String> {
+    svg_grid(panels, panels.len().max(1), width, height)
+}
+
+/// Draws panels in rows of `cols` (left to right, then down) into one SVG document of
+/// `width x height` pixels; returns the document and where every finite point was drawn.
+pub fn svg_grid(
+    panels: &[Panel<'_>],
+    cols: usize,
+    width: u32,
+    height: u32,
+) -> Result<(String, Vec<Hit>), String> {
     let mut out = String::new();
     let mut hits = Vec::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let areas = root.split_evenly((1, panels.len().max(1)));
+        let cols = cols.max(1);
+        let rows = panels.len().div_ceil(cols).max(1);
+        let areas = root.split_evenly((rows, cols));
         for (i, (p, area)) in panels.iter().zip(areas.iter()).enumerate() {
             draw_panel(i, p, area, &mut hits)?;
         }

@@ -223,6 +223,7 @@ pub fn run_sweep(
             errors: (cfg.errors > 0).then_some(&res.errors),
             paired: res.bootstrap.is_some().then_some(res.paired.as_slice()),
             cv: res.cv.as_ref(),
+            curves: Some(&res.curves),
         },
     )?;
     Ok(res)

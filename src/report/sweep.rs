@@ -27,6 +27,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::curves::{detection, CurveCollector, Curves};
 use super::errors::{Candidate, ErrorAnalysis, ErrorCollector, ErrorKind};
 use super::SweepRow;
 use crate::cluster::{
@@ -182,6 +183,9 @@ pub struct SweepOutput {
     pub paired: Vec<Paired>,
     /// With a cross-validation: its folds and per-method figures.
     pub cv: Option<CvResult>,
+    /// The precision-recall curves of the methods' scores and the S-curves of their runs
+    /// ([`super::curves`]).
+    pub curves: Curves,
 }
 
 /// How a sweep's bootstrap was made.
@@ -271,6 +275,15 @@ pub fn sweep(
         docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
         cfg.truth_tokenizer,
     );
+    let tvals: Vec<f64> = thresholds.iter().map(|t| t.0).collect();
+    let mut curves = CurveCollector::new(
+        &cfg.pipeline,
+        cfg.cluster.measure == Measure::Containment,
+        truth,
+        labels,
+        &tvals,
+        docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
+    )?;
     let mut errors = ErrorCollector::new(
         cfg.errors,
         cfg.cluster.measure == Measure::Containment,
@@ -324,6 +337,23 @@ pub fn sweep(
         if let Some(r) = &mut resampler {
             r.add_row(labels, &pred, listed.as_ref());
         }
+        let model = detection(
+            job.cluster_config(),
+            &res,
+            m.scheme_for(base),
+            cfg.pipeline.sketch.weighting.is_some(),
+        );
+        curves.add_run(
+            m.name(),
+            tval,
+            &res,
+            ids,
+            &pred,
+            labels,
+            listed.as_ref(),
+            counts.truth_pairs,
+            model,
+        );
         if cfg.errors > 0 {
             let found = res.pairs.iter().map(|p| {
                 (
@@ -366,6 +396,8 @@ pub fn sweep(
     }
     // External predictions: at every threshold when scored, once (threshold NaN) when not.
     for ext in &cfg.external {
+        let positives = evaluate_labeled(labels, &Prediction::default(), listed.as_ref());
+        curves.add_external(ext, labels, listed.as_ref(), positives.truth_pairs);
         let points: Vec<f64> = if ext.is_scored() {
             thresholds.iter().map(|t| t.0).collect()
         } else {
@@ -401,6 +433,7 @@ pub fn sweep(
         }
     }
     out.errors = errors.finish();
+    out.curves = curves.finish();
     if let (Some(r), Some(c)) = (&resampler, &cfg.cv) {
         progress("cross-validation");
         let methods: Vec<CvMethod> = super::charts::methods(&out.rows)

@@ -40,6 +40,7 @@ mod mine_reference;
 mod python_package;
 mod readme_figures;
 mod report_files;
+mod s_curve;
 mod scale_cli;
 mod scale_images;
 mod short_documents;

@@ -57,6 +57,7 @@ fn report_files_are_written_and_parse_back() {
             errors: None,
             paired: None,
             cv: None,
+            curves: None,
         },
     )
     .unwrap();
@@ -147,6 +148,7 @@ fn empty_report_still_writes() {
             errors: None,
             paired: None,
             cv: None,
+            curves: None,
         },
     )
     .unwrap();
@@ -192,6 +194,7 @@ fn fixture_report_for_screenshot() {
             errors: None,
             paired: None,
             cv: None,
+            curves: None,
         },
     )
     .unwrap();
