@@ -83,6 +83,18 @@ impl Method {
         self.spec().measures_containment()
     }
 
+    /// The method's theoretical detection probability for a run (see
+    /// [`super::detection`]); `None` where it has no model.
+    pub fn detection(
+        self,
+        cfg: &ClusterConfig,
+        summary: &super::ClusterSummary,
+        images: Option<ImageKind>,
+        n: u32,
+    ) -> Option<super::detection::Detection> {
+        self.spec().detection(cfg, summary, images, n)
+    }
+
     /// Whether the method takes the paper's absolute min-common k (else resemblance
     /// thresholds only).
     pub fn takes_min_common(self) -> bool {

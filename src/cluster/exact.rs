@@ -381,6 +381,19 @@ impl MethodSpec for Exact {
         true
     }
 
+    /// A step at the threshold: its pairs are exactly those at or above it.
+    fn detection(
+        &self,
+        _cfg: &super::ClusterConfig,
+        summary: &super::ClusterSummary,
+        _images: Option<super::ImageKind>,
+        _n: u32,
+    ) -> Option<super::detection::Detection> {
+        Some(super::detection::Detection::Step {
+            threshold: summary.threshold?,
+        })
+    }
+
     fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
         run(arm)
     }

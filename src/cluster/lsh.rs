@@ -340,6 +340,23 @@ impl MethodSpec for Lsh {
         run(arm)
     }
 
+    /// A band of `rows` agreeing positions in one of `bands`, then at least `k` agreeing
+    /// positions in the filtering pass (H00).
+    fn detection(
+        &self,
+        _cfg: &super::ClusterConfig,
+        summary: &super::ClusterSummary,
+        images: Option<ImageKind>,
+        _n: u32,
+    ) -> Option<super::detection::Detection> {
+        images?;
+        Some(super::detection::Detection::Bands {
+            bands: summary.bands?,
+            rows: summary.rows?,
+            min_agree: summary.k?,
+        })
+    }
+
     /// Documents sharing a band (the bands and rows `head` chose).
     fn candidate_rule(
         &self,

@@ -1,16 +1,18 @@
 //! What a clustering method is to the rest of the library: one value behind the
 //! [`MethodSpec`] trait, implemented in the method's own file (`concept.rs`,
 //! `union_find.rs`, `lsh.rs`, `supershingle.rs`, `exact.rs`), and one line in the
-//! registration list of [`Method`] (`config.rs`). The job, the prepared corpus, the
-//! candidate rule of the divided run, verification and the CLI's method names ask the
-//! method through this trait rather than matching on [`Method`].
+//! registration list of [`super::Method`] (`config.rs`). The job, the prepared corpus, the
+//! candidate rule of the divided run, verification, the sweep's detection models and the
+//! CLI's method names ask the method through this trait rather than matching on `Method`.
 //!
 //! Invariant: a method's answers to these questions are constants of the method and its
 //! configuration (never of the input), so every entry point, one process or many, makes the
 //! same choices.
 
 use super::candidates::CandidateRule;
+use super::detection::Detection;
 use super::run::{Arm, Found};
+use super::threshold::ImageKind;
 use super::{ClusterConfig, ClusterSummary, Regroup, Threshold};
 use crate::sketch::Scheme;
 use crate::Result;
@@ -93,6 +95,20 @@ pub(super) trait MethodSpec: Sync {
         scheme: Scheme,
         n: usize,
     ) -> Result<Option<CandidateRule>>;
+
+    /// Its theoretical probability of finding a pair of resemblance `s` as an edge
+    /// ([`Detection`], before any verification), from the run's `summary` (its k, bands,
+    /// threshold), on `n`-element images of kind `images` (`None`: mod-m or weighted images,
+    /// which no model here covers); `None` where it has no model.
+    fn detection(
+        &self,
+        _cfg: &ClusterConfig,
+        _summary: &ClusterSummary,
+        _images: Option<ImageKind>,
+        _n: u32,
+    ) -> Option<Detection> {
+        None
+    }
 
     /// Why a run with `cfg` cannot be divided by component, if it cannot.
     fn undivided_because(&self, _cfg: &ClusterConfig) -> Option<&'static str> {

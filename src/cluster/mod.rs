@@ -30,6 +30,7 @@ pub mod collapse;
 pub mod concept;
 pub mod config;
 pub mod containment;
+pub mod detection;
 pub mod exact;
 pub mod job;
 pub mod lsh;

@@ -186,6 +186,30 @@ impl MethodSpec for SuperShingle {
         run(arm)
     }
 
+    /// At least `k` of the `n / per` super shingles of `per` positions agree, each with
+    /// probability `s^per` (k-mins images only), at the width of the candidate threshold.
+    fn detection(
+        &self,
+        cfg: &ClusterConfig,
+        summary: &super::ClusterSummary,
+        images: Option<super::ImageKind>,
+        n: u32,
+    ) -> Option<super::detection::Detection> {
+        if images? != super::ImageKind::KMins || n == 0 {
+            return None;
+        }
+        let mut run = *cfg;
+        if let (Some(c), Threshold::Resemblance(_)) = (summary.candidate_threshold, cfg.threshold) {
+            run.threshold = Threshold::Resemblance(c);
+        }
+        let (per, _) = width(&run, true, n as usize).ok()?;
+        Some(super::detection::Detection::SuperShingles {
+            groups: n / per.max(1),
+            per,
+            min_shared: summary.k?,
+        })
+    }
+
     /// Documents sharing a super shingle of the width the run uses on images of `n`
     /// elements of `scheme`.
     fn candidate_rule(

@@ -77,6 +77,22 @@ impl MethodSpec for UnionFind {
         }
     }
 
+    /// At least `k` shared elements of `n`: k-mins positions agree independently with
+    /// probability `s`; bottom-k by its binomial approximation ([`super::detection`]).
+    fn detection(
+        &self,
+        _cfg: &super::ClusterConfig,
+        summary: &super::ClusterSummary,
+        images: Option<super::ImageKind>,
+        n: u32,
+    ) -> Option<super::detection::Detection> {
+        let k = summary.k?;
+        Some(match images? {
+            super::ImageKind::KMins => super::detection::Detection::KMins { n, k },
+            super::ImageKind::BottomK => super::detection::Detection::BottomK { n, k },
+        })
+    }
+
     /// Documents sharing `k` elements.
     fn candidate_rule(
         &self,

@@ -35,9 +35,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plot::{self, Panel, Series};
-use crate::cluster::{
-    supershingle, threshold, ClusterConfig, ClusterOutput, Measure, Method, Threshold,
-};
+use crate::cluster::{threshold, ClusterConfig, ClusterOutput, Measure};
 use crate::eval::curves::{pr_curve, s_curve, Detection, PrCurve, SBin};
 use crate::eval::{Labeled, Labels, Prediction, TruthTable};
 use crate::shingle::{resemblance, shingle_set};
@@ -100,46 +98,14 @@ pub fn detection(
     }
     let n = u32::try_from(s.image_size).ok()?;
     let images = (!weighted).then(|| threshold::image_kind(scheme)).flatten();
-    let base = match cfg.method {
-        Method::Exact => {
-            return Some(Detection::Step {
-                threshold: s.threshold?,
-            })
-        }
-        Method::Lsh => {
-            images?;
-            Detection::Bands {
-                bands: s.bands?,
-                rows: s.rows?,
-                min_agree: s.k?,
-            }
-        }
-        Method::Concept | Method::UnionFind => match images? {
-            threshold::ImageKind::KMins => Detection::KMins { n, k: s.k? },
-            threshold::ImageKind::BottomK => Detection::BottomK { n, k: s.k? },
-        },
-        Method::SuperShingle => {
-            if images? != threshold::ImageKind::KMins || n == 0 {
-                return None;
-            }
-            let mut run = *cfg;
-            if let (Some(c), Threshold::Resemblance(_)) = (s.candidate_threshold, cfg.threshold) {
-                run.threshold = Threshold::Resemblance(c);
-            }
-            let (per, _) = supershingle::width(&run, true, n as usize).ok()?;
-            Detection::SuperShingles {
-                groups: n / per.max(1),
-                per,
-                min_shared: s.k?,
-            }
-        }
-    };
-    Some(match s.candidate_threshold {
-        Some(_) => Detection::Verified {
+    let base = cfg.method.detection(cfg, s, images, n)?;
+    Some(match (s.candidate_threshold, &base) {
+        // A step is the answer itself, verified or not.
+        (Some(_), m) if !matches!(m, Detection::Step { .. }) => Detection::Verified {
             candidates: Box::new(base),
             threshold: s.threshold?,
         },
-        None => base,
+        _ => base,
     })
 }
 
@@ -657,6 +623,7 @@ pub fn s_table(runs: &[&SCurve]) -> (Vec<String>, Vec<Vec<String>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::{Method, Threshold};
 
     fn output(f: impl FnOnce(&mut crate::cluster::ClusterSummary)) -> ClusterOutput {
         let mut o = ClusterOutput::default();
