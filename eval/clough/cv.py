@@ -220,12 +220,12 @@ def main():
                         "grid": grid, "split": i, "scheme": scheme, "choose_tasks": choose,
                         "report_tasks": report, "measure": m, "method": label,
                         "chosen_w": w, "chosen_threshold": f"{t:.1f}",
-                        "choose_f1": f"{rc['f1']:.4f}",
+                        "choose_f1": repr(rc['f1']),
                         "report_truth_pairs": rr["truth_pairs"], "report_found": rr["found"],
-                        "report_common": rr["common"], "report_p": f"{rr['precision']:.4f}",
-                        "report_r": f"{rr['recall']:.4f}", "report_f1": f"{rr['f1']:.4f}",
+                        "report_common": rr["common"], "report_p": repr(rr['precision']),
+                        "report_r": repr(rr['recall']), "report_f1": repr(rr['f1']),
                         "report_best_w": ow, "report_best_threshold": f"{ot:.1f}",
-                        "report_best_f1": f"{ro['f1']:.4f}",
+                        "report_best_f1": repr(ro['f1']),
                     })
                 summary.append({
                     "grid": grid, "measure": m, "method": label,

@@ -36,7 +36,7 @@ pub mod truth;
 pub use bootstrap::{
     BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
 };
-pub use cv::{CvConfig, CvFold, CvResult, CvSummary};
+pub use cv::{CvConfig, CvResult, CvSplit, CvSummary, Setting};
 pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{

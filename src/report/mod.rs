@@ -32,7 +32,7 @@ pub use charts::{pareto_front, plots, Chart, ChartPoint, Charts};
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
-pub use rows::{read_results_csv, write_results_csv, SweepRow};
+pub use rows::{read_results_csv, series_rows, write_results_csv, SweepRow};
 pub use run::{run_sweep, SweepOptions, SweepTruth};
 
 use crate::eval::{CvResult, Paired};
@@ -62,6 +62,12 @@ pub struct Report<'a> {
 pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_results_csv(&dir.join("results.csv"), report.rows)?;
+    // Plots and tables: one series per method, or per (method, shingle length).
+    let shown = series_rows(report.rows);
+    let report = &Report {
+        rows: &shown,
+        ..*report
+    };
     let charts = plots(report.rows)?;
     crate::io::write_atomic(dir.join("f1.svg"), charts.f1.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("pr.svg"), charts.pr.svg.as_bytes())?;
