@@ -127,9 +127,10 @@ pub struct SweepArgs {
     /// --threads).
     #[arg(long, value_name = "S", default_value_t = SweepOptions::default().bootstrap_seed)]
     pub bootstrap_seed: u64,
-    /// Resample (and, with --cv, deal into folds) groups instead of documents: the JSONL
-    /// records' FIELD (a task, a source, a family) names each document's group; a document
-    /// without it is a group of its own.
+    /// Resample (and, with --cv, deal into folds) groups instead of documents: FIELD (a
+    /// task, a source, a family) names each document's group: a JSONL field, or a CSV/TSV or
+    /// Parquet column; a document without it (absent, null, an empty cell) is a group of its
+    /// own.
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
     /// Cross-validated F1: deal the documents (or the groups of --group-by) into K folds by

@@ -606,3 +606,134 @@ fn one_length_in_a_list_is_the_plain_sweep() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("a list (2,3) is for sweep"));
 }
+
+#[test]
+fn group_by_reads_csv_tsv_and_parquet_columns() {
+    // The Clough corpus as JSONL, as CSV and TSV (id, text, task columns) and as Parquet
+    // (every field a column): the same groups, so the same cv.csv byte for byte.
+    let dir = common::dataset("clough_stevenson_2011");
+    let docs = dir.join("docs.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let truth = tmp.path().join("t.csv");
+    write_truth(&truth, &pairs(&dir), &TASKS);
+    let text = std::fs::read_to_string(&docs).unwrap();
+    for (name, tab) in [("docs.csv", false), ("docs.tsv", true)] {
+        let mut w = csv::WriterBuilder::new()
+            .delimiter(if tab { b'\t' } else { b',' })
+            .from_path(tmp.path().join(name))
+            .unwrap();
+        // the group column between the others, and one document without a task (its own
+        // group in every format)
+        w.write_record(["id", "task", "text"]).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            let task = if i == 7 {
+                ""
+            } else {
+                v["task"].as_str().unwrap()
+            };
+            w.write_record([v["id"].as_str().unwrap(), task, v["text"].as_str().unwrap()])
+                .unwrap();
+        }
+        w.flush().unwrap();
+    }
+    let mut jsonl = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut v: Value = serde_json::from_str(line).unwrap();
+        if i == 7 {
+            v["task"] = Value::Null;
+        }
+        jsonl.push_str(&format!("{v}\n"));
+    }
+    let edited = tmp.path().join("docs.jsonl");
+    std::fs::write(&edited, jsonl).unwrap();
+    let pq = tmp.path().join("docs.parquet");
+    assert_eq!(
+        fimdup::corpus::parquet::jsonl_to_parquet(&edited, &pq).unwrap(),
+        100
+    );
+    let cv = |corpus: &Path, field: &str| -> (Vec<u8>, Value) {
+        let out = tmp.path().join(format!(
+            "out-{}",
+            corpus.extension().unwrap().to_str().unwrap()
+        ));
+        let o = ok(&[
+            "sweep",
+            s(corpus),
+            "--truth",
+            s(&truth),
+            "--truth-rule",
+            "plagiarised=1",
+            "--labeled-only",
+            "--unit",
+            "word",
+            "--shingle-len",
+            "3",
+            "--methods",
+            "union-find,exact",
+            "--thresholds",
+            "0.5,0.3,0.1",
+            "--errors",
+            "0",
+            "--cv",
+            "3",
+            "--group-by",
+            field,
+            "--json",
+            "--out",
+            s(&out),
+        ]);
+        (
+            std::fs::read(out.join("cv.csv")).unwrap(),
+            serde_json::from_slice(&o.stdout).unwrap(),
+        )
+    };
+    let (want, v) = cv(&edited, "task");
+    // five tasks and the one document without a task
+    assert_eq!(v["cv"]["units"], 6);
+    let mut groups: Vec<String> = v["cv"]["fold_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| {
+            g.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_str().unwrap().to_string())
+        })
+        .collect();
+    groups.sort();
+    let lone = text.lines().nth(7).unwrap();
+    let lone: Value = serde_json::from_str(lone).unwrap();
+    let mut expect: Vec<String> = TASKS.iter().map(|t| t.to_string()).collect();
+    expect.push(lone["id"].as_str().unwrap().to_string());
+    expect.sort();
+    assert_eq!(groups, expect);
+    for name in ["docs.csv", "docs.tsv", "docs.parquet"] {
+        let (got, _) = cv(&tmp.path().join(name), "task");
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            String::from_utf8(want.clone()).unwrap(),
+            "{name}"
+        );
+    }
+    // a column the header lacks
+    let o = common::run(&[
+        "sweep",
+        s(&tmp.path().join("docs.csv")),
+        "--truth",
+        s(&truth),
+        "--cv",
+        "3",
+        "--group-by",
+        "family",
+        "--out",
+        s(&tmp.path().join("bad")),
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("docs.csv:1: no column \"family\" in the header (columns: id, task, text)"),
+        "{err}"
+    );
+}
