@@ -11,8 +11,8 @@
 //! the command and the Python package both run ([`Evaluation`]). [`bootstrap`] resamples
 //! documents or groups of them and recounts the pairs under each resample ([`Resampler`]):
 //! percentile intervals of P, R and F1 and paired comparisons of methods. [`cv`] recounts
-//! the same pair lists on folds of the units: thresholds chosen on the other folds and
-//! scored on the one held out.
+//! the same pair lists on folds of the units: settings (threshold, shingle length) chosen on
+//! some folds and scored on the others.
 //!
 //! Invariants: all pairs are unordered pairs of distinct external ids, each counted once;
 //! nothing here depends on hash-map iteration order (listings are sorted).

@@ -3,7 +3,7 @@
 //! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
 //! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
-//! threshold chosen and the F1 of every method on every fold), `report.md` and a self-contained
+//! setting chosen and the F1 of every method on every split), `report.md` and a self-contained
 //! `report.html` (inline SVG with hover and click targets, the error analysis side by side,
 //! tables of every row, every parameter and the machine).
 //!

@@ -16,9 +16,9 @@
 //! best F1 ([`crate::eval::bootstrap::paired`]).
 //!
 //! With a cross-validation ([`SweepConfig::cv`]) the same pair lists in units are recounted
-//! on folds after the last row ([`crate::eval::cv`]): per method the threshold chosen on
-//! the other folds and its F1 on the held-out one; unscored external predictions (one
-//! point) are left out.
+//! on folds after the last row ([`crate::eval::cv`]): per method and split the setting
+//! (threshold, and with a grid the shingle length) chosen on the choose-set's folds and its
+//! F1 on the report-set's; unscored external predictions (one point) are left out.
 //!
 //! With a grid of shingle lengths ([`SweepConfig::shingle_lens`]) the sweep is run once per
 //! length, in the order given, each length's schemes sketched (and dropped) in turn; every

@@ -243,7 +243,20 @@ fn cv_bad_input_is_a_clear_error() {
         "--out",
         s(&out),
     ];
-    let cases: [(&[&str], &str); 4] = [
+    let cases: [(&[&str], &str); 8] = [
+        (&["--cv-choose", "2"], "--cv <K>"),
+        (
+            &["--cv", "5", "--group-by", "task", "--cv-choose", "5"],
+            "cv-choose: 5 folds to choose on out of 5; expected 1 to 4",
+        ),
+        (
+            &["--shingle-len", "3,3"],
+            "shingle length 3 is given twice in the grid",
+        ),
+        (
+            &["--shingle-len", "3,x"],
+            "expected a shingle length or a comma list of them",
+        ),
         (&["--cv", "1"], "cv: 1 folds; expected 2"),
         (
             &["--cv", "6", "--group-by", "task"],
