@@ -777,6 +777,8 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
     for k in sk:
         kw.pop(k)
     kw["methods"] = [kw["methods"]] if isinstance(kw["methods"], str) else list(kw["methods"])
+    kw["cv_choose"] = [kw["cv_choose"]] if isinstance(kw["cv_choose"], int) else list(kw["cv_choose"])
+    kw["shingle_lens"] = list(kw["shingle_lens"])
     kw["thresholds"] = _thresholds(kw["thresholds"])
     if kw["min_common"] is not None:
         kw["min_common"] = _thresholds(kw["min_common"])
@@ -800,18 +802,27 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
                 else:
                     w.writerow(["a", "b"])
                     w.writerows(_pairs_of(truth))
-        out = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
+        res = _native.sweep(c, path, _sketch_json(sk), _json.dumps(kw), truth_format, truth_rule,
                             None if out_dir is None else _os.fspath(out_dir), caller, threads)
-    res = _json.loads(out)
-    rows = SweepRows(res["rows"])
-    rows.pr_curves = res["curves"]["pr"]
-    rows.s_curves = res["curves"]["s"]
-    return rows
+    return SweepRows(_json.loads(res))
 
 
 class SweepRows(list):
-    """The rows of a sweep (one dict per (method, threshold), the columns of ``results.csv``),
-    with its curves (the report's ``prcurve.csv`` and ``scurve.csv``):
+    """What :func:`sweep` and :func:`report` return: a list of rows, one dict per (shingle
+    length,) method and threshold with the columns of ``results.csv`` (ready for
+    ``pandas.DataFrame``), and the figures ``fimdup sweep --json`` prints beside them.
+
+    ``methods``: the best row of every method (every (method, shingle length) with
+    ``shingle_lens``), with ``best_at_grid_edge`` and ``suggest``. ``bootstrap`` and
+    ``paired``: with ``bootstrap``, how it was made and the paired comparisons (else
+    ``None``). ``cv``: with ``cv``, the cross-validation: ``rows`` (one per method and split:
+    ``choose`` and ``report`` folds, the chosen ``shingle_len`` and ``threshold``, the
+    report-set's ``test_f1``, ``report_best_f1`` tuned on the report-set, ``at_edge``...)
+    and ``methods`` (``cv_f1``, ``min_f1``, ``max_f1``, ``by_choose``, ``report_tuned_f1``,
+    ``pooled_f1``, ``tuned_f1``, ``splits_at_edge``, ``chosen``...), the fields of the
+    command's JSON; else ``None``.
+
+    With one shingle length, the curves (the report's ``prcurve.csv`` and ``scurve.csv``):
 
     - ``pr_curves``: per method (and scored external prediction), a dict with ``method``,
       ``threshold`` (the run whose pairs are ranked: the loosest of the grid), ``score`` (what
@@ -823,11 +834,24 @@ class SweepRows(list):
       ``pairs`` (the truth's pairs of that exact resemblance), ``found``, ``fraction``,
       ``edges``, ``edge_fraction`` (found as an edge of the method, before grouping),
       ``theory`` and ``stderr`` (the model's mean over the bin's pairs and its binomial
-      standard error). Empty with the containment measure.
-    """
+      standard error). Empty with the containment measure or a grid of shingle lengths."""
 
+    methods: List[Dict[str, Any]]
+    bootstrap: Optional[Dict[str, Any]]
+    paired: Optional[List[Dict[str, Any]]]
+    cv: Optional[Dict[str, Any]]
     pr_curves: List[Dict[str, Any]]
     s_curves: List[Dict[str, Any]]
+
+    def __init__(self, res: Dict[str, Any]) -> None:
+        super().__init__(res["rows"])
+        self.methods = res["methods"]
+        self.bootstrap = res.get("bootstrap")
+        self.paired = res.get("paired")
+        self.cv = res.get("cv")
+        curves = res.get("curves") or {}
+        self.pr_curves = curves.get("pr", [])
+        self.s_curves = curves.get("s", [])
 
 
 
@@ -854,6 +878,8 @@ def sweep(
     group_by: Optional[str] = _SWEEP["group_by"],
     cv: int = _SWEEP["cv"],
     cv_seed: int = _SWEEP["cv_seed"],
+    cv_choose: Union[int, Sequence[int]] = tuple(_SWEEP["cv_choose"]),
+    shingle_lens: Sequence[int] = tuple(_SWEEP["shingle_lens"]),
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -874,9 +900,11 @@ def sweep(
     id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
-) -> List[Dict[str, Any]]:
+) -> "SweepRows":
     """Every method at every threshold, evaluated (``fimdup sweep``): one dict per (method,
-    threshold) with the columns of ``results.csv`` (ready for ``pandas.DataFrame``).
+    threshold) with the columns of ``results.csv`` (ready for ``pandas.DataFrame``), as a
+    :class:`SweepRows`, which also holds the best row per method and the bootstrap's and the
+    cross-validation's figures.
 
     ``thresholds``: "FROM:TO:STEP", a comma list, or a list of floats. ``truth_tokenizer``
     (``fimdup sweep --truth-tokenizer``): the words of the exact resemblances the
@@ -884,11 +912,16 @@ def sweep(
     lowercased: ``"word"`` (runs of alphanumeric characters and ``_``), ``"alnum"`` (runs of
     alphanumeric characters and combining marks), ``"whitespace"`` (runs of non-whitespace)
     or ``"unicode"`` (UAX #29 words). ``bootstrap`` (``--bootstrap``): resamples of the
-    documents (or of the groups the ``group_by`` field of JSONL records names) for 95 %
+    documents (or of the groups the ``group_by`` field or column of the records names) for 95 %
     intervals: each row gains ``precision_lo`` .. ``f1_hi``; seeded by ``bootstrap_seed``.
     ``cv`` (``--cv``): folds of the documents (or of the ``group_by`` groups), dealt by a
-    hash seeded by ``cv_seed``, for the cross-validated F1; the rows are unchanged and
-    :func:`report` writes the folds to ``cv.csv`` and the report's cross-validation table.
+    hash seeded by ``cv_seed``, for the cross-validated F1 (the result's ``cv``); the rows
+    are unchanged and :func:`report` writes the splits to ``cv.csv`` and the report's
+    cross-validation table. ``cv_choose`` (``--cv-choose``): a number of folds M (or a list)
+    to choose on, every such set of folds against the rest (default: each fold against all
+    the others). ``shingle_lens`` (``--shingle-len 2,3,4,5``): a grid of two or more shingle
+    lengths, each swept in turn (every row gains ``shingle_len``), chosen with the threshold
+    by the cross-validation.
     The list returned is a :class:`SweepRows`: it also holds the precision-recall curves of
     each method's scored pairs with their average precision (``pr_curves``) and the S-curves
     of the truth's pairs against each method's theory (``s_curves``).
@@ -922,6 +955,8 @@ def report(
     group_by: Optional[str] = _SWEEP["group_by"],
     cv: int = _SWEEP["cv"],
     cv_seed: int = _SWEEP["cv_seed"],
+    cv_choose: Union[int, Sequence[int]] = tuple(_SWEEP["cv_choose"]),
+    shingle_lens: Sequence[int] = tuple(_SWEEP["shingle_lens"]),
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -942,7 +977,7 @@ def report(
     id_field: str = _CORPUS["id_field"],
     tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
-) -> List[Dict[str, Any]]:
+) -> "SweepRows":
     """:func:`sweep`, and the comparative report written into ``out_dir`` as ``fimdup sweep
     --out`` writes it (``report.html``, ``results.csv``, plots, error analysis)."""
     kw = dict(locals())

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use fimdup::cluster::{pair_rows, Cluster, Input, JobOutput};
 use fimdup::dedup::{DedupOptions, DedupOutput};
 use fimdup::eval::{EvalOptions, Labeled, Labels, Prediction, Truth, TruthFormat};
-use fimdup::report::{run_sweep, SweepTruth};
+use fimdup::report::{best_per_method, run_sweep, series_rows, SweepTruth};
 use fimdup::sketch::pipeline::sketch_corpus;
 use fimdup::sketch::{ImageSet, Scheme};
 use fimdup::Error;
@@ -537,7 +537,20 @@ pub fn sweep(
         )
     })?;
     let res = corpus.res(res)?;
-    serde_json::to_string(&serde_json::json!({ "rows": res.rows, "curves": res.curves }))
-        .map_err(|e| Error::config(format!("rows: {e}")))
+    // What `fimdup sweep --json` prints: the rows, the best of every series, and with a
+    // bootstrap or a cross-validation their figures.
+    let mut v = serde_json::json!({
+        "rows": res.rows,
+        "methods": best_per_method(&series_rows(&res.rows)),
+        "bootstrap": res.bootstrap,
+        "paired": res.paired,
+        "cv": res.cv,
+        "curves": res.curves,
+    });
+    if res.bootstrap.is_none() {
+        v["paired"] = serde_json::Value::Null;
+    }
+    serde_json::to_string(&v)
+        .map_err(|e| Error::config(format!("sweep: {e}")))
         .py_err()
 }

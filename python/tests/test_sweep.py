@@ -149,3 +149,42 @@ def test_sweep_returns_the_report_curves(cli, fimdup, corpus):
         for b, r in zip(c["bins"], [r for r in sc if r["method"] == c["method"]
                                     and float(r["threshold"]) == c["threshold"]]):
             assert (b["pairs"], b["found"], b["edges"]) == (int(r["pairs"]), int(r["found"]), int(r["edges"]))
+
+
+def test_cv_grid_and_choose_equal_cli(cli, fimdup, clough_dir, tmp_path):
+    """`cv`, `cv_choose` and `shingle_lens` give the figures `fimdup sweep --json` prints."""
+    import json
+
+    docs = clough_dir / "docs.jsonl"
+    pairs = clough_dir / "pairs_vs_source.tsv"
+    truth = tmp_path / "truth.csv"
+    with open(pairs, newline="", encoding="utf-8") as f, open(truth, "w", newline="") as out:
+        w = csv.writer(out)
+        w.writerow(["a", "b", "plagiarised"])
+        for r in csv.DictReader(f, delimiter="\t"):
+            a, b = sorted([r["answer_id"], r["source_id"]])
+            w.writerow([a, b, r["plagiarised"]])
+    p = cli.run("sweep", docs, "--truth", truth, "--truth-rule", "plagiarised=1", "--labeled-only",
+                "--unit", "word", "--shingle-len", "2,3", "--methods", "union-find,exact",
+                "--thresholds", "0.5,0.3,0.1", "--errors", "0", "--cv", "5", "--group-by", "task",
+                "--cv-choose", "2", "--json", "--out", tmp_path / "cli")
+    want = json.loads(p.stdout)
+    got = fimdup.sweep(Path(docs), None, str(truth), truth_rule="plagiarised=1", labeled_only=True,
+                       unit="word", shingle_lens=[2, 3], methods=["union-find", "exact"],
+                       thresholds="0.5,0.3,0.1", errors=0, cv=5, group_by="task", cv_choose=2)
+    assert isinstance(got, fimdup.SweepRows) and len(got) == 12
+    assert [r["shingle_len"] for r in got] == [2] * 6 + [3] * 6
+    assert got.cv == want["cv"]
+    assert got.cv["splits"] == 10 and got.cv["choose"] == [2] and got.cv["shingle_lens"] == [2, 3]
+    assert [m["method"] for m in got.methods] == [m["method"] for m in want["methods"]]
+    # exact on resemblance: every split chooses w = 2 at 0.1 (the grid's edges) and its F1
+    # equals the one tuned on its own report-set
+    ex = next(m for m in got.cv["methods"] if m["method"] == "exact")
+    assert ex["chosen"] == [{"shingle_len": 2, "threshold": 0.1, "splits": 10}]
+    assert ex["splits_at_edge"] == 10 and ex["splits_shingle_len_at_edge"] == 10
+    assert abs(ex["cv_f1"] - ex["report_tuned_f1"]) < 1e-12
+    assert 0.9 < ex["cv_f1"] < 1.0
+    assert got.bootstrap is None and got.paired is None
+    plain = fimdup.sweep(Path(docs), None, str(truth), truth_rule="plagiarised=1", labeled_only=True,
+                         methods=["exact"], thresholds=[0.5], errors=0)
+    assert plain.cv is None and "shingle_len" not in plain[0]

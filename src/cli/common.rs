@@ -127,9 +127,11 @@ pub struct TextArgs {
     /// Shingle unit: words or characters.
     #[arg(long, default_value_t = PipelineOptions::default().unit, value_name = "word|char")]
     pub unit: Unit,
-    /// Shingle length w in units [default: 5 for words, 9 for characters].
-    #[arg(long, value_name = "W")]
-    pub shingle_len: Option<usize>,
+    /// Shingle length w in units [default: 5 for words, 9 for characters]. `sweep` also
+    /// takes a comma list (2,3,4,5): every length is swept in turn, each row of results.csv
+    /// carries its length, and --cv chooses the length with the threshold.
+    #[arg(long, value_name = "W", value_parser = parse_lens)]
+    pub shingle_len: Option<ShingleLens>,
     /// Distance between the starts of two consecutive shingles (IK09).
     #[arg(long, default_value_t = PipelineOptions::default().offset, value_name = "O")]
     pub offset: usize,
@@ -171,12 +173,44 @@ pub struct TextArgs {
     pub stem: bool,
 }
 
+/// The value of `--shingle-len`: one length, or a comma list of them (sweep only).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShingleLens(pub Vec<usize>);
+
+/// `3` or `2,3,4,5`.
+fn parse_lens(s: &str) -> Result<ShingleLens, String> {
+    s.split(',')
+        .map(|w| {
+            w.trim().parse::<usize>().map_err(|_| {
+                format!("expected a shingle length or a comma list of them (2,3,4,5), not {s:?}")
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map(ShingleLens)
+}
+
 impl TextArgs {
+    /// Refuses a list of shingle lengths: every command but `sweep` takes one.
+    fn one_length(&self) -> anyhow::Result<()> {
+        match &self.shingle_len {
+            Some(l) if l.0.len() > 1 => anyhow::bail!(
+                "--shingle-len takes one length here; a list ({}) is for sweep",
+                l.0.iter()
+                    .map(|w| w.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+            _ => Ok(()),
+        }
+    }
+
     pub fn text_config(&self) -> anyhow::Result<TextConfig> {
+        self.one_length()?;
         Ok(pipeline_options(self, &SchemeArgs::default()).text()?)
     }
 
     pub fn shingle_config(&self, seed: u64) -> anyhow::Result<ShingleConfig> {
+        self.one_length()?;
         let scheme = SchemeArgs {
             seed,
             ..SchemeArgs::default()
@@ -194,7 +228,7 @@ fn pipeline_options(text: &TextArgs, scheme: &SchemeArgs) -> PipelineOptions {
         seed: scheme.seed,
         weighting: scheme.weighting.map(Weighting::from),
         unit: text.unit,
-        shingle_len: text.shingle_len,
+        shingle_len: text.shingle_len.as_ref().map(|l| l.0[0]),
         offset: text.offset,
         html: text.html,
         keep_case: text.keep_case,
@@ -264,7 +298,7 @@ impl Default for TextArgs {
         let d = PipelineOptions::default();
         TextArgs {
             unit: d.unit,
-            shingle_len: d.shingle_len,
+            shingle_len: d.shingle_len.map(|w| ShingleLens(vec![w])),
             offset: d.offset,
             html: d.html,
             keep_case: d.keep_case,
@@ -306,7 +340,21 @@ impl PipelineArgs {
 
     /// The pipeline configuration, with `default` as the scheme when none was given.
     pub fn config_or(&self, default: Scheme) -> anyhow::Result<PipelineConfig> {
+        self.text.one_length()?;
         Ok(self.options().config(self.corpus.config(), default)?)
+    }
+
+    /// A sweep's pipeline (at the first shingle length given) and its grid of lengths
+    /// (empty unless two or more are given).
+    pub fn sweep_config(&self) -> anyhow::Result<(PipelineConfig, Vec<usize>)> {
+        let cfg = self
+            .options()
+            .config(self.corpus.config(), Scheme::BottomK)?;
+        let lens = match &self.text.shingle_len {
+            Some(l) if l.0.len() > 1 => l.0.clone(),
+            _ => Vec::new(),
+        };
+        Ok((cfg, lens))
     }
 }
 

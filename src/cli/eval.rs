@@ -80,8 +80,9 @@ pub struct Args {
     /// Seed of the bootstrap's resamples.
     #[arg(long, value_name = "S", default_value_t = EvalOptions::default().bootstrap_seed)]
     bootstrap_seed: u64,
-    /// Resample groups instead of documents: the --corpus records' FIELD (a task, a source,
-    /// a family) names each document's group; a document without it is a group of its own.
+    /// Resample groups instead of documents: FIELD of the --corpus records (a task, a
+    /// source, a family: a JSONL field, or a CSV/TSV or Parquet column) names each
+    /// document's group; a document without it is a group of its own.
     #[arg(long, value_name = "FIELD", requires_all = ["bootstrap", "corpus"])]
     group_by: Option<String>,
     /// Print a JSON object instead of the table.

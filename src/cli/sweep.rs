@@ -6,7 +6,9 @@ use fimdup::cluster::{Measure, Method};
 use fimdup::eval::similarity::TruthTokenizer;
 use fimdup::eval::{ExternalSpec, TruthFormat};
 use fimdup::report::sweep::SweepOutput;
-use fimdup::report::{best_per_method, best_rows, run_sweep, SweepOptions, SweepTruth};
+use fimdup::report::{
+    best_per_method, best_rows, run_sweep, series_rows, SweepOptions, SweepTruth,
+};
 
 use fimdup::cluster::Verify;
 
@@ -125,9 +127,10 @@ pub struct SweepArgs {
     /// --threads).
     #[arg(long, value_name = "S", default_value_t = SweepOptions::default().bootstrap_seed)]
     pub bootstrap_seed: u64,
-    /// Resample (and, with --cv, deal into folds) groups instead of documents: the JSONL
-    /// records' FIELD (a task, a source, a family) names each document's group; a document
-    /// without it is a group of its own.
+    /// Resample (and, with --cv, deal into folds) groups instead of documents: FIELD (a
+    /// task, a source, a family) names each document's group: a JSONL field, or a CSV/TSV or
+    /// Parquet column; a document without it (absent, null, an empty cell) is a group of its
+    /// own.
     #[arg(long, value_name = "FIELD")]
     pub group_by: Option<String>,
     /// Cross-validated F1: deal the documents (or the groups of --group-by) into K folds by
@@ -139,6 +142,13 @@ pub struct SweepArgs {
     /// Seed of the fold assignment.
     #[arg(long, value_name = "S", default_value_t = SweepOptions::default().cv_seed)]
     pub cv_seed: u64,
+    /// With --cv K: choose on every set of M folds and report on the other K - M (a comma
+    /// list of sizes makes every split of each, e.g. --cv 5 --cv-choose 2,3: the 10 splits
+    /// of two folds against three and the 10 of three against two). Each split's figure is
+    /// beside the best F1 tuned on its own report-set. Default: each fold reported against
+    /// the other K - 1.
+    #[arg(long, value_name = "M[,M...]", value_delimiter = ',', requires = "cv")]
+    pub cv_choose: Vec<usize>,
     /// Print JSON on stdout: {"rows": [...], "methods": [best threshold per method, with
     /// "best_at_grid_edge" and "suggest"], "paired": [with --bootstrap], "cv": {with --cv:
     /// "rows" per method and fold, "methods" per method}}.
@@ -165,6 +175,8 @@ impl SweepArgs {
             group_by: self.group_by.clone(),
             cv: self.cv,
             cv_seed: self.cv_seed,
+            cv_choose: self.cv_choose.clone(),
+            shingle_lens: Vec::new(),
         }
     }
 }
@@ -186,13 +198,17 @@ pub fn sweep_and_report(
     out_dir: &Path,
     extra_params: &[(String, String)],
 ) -> anyhow::Result<()> {
-    let opts = a.options();
+    let (pipeline, shingle_lens) = a.pipeline.sweep_config()?;
+    let opts = SweepOptions {
+        shingle_lens,
+        ..a.options()
+    };
     let external = a
         .external
         .iter()
         .map(|spec| ExternalSpec::parse(spec)?.read())
         .collect::<fimdup::Result<_>>()?;
-    let cfg = opts.config(a.pipeline.config()?, external)?;
+    let cfg = opts.config(pipeline, external)?;
     let (_, thresholds_label) = opts.thresholds()?;
     let mut caller: Vec<(String, String)> = vec![("command line".into(), command_line())];
     caller.extend(extra_params.iter().cloned());
@@ -213,7 +229,7 @@ pub fn sweep_and_report(
     if a.json {
         let mut v = serde_json::json!({
             "rows": res.rows,
-            "methods": best_per_method(&res.rows),
+            "methods": best_per_method(&series_rows(&res.rows)),
         });
         if res.bootstrap.is_some() {
             v["bootstrap"] = serde_json::to_value(&res.bootstrap)?;
@@ -246,6 +262,7 @@ fn command_line() -> String {
 }
 
 fn print_table(res: &SweepOutput, out_dir: &Path) {
+    let rows = series_rows(&res.rows);
     eprintln!(
         "{} documents, {} duplicate pairs in the truth; best F1 per method:",
         res.documents, res.truth_pairs
@@ -254,7 +271,7 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
         "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7} {:>7} {:>7} {:>6} {:>8}",
         "method", "threshold", "k", "found", "common", "P", "R", "F1", "false", "seconds"
     );
-    for r in best_rows(&res.rows) {
+    for r in best_rows(&rows) {
         eprintln!(
             "  {:<14} {:>9} {:>6} {:>9} {:>9} {:>7.4} {:>7.4} {:>7.4} {:>6} {:>8}",
             r.method,
@@ -289,7 +306,7 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
             },
             b.seed
         );
-        for r in best_rows(&res.rows) {
+        for r in best_rows(&rows) {
             if let Some((lo, hi)) = r.f1_interval() {
                 eprintln!("  {:<14} F1 {:.4} [{lo:.4}, {hi:.4}]", r.method, r.f1);
             }
@@ -310,32 +327,56 @@ fn print_table(res: &SweepOutput, out_dir: &Path) {
         }
     }
     if let Some(c) = &res.cv {
+        let what = if c.shingle_lens.is_empty() {
+            "threshold"
+        } else {
+            "shingle length and threshold"
+        };
+        let how = if c.leave_one_out {
+            format!("{} folds; {what} chosen on the other folds", c.folds)
+        } else {
+            let sizes: Vec<String> = c.choose.iter().map(|m| m.to_string()).collect();
+            format!(
+                "{} splits of {} folds, {what} chosen on {} of them",
+                c.splits,
+                c.folds,
+                sizes.join(" or ")
+            )
+        };
         eprintln!(
-            "cross-validated F1 ({} folds of {} units: {}, seed {}; threshold chosen on the other folds):",
-            c.folds, c.units, c.unit, c.seed
+            "cross-validated F1 ({how}; {} units: {}, seed {}):",
+            c.units, c.unit, c.seed
         );
         for m in &c.methods {
+            let tuned = match m.tuned_shingle_len {
+                Some(w) => format!("w={w} t={}", m.tuned_threshold),
+                None => m.tuned_threshold.to_string(),
+            };
+            let mut edge = Vec::new();
+            if m.splits_at_edge > 0 {
+                edge.push(format!("threshold in {} of {}", m.splits_at_edge, c.splits));
+            }
+            if let Some(n) = m.splits_shingle_len_at_edge.filter(|&n| n > 0) {
+                edge.push(format!("shingle length in {n} of {}", c.splits));
+            }
             eprintln!(
-                "  {:<14} CV F1 {:.4} [{:.4}-{:.4}], pooled {:.4}; tuned on all {:.4} at {}{}",
+                "  {:<14} CV F1 {:.4} [{:.4}-{:.4}], tuned on the report-set {:.4}, pooled {:.4}; tuned on all {:.4} at {tuned}{}",
                 m.method,
                 m.cv_f1,
                 m.min_f1,
                 m.max_f1,
+                m.report_tuned_f1,
                 m.pooled_f1,
                 m.tuned_f1,
-                m.tuned_threshold,
-                if m.folds_at_edge > 0 {
-                    format!(
-                        "; at the grid's edge in {} of {} folds",
-                        m.folds_at_edge, c.folds
-                    )
-                } else {
+                if edge.is_empty() {
                     String::new()
+                } else {
+                    format!("; at the grid's edge: {}", edge.join(", "))
                 }
             );
         }
     }
-    for b in best_per_method(&res.rows)
+    for b in best_per_method(&rows)
         .iter()
         .filter(|b| b.best_at_grid_edge)
     {

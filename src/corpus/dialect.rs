@@ -31,6 +31,16 @@ pub(crate) fn separator(tab: bool) -> u8 {
     }
 }
 
+/// The fields of one CSV/TSV row as a corpus reader writes it back
+/// ([`crate::corpus::CorpusReader::record`], `preamble`).
+pub(crate) fn parse_row(bytes: &[u8], tab: bool) -> crate::Result<Vec<String>> {
+    let mut r = reader(tab).has_headers(false).from_reader(bytes);
+    let mut rec = csv::StringRecord::new();
+    r.read_record(&mut rec)
+        .map_err(|e| crate::Error::config(format!("re-reading a row: {e}")))?;
+    Ok(rec.iter().map(str::to_string).collect())
+}
+
 /// A reader builder with the dialect's separator and quoting; callers set what differs by
 /// file kind (headers, ragged rows, trimming).
 pub(crate) fn reader(tab: bool) -> csv::ReaderBuilder {

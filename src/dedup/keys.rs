@@ -164,13 +164,7 @@ fn json_key(v: &serde_json::Value, name: &str) -> KeyValue {
 
 /// The fields of one CSV/TSV row as the reader writes it back.
 fn csv_row(bytes: &[u8], format: Format) -> Result<Vec<String>> {
-    let mut r = crate::corpus::dialect::reader(format == Format::Tsv)
-        .has_headers(false)
-        .from_reader(bytes);
-    let mut rec = ::csv::StringRecord::new();
-    r.read_record(&mut rec)
-        .map_err(|e| Error::config(format!("re-reading a row: {e}")))?;
-    Ok(rec.iter().map(str::to_string).collect())
+    crate::corpus::dialect::parse_row(bytes, format == Format::Tsv)
 }
 
 /// The error of a pass that numbered another count of documents than the sketch pass.

@@ -523,14 +523,16 @@ pub fn write_paired_csv(path: &std::path::Path, rows: &[Paired]) -> Result<()> {
 }
 
 /// The units of a corpus: its documents in order, or with `group_by` the groups its
-/// records name in that field (a string or a number; absent or null: the document is its
-/// own group). Groups are read from JSON records, so `group_by` needs a JSONL corpus.
-/// Errors name the file and line.
+/// records name in that field: a JSONL field (a string or a number; absent or null: the
+/// document is its own group), a CSV/TSV column by its header name (an empty cell: its own
+/// group) or a Parquet column (a string or a number; null: its own group). Other formats
+/// have no fields and are refused. Errors name the file and line.
 pub fn corpus_units(
     path: &std::path::Path,
     corpus: &crate::corpus::CorpusConfig,
     group_by: Option<&str>,
 ) -> Result<Units> {
+    use crate::corpus::Format;
     let mut rdr = crate::corpus::open(path, corpus)?;
     let Some(field) = group_by else {
         let ids = rdr
@@ -538,33 +540,101 @@ pub fn corpus_units(
             .collect::<Result<Vec<String>>>()?;
         return Ok(Units::documents(ids));
     };
-    if rdr.format() != crate::corpus::Format::Jsonl {
-        return Err(Error::config(format!(
-            "group-by '{field}' reads a field of JSON records: {} is a {} corpus, not JSONL",
-            path.display(),
-            rdr.format().name()
-        )));
-    }
-    let mut docs: Vec<(String, Option<String>)> = Vec::new();
-    let mut rec = Vec::new();
-    while let Some(d) = rdr.next() {
-        let d = d?;
-        rec.clear();
-        rdr.record(&mut rec);
-        let line = rdr.last_line();
-        let mut v: serde_json::Value = serde_json::from_slice(&rec)
-            .map_err(|e| Error::parse(path, line, format!("expected a JSON object: {e}")))?;
-        let group = match v.get_mut(field).map(serde_json::Value::take) {
-            None | Some(serde_json::Value::Null) => None,
-            Some(g) => Some(crate::corpus::ext_id_from_json(g).map_err(|_| {
+    let format = rdr.format();
+    let from_json = |v: Option<serde_json::Value>, line: u64| -> Result<Option<String>> {
+        match v {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(g) => crate::corpus::ext_id_from_json(g).map(Some).map_err(|_| {
                 Error::parse(
                     path,
                     line,
                     format!("group field \"{field}\" must be a string or a number"),
                 )
-            })?),
-        };
-        docs.push((d.ext_id, group));
+            }),
+        }
+    };
+    let mut docs: Vec<(String, Option<String>)> = Vec::new();
+    match format {
+        Format::Jsonl => {
+            let mut rec = Vec::new();
+            while let Some(d) = rdr.next() {
+                let d = d?;
+                rec.clear();
+                rdr.record(&mut rec);
+                let line = rdr.last_line();
+                let mut v: serde_json::Value = serde_json::from_slice(&rec).map_err(|e| {
+                    Error::parse(path, line, format!("expected a JSON object: {e}"))
+                })?;
+                let g = from_json(v.get_mut(field).map(serde_json::Value::take), line)?;
+                docs.push((d.ext_id, g));
+            }
+        }
+        Format::Csv | Format::Tsv => {
+            let tab = format == Format::Tsv;
+            let mut rec = Vec::new();
+            let mut col: Option<usize> = None;
+            while let Some(d) = rdr.next() {
+                let d = d?;
+                let c = match col {
+                    Some(c) => c,
+                    None => {
+                        let mut pre = Vec::new();
+                        rdr.preamble(&mut pre);
+                        let names = crate::corpus::dialect::parse_row(&pre, tab)?;
+                        let c = names.iter().position(|h| h == field).ok_or_else(|| {
+                            Error::parse(
+                                path,
+                                1,
+                                format!(
+                                    "no column \"{field}\" in the header (columns: {}); expected the group-by column",
+                                    names.join(", ")
+                                ),
+                            )
+                        })?;
+                        *col.insert(c)
+                    }
+                };
+                rec.clear();
+                rdr.record(&mut rec);
+                let row = crate::corpus::dialect::parse_row(&rec, tab)?;
+                let g = row.get(c).filter(|g| !g.is_empty()).cloned();
+                docs.push((d.ext_id, g));
+            }
+        }
+        Format::Parquet => {
+            let ids = rdr
+                .map(|d| d.map(|d| d.ext_id))
+                .collect::<Result<Vec<String>>>()?;
+            let mut groups = Vec::with_capacity(ids.len());
+            crate::corpus::parquet::for_each_document_json(path, corpus, Some(field), |row| {
+                let mut v: serde_json::Value = serde_json::from_slice(row)
+                    .map_err(|e| Error::format(path, format!("a row as JSON: {e}")))?;
+                let row_no = groups.len() as u64 + 1;
+                groups.push(from_json(
+                    v.get_mut(field).map(serde_json::Value::take),
+                    row_no,
+                )?);
+                Ok(())
+            })?;
+            if groups.len() != ids.len() {
+                return Err(Error::format(
+                    path,
+                    format!(
+                        "the input changed while it was read: {} documents now, {} before",
+                        groups.len(),
+                        ids.len()
+                    ),
+                ));
+            }
+            docs.extend(ids.into_iter().zip(groups));
+        }
+        f => {
+            return Err(Error::config(format!(
+                "group-by '{field}' reads a field or column of the records: {} is a {} corpus, not JSONL, CSV/TSV or Parquet",
+                path.display(),
+                f.name()
+            )))
+        }
     }
     Ok(Units::groups(docs))
 }

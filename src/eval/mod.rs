@@ -11,8 +11,8 @@
 //! the command and the Python package both run ([`Evaluation`]). [`bootstrap`] resamples
 //! documents or groups of them and recounts the pairs under each resample ([`Resampler`]):
 //! percentile intervals of P, R and F1 and paired comparisons of methods. [`cv`] recounts
-//! the same pair lists on folds of the units: thresholds chosen on the other folds and
-//! scored on the one held out. [`curves`] ranks scored pairs (precision-recall curves,
+//! the same pair lists on folds of the units: settings (threshold, shingle length) chosen on
+//! some folds and scored on the others. [`curves`] ranks scored pairs (precision-recall curves,
 //! average precision) and bins pairs by similarity against a method's theoretical detection
 //! probability (S-curves).
 //!
@@ -40,7 +40,7 @@ pub use bootstrap::{
     BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
 };
 pub use curves::{pr_curve, s_curve, Detection, PrCurve, PrPoint, SBin};
-pub use cv::{CvConfig, CvFold, CvResult, CvSummary};
+pub use cv::{CvConfig, CvResult, CvSplit, CvSummary, Setting};
 pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};
 pub use metrics::{

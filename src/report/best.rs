@@ -169,6 +169,7 @@ mod tests {
     fn row(m: &str, t: f64, f1: f64) -> SweepRow {
         SweepRow {
             method: m.into(),
+            shingle_len: None,
             threshold: t,
             k: None,
             truth_pairs: 0,

@@ -3,7 +3,7 @@
 //! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
 //! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
-//! threshold chosen and the F1 of every method on every fold), `prcurve.csv` and
+//! setting chosen and the F1 of every method on every split), `prcurve.csv` and
 //! `prcurve.svg` (precision against recall of each method's pairs ranked by score, with the
 //! average precision), `scurve.csv` and `scurve.svg` (the fraction of the truth's pairs
 //! found per similarity bin against each method's theoretical curve; see [`curves`]),
@@ -38,7 +38,7 @@ pub use curves::Curves;
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
-pub use rows::{read_results_csv, write_results_csv, SweepRow};
+pub use rows::{read_results_csv, series_rows, write_results_csv, SweepRow};
 pub use run::{run_sweep, SweepOptions, SweepTruth};
 
 use crate::eval::{CvResult, Paired};
@@ -70,6 +70,12 @@ pub struct Report<'a> {
 pub fn write_report(dir: &Path, report: &Report<'_>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_results_csv(&dir.join("results.csv"), report.rows)?;
+    // Plots and tables: one series per method, or per (method, shingle length).
+    let shown = series_rows(report.rows);
+    let report = &Report {
+        rows: &shown,
+        ..*report
+    };
     let charts = plots(report.rows)?;
     crate::io::write_atomic(dir.join("f1.svg"), charts.f1.svg.as_bytes())?;
     crate::io::write_atomic(dir.join("pr.svg"), charts.pr.svg.as_bytes())?;

@@ -102,52 +102,120 @@ fn paired_cells(p: &Paired) -> Vec<String> {
     ]
 }
 
-const CV_HEAD: [&str; 6] = [
-    "method",
-    "cross-validated F1: mean [min-max] over folds",
-    "pooled F1 (found / common / truth)",
-    "tuned on all: F1 (threshold)",
-    "thresholds chosen",
-    "at the grid's edge",
-];
+/// The cross-validation table's header: a column per choose-set size when there are
+/// several.
+fn cv_head(c: &CvResult) -> Vec<String> {
+    let over = if c.leave_one_out { "folds" } else { "splits" };
+    let mut h = vec![
+        "method".to_string(),
+        format!("cross-validated F1: mean [min-max] over {over}"),
+    ];
+    if c.choose.len() > 1 {
+        for m in &c.choose {
+            h.push(format!("choose {m} / report {}", c.folds - m));
+        }
+    }
+    h.extend([
+        "tuned on the report-set (mean)".to_string(),
+        "pooled F1 (found / common / truth)".to_string(),
+        "tuned on all: F1 (setting)".to_string(),
+        format!("settings chosen ({over})"),
+        "at the grid's edge".to_string(),
+    ]);
+    h
+}
 
 fn cv_note(c: &CvResult) -> String {
+    let what = if c.shingle_lens.is_empty() {
+        "threshold".to_string()
+    } else {
+        let l: Vec<String> = c.shingle_lens.iter().map(|w| w.to_string()).collect();
+        format!("shingle length (w from {}) and threshold", l.join(", "))
+    };
+    let splits = if c.leave_one_out {
+        format!(
+            "For each fold, each method's {what} is the one with the best F1 on the pairs of \
+the other folds, and is scored on the fold's own pairs"
+        )
+    } else {
+        let sizes: Vec<String> = c.choose.iter().map(|m| m.to_string()).collect();
+        format!(
+            "Every set of {} folds is chosen on and the other folds reported ({} splits): each \
+method's {what} is the one with the best F1 on the chosen folds' pairs, and is scored on the \
+reported folds' pairs",
+            sizes.join(" or "),
+            c.splits
+        )
+    };
+    let groups = match &c.fold_groups {
+        Some(g) if c.units <= 50 => format!(
+            " Folds: {}.",
+            g.iter()
+                .enumerate()
+                .map(|(i, g)| format!("{i}: {}", g.join(" ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+        _ => String::new(),
+    };
     format!(
-        "The {} {} are dealt into {} folds by a seeded hash (seed {}). For each fold, each \
-method's threshold is the one with the best F1 on the pairs of the other folds, and is scored \
-on the fold's own pairs (pairs across folds count in neither). The cross-validated F1 is the \
-mean over folds; the pooled F1 is that of the folds' counts summed; the tuned F1 chooses the \
-threshold on every pair it is scored on. Every fold is in cv.csv.",
+        "The {} {} are dealt into {} folds by a seeded hash (seed {}).{groups} {splits} (pairs \
+across the two sets count in neither; ties go to the higher threshold, then the shorter \
+shingle). The cross-validated F1 is the mean over the splits; tuned on the report-set is the \
+best F1 of the grid on each split's reported pairs, averaged the same way (what the \
+cross-validated F1 is to be compared with); the pooled F1 is that of the splits' counts \
+summed; the tuned F1 chooses the setting on every pair it is scored on. Every split is in \
+cv.csv.",
         c.units, c.unit, c.folds, c.seed
     )
 }
 
 fn cv_cells(c: &CvResult) -> Vec<Vec<String>> {
+    let over = if c.leave_one_out { "folds" } else { "splits" };
     c.methods
         .iter()
         .map(|m| {
-            let mut chosen: Vec<String> = Vec::new();
-            for r in c.rows.iter().filter(|r| r.method == m.method) {
-                let t = r.threshold.to_string();
-                if !chosen.contains(&t) {
-                    chosen.push(t);
-                }
+            let tuned = match m.tuned_shingle_len {
+                Some(w) => format!("{:.4} (w={w} t={})", m.tuned_f1, m.tuned_threshold),
+                None => format!("{:.4} ({})", m.tuned_f1, m.tuned_threshold),
+            };
+            let chosen: Vec<String> = m
+                .chosen
+                .iter()
+                .map(|x| format!("{} ({})", x.setting, x.splits))
+                .collect();
+            let mut edge = Vec::new();
+            if m.splits_at_edge > 0 {
+                edge.push(format!(
+                    "threshold in {} of {} {over}",
+                    m.splits_at_edge, c.splits
+                ));
             }
-            vec![
+            if let Some(n) = m.splits_shingle_len_at_edge.filter(|&n| n > 0) {
+                edge.push(format!("length in {n} of {} {over}", c.splits));
+            }
+            let mut row = vec![
                 m.method.clone(),
                 format!("{:.4} [{:.4}-{:.4}]", m.cv_f1, m.min_f1, m.max_f1),
+            ];
+            if c.choose.len() > 1 {
+                row.extend(m.by_choose.iter().map(|b| format!("{:.4}", b.cv_f1)));
+            }
+            row.extend([
+                format!("{:.4}", m.report_tuned_f1),
                 format!(
                     "{:.4} ({} / {} / {})",
                     m.pooled_f1, m.pooled_found, m.pooled_common, m.pooled_truth
                 ),
-                format!("{:.4} ({})", m.tuned_f1, m.tuned_threshold),
+                tuned,
                 chosen.join(", "),
-                if m.folds_at_edge > 0 {
-                    format!("{} of {} folds", m.folds_at_edge, c.folds)
-                } else {
+                if edge.is_empty() {
                     "no".into()
+                } else {
+                    edge.join("; ")
                 },
-            ]
+            ]);
+            row
         })
         .collect()
 }
@@ -373,7 +441,9 @@ pub fn render_markdown(r: &Report<'_>) -> String {
     if let Some(c) = r.cv {
         s.push_str("\n## Cross-validation\n\n");
         let _ = writeln!(s, "{}\n", cv_note(c));
-        md_table(&mut s, &CV_HEAD, cv_cells(c).into_iter());
+        let head = cv_head(c);
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        md_table(&mut s, &head, cv_cells(c).into_iter());
     }
     s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n![F1 against cost, with the Pareto front](pareto.svg)\n\n");
     if let Some(c) = r.curves {
@@ -526,7 +596,9 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
     if let Some(c) = r.cv {
         s.push_str("<h2 id=\"cv\">Cross-validation</h2>\n");
         let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(&cv_note(c)));
-        html_table(&mut s, &CV_HEAD, cv_cells(c).into_iter(), 1);
+        let head = cv_head(c);
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        html_table(&mut s, &head, cv_cells(c).into_iter(), 1);
     }
     s.push_str("<h2 id=\"plots\">Plots</h2>\n<p class=\"note\">Hover a point for its values; click one to show that run's errors below.</p>\n");
     for c in [&charts.f1, &charts.pr, &charts.time, &charts.pareto] {

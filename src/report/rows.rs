@@ -3,7 +3,8 @@
 //! Invariant: `results.csv` has the [`SweepRow`] field names as its header (also when there
 //! is no row) and reads back into the same rows. The interval columns (`precision_lo` ..
 //! `f1_hi`) are written only when the rows carry intervals (a sweep with a bootstrap), so
-//! a sweep without one writes the same bytes as before they existed.
+//! a sweep without one writes the same bytes as before they existed; so is `shingle_len`
+//! (written only by a sweep over a grid of shingle lengths, where every row has one).
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -16,6 +17,9 @@ use crate::{Error, Result};
 pub struct SweepRow {
     /// Method name (`concept`, `union-find`, `lsh`, `exact`, ...).
     pub method: String,
+    /// The shingle length of the row, in a sweep over a grid of lengths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shingle_len: Option<u64>,
     /// The swept threshold (resemblance, or the paper's minimum common units).
     pub threshold: f64,
     /// Sketch size or minimum support the method used, if it has one.
@@ -75,6 +79,7 @@ impl SweepRow {
     ) -> Self {
         SweepRow {
             method: method.into(),
+            shingle_len: None,
             threshold,
             k,
             truth_pairs: counts.truth_pairs,
@@ -107,10 +112,37 @@ impl SweepRow {
         self.f1_hi = Some(iv.f1.hi);
     }
 
+    /// The name of the row's series in plots and tables: the method, and with a shingle
+    /// length `w=N` after it (`concept w=3`).
+    pub fn series(&self) -> String {
+        match self.shingle_len {
+            Some(w) => format!("{} w={w}", self.method),
+            None => self.method.clone(),
+        }
+    }
+
     /// F1's interval, when the row has one.
     pub fn f1_interval(&self) -> Option<(f64, f64)> {
         self.f1_lo.zip(self.f1_hi)
     }
+}
+
+/// The rows as plots and tables show them: with shingle lengths, each row's method is its
+/// [`SweepRow::series`] name (and the length left out), so every (method, length) is a
+/// series of its own; otherwise the rows themselves.
+pub fn series_rows(rows: &[SweepRow]) -> std::borrow::Cow<'_, [SweepRow]> {
+    if rows.iter().all(|r| r.shingle_len.is_none()) {
+        return std::borrow::Cow::Borrowed(rows);
+    }
+    std::borrow::Cow::Owned(
+        rows.iter()
+            .map(|r| SweepRow {
+                method: r.series(),
+                shingle_len: None,
+                ..r.clone()
+            })
+            .collect(),
+    )
 }
 
 /// Writes `results.csv` (header = the [`SweepRow`] field names).

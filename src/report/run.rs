@@ -26,7 +26,8 @@ use crate::{Error, Result};
 /// in steps of 0.05, no verification, the false-cluster floor of
 /// [`FalseClusterConfig::default`] (0.5, resemblance on `word` words), [`DEFAULT_ERRORS`]
 /// (20) listed errors per row, no bootstrap (seed 0, documents as the unit), no
-/// cross-validation (seed 0). Serialized by the names the command takes
+/// cross-validation (seed 0, each fold reported against the others), one shingle length
+/// (the pipeline's). Serialized by the names the command takes
 /// ([`crate::defaults`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -65,6 +66,13 @@ pub struct SweepOptions {
     pub cv: usize,
     /// The seed of the cross-validation's fold assignment.
     pub cv_seed: u64,
+    /// The cross-validation's choose-set sizes: every set of that many folds chosen on,
+    /// the rest reported (empty: each fold reported against all the others).
+    pub cv_choose: Vec<usize>,
+    /// A grid of shingle lengths (two or more) swept in turn, each row carrying its
+    /// length; the cross-validation chooses the length with the threshold. Empty: the
+    /// pipeline's one length.
+    pub shingle_lens: Vec<usize>,
 }
 
 impl Default for SweepOptions {
@@ -85,6 +93,8 @@ impl Default for SweepOptions {
             group_by: None,
             cv: 0,
             cv_seed: 0,
+            cv_choose: Vec::new(),
+            shingle_lens: Vec::new(),
         }
     }
 }
@@ -146,8 +156,15 @@ impl SweepOptions {
                 folds: self.cv,
                 seed: self.cv_seed,
                 group_by: self.group_by.clone(),
+                choose: self.cv_choose.clone(),
             }),
+            shingle_lens: self.shingle_lens.clone(),
         };
+        if !self.cv_choose.is_empty() && self.cv == 0 {
+            return Err(Error::config(
+                "cv-choose sizes the choose-sets of a cross-validation: give a number of folds too",
+            ));
+        }
         if self.group_by.is_some() && self.bootstrap == 0 && self.cv == 0 {
             return Err(Error::config(
                 "group-by chooses the unit of the bootstrap or the cross-validation: give a number of resamples or of folds too",

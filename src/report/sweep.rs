@@ -16,11 +16,16 @@
 //! best F1 ([`crate::eval::bootstrap::paired`]).
 //!
 //! With a cross-validation ([`SweepConfig::cv`]) the same pair lists in units are recounted
-//! on folds after the last row ([`crate::eval::cv`]): per method the threshold chosen on
-//! the other folds and its F1 on the held-out one; unscored external predictions (one
-//! point) are left out.
+//! on folds after the last row ([`crate::eval::cv`]): per method and split the setting
+//! (threshold, and with a grid the shingle length) chosen on the choose-set's folds and its
+//! F1 on the report-set's; unscored external predictions (one point) are left out.
 //!
-//! Invariants: rows come out in method order, then threshold order; everything but the
+//! With a grid of shingle lengths ([`SweepConfig::shingle_lens`]) the sweep is run once per
+//! length, in the order given, each length's schemes sketched (and dropped) in turn; every
+//! row carries its length, and the cross-validation chooses the length with the threshold.
+//!
+//! Invariants: rows come out in shingle-length order (a grid's), then method order, then
+//! threshold order; everything but the
 //! timing and memory columns is deterministic for any number of threads (the bootstrap's
 //! too: see [`crate::eval::bootstrap`]).
 
@@ -35,7 +40,7 @@ use crate::cluster::{
 };
 use crate::corpus;
 use crate::eval::bootstrap::{corpus_units, paired, Units};
-use crate::eval::cv::{cross_validate, CvConfig, CvMethod, CvResult};
+use crate::eval::cv::{cross_validate, CvConfig, CvMethod, CvResult, Setting};
 use crate::eval::similarity::TruthTokenizer;
 use crate::eval::{
     evaluate_labeled, false_clusters, BootstrapConfig, External, FalseClusterConfig, Labeled,
@@ -94,6 +99,10 @@ pub struct SweepConfig {
     /// Cross-validated F1 (`None`: none). Its group field, when both are given, is the
     /// bootstrap's.
     pub cv: Option<CvConfig>,
+    /// A grid of shingle lengths (two or more, distinct): the sweep runs at each, in this
+    /// order, with the pipeline's length replaced, and every row carries its length. Empty:
+    /// the pipeline's one length (and no length on the rows).
+    pub shingle_lens: Vec<usize>,
 }
 
 impl SweepConfig {
@@ -157,8 +166,40 @@ impl SweepConfig {
                 }
             }
         }
+        if self.shingle_lens.len() == 1 {
+            return Err(Error::config(
+                "a grid of shingle lengths has two or more; give one length as the pipeline's",
+            ));
+        }
+        for (i, &w) in self.shingle_lens.iter().enumerate() {
+            if self.shingle_lens[..i].contains(&w) {
+                return Err(Error::config(format!(
+                    "shingle length {w} is given twice in the grid"
+                )));
+            }
+            let mut p = self.pipeline.clone();
+            p.shingle.len = w;
+            p.validate()?;
+        }
+        if !self.shingle_lens.is_empty() {
+            if let Some(e) = self.external.first() {
+                return Err(Error::config(format!(
+                    "external prediction '{}' has no shingle length: a sweep over a grid of shingle lengths takes none",
+                    e.name()
+                )));
+            }
+        }
         self.pipeline.validate()?;
         self.false_clusters.validate()
+    }
+
+    /// The shingle lengths swept, in order: the grid, or the pipeline's one length.
+    pub fn lengths(&self) -> Vec<usize> {
+        if self.shingle_lens.is_empty() {
+            vec![self.pipeline.shingle.len]
+        } else {
+            self.shingle_lens.clone()
+        }
     }
 }
 
@@ -228,46 +269,57 @@ pub fn sweep(
             .map(|&k| (f64::from(k), Threshold::MinCommon(k)))
             .collect(),
     };
-    // One job per (method, threshold), built (and so validated) before anything runs.
+    // One job per (shingle length, method, threshold), built (and so validated) before
+    // anything runs.
     let base = cfg.pipeline.sketch.scheme;
-    let mut jobs: Vec<(Method, f64, Job)> = Vec::new();
-    for &m in &cfg.methods {
-        for &(tval, threshold) in &thresholds {
-            if !m.takes_min_common() && matches!(threshold, Threshold::MinCommon(_)) {
-                out.notes.push(format!(
-                    "{m} skipped: it takes resemblance thresholds, not min-common"
-                ));
-                break;
+    let lengths = cfg.lengths();
+    let grid = !cfg.shingle_lens.is_empty();
+    let mut jobs: Vec<Vec<(Method, f64, Job)>> = Vec::new();
+    for &w in &lengths {
+        let mut of_len = Vec::new();
+        for &m in &cfg.methods {
+            for &(tval, threshold) in &thresholds {
+                if !m.takes_min_common() && matches!(threshold, Threshold::MinCommon(_)) {
+                    let note =
+                        format!("{m} skipped: it takes resemblance thresholds, not min-common");
+                    if !out.notes.contains(&note) {
+                        out.notes.push(note);
+                    }
+                    break;
+                }
+                let mut pipeline = cfg.pipeline.clone();
+                pipeline.shingle.len = w;
+                pipeline.sketch.scheme = m.scheme_for(base);
+                let job = JobBuilder::new(m)
+                    .cluster(ClusterConfig {
+                        method: m,
+                        threshold,
+                        ..cfg.cluster
+                    })
+                    .pipeline(pipeline)
+                    .verify(cfg.verify.then_some(Verify::Exact))
+                    .spill(cfg.spill.clone())
+                    .build()?;
+                of_len.push((m, tval, job));
             }
-            let mut pipeline = cfg.pipeline.clone();
-            pipeline.sketch.scheme = m.scheme_for(base);
-            let job = JobBuilder::new(m)
-                .cluster(ClusterConfig {
-                    method: m,
-                    threshold,
-                    ..cfg.cluster
-                })
-                .pipeline(pipeline)
-                .verify(cfg.verify.then_some(Verify::Exact))
-                .spill(cfg.spill.clone())
-                .build()?;
-            jobs.push((m, tval, job));
         }
+        jobs.push(of_len);
     }
     let min_common = matches!(cfg.thresholds, SweepThresholds::MinCommon(_));
-    // Sketch each needed scheme once.
-    let mut prepared: Vec<(Scheme, Sketched)> = Vec::new();
-    for (m, _, job) in &jobs {
-        let scheme = m.scheme_for(base);
-        if prepared.iter().any(|p| p.0 == scheme) {
-            continue;
-        }
-        progress(&format!("sketching ({})", scheme.name()));
-        let s = job.prepare(&input, &|_| {})?;
-        out.sketch_seconds
-            .push((scheme.name().to_string(), s.seconds()));
-        out.documents = s.n_docs() as u64;
-        prepared.push((scheme, s));
+    // The errors' passages and estimates are cut with one shingle length: a grid lists none.
+    let error_cap = if grid { 0 } else { cfg.errors };
+    if grid && cfg.errors > 0 {
+        out.notes.push(
+            "errors: not listed in a sweep over a grid of shingle lengths (sweep one length to list them)"
+                .into(),
+        );
+    }
+    // The S-curves' similarities are of one shingle length: a grid draws no curves.
+    if grid {
+        out.notes.push(
+            "curves: precision-recall and S-curves are not drawn in a sweep over a grid of shingle lengths (sweep one length to draw them)"
+                .into(),
+        );
     }
     // Exact resemblance of pairs the truth lacks, for the false-cluster check.
     let docs = corpus::open(input_path, &cfg.pipeline.corpus)?.read_all()?;
@@ -285,7 +337,7 @@ pub fn sweep(
         docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
     )?;
     let mut errors = ErrorCollector::new(
-        cfg.errors,
+        error_cap,
         cfg.cluster.measure == Measure::Containment,
         &cfg.pipeline,
         docs.iter().map(|d| (d.ext_id.as_str(), d.text.as_str())),
@@ -314,85 +366,109 @@ pub fn sweep(
         }
     };
 
-    for (m, tval, job) in &jobs {
-        let (m, tval) = (*m, *tval);
-        let sketched = &mut prepared
-            .iter_mut()
-            .find(|p| p.0 == m.scheme_for(base))
-            .expect("every scheme was prepared")
-            .1;
-        progress(&format!("{} at {tval}", m.name()));
-        reset_peak_rss();
-        let t0 = Instant::now();
-        let res = job.run_on(sketched)?;
-        let sketch_secs = sketched.seconds();
-        let secs = sketch_secs + t0.elapsed().as_secs_f64();
-        let ids = sketched.ext_ids();
-        let pred = Prediction::from_pairs(
-            res.pairs
-                .iter()
-                .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
-        )?;
-        let counts = evaluate_labeled(labels, &pred, listed.as_ref());
-        if let Some(r) = &mut resampler {
-            r.add_row(labels, &pred, listed.as_ref());
+    for (&w, of_len) in lengths.iter().zip(&jobs) {
+        // Sketch each needed scheme of this length once; dropped before the next length.
+        let mut prepared: Vec<(Scheme, Sketched)> = Vec::new();
+        for (m, _, job) in of_len {
+            let scheme = m.scheme_for(base);
+            if prepared.iter().any(|p| p.0 == scheme) {
+                continue;
+            }
+            let name = if grid {
+                format!("{} w={w}", scheme.name())
+            } else {
+                scheme.name().to_string()
+            };
+            progress(&format!("sketching ({name})"));
+            let s = job.prepare(&input, &|_| {})?;
+            out.sketch_seconds.push((name, s.seconds()));
+            out.documents = s.n_docs() as u64;
+            prepared.push((scheme, s));
         }
-        let model = detection(
-            job.cluster_config(),
-            &res,
-            m.scheme_for(base),
-            cfg.pipeline.sketch.weighting.is_some(),
-        );
-        curves.add_run(
-            m.name(),
-            tval,
-            &res,
-            ids,
-            &pred,
-            labels,
-            listed.as_ref(),
-            counts.truth_pairs,
-            model,
-        );
-        if cfg.errors > 0 {
-            let found = res.pairs.iter().map(|p| {
-                (
-                    ids[p.a.index()].as_str(),
-                    ids[p.b.index()].as_str(),
-                    p.estimate.or(p.shared.map(f64::from)),
-                )
-            });
-            let mut sketch = cfg.pipeline.sketch;
-            sketch.scheme = m.scheme_for(base);
-            errors.add_row(
+        for (m, tval, job) in of_len {
+            let (m, tval) = (*m, *tval);
+            let sketched = &mut prepared
+                .iter_mut()
+                .find(|p| p.0 == m.scheme_for(base))
+                .expect("every scheme was prepared")
+                .1;
+            progress(&format!("{} at {tval}", m.name()));
+            reset_peak_rss();
+            let t0 = Instant::now();
+            let res = job.run_on(sketched)?;
+            let sketch_secs = sketched.seconds();
+            let secs = sketch_secs + t0.elapsed().as_secs_f64();
+            let ids = sketched.ext_ids();
+            let pred = Prediction::from_pairs(
+                res.pairs
+                    .iter()
+                    .map(|p| (ids[p.a.index()].as_str(), ids[p.b.index()].as_str())),
+            )?;
+            let counts = evaluate_labeled(labels, &pred, listed.as_ref());
+            if let Some(r) = &mut resampler {
+                r.add_row(labels, &pred, listed.as_ref());
+            }
+            if !grid {
+                let model = detection(
+                    job.cluster_config(),
+                    &res,
+                    m.scheme_for(base),
+                    cfg.pipeline.sketch.weighting.is_some(),
+                );
+                curves.add_run(
+                    m.name(),
+                    tval,
+                    &res,
+                    ids,
+                    &pred,
+                    labels,
+                    listed.as_ref(),
+                    counts.truth_pairs,
+                    model,
+                );
+            }
+            if error_cap > 0 {
+                let found = res.pairs.iter().map(|p| {
+                    (
+                        ids[p.a.index()].as_str(),
+                        ids[p.b.index()].as_str(),
+                        p.estimate.or(p.shared.map(f64::from)),
+                    )
+                });
+                let mut sketch = cfg.pipeline.sketch;
+                sketch.scheme = m.scheme_for(base);
+                errors.add_row(
+                    m.name(),
+                    tval,
+                    min_common,
+                    sketch,
+                    candidates(labels, listed.as_ref(), &pred, found),
+                );
+            }
+            let clusters = Prediction::from_clusters(
+                res.clusters
+                    .iter()
+                    .map(|c| c.docs.iter().map(|d| ids[d.index()].as_str())),
+            );
+            let fc = false_clusters(
+                &clusters,
+                Some(truth),
+                Some(&exact_sets),
+                &cfg.false_clusters,
+            )?
+            .map(|r| r.false_clusters as u64);
+            let mut row = SweepRow::new(
                 m.name(),
                 tval,
-                min_common,
-                sketch,
-                candidates(labels, listed.as_ref(), &pred, found),
+                res.summary.k.map(u64::from),
+                &counts,
+                fc,
+                secs,
+                peak_rss_bytes(),
             );
+            row.shingle_len = grid.then_some(w as u64);
+            out.rows.push(row);
         }
-        let clusters = Prediction::from_clusters(
-            res.clusters
-                .iter()
-                .map(|c| c.docs.iter().map(|d| ids[d.index()].as_str())),
-        );
-        let fc = false_clusters(
-            &clusters,
-            Some(truth),
-            Some(&exact_sets),
-            &cfg.false_clusters,
-        )?
-        .map(|r| r.false_clusters as u64);
-        out.rows.push(SweepRow::new(
-            m.name(),
-            tval,
-            res.summary.k.map(u64::from),
-            &counts,
-            fc,
-            secs,
-            peak_rss_bytes(),
-        ));
     }
     // External predictions: at every threshold when scored, once (threshold NaN) when not.
     for ext in &cfg.external {
@@ -436,13 +512,20 @@ pub fn sweep(
     out.curves = curves.finish();
     if let (Some(r), Some(c)) = (&resampler, &cfg.cv) {
         progress("cross-validation");
+        // Per method, every (shingle length, threshold) it ran at.
         let methods: Vec<CvMethod> = super::charts::methods(&out.rows)
             .into_iter()
             .map(|m| CvMethod {
                 name: m.to_string(),
                 rows: (0..out.rows.len())
                     .filter(|&i| out.rows[i].method == m && out.rows[i].threshold.is_finite())
-                    .map(|i| (out.rows[i].threshold, i))
+                    .map(|i| {
+                        let setting = Setting {
+                            shingle_len: out.rows[i].shingle_len.map(|w| w as usize),
+                            threshold: out.rows[i].threshold,
+                        };
+                        (setting, i)
+                    })
                     .collect(),
             })
             .filter(|m| !m.rows.is_empty())
@@ -451,7 +534,7 @@ pub fn sweep(
             None => "documents".to_string(),
             Some(f) => format!("groups by the record field '{f}'"),
         };
-        out.cv = Some(cross_validate(r, &methods, c, unit)?);
+        out.cv = Some(cross_validate(r, &methods, c, unit, &cfg.shingle_lens)?);
     }
     if let (Some(r), Some(b)) = (&resampler, &cfg.bootstrap) {
         progress("bootstrap");
@@ -459,12 +542,12 @@ pub fn sweep(
         for (row, iv) in out.rows.iter_mut().zip(&res.rows) {
             row.set_intervals(iv);
         }
-        let methods: Vec<(String, f64, Vec<usize>)> = super::charts::methods(&out.rows)
+        // Per series: a method, or with a grid of shingle lengths a (method, length).
+        let shown = super::series_rows(&out.rows);
+        let methods: Vec<(String, f64, Vec<usize>)> = super::charts::methods(&shown)
             .into_iter()
             .map(|m| {
-                let idx: Vec<usize> = (0..out.rows.len())
-                    .filter(|&i| out.rows[i].method == m)
-                    .collect();
+                let idx: Vec<usize> = (0..shown.len()).filter(|&i| shown[i].method == m).collect();
                 let best = idx
                     .iter()
                     .map(|&i| out.rows[i].f1)
@@ -576,7 +659,15 @@ pub fn describe(
         ),
         ("unit".into(), p.text.unit.name().to_string()),
         ("html".into(), p.text.html.to_string()),
-        ("shingle length".into(), p.shingle.len.to_string()),
+        (
+            "shingle length".into(),
+            if cfg.shingle_lens.is_empty() {
+                p.shingle.len.to_string()
+            } else {
+                let l: Vec<String> = cfg.shingle_lens.iter().map(|w| w.to_string()).collect();
+                format!("{} (a grid: every length swept)", l.join(","))
+            },
+        ),
         ("offset".into(), p.shingle.offset.to_string()),
         (
             "scheme (concept, union-find)".into(),
@@ -657,8 +748,26 @@ pub fn describe(
         params.push((
             "cross-validation".into(),
             format!(
-                "{} folds of {} ({} units), seed {}; threshold chosen on the other folds",
-                c.folds, c.unit, c.units, c.seed
+                "{} folds of {} ({} units), seed {}; {} chosen {}",
+                c.folds,
+                c.unit,
+                c.units,
+                c.seed,
+                if c.shingle_lens.is_empty() {
+                    "threshold"
+                } else {
+                    "shingle length and threshold"
+                },
+                if c.leave_one_out {
+                    "on the other folds".to_string()
+                } else {
+                    let sizes: Vec<String> = c.choose.iter().map(|m| m.to_string()).collect();
+                    format!(
+                        "on every set of {} folds, the rest reported ({} splits)",
+                        sizes.join(" or "),
+                        c.splits
+                    )
+                }
             ),
         ));
     }

@@ -379,7 +379,7 @@ fn bad_bootstrap_options_are_refused() {
                 "--out",
                 s(&out),
             ],
-            "not JSONL",
+            "not JSONL, CSV/TSV or Parquet",
         ),
         (
             vec![

@@ -242,6 +242,7 @@ fn exact_containment_separates_cut_from_non() {
         external: Vec::new(),
         bootstrap: None,
         cv: None,
+        shingle_lens: Vec::new(),
     };
     let only = sweep(&docs, &truth, &lab, &cfg(true), &|_| {})
         .unwrap()

@@ -72,6 +72,7 @@ fn run(dir: &Path, thresholds: SweepThresholds, lsh: LshConfig) -> SweepOutput {
         external: Vec::new(),
         bootstrap: None,
         cv: None,
+        shingle_lens: Vec::new(),
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {}).unwrap()
 }

@@ -47,6 +47,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         external: Vec::new(),
         bootstrap: None,
         cv: None,
+        shingle_lens: Vec::new(),
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()
