@@ -421,6 +421,13 @@ impl MethodSpec for Concept {
         run(arm)
     }
 
+    fn pair_detail(
+        &self,
+        view: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        Ok(super::pair_detail::shared_elements_detail(view))
+    }
+
     /// At least `k` shared elements of `n`: k-mins positions agree independently with
     /// probability `s`; bottom-k by its binomial approximation ([`super::detection`]).
     fn detection(
@@ -448,6 +455,16 @@ impl MethodSpec for Concept {
         Ok(Some(super::CandidateRule::Elements {
             k: head.k.unwrap_or(1),
         }))
+    }
+
+    /// The cap on itemsets, as one process checks it: first the itemsets of the mined
+    /// components, then with those of the two-document components (one cluster per maximal
+    /// itemset).
+    fn check_merged(&self, cfg: &super::ClusterConfig, mined: u64, sets: u64) -> Result<()> {
+        for count in [mined, sets] {
+            limit_check(count as usize, &cfg.concept, "mining")?;
+        }
+        Ok(())
     }
 
     fn undivided_because(&self, cfg: &super::ClusterConfig) -> Option<&'static str> {

@@ -95,6 +95,21 @@ impl Method {
         self.spec().detection(cfg, summary, images, n)
     }
 
+    /// What the method compared for one pair, and one sentence saying so (see
+    /// [`super::pair_detail`]).
+    pub fn pair_detail(
+        self,
+        view: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        self.spec().pair_detail(view)
+    }
+
+    /// The whole run's limits on what a divided run's groups produced together (see
+    /// [`super::method::MethodSpec::check_merged`]).
+    pub fn check_merged(self, cfg: &ClusterConfig, mined: u64, sets: u64) -> Result<()> {
+        self.spec().check_merged(cfg, mined, sets)
+    }
+
     /// Whether the method takes the paper's absolute min-common k (else resemblance
     /// thresholds only).
     pub fn takes_min_common(self) -> bool {

@@ -381,6 +381,13 @@ impl MethodSpec for Exact {
         true
     }
 
+    fn pair_detail(
+        &self,
+        view: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        Ok(super::pair_detail::exact_detail(view))
+    }
+
     /// A step at the threshold: its pairs are exactly those at or above it.
     fn detection(
         &self,

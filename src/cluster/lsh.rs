@@ -340,6 +340,56 @@ impl MethodSpec for Lsh {
         run(arm)
     }
 
+    /// The band layout, the bands whose hashes collide (with the run's seed) and the
+    /// positions the filtering pass counts.
+    fn pair_detail(
+        &self,
+        v: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        let s = v.summary;
+        let (ia, ib) = v.images;
+        let (bands, rows) = (s.bands.unwrap_or(0), s.rows.unwrap_or(0));
+        let bh = |im: &crate::sketch::Image| {
+            crate::sketch::hash::group_hashes(
+                im.values(),
+                true,
+                rows as usize,
+                bands as usize,
+                v.cfg.lsh.seed,
+            )
+        };
+        let (ha, hb) = (bh(ia), bh(ib));
+        let colliding: Vec<u32> = ha
+            .iter()
+            .zip(&hb)
+            .enumerate()
+            .filter(|(_, (x, y))| x == y)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let agreeing = agreements(ia.values(), ib.values());
+        let k = s.k.unwrap_or(0);
+        let why = if colliding.is_empty() {
+            "no band collides, so the pair is never a candidate".to_string()
+        } else {
+            format!(
+                "{} of {bands} bands collide ({}), and the images agree on {agreeing} of {} positions against the filtering pass's k = {k}",
+                colliding.len(),
+                super::pair_detail::list(&colliding),
+                v.n()
+            )
+        };
+        Ok((
+            super::pair_detail::MethodDetail::Lsh {
+                bands,
+                rows,
+                colliding_bands: colliding,
+                agreeing,
+                k,
+            },
+            format!("{bands} bands x {rows} rows; {why}"),
+        ))
+    }
+
     /// A band of `rows` agreeing positions in one of `bands`, then at least `k` agreeing
     /// positions in the filtering pass (H00).
     fn detection(

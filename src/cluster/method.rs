@@ -11,6 +11,7 @@
 
 use super::candidates::CandidateRule;
 use super::detection::Detection;
+use super::pair_detail::{MethodDetail, PairView};
 use super::run::{Arm, Found};
 use super::threshold::ImageKind;
 use super::{ClusterConfig, ClusterSummary, Regroup, Threshold};
@@ -108,6 +109,17 @@ pub(super) trait MethodSpec: Sync {
         _n: u32,
     ) -> Option<Detection> {
         None
+    }
+
+    /// What it compared for one pair (`fimdup explain`'s verdict), and one sentence saying
+    /// so.
+    fn pair_detail(&self, view: &PairView<'_>) -> Result<(MethodDetail, String)>;
+
+    /// The whole run's limits on what the groups of a divided run produced together
+    /// (`mined`: the itemsets of the components each group mined; `sets`: the clusters
+    /// before expansion), checked after they are merged as one process checks them.
+    fn check_merged(&self, _cfg: &ClusterConfig, _mined: u64, _sets: u64) -> Result<()> {
+        Ok(())
     }
 
     /// Why a run with `cfg` cannot be divided by component, if it cannot.

@@ -37,6 +37,7 @@ pub mod lsh;
 pub mod method;
 mod options;
 pub mod output;
+pub mod pair_detail;
 pub mod prepared;
 pub mod run;
 pub mod supershingle;

@@ -186,6 +186,58 @@ impl MethodSpec for SuperShingle {
         run(arm)
     }
 
+    /// The super shingles of both images at the run's width, and which are shared.
+    fn pair_detail(
+        &self,
+        v: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        let cluster = v.cfg;
+        let (ia, ib) = v.images;
+        let positional = v.scheme.is_positional();
+        let (per, _) = width(cluster, positional, v.n())?;
+        let min_shared = v.summary.k.unwrap_or(cluster.super_shingle.min_shared);
+        let ss = SuperShingleConfig {
+            per: Some(per),
+            ..cluster.super_shingle
+        };
+        let sa = super_shingles(ia.values(), positional, &ss);
+        let sb = super_shingles(ib.values(), positional, &ss);
+        let mut set_b = sb.clone();
+        set_b.sort_unstable();
+        set_b.dedup();
+        let shared_indices: Vec<usize> = sa
+            .iter()
+            .enumerate()
+            .filter(|(_, h)| set_b.binary_search(h).is_ok())
+            .map(|(i, _)| i)
+            .collect();
+        let mut distinct: Vec<u64> = shared_indices.iter().map(|&i| sa[i]).collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let shared = distinct.len();
+        let reason = format!(
+            "{} and {} super shingles of {per} image elements, {shared} shared ({}), the method needs {min_shared}",
+            sa.len(),
+            sb.len(),
+            if shared_indices.is_empty() {
+                "none".to_string()
+            } else {
+                format!("indices {}", super::pair_detail::list(&shared_indices))
+            }
+        );
+        Ok((
+            super::pair_detail::MethodDetail::SuperShingle {
+                per,
+                min_shared,
+                count_a: sa.len(),
+                count_b: sb.len(),
+                shared,
+                shared_indices,
+            },
+            reason,
+        ))
+    }
+
     /// At least `k` of the `n / per` super shingles of `per` positions agree, each with
     /// probability `s^per` (k-mins images only), at the width of the candidate threshold.
     fn detection(

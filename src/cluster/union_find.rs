@@ -77,6 +77,13 @@ impl MethodSpec for UnionFind {
         }
     }
 
+    fn pair_detail(
+        &self,
+        view: &super::pair_detail::PairView<'_>,
+    ) -> Result<(super::pair_detail::MethodDetail, String)> {
+        Ok(super::pair_detail::shared_elements_detail(view))
+    }
+
     /// At least `k` shared elements of `n`: k-mins positions agree independently with
     /// probability `s`; bottom-k by its binomial approximation ([`super::detection`]).
     fn detection(

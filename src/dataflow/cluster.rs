@@ -81,8 +81,8 @@ use crate::cluster::uf::UnionFind;
 use crate::cluster::{
     candidate_rule, check_max_pairs, collapse, finish_clusters, fp_miner, run_method,
     verify_with_corpus, CandidateRule, ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary,
-    CollapseSummary, CorpusSource, Equivalence, Grouping, Job, Measure, Method, Phase, Reads,
-    Regroup, ScoredPair, Threshold,
+    CollapseSummary, CorpusSource, Equivalence, Grouping, Job, Measure, Phase, Reads, Regroup,
+    ScoredPair, Threshold,
 };
 use crate::context::{Context, ContextConfig};
 use crate::corpus::par::Share;
@@ -1357,18 +1357,8 @@ fn assemble(
         components += r.components;
         largest_component = largest_component.max(r.largest_component);
     }
-    // The whole run's cap on concept itemsets (each group checked its own), as one process
-    // checks it: first the itemsets of the components it mined, then with those of the
-    // two-document components (one cluster per maximal itemset).
-    if let (Method::Concept, Some(m)) = (cfg.method, cfg.concept.max_itemsets) {
-        for count in [mined, sets.len() as u64] {
-            if count > m {
-                return Err(Error::Limit(format!(
-                    "mining produced {count} itemsets, more than max_itemsets = {m}"
-                )));
-            }
-        }
-    }
+    // The whole run's limits (each group checked its own), as one process checks them.
+    cfg.method.check_merged(cfg, mined, sets.len() as u64)?;
     let clusters = finish_clusters(sets);
     pairs.sort_unstable_by_key(|p| (p.a, p.b));
     check_max_pairs(&clusters, cfg.max_pairs)?;
