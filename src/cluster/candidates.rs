@@ -59,6 +59,15 @@ impl CandidateRule {
         }
     }
 
+    /// The rule of the methods that count shared image elements (concept, union-find):
+    /// documents sharing the run's `k` elements (`head`: the method's summary at the
+    /// run's image size).
+    pub fn shared_elements(head: &ClusterSummary) -> CandidateRule {
+        CandidateRule::Elements {
+            k: head.k.unwrap_or(1),
+        }
+    }
+
     /// Whether the keys are the context's elements, filtered by document frequency.
     pub fn is_context(&self) -> bool {
         matches!(self, CandidateRule::Elements { .. })

@@ -437,11 +437,7 @@ impl MethodSpec for Concept {
         images: Option<super::ImageKind>,
         n: u32,
     ) -> Option<super::detection::Detection> {
-        let k = summary.k?;
-        Some(match images? {
-            super::ImageKind::KMins => super::detection::Detection::KMins { n, k },
-            super::ImageKind::BottomK => super::detection::Detection::BottomK { n, k },
-        })
+        super::detection::Detection::shared_elements(summary, images, n)
     }
 
     /// Documents sharing `k` elements (its pair graph, the graph its mining is split by).
@@ -452,9 +448,7 @@ impl MethodSpec for Concept {
         _scheme: crate::sketch::Scheme,
         _n: usize,
     ) -> Result<Option<super::CandidateRule>> {
-        Ok(Some(super::CandidateRule::Elements {
-            k: head.k.unwrap_or(1),
-        }))
+        Ok(Some(super::CandidateRule::shared_elements(head)))
     }
 
     /// The cap on itemsets, as one process checks it: first the itemsets of the mined

@@ -95,6 +95,21 @@ impl DetectionTable {
 }
 
 impl Detection {
+    /// The model of the methods that count shared image elements (concept, union-find):
+    /// at least the run's `k` of `n` elements shared, on k-mins or bottom-k images; `None`
+    /// without a k or a fixed-size image kind.
+    pub fn shared_elements(
+        summary: &super::ClusterSummary,
+        images: Option<super::ImageKind>,
+        n: u32,
+    ) -> Option<Detection> {
+        let k = summary.k?;
+        Some(match images? {
+            super::ImageKind::KMins => Detection::KMins { n, k },
+            super::ImageKind::BottomK => Detection::BottomK { n, k },
+        })
+    }
+
     /// The probability of finding a pair of resemblance `s`.
     pub fn probability(&self, s: f64) -> f64 {
         let s = s.clamp(0.0, 1.0);

@@ -93,11 +93,7 @@ impl MethodSpec for UnionFind {
         images: Option<super::ImageKind>,
         n: u32,
     ) -> Option<super::detection::Detection> {
-        let k = summary.k?;
-        Some(match images? {
-            super::ImageKind::KMins => super::detection::Detection::KMins { n, k },
-            super::ImageKind::BottomK => super::detection::Detection::BottomK { n, k },
-        })
+        super::detection::Detection::shared_elements(summary, images, n)
     }
 
     /// Documents sharing `k` elements.
@@ -108,8 +104,6 @@ impl MethodSpec for UnionFind {
         _scheme: crate::sketch::Scheme,
         _n: usize,
     ) -> Result<Option<super::CandidateRule>> {
-        Ok(Some(super::CandidateRule::Elements {
-            k: head.k.unwrap_or(1),
-        }))
+        Ok(Some(super::CandidateRule::shared_elements(head)))
     }
 }
