@@ -26,12 +26,22 @@ fuzz_target!(|data: &[u8]| {
     std::fs::create_dir_all(&pan).expect("pan directory");
     let inputs = [
         (write_input("truth.tsv", data), TruthFormat::Pairs),
-        (write_input("truth-clusters.jsonl", data), TruthFormat::Clusters),
-        (write_input("truth-clusters.csv", data), TruthFormat::Clusters),
+        (
+            write_input("truth-clusters.jsonl", data),
+            TruthFormat::Clusters,
+        ),
+        (
+            write_input("truth-clusters.csv", data),
+            TruthFormat::Clusters,
+        ),
         (write_input("pan/doc.xml", data), TruthFormat::Pan),
     ];
     for (path, format) in inputs {
-        let path = if format == TruthFormat::Pan { pan.clone() } else { path };
+        let path = if format == TruthFormat::Pan {
+            pan.clone()
+        } else {
+            path
+        };
         if let Ok(t) = TruthTable::read_as(&path, format) {
             let l = t.listed();
             let _ = (l.len(), l.contains("a", "b"));

@@ -1,15 +1,19 @@
 //! Parquet corpora: the bytes as a `.parquet` file, read with the default columns, with
 //! row-number ids, with a struct field as the id and skipping bad rows (the sequential and
 //! the parallel reader must agree), and through the kept-row writer (every row kept; the
-//! output must read back with the same documents).
+//! output must read back with the same documents). A panic of the Parquet decoder that the
+//! reader guards is its error, not a crash; any other panic is.
 #![no_main]
 
 use fimdup::corpus::parquet::write_kept_parquet;
 use fimdup::corpus::{CorpusConfig, Format};
-use fimdup_fuzz::{read_both, read_sequential, scratch, write_input};
+use fimdup_fuzz::{
+    let_caught_decoder_panics_unwind, read_both, read_sequential, scratch, write_input,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    let_caught_decoder_panics_unwind();
     let path = write_input("in.parquet", data);
     let base = CorpusConfig {
         format: Some(Format::Parquet),

@@ -6,9 +6,11 @@
 //! user's file would go, consumes the parser's whole output, and panics only when the library
 //! breaks a promise of its own (a panic inside the library, or two readers that must agree
 //! giving different answers); a clean [`fimdup::Error`] is the expected outcome of bad input.
+//! A panic of the Parquet decoder inside the library's guard is such an error, not a crash
+//! ([`let_caught_decoder_panics_unwind`]).
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Once, OnceLock};
 
 use fimdup::corpus::par::{read_all_par_opts, ParOptions};
 use fimdup::corpus::{open, CorpusConfig, CorpusStats, Document};
@@ -16,6 +18,23 @@ use fimdup::index::{CorpusSpec, Index, IndexConfig, NewDoc};
 use fimdup::shingle::ShingleConfig;
 use fimdup::sketch::pipeline::PipelineConfig;
 use fimdup::sketch::{Scheme, SketchConfig};
+
+/// Lets a panic raised inside the library's guarded Parquet decoder calls unwind to that
+/// guard, which turns it into an error naming the file, instead of aborting as libFuzzer's
+/// panic hook does: the target then checks that the library answers with that error. Every
+/// other panic still goes to libFuzzer's hook and is a crash, and a panic that escapes the
+/// library aborts in libFuzzer's wrapper. Called by a target before its first input.
+pub fn let_caught_decoder_panics_unwind() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let libfuzzer_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !fimdup::corpus::parquet::decoder_panic_is_caught() {
+                libfuzzer_hook(info);
+            }
+        }));
+    });
+}
 
 /// This process's scratch directory (left behind at exit: libFuzzer exits without running
 /// destructors; `fuzz/run.sh` points `TMPDIR` at a directory it removes afterwards).

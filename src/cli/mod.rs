@@ -81,10 +81,11 @@ fn restore_sigpipe() {
     }
 }
 
-/// Timely's communication and worker threads panic when a connection to another process
-/// is lost; the library turns that into an error naming the lost process, which is what
-/// the user needs to see, so those panic messages (and only those) are not printed.
-fn quiet_timely_panics() {
+/// Panics the library catches and turns into errors are not printed: the user sees the
+/// error. Those are timely's communication and worker threads' panics when a connection to
+/// another process is lost (the error names the lost process), and the Parquet decoder's
+/// panics on a malformed file (the error names the file).
+fn quiet_caught_panics() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let timely = std::thread::current()
@@ -98,7 +99,9 @@ fn quiet_timely_panics() {
             .unwrap_or("");
         let lost_connection = payload.starts_with("timely communication error")
             || payload.starts_with("MergeQueue poisoned");
-        if !(timely && lost_connection) {
+        let caught =
+            (timely && lost_connection) || fimdup::corpus::parquet::decoder_panic_is_caught();
+        if !caught {
             default(info);
         }
     }));
@@ -107,7 +110,7 @@ fn quiet_timely_panics() {
 /// Runs the command line; returns the process exit code.
 pub fn main() -> i32 {
     restore_sigpipe();
-    quiet_timely_panics();
+    quiet_caught_panics();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

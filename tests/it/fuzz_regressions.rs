@@ -100,3 +100,46 @@ fn parquet_chunk_outside_the_file_is_a_format_error() {
         "{msg}"
     );
 }
+
+/// A column chunk whose data page is dictionary-encoded with no dictionary page before it
+/// made the Parquet decoder panic ("Decoder for dict should have been set"; found by the
+/// `parquet` target). The reader's guard turns the panic into a format error naming the
+/// file, and the binary prints that error alone: no panic message, exit 2, nothing written.
+#[test]
+#[cfg(feature = "parquet")]
+fn parquet_decoder_panic_is_an_error_and_is_not_printed() {
+    use fimdup::corpus::{open, CorpusConfig, Format};
+    let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-dict-unset.parquet");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("dict.parquet");
+    std::fs::write(&path, bytes).unwrap();
+    let cfg = CorpusConfig {
+        format: Some(Format::Parquet),
+        ..CorpusConfig::default()
+    };
+    let e = open(&path, &cfg).and_then(|r| r.read_all()).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(&path.display().to_string())
+            && msg.contains("the Parquet decoder failed (Decoder for dict should have been set)")
+            && msg.contains("expected valid Parquet data"),
+        "{msg}"
+    );
+    assert!(!fimdup::corpus::parquet::decoder_panic_is_caught());
+
+    let out = dir.path().join("out");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_fimdup"))
+        .arg("cluster")
+        .arg(&path)
+        .arg("--out")
+        .arg(&out)
+        .env("RUST_BACKTRACE", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("the Parquet decoder failed"), "{err}");
+    assert!(!out.exists());
+}

@@ -7,6 +7,7 @@
 //! of the decoder, and its panics, become [`Error`]s naming the file (and the row, while
 //! rows are decoded).
 
+use std::cell::Cell;
 use std::fs::File;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
@@ -69,11 +70,33 @@ pub(super) fn list_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(files.into_iter().map(|(_, p)| p).collect())
 }
 
-/// Runs a decoder call, turning its error, or its panic, into a message.
+thread_local! {
+    /// How many guarded decoder calls the thread is inside.
+    static GUARDED: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether the calling thread is inside a guarded decoder call (see [`guard`]).
+pub(super) fn inside_guard() -> bool {
+    GUARDED.with(|g| g.get() > 0)
+}
+
+/// Runs a decoder call, turning its error, or its panic, into a message. While it runs,
+/// [`inside_guard`] is true on this thread, so a panic hook can tell a decoder panic that
+/// is about to become an error from one that is not.
 fn guard<T, E: std::fmt::Display>(
     f: impl FnOnce() -> std::result::Result<T, E>,
 ) -> std::result::Result<T, String> {
-    match catch_unwind(AssertUnwindSafe(f)) {
+    struct Depth;
+    impl Drop for Depth {
+        fn drop(&mut self) {
+            GUARDED.with(|g| g.set(g.get() - 1));
+        }
+    }
+    GUARDED.with(|g| g.set(g.get() + 1));
+    let depth = Depth;
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    drop(depth);
+    match outcome {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(e.to_string()),
         Err(p) => {

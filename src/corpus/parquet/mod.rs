@@ -48,6 +48,21 @@ pub(super) use read::ParquetDocs;
 #[cfg(feature = "parquet")]
 pub use write::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
 
+/// Whether the calling thread is inside a call to the Parquet decoder that the reader
+/// guards: a panic raised there is caught and becomes an error naming the file, so a panic
+/// hook need not print it (the binary's does not; the fuzz targets do not count it as a
+/// crash). False in a build without the `parquet` feature.
+pub fn decoder_panic_is_caught() -> bool {
+    #[cfg(feature = "parquet")]
+    {
+        columns::inside_guard()
+    }
+    #[cfg(not(feature = "parquet"))]
+    {
+        false
+    }
+}
+
 /// Whether a file name ends in `.parquet` (case-insensitive).
 fn is_parquet_name(path: &Path) -> bool {
     path.extension()
