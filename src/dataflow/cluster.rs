@@ -31,13 +31,16 @@
 //!    broadcast.
 //! 5. **Pairs**, counted exactly. Concept and union-find, by prefix filtering: each kept
 //!    element held by two documents or more goes back to its documents' owners with its
-//!    document frequency; a document's first `|x| - k + 1` such elements in the order
+//!    document frequency as its pass of the rows ends (one sorted run a pass, merged back
+//!    by document: [`DfRuns`], on disk under a budget); a document's first `|x| - k + 1` such elements in the order
 //!    (frequency, element) are its prefix, and two documents sharing `k` elements share one
 //!    of their prefixes' (any fixed order will do; this one puts the common elements last,
 //!    out of the prefixes). Prefix incidences go to the elements' owners, which send each
 //!    prefix row on to the pair owners (by hash) of its documents but the last: the owner
 //!    of `a` pairs it with the row's later documents `b` (a row held by many documents is
-//!    paired by many workers), holds `a`'s element list, fetches `b`'s once, and counts.
+//!    paired by many workers), holds `a`'s element list, fetches `b`'s once, and counts
+//!    (under a budget the lists travel in rounds of a quarter of a worker's share and are
+//!    held on disk).
 //!    Lsh and super-shingle: each row goes once to the pair owners of its documents but the last,
 //!    which count, over the rows holding `a`, the documents after it, and link those
 //!    sharing a key (a superset of their candidates; each group finds its own).
@@ -73,6 +76,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::dfruns::{DfMsg, DfRuns};
 use super::held::Held;
 use super::rounds::{Rounds, Target, Traffic, Wire};
 use super::workers::add_stats;
@@ -247,8 +251,8 @@ struct WorkerCounts {
     context_rows: u64,
     dropped_rare: u64,
     dropped_common: u64,
-    /// Per stage: seconds, bytes sent to each process, and the stage's own count.
-    stages: Vec<(String, f64, Vec<u64>, u64)>,
+    /// Per stage, in order.
+    stages: Vec<Lap>,
     peak_rss_bytes: Option<u64>,
     /// A deduplication's kept records written in this worker's part.
     kept_written: u64,
@@ -261,7 +265,7 @@ impl Wire for WorkerCounts {
         256 + self
             .stages
             .iter()
-            .map(|s| 24 + s.0.len() as u64 + 8 * s.2.len() as u64)
+            .map(|s| 40 + s.name.len() as u64 + 8 * s.bytes_to.len() as u64)
             .sum::<u64>()
     }
 }
@@ -330,22 +334,37 @@ pub(super) struct Assembled {
     pub removed: Option<Vec<Option<Removal>>>,
 }
 
+/// What a worker measured in one stage.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Lap {
+    name: String,
+    seconds: f64,
+    /// Bytes sent to each process.
+    bytes_to: Vec<u64>,
+    /// The stage's own count.
+    count: u64,
+    /// The process's peak resident memory when the stage ended (a high-water mark: the
+    /// stage that raised it is the first whose figure is the process's peak).
+    peak_rss_bytes: Option<u64>,
+}
+
 /// One stage's clock and traffic.
 struct Stages {
     t: Instant,
-    list: Vec<(String, f64, Vec<u64>, u64)>,
+    list: Vec<Lap>,
 }
 
 impl Stages {
     fn lap(&mut self, name: &str, rounds: &mut Rounds<'_>, count: u64) {
         let now = Instant::now();
         let Traffic { bytes_to } = rounds.take_traffic();
-        self.list.push((
-            name.to_string(),
-            (now - self.t).as_secs_f64(),
+        self.list.push(Lap {
+            name: name.to_string(),
+            seconds: (now - self.t).as_secs_f64(),
             bytes_to,
             count,
-        ));
+            peak_rss_bytes: crate::spill::peak_rss_bytes(),
+        });
         self.t = now;
         // A fail point for the fail-stop tests: this process dies (SIGKILL) as it leaves
         // the stage, in the middle of the run for the others.
@@ -641,9 +660,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     // its documents' owners with its document frequency (for the prefix filter below).
     // The others: a row shared by two documents or more goes, once, to the owner of each
     // of its documents but the last (the owners of the pairs' smaller DocIds).
-    let mut dfs: Vec<DfMsg> = Vec::new();
+    // Each pass's elements with their frequencies reach their documents' owners as the
+    // pass ends: one sorted run a pass, on disk under a budget.
+    let mut df_runs = DfRuns::new(spill_dir.as_deref())?;
     let mut to_owners: Vec<RowMsg> = Vec::new();
     for pass in 0..passes {
+        let mut dfs: Vec<DfMsg> = Vec::new();
         let mut inc: Vec<(u64, u32)> = Vec::new();
         held.for_each(|i, keys, values| {
             let d = &docs[i];
@@ -685,6 +707,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
                 dropped_shared.push(r[0].0);
             }
         }
+        drop(rows);
+        if elements {
+            let starts_d = starts.clone();
+            let got = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
+            df_runs.add_run(got)?;
+        }
     }
     stages.lap("rows", rounds, n_inc);
     let dropped_all = rounds.all_gather(dropped_shared);
@@ -694,8 +722,6 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     // 5. Pairs, counted exactly, kept at k shared keys or more.
     let k = rule.min_shared();
     let (edges, n_candidates) = if elements {
-        let starts_d = starts.clone();
-        let dfs = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
         let size = |doc: u32| {
             docs.binary_search_by_key(&doc, |d| d.id)
                 .map_or(0, |i| held.keys_len(i))
@@ -704,7 +730,13 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
             CandidateRule::Resemblance { t } => Link::Resemblance { t },
             _ => Link::Shared { k },
         };
-        prefix_pairs(rounds, dfs, link, &size, peers, me)
+        // Under a budget the keys' lists go to their pair owners in rounds of at most a
+        // quarter of a worker's share, and wait there on disk.
+        let lists = Lists {
+            spill_dir: spill_dir.as_deref(),
+            round_bytes: worker_budget.map(|b| b / 4),
+        };
+        prefix_pairs(rounds, df_runs, link, &size, peers, me, lists)?
     } else {
         let held = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
         count_pairs(&held, peers, me, k)
@@ -890,21 +922,6 @@ fn count_pairs(rows: &[RowMsg], peers: usize, me: usize, k: u32) -> (Vec<(u32, u
     (edges, candidates)
 }
 
-/// A shared kept element of a document, with its document frequency, to the document's
-/// owner.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct DfMsg {
-    doc: u32,
-    key: u64,
-    df: u32,
-}
-
-impl Wire for DfMsg {
-    fn wire_bytes(&self) -> u64 {
-        16
-    }
-}
-
 /// A document's shared kept elements (ascending), to the worker counting its pairs, or to
 /// one that asked for them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -950,6 +967,17 @@ impl Link {
     }
 }
 
+/// Where [`prefix_pairs`] keeps the documents' lists at their pair owners: in memory, or
+/// under a budget in a spill file under `spill_dir`, sent in rounds of about `round_bytes`.
+struct Lists<'a> {
+    spill_dir: Option<&'a Path>,
+    round_bytes: Option<u64>,
+}
+
+/// Bytes a key of a list takes while it is exchanged: the message sent, its encoding and
+/// the message received.
+const LIST_KEY_BYTES: u64 = 24;
+
 /// The edges of the context methods by prefix filtering, exactly. `dfs` are this worker's
 /// documents' shared kept elements `x(d)` (kept, held by two documents or more) with their
 /// document frequencies. Two documents sharing `k` of them share one among the first
@@ -963,21 +991,47 @@ impl Link {
 /// the full shingle sets, the prefix is [`crate::cluster::exact::prefix_len`] of the full
 /// set (whose keys held by the document alone come first in the order, and pair nothing),
 /// and a candidate is linked when the resemblance of the full sets passes. `size` gives
-/// the full key count of this worker's documents. Returns its edges and the candidates it
-/// counted.
+/// the full key count of this worker's documents. The lists are sent and held as `lists`
+/// says; every worker makes the same number of rounds. Returns its edges and the
+/// candidates it counted.
+#[allow(clippy::too_many_arguments)]
 fn prefix_pairs(
     rounds: &mut Rounds<'_>,
-    mut dfs: Vec<DfMsg>,
+    dfs: DfRuns,
     link: Link,
     size: &dyn Fn(u32) -> usize,
     peers: usize,
     me: usize,
-) -> (Vec<(u32, u32)>, u64) {
-    dfs.sort_unstable_by_key(|m| (m.doc, m.df, m.key));
+    lists: Lists<'_>,
+) -> Result<(Vec<(u32, u32)>, u64)> {
+    // The number of rounds the lists take: the most any worker needs.
+    let n_rounds = match lists.round_bytes {
+        None => 1,
+        Some(b) => {
+            let mine = (dfs.len() * LIST_KEY_BYTES).div_ceil(b.max(1)).max(1);
+            (rounds.all_gather(mine).into_iter())
+                .map(|(_, n)| n)
+                .max()
+                .unwrap_or(1)
+        }
+    };
+    let per_round = dfs.len().div_ceil(n_rounds).max(1);
+    // The lists this worker pairs, by document: (document, its entry in `stored`, size).
+    let mut stored = Held::new(lists.spill_dir)?;
+    let mut index: Vec<(u32, u32, u32)> = Vec::new();
+    let mut send = |rounds: &mut Rounds<'_>, out: Vec<KeysMsg>| -> Result<()> {
+        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
+        got.sort_unstable_by_key(|m| m.doc);
+        for m in got {
+            index.push((m.doc, stored.len() as u32, m.size));
+            stored.push(m.keys, Vec::new())?;
+        }
+        Ok(())
+    };
     let mut prefix: Vec<(u64, u32)> = Vec::new();
-    let mut stored: Vec<KeysMsg> = Vec::new();
-    for x in dfs.chunk_by(|a, b| a.doc == b.doc) {
-        let doc = x[0].doc;
+    let mut out: Vec<KeysMsg> = Vec::new();
+    let (mut pending, mut sent_rounds) = (0u64, 0u64);
+    dfs.for_each_doc(|doc, x| {
         // The keys held by this document alone come first in the order: the prefix
         // takes what is left of its length.
         let full = size(doc);
@@ -986,21 +1040,30 @@ fn prefix_pairs(
             .saturating_sub(full - x.len())
             .min(x.len());
         if take == 0 {
-            continue;
+            return Ok(());
         }
         prefix.extend(x[..take].iter().map(|m| (m.key, doc)));
         let mut keys: Vec<u64> = x.iter().map(|m| m.key).collect();
         keys.sort_unstable();
-        stored.push(KeysMsg {
+        pending += keys.len() as u64;
+        out.push(KeysMsg {
             to: pair_owner(doc, peers) as u32,
             doc,
             size: full as u32,
             keys,
         });
+        if pending >= per_round && sent_rounds + 1 < n_rounds {
+            send(rounds, std::mem::take(&mut out))?;
+            sent_rounds += 1;
+            pending = 0;
+        }
+        Ok(())
+    })?;
+    while sent_rounds < n_rounds {
+        send(rounds, std::mem::take(&mut out))?;
+        sent_rounds += 1;
     }
-    drop(dfs);
-    let mut stored = rounds.exchange(stored, |m: &KeysMsg| m.to as Target);
-    stored.sort_unstable_by_key(|m| m.doc);
+    index.sort_unstable();
     let mut prefix = rounds.exchange(prefix, |x: &(u64, u32)| spread(x.0));
     prefix.sort_unstable();
     // Each prefix row goes on to the pair owners of its documents but the last, which pair
@@ -1027,36 +1090,49 @@ fn prefix_pairs(
     wanted.dedup();
     let asks: Vec<(u32, u32)> = wanted.into_iter().map(|b| (b, me as u32)).collect();
     let asks = rounds.exchange(asks, move |a: &(u32, u32)| pair_owner(a.0, peers));
-    let find = |v: &[KeysMsg], d: u32| v.binary_search_by_key(&d, |m| m.doc).ok();
-    let answers: Vec<KeysMsg> = asks
-        .into_iter()
-        .filter_map(|(b, to)| {
-            find(&stored, b).map(|i| KeysMsg {
+    let find = |d: u32| -> Option<(u32, u32)> {
+        let i = index.binary_search_by_key(&d, |e| e.0).ok()?;
+        Some((index[i].1, index[i].2))
+    };
+    let mut answers: Vec<KeysMsg> = Vec::new();
+    for (b, to) in asks {
+        if let Some((at, size)) = find(b) {
+            answers.push(KeysMsg {
                 to,
                 doc: b,
-                size: stored[i].size,
-                keys: stored[i].keys.clone(),
-            })
-        })
-        .collect();
-    let mut fetched = rounds.exchange(answers, |m: &KeysMsg| m.to as Target);
-    fetched.sort_unstable_by_key(|m| m.doc);
-    let list = |d: u32| -> (&[u64], usize) {
-        let v = if pair_owner(d, peers) == me {
-            &stored
-        } else {
-            &fetched
-        };
-        find(v, d).map_or((&[][..], 0), |i| (&v[i].keys[..], v[i].size as usize))
-    };
-    let mut edges = Vec::new();
-    for &(a, b) in &cands {
-        let ((ka, sa), (kb, sb)) = (list(a), list(b));
-        if link.holds(crate::sorted::intersection_size(ka, kb), sa, sb) {
-            edges.push((a, b));
+                size,
+                keys: stored.get(at as usize)?.0,
+            });
         }
     }
-    (edges, cands.len() as u64)
+    let mut fetched = rounds.exchange(answers, |m: &KeysMsg| m.to as Target);
+    fetched.sort_unstable_by_key(|m| m.doc);
+    let mut list = |d: u32| -> Result<(Vec<u64>, usize)> {
+        if pair_owner(d, peers) == me {
+            match find(d) {
+                Some((at, size)) => Ok((stored.get(at as usize)?.0, size as usize)),
+                None => Ok((Vec::new(), 0)),
+            }
+        } else {
+            Ok(fetched
+                .binary_search_by_key(&d, |m| m.doc)
+                .map_or((Vec::new(), 0), |i| {
+                    (fetched[i].keys.clone(), fetched[i].size as usize)
+                }))
+        }
+    };
+    let mut edges = Vec::new();
+    // The candidates come by `a`: its list is read once for all its `b`s.
+    for run in cands.chunk_by(|x, y| x.0 == y.0) {
+        let (ka, sa) = list(run[0].0)?;
+        for &(a, b) in run {
+            let (kb, sb) = list(b)?;
+            if link.holds(crate::sorted::intersection_size(&ka, &kb), sa, sb) {
+                edges.push((a, b));
+            }
+        }
+    }
+    Ok((edges, cands.len() as u64))
 }
 
 /// A byte range and its counts, gathered by every worker.
@@ -1441,12 +1517,12 @@ fn assemble(
 fn stage_phases(counts: &[Counts]) -> Vec<Phase> {
     let mut out: Vec<Phase> = Vec::new();
     for c in counts {
-        for (name, secs, _, _) in &c.stages {
-            match out.iter_mut().find(|p| &p.name == name) {
-                Some(p) => p.seconds = p.seconds.max(*secs),
+        for lap in &c.stages {
+            match out.iter_mut().find(|p| p.name == lap.name) {
+                Some(p) => p.seconds = p.seconds.max(lap.seconds),
                 None => out.push(Phase {
-                    name: name.clone(),
-                    seconds: *secs,
+                    name: lap.name.clone(),
+                    seconds: lap.seconds,
                 }),
             }
         }
@@ -1470,26 +1546,27 @@ fn process_reports(counts: &[Counts], per_process: usize) -> Vec<super::ProcessR
         r.incidences += c.incidences;
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
         r.row_passes = Some(c.row_passes);
-        for (name, secs, bytes_to, count) in &c.stages {
-            let s = r.seconds.entry(name.clone()).or_insert(0.0);
-            *s = s.max(*secs);
-            let sent: u64 = bytes_to.iter().sum();
+        for lap in &c.stages {
+            let s = r.seconds.entry(lap.name.clone()).or_insert(0.0);
+            *s = s.max(lap.seconds);
+            let sent: u64 = lap.bytes_to.iter().sum();
             r.bytes_sent += sent;
-            let st = r.stages.entry(name.clone()).or_default();
-            st.seconds = st.seconds.max(*secs);
+            let st = r.stages.entry(lap.name.clone()).or_default();
+            st.seconds = st.seconds.max(lap.seconds);
             st.bytes_sent += sent;
-            st.count += count;
+            st.count += lap.count;
+            st.peak_rss_bytes = st.peak_rss_bytes.max(lap.peak_rss_bytes);
         }
     }
     for c in counts {
         let from = c.worker / per_process.max(1);
-        for (name, _, bytes_to, _) in &c.stages {
-            for (to, &b) in bytes_to.iter().enumerate() {
+        for lap in &c.stages {
+            for (to, &b) in lap.bytes_to.iter().enumerate() {
                 if to != from && to < out.len() {
                     out[to].bytes_received += b;
                     out[to]
                         .stages
-                        .entry(name.clone())
+                        .entry(lap.name.clone())
                         .or_default()
                         .bytes_received += b;
                 }

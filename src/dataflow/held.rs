@@ -142,6 +142,14 @@ impl Held {
     pub(super) fn take(&mut self, i: usize) -> Result<Entry> {
         match self {
             Held::Memory(v) => Ok(std::mem::take(&mut v[i])),
+            Held::File(_) => self.get(i),
+        }
+    }
+
+    /// Document `i`'s keys and values, copied from memory or read from the file.
+    pub(super) fn get(&mut self, i: usize) -> Result<Entry> {
+        match self {
+            Held::Memory(v) => Ok(v[i].clone()),
             Held::File(d) => {
                 let (at, nk, nv) = d.at[i];
                 let path = d.path.clone();
@@ -209,6 +217,7 @@ mod tests {
             }
             assert_eq!(seen.len(), 50);
             for i in [49, 3, 0, 17] {
+                assert_eq!(h.get(i).unwrap(), want[i]);
                 assert_eq!(h.take(i).unwrap(), want[i]);
             }
             // A second pass reads the same.

@@ -20,6 +20,7 @@
 //! the lost process) before process 0 writes anything.
 
 pub mod cluster;
+mod dfruns;
 pub mod divided;
 mod held;
 pub mod job;

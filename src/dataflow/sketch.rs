@@ -105,13 +105,16 @@ pub struct ProcessReport {
 /// What one stage of the divided run did on one process: the longest of its workers'
 /// seconds, the bytes its workers sent to and received from other processes, and the
 /// stage's count (documents, incidences, candidate pairs, edges, forest edges, members,
-/// clusters).
+/// clusters), and the process's peak resident memory when the stage ended (a high-water
+/// mark: the first stage showing the process's peak is the one that reached it).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct StageReport {
     pub seconds: f64,
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub count: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_rss_bytes: Option<u64>,
 }
 
 /// What [`sketch_distributed`] returns.

@@ -617,6 +617,20 @@ fn check_divided(run: &Run, single: &Value, divided: bool) {
                 "{name}: process {p} has no stage {stage}: {e}"
             );
         }
+        // Each stage's peak RSS is the process's high-water mark as the stage ended: it
+        // never falls from one stage to the next, and never passes the process's peak.
+        if cfg!(target_os = "linux") {
+            let peak = e["peak_rss_bytes"].as_u64().unwrap();
+            let mut last = 0;
+            for stage in ["read and sketch", "collapse", "rows", "pairs", "components"] {
+                let at = e["stages"][stage]["peak_rss_bytes"].as_u64().unwrap();
+                assert!(
+                    at >= last && at <= peak && at > 0,
+                    "{name}: process {p}: {e}"
+                );
+                last = at;
+            }
+        }
     }
     let received = per[0]["stages"]["results"]["bytes_received"]
         .as_u64()
