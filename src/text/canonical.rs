@@ -8,6 +8,7 @@
 use std::ops::Range;
 
 use super::scanner::ascii_words;
+use super::stems::Stems;
 use super::stopwords::normalize_word;
 use super::tokenizer::{alnum_ascii, whitespace_ascii};
 use super::{html, Normalization, StopWords, TextConfig, Tokenizer, Unit};
@@ -55,6 +56,7 @@ pub struct Scratch {
     lower: String,
     tmp: String,
     canon: Canonical,
+    stems: Stems,
 }
 
 /// Turns raw text into [`Canonical`] form according to a [`TextConfig`].
@@ -150,10 +152,11 @@ impl Canonicalizer {
             lower,
             tmp,
             canon,
+            stems,
         } = scratch;
         let mut s = self.strip_html(raw, hbuf);
         if self.cfg.unit != Unit::Word || !s.is_ascii() {
-            self.reference_stripped(s, norm, lower, canon);
+            self.reference_stripped(s, norm, lower, stems, canon);
             for t in canon.iter() {
                 f(t);
             }
@@ -183,12 +186,8 @@ impl Canonicalizer {
                     return true;
                 }
             }
-            let stemmed;
             let tok: &str = match stemmer {
-                Some(st) => {
-                    stemmed = st.stem(w);
-                    &stemmed
-                }
+                Some(st) => stems.stem(st, w),
                 None => w,
             };
             if tok.is_empty() {
@@ -225,10 +224,11 @@ impl Canonicalizer {
             html: hbuf,
             norm,
             lower,
+            stems,
             ..
         } = scratch;
         let s = self.strip_html(raw, hbuf);
-        self.reference_stripped(s, norm, lower, out);
+        self.reference_stripped(s, norm, lower, stems, out);
     }
 
     /// The general path after HTML stripping: normalization, lowercase, then words or
@@ -238,6 +238,7 @@ impl Canonicalizer {
         s: &'a str,
         norm: &'a mut String,
         lower: &'a mut String,
+        stems: &mut Stems,
         out: &mut Canonical,
     ) {
         out.text.clear();
@@ -249,14 +250,14 @@ impl Canonicalizer {
             s = lower;
         }
         match self.cfg.unit {
-            Unit::Word => self.words(s, out),
+            Unit::Word => self.words(s, stems, out),
             Unit::Char => chars(s, out),
         }
     }
 
     /// The words of `s` (normalized and lowercased already if asked) through the general
     /// path of the tokenizer.
-    fn words(&self, s: &str, out: &mut Canonical) {
+    fn words(&self, s: &str, stems: &mut Stems, out: &mut Canonical) {
         let mut tmp = String::new();
         self.cfg.tokenizer.words(s, |w| {
             if let Some(sw) = &self.stop {
@@ -272,7 +273,7 @@ impl Canonicalizer {
                 }
             }
             match &self.stemmer {
-                Some(st) => push_token(out, &st.stem(w), true),
+                Some(st) => push_token(out, stems.stem(st, w), true),
                 None => push_token(out, w, true),
             }
         });

@@ -32,6 +32,7 @@ pub mod html;
 mod lang;
 mod normalize;
 mod scanner;
+mod stems;
 mod stopwords;
 mod tokenizer;
 

@@ -66,7 +66,7 @@ const IS_WORD: [bool; 256] = {
 /// MidLetter / MidNum / MidNumLet byte between two letters or two digits joins the next run
 /// (WB6/7, WB11/12), as in [`ascii_words_bytewise`], the byte-at-a-time form it is tested
 /// against.
-pub(super) fn ascii_words(s: &str, mut f: impl FnMut(&str) -> bool) {
+pub(super) fn ascii_words<'a>(s: &'a str, mut f: impl FnMut(&'a str) -> bool) {
     let b = s.as_bytes();
     let n = b.len();
     // Start of the current segment, when inside one.
@@ -134,7 +134,12 @@ fn joins(prev: u8, mid: u8, next: u8) -> bool {
 /// Calls `f` on the segment `s[start..end]` unless it is made of `_` alone (no letter or
 /// digit: not a word); returns what `f` returns (true for a skipped segment).
 #[inline]
-fn emit_segment(s: &str, start: usize, end: usize, f: &mut impl FnMut(&str) -> bool) -> bool {
+fn emit_segment<'a>(
+    s: &'a str,
+    start: usize,
+    end: usize,
+    f: &mut impl FnMut(&'a str) -> bool,
+) -> bool {
     let w = &s.as_bytes()[start..end];
     let alnum = w[0] != b'_' || w.iter().any(|&c| c != b'_');
     // Both ends are ASCII bytes, so these are char boundaries.

@@ -19,6 +19,8 @@
 use unicode_normalization::char::is_combining_mark;
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::scanner::ascii_words;
+
 use crate::{Error, Result};
 
 /// Which runs of canonical text are words (see the module docs).
@@ -64,15 +66,9 @@ impl Tokenizer {
     }
 
     /// Calls `f` on the words of `s` in order (any text); stops when `f` returns false.
-    pub fn words<'a>(self, s: &'a str, mut f: impl FnMut(&'a str) -> bool) {
+    pub fn words<'a>(self, s: &'a str, f: impl FnMut(&'a str) -> bool) {
         match self {
-            Tokenizer::Unicode => {
-                for w in s.unicode_words() {
-                    if !f(w) {
-                        return;
-                    }
-                }
-            }
+            Tokenizer::Unicode => uax29_words(s, f),
             Tokenizer::Alnum => runs(s, is_alnum_char, f),
             Tokenizer::Whitespace => runs(s, |c| !c.is_whitespace(), f),
         }
@@ -99,6 +95,53 @@ impl std::str::FromStr for Tokenizer {
             ))),
         }
     }
+}
+
+/// `unicode_words` of `s`, with its ASCII stretches through the ASCII scanner
+/// ([`ascii_words`], equal to `unicode_words` on ASCII text): the text is cut at the start
+/// of ASCII space runs, and only the pieces holding a non-ASCII character go through
+/// `unicode_words`. A cut there changes no word: UAX #29 breaks before a space whatever
+/// precedes it (no rule joins a character to a following space but WB3d, between two
+/// spaces, which make no word), and a piece starting with the space run holds no word in
+/// it (spaces join nothing but spaces, and WB4's extending characters after a space stay
+/// with it). Stops when `f` returns false.
+fn uax29_words<'a>(s: &'a str, mut f: impl FnMut(&'a str) -> bool) {
+    let b = s.as_bytes();
+    let n = b.len();
+    let mut pos = 0;
+    while pos < n {
+        let Some(q) = b[pos..].iter().position(|&c| c >= 0x80).map(|q| pos + q) else {
+            ascii_piece(&s[pos..], &mut f);
+            return;
+        };
+        // The piece with the non-ASCII byte at `q` starts at the space run before it (or
+        // at `pos`) and ends where the next space after it starts (or at the end).
+        let mut start = memchr::memrchr(b' ', &b[pos..q]).map_or(pos, |i| pos + i);
+        while start > pos && b[start - 1] == b' ' {
+            start -= 1;
+        }
+        let end = memchr::memchr(b' ', &b[q..]).map_or(n, |i| q + i);
+        if start > pos && !ascii_piece(&s[pos..start], &mut f) {
+            return;
+        }
+        // The bytes at `start` and `end` are ASCII (or the ends): char boundaries.
+        for w in s[start..end].unicode_words() {
+            if !f(w) {
+                return;
+            }
+        }
+        pos = end;
+    }
+}
+
+/// The words of the ASCII text `piece` ([`ascii_words`]); false when `f` asked to stop.
+fn ascii_piece<'a>(piece: &'a str, f: &mut impl FnMut(&'a str) -> bool) -> bool {
+    let mut go = true;
+    ascii_words(piece, |w| {
+        go = f(w);
+        go
+    });
+    go
 }
 
 /// True for the characters of [`Tokenizer::Alnum`] words.
@@ -163,6 +206,84 @@ fn byte_runs<'a>(s: &'a str, inside: impl Fn(u8) -> bool, mut f: impl FnMut(&'a 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// Characters around which UAX #29 has rules: ASCII letters, digits, joiners and
+    /// spaces; accented letters, combining marks (WB4), ideographs and kana, non-ASCII
+    /// spaces (WB3d), a zero-width joiner and a pictograph (WB3c), regional indicators
+    /// (WB15/16), line breaks (WB3a/b), Hebrew letters and quotes (WB7a-c).
+    const PIECES: &[&str] = &[
+        "a",
+        "Z",
+        "7",
+        "_",
+        ".",
+        "'",
+        ":",
+        ",",
+        ";",
+        " ",
+        "  ",
+        "-",
+        "\n",
+        "\r\n",
+        "\t",
+        "é",
+        "e\u{301}",
+        "\u{301}",
+        "日本",
+        "カタカナ",
+        "\u{3000}",
+        "\u{a0}",
+        "\u{2003}",
+        "\u{200d}",
+        "\u{1f600}",
+        "\u{1f1eb}",
+        "\u{1f1f7}",
+        "\u{5d0}",
+        "\"",
+        "\u{2019}",
+        "3.14",
+        "can't",
+        "ß",
+        "İ",
+        "\u{ad}",
+        "\u{200b}",
+        "\u{feff}",
+    ];
+
+    proptest! {
+        /// The Unicode tokenizer's words are `unicode_words`' on any mix of those.
+        #[test]
+        fn unicode_words_with_ascii_stretches_equal_unicode_words(
+            parts in prop::collection::vec(0..PIECES.len(), 0..40)
+        ) {
+            let s: String = parts.iter().map(|&i| PIECES[i]).collect();
+            let want: Vec<&str> = s.unicode_words().collect();
+            prop_assert_eq!(words(Tokenizer::Unicode, &s), want, "{:?}", s);
+        }
+    }
+
+    /// Stopping after a word stops the tokenizer there, in an ASCII piece and in a
+    /// non-ASCII one.
+    #[test]
+    fn the_unicode_tokenizer_stops_when_asked() {
+        for s in [
+            "one two café three",
+            "café one two three",
+            "one café two three",
+        ] {
+            for stop in 1..4 {
+                let mut got = Vec::new();
+                Tokenizer::Unicode.words(s, |w| {
+                    got.push(w);
+                    got.len() < stop
+                });
+                let want: Vec<&str> = s.unicode_words().take(stop).collect();
+                assert_eq!(got, want, "{s}");
+            }
+        }
+    }
 
     fn words(t: Tokenizer, s: &str) -> Vec<&str> {
         let mut v = Vec::new();

@@ -618,17 +618,20 @@ fn check_divided(run: &Run, single: &Value, divided: bool) {
             );
         }
         // Each stage's peak RSS is the process's high-water mark as the stage ended: it
-        // never falls from one stage to the next, and never passes the process's peak.
+        // does not fall from one stage to the next, and does not pass the process's peak,
+        // within the slack of the kernel's resident-page counters (kept per thread and
+        // summed lazily: a reading may be some pages off).
         if cfg!(target_os = "linux") {
+            const SLACK: u64 = 4 << 20;
             let peak = e["peak_rss_bytes"].as_u64().unwrap();
             let mut last = 0;
             for stage in ["read and sketch", "collapse", "rows", "pairs", "components"] {
                 let at = e["stages"][stage]["peak_rss_bytes"].as_u64().unwrap();
                 assert!(
-                    at >= last && at <= peak && at > 0,
+                    at + SLACK >= last && at <= peak + SLACK && at > 0,
                     "{name}: process {p}: {e}"
                 );
-                last = at;
+                last = last.max(at);
             }
         }
     }
