@@ -24,6 +24,7 @@ SETTINGS = [
     ("whitespace", ["--tokenizer", "whitespace"]),
     ("unicode, --normalize nfkc", ["--normalize", "nfkc"]),
     ("alnum, --normalize nfkc", ["--tokenizer", "alnum", "--normalize", "nfkc"]),
+    ("unicode, --stem", ["--stem"]),
     ("unicode, --stopwords lang --stem", ["--stopwords", "lang", "--stem"]),
 ]
 
