@@ -338,12 +338,19 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
-/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one.
+/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one;
+/// without a budget, [`UNBUDGETED_PASS_INCIDENCES`].
 fn incidence_cap(spill: &SpillConfig) -> usize {
-    usize::try_from(spill.budget_bytes() / 12)
-        .unwrap_or(usize::MAX)
-        .max(1)
+    match spill.budget {
+        None => UNBUDGETED_PASS_INCIDENCES,
+        Some(b) => usize::try_from(b.0 / 12).unwrap_or(usize::MAX).max(1),
+    }
 }
+
+/// The incidences a pass of [`context_in_memory`] holds without a budget (384 MiB): a
+/// larger context is built in passes over key ranges, each pass a scan of the keys already
+/// in memory, instead of one scatter buffer as large as all of them.
+const UNBUDGETED_PASS_INCIDENCES: usize = 1 << 25;
 
 /// Incidences per bucket aimed at by [`context_in_memory`].
 const BUCKET_TARGET: usize = 16384;
@@ -520,7 +527,10 @@ fn build_from_source(
             Some(a) => usize::try_from(a.saturating_sub(kept) / PASS_BYTES_PER_INCIDENCE)
                 .unwrap_or(usize::MAX)
                 .max(1),
-            None => incidence_cap(spill),
+            // Each pass is a scan of the source: without a budget, as few as it takes.
+            None => spill
+                .budget
+                .map_or(usize::MAX, |_| incidence_cap(spill)),
         }
     };
     if bounded.is_none() && plan_passes(&counts, pass_cap(0)).is_none() {
