@@ -528,9 +528,7 @@ fn build_from_source(
                 .unwrap_or(usize::MAX)
                 .max(1),
             // Each pass is a scan of the source: without a budget, as few as it takes.
-            None => spill
-                .budget
-                .map_or(usize::MAX, |_| incidence_cap(spill)),
+            None => spill.budget.map_or(usize::MAX, |_| incidence_cap(spill)),
         }
     };
     if bounded.is_none() && plan_passes(&counts, pass_cap(0)).is_none() {
