@@ -13,7 +13,9 @@
 //!    [`Held`]).
 //! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
 //!    the same check one process runs, and every worker stops with the error of the
-//!    earliest one.
+//!    earliest one (under a memory budget in passes over slices of the hashes, each
+//!    id's occurrences all in one pass, so that a pass's ids take at most a quarter of a
+//!    worker's share).
 //! 3. **Collapse**: documents are exchanged by their image fingerprint (by their canonical
 //!    fingerprint when the image is empty or the equivalence is lexical): equal raw text
 //!    implies equal canonical text implies equal images, so each collapse class is one such
@@ -150,6 +152,10 @@ impl Wire for IdMsg {
     }
 }
 
+/// Bytes an id's message takes besides the id's text while the ids are checked: the
+/// message sent, its encoding and the message received, and its entry in the owner's map.
+const ID_MSG_BYTES: u64 = 160;
+
 /// A document's fingerprints, to the owner of its collapse key.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct PrintMsg {
@@ -258,6 +264,8 @@ struct WorkerCounts {
     kept_written: u64,
     /// The passes of the rows stage (more than one under a tight memory budget).
     row_passes: u64,
+    /// The passes of the ids check (more than one under a tight memory budget).
+    id_passes: u64,
 }
 
 impl Wire for WorkerCounts {
@@ -516,39 +524,63 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
     stages.lap("read and sketch", rounds, n_here);
 
-    // 2. Ids: the owner of an id's hash checks its ids in DocId order.
+    // 2. Ids: the owner of an id's hash checks its ids in DocId order; under a budget in
+    // passes, each over a slice of the hashes (every occurrence of an id is in the same
+    // pass), so that a pass's ids take at most a quarter of a worker's share.
     let check_ids = pipeline.corpus.format_of(path)? == Format::Jsonl
         && pipeline.corpus.duplicate_ids == DuplicateIds::Error;
+    let mut id_passes = 0;
     if check_ids {
-        let msgs: Vec<IdMsg> = docs
-            .iter()
-            .map(|d| IdMsg {
-                hash: xxhash_rust::xxh3::xxh3_64(d.ext.as_bytes()),
-                doc: d.id,
-                line: d.line,
-                id: d.ext.clone(),
-            })
-            .collect();
-        let mut mine = rounds.exchange(msgs, |m: &IdMsg| spread(m.hash));
-        mine.sort_unstable_by_key(|m| m.doc);
-        let mut check = IdCheck::new(DuplicateIds::Error);
-        let mut first_line: hashbrown::HashMap<&str, u64> = hashbrown::HashMap::new();
-        let mut dup: Option<(u64, String, u64)> = None;
-        for m in &mine {
-            let mut id = m.id.clone();
-            if check.check(&mut id).is_err() {
-                let first = first_line.get(m.id.as_str()).copied().unwrap_or(0);
-                dup = Some((m.line, m.id.clone(), first));
-                break;
+        id_passes = match worker_budget {
+            None => 1,
+            Some(b) => {
+                let mine: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
+                let most = (rounds.all_gather(mine).into_iter())
+                    .map(|(_, n)| n)
+                    .max()
+                    .unwrap_or(0);
+                most.div_ceil((b / 4).max(1)).max(1)
             }
-            first_line.insert(m.id.as_str(), m.line);
+        };
+        let mut dup: Option<(u64, String, u64)> = None;
+        let mut checked = 0u64;
+        for pass in 0..id_passes {
+            let msgs: Vec<IdMsg> = (docs.iter())
+                .filter_map(|d| {
+                    let hash = xxhash_rust::xxh3::xxh3_64(d.ext.as_bytes());
+                    (id_passes == 1 || slice(hash, id_passes) == pass).then(|| IdMsg {
+                        hash,
+                        doc: d.id,
+                        line: d.line,
+                        id: d.ext.clone(),
+                    })
+                })
+                .collect();
+            let mut mine = rounds.exchange(msgs, |m: &IdMsg| spread(m.hash));
+            mine.sort_unstable_by_key(|m| m.doc);
+            checked += mine.len() as u64;
+            let mut check = IdCheck::new(DuplicateIds::Error);
+            let mut first_line: hashbrown::HashMap<&str, u64> = hashbrown::HashMap::new();
+            for m in &mine {
+                let mut id = m.id.clone();
+                if check.check(&mut id).is_err() {
+                    let first = first_line.get(m.id.as_str()).copied().unwrap_or(0);
+                    // The earliest repeat over the passes, as one pass finds it.
+                    let found = (m.line, m.id.clone(), first);
+                    if dup.as_ref().is_none_or(|d| found < *d) {
+                        dup = Some(found);
+                    }
+                    break;
+                }
+                first_line.insert(m.id.as_str(), m.line);
+            }
         }
         let found = rounds.all_gather(DupMsg(dup));
         if let Some((line, id, first)) = found.into_iter().filter_map(|(_, d)| d.0).min() {
             let e = crate::corpus::duplicate_id_error(path, line, &id, first);
             return Err(together(rounds, e));
         }
-        stages.lap("ids", rounds, mine.len() as u64);
+        stages.lap("ids", rounds, checked);
     }
 
     // 3. Collapse: by image fingerprint (else canonical), one class per group.
@@ -839,6 +871,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         kept_written,
         row_passes: passes,
+        id_passes,
     };
     let all_counts = rounds.exchange(vec![counts], |_: &Counts| 0);
     if me != 0 {
@@ -1546,6 +1579,7 @@ fn process_reports(counts: &[Counts], per_process: usize) -> Vec<super::ProcessR
         r.incidences += c.incidences;
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
         r.row_passes = Some(c.row_passes);
+        r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
         for lap in &c.stages {
             let s = r.seconds.entry(lap.name.clone()).or_insert(0.0);
             *s = s.max(lap.seconds);

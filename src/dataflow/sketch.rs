@@ -100,6 +100,10 @@ pub struct ProcessReport {
     /// when a memory budget holds a pass's incidences to half of a worker's share).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub row_passes: Option<u64>,
+    /// The passes of a divided run's check of repeated ids over slices of their hashes
+    /// (absent when ids are not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_passes: Option<u64>,
 }
 
 /// What one stage of the divided run did on one process: the longest of its workers'

@@ -700,7 +700,8 @@ fn runs_under_a_memory_budget_match_single_process() {
         };
         assert!(lines(&one.join(file)) > 150, "{tag}");
         let mut budget = args.clone();
-        budget.extend(["--memory-budget", "512KiB", "--tmp-dir", "tmp"]);
+        // Small enough for the ids to be checked in two passes or more, too.
+        budget.extend(["--memory-budget", "256KiB", "--tmp-dir", "tmp"]);
         for (n, w) in [(2, 1), (3, 1)] {
             let run = run_dist(d, &format!("{tag}-budget-{n}x{w}"), &budget, n, w);
             run.assert_ok();
@@ -718,8 +719,9 @@ fn runs_under_a_memory_budget_match_single_process() {
                 .unwrap()
             {
                 let rss = e["peak_rss_bytes"].as_u64().unwrap();
-                assert!(rss < (512 << 10) + (256 << 20), "{}: {e}", run.name);
+                assert!(rss < (256 << 10) + (256 << 20), "{}: {e}", run.name);
                 assert!(e["row_passes"].as_u64().unwrap() > 1, "{}: {e}", run.name);
+                assert!(e["id_passes"].as_u64().unwrap() > 1, "{}: {e}", run.name);
             }
         }
     }
@@ -1166,6 +1168,19 @@ fn repeated_ids_across_shares() {
     let want = single_error(d, "dup-single", &args);
     assert!(want.contains("duplicate id"), "{want}");
     let run = run_dist(d, "dup-3x1", &args, 3, 1);
+    let err0 = &run.procs[0].stderr;
+    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+    assert!(
+        err0.contains(&want),
+        "process 0: {err0:?}, one process: {want:?}"
+    );
+    for p in &run.procs {
+        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+    }
+    // Under a budget the ids are checked in passes over slices of their hashes: the same
+    // earliest repeat is reported.
+    let budgeted = [&args[..], &["--memory-budget", "64KiB", "--tmp-dir", "tmp"]].concat();
+    let run = run_dist(d, "dup-3x1-budget", &budgeted, 3, 1);
     let err0 = &run.procs[0].stderr;
     assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
     assert!(
