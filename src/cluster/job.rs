@@ -10,7 +10,8 @@
 //!    (recording each document's byte offset where the file allows, for verification);
 //!    images files are read, or, for the methods that need only the inverted context
 //!    (concept, union-find by resemblance), streamed into the context under the budget
-//!    without holding the images;
+//!    without holding the images; under a budget a corpus's images are held while they
+//!    fit in it and otherwise go to a temporary images file read as above;
 //! 2. [`Job::run_on`] runs the method on it: the threshold is translated
 //!    ([`super::threshold`]), lowered to the candidate threshold when exact verification
 //!    follows, the method runs ([`super::run_method`]), and the candidates are verified and
@@ -36,16 +37,21 @@ use super::{
     Grouping, Measure, Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::corpus::CorpusStats;
+use crate::sketch::inputs::{held_image_bytes, sketch_held_or_to_file_by, HeldOrFile};
 use crate::sketch::pipeline::{
     sketch_corpus_by, sketch_stream, Fingerprints, PipelineConfig, SketchSink, SketchStats,
 };
-use crate::sketch::{sketch_to_file_keeping_prints_by, ImageInputs, Scheme};
+use crate::sketch::{ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// Bytes per token of the corpus that the exact join holds (full shingle sets and the
 /// join's working set; 16.4 GB for 1M documents of 300 words).
 const EXACT_BYTES_PER_TOKEN: u64 = 56;
+
+/// Bytes a corpus document holds besides its image while it is clustered: its byte offset
+/// and its raw and canonical fingerprints.
+const HELD_DOC_BYTES: u64 = 24;
 
 /// What a job reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -523,39 +529,68 @@ impl Job {
                 (prep, None, None)
             }
             Input::Corpus(path) if self.spill.budget.is_some() => {
-                // Sketch to a temporary images file, keeping only the fingerprints and
-                // offsets, then prepare from the file as above: the same images and the
-                // same collapse as in memory.
+                // The images stay in memory while they and the method's working set fit
+                // in the budget (as the check below counts them); past that they go to a
+                // temporary images file, keeping only the fingerprints and offsets, and are
+                // prepared from the file as above: the same images and the same collapse
+                // either way.
+                let budget = self.spill.budget_bytes();
                 let dir = crate::spill::SpillDir::new_in(&self.spill.dir())?;
                 let file = dir.path().join("corpus.img");
-                let (stats, prints, _) =
-                    sketch_to_file_keeping_prints_by(&file, &mut |sink| stream(path, sink))?;
-                input_stats = stats.corpus;
-                let files = [file];
-                let prep = if streamed {
-                    Prepared::from_images_streamed_by(
-                        &files,
-                        &self.cluster.context,
-                        &self.spill,
-                        Some(&prints.fps),
-                        eq,
-                    )?
-                } else {
-                    let inputs = ImageInputs::open(&files)?;
-                    // Offsets and fingerprints; the exact join also holds every full
-                    // shingle set (8 bytes a shingle) and its working set, measured at
-                    // about seven times that.
-                    let mut extra = 24 * inputs.declared_count().unwrap_or(0);
-                    if method.reads() == Reads::Sets {
-                        extra += EXACT_BYTES_PER_TOKEN * stats.tokens;
+                let fits = |n: u64, held: u64| HELD_DOC_BYTES * n + held + held * 2 / 5 <= budget;
+                let sketched =
+                    sketch_held_or_to_file_by(&file, &fits, &mut |sink| stream(path, sink))?;
+                match sketched {
+                    HeldOrFile::Held(out) => {
+                        input_stats = out.stats.corpus;
+                        let n = out.images.images.len() as u64;
+                        let mut extra = HELD_DOC_BYTES * n;
+                        if method.reads() == Reads::Sets {
+                            extra += EXACT_BYTES_PER_TOKEN * out.stats.tokens;
+                        }
+                        let p = &out.images.params;
+                        self.check_fit(
+                            path,
+                            n,
+                            p.sketch.size,
+                            p.sketch.scheme.is_positional(),
+                            extra,
+                        )?;
+                        let prep = Prepared::new_by(out.images, Some(&out.fingerprints), eq)?;
+                        if self.keep_fingerprints {
+                            fingerprints = Some(out.fingerprints);
+                        }
+                        (prep, Some(path.clone()), out.offsets)
                     }
-                    self.check_images_fit(path, &inputs, extra)?;
-                    Prepared::new_by(inputs.read_all()?, Some(&prints.fps), eq)?
-                };
-                if self.keep_fingerprints {
-                    fingerprints = Some(prints.fps);
+                    HeldOrFile::File(stats, prints, _) => {
+                        input_stats = stats.corpus;
+                        let files = [file];
+                        let prep = if streamed {
+                            Prepared::from_images_streamed_by(
+                                &files,
+                                &self.cluster.context,
+                                &self.spill,
+                                Some(&prints.fps),
+                                eq,
+                            )?
+                        } else {
+                            let inputs = ImageInputs::open(&files)?;
+                            // Offsets and fingerprints; the exact join also holds every
+                            // full shingle set (8 bytes a shingle) and its working set,
+                            // measured at about seven times that.
+                            let mut extra = HELD_DOC_BYTES * inputs.declared_count().unwrap_or(0);
+                            if method.reads() == Reads::Sets {
+                                extra += EXACT_BYTES_PER_TOKEN * stats.tokens;
+                            }
+                            self.check_images_fit(path, &inputs, extra)?;
+                            Prepared::new_by(inputs.read_all()?, Some(&prints.fps), eq)?
+                        };
+                        if self.keep_fingerprints {
+                            fingerprints = Some(prints.fps);
+                        }
+                        (prep, Some(path.clone()), prints.offsets)
+                    }
                 }
-                (prep, Some(path.clone()), prints.offsets)
             }
             Input::Corpus(path) => {
                 let out = sketch_corpus_by(&mut |sink| stream(path, sink))?;
@@ -581,25 +616,42 @@ impl Job {
     /// Under a budget, an error when holding every image of `inputs` (plus `extra` bytes)
     /// cannot fit in it, before they are read.
     fn check_images_fit(&self, path: &Path, inputs: &ImageInputs, extra: u64) -> Result<()> {
-        let Some(budget) = self.spill.budget else {
+        if self.spill.budget.is_none() {
             return Ok(());
-        };
+        }
         // A compressed images file does not say its count: read it and count.
         let n = match inputs.declared_count() {
             Some(n) => n,
             None => ImageInputs::open(&inputs.paths())?.for_each(|_, _, _| Ok(()))?,
         };
         let params = inputs.params();
-        let copies = if params.sketch.scheme.is_positional() {
-            2
-        } else {
-            1
+        self.check_fit(
+            path,
+            n,
+            params.sketch.size,
+            params.sketch.scheme.is_positional(),
+            extra,
+        )
+    }
+
+    /// Under a budget, an error when holding `n` images of `size` elements (plus `extra`
+    /// bytes) cannot fit in it.
+    fn check_fit(
+        &self,
+        path: &Path,
+        n: u64,
+        size: usize,
+        positional: bool,
+        extra: u64,
+    ) -> Result<()> {
+        let Some(budget) = self.spill.budget else {
+            return Ok(());
         };
         // Per document: the external id, and the image values (keys and, for positional
         // schemes, the positional values too), each a vector; then the method's own working
         // set (bands, super shingles, candidates, verification), measured at up to 40 % more
         // on 1M documents (eval/results/scale.md).
-        let held = n * (64 + copies * (40 + 8 * params.sketch.size as u64));
+        let held = n * held_image_bytes(size, positional);
         let need = extra + held + held * 2 / 5;
         if need > budget.0 {
             return Err(Error::Budget(format!(

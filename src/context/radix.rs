@@ -338,18 +338,31 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
-/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one;
-/// without a budget, [`UNBUDGETED_PASS_INCIDENCES`].
+/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one.
 fn incidence_cap(spill: &SpillConfig) -> usize {
+    usize::try_from(spill.budget_bytes() / 12)
+        .unwrap_or(usize::MAX)
+        .max(1)
+}
+
+/// The incidences a pass of [`context_in_memory`] holds, of `total`: at most
+/// [`UNBUDGETED_PASS_INCIDENCES`], or `total` over half of [`MAX_PASSES`] when that is more
+/// (a pass is a scan of the keys in memory, cheap, but past [`MAX_PASSES`] the build
+/// spills); under a budget also at most half of it (the rows built take the rest).
+fn in_memory_pass_cap(spill: &SpillConfig, total: usize) -> usize {
+    let plain = UNBUDGETED_PASS_INCIDENCES.max(total.div_ceil(MAX_PASSES / 2));
     match spill.budget {
-        None => UNBUDGETED_PASS_INCIDENCES,
-        Some(b) => usize::try_from(b.0 / 12).unwrap_or(usize::MAX).max(1),
+        None => plain,
+        Some(b) => plain
+            .min(usize::try_from(b.0 / 24).unwrap_or(usize::MAX))
+            .max(1),
     }
 }
 
-/// The incidences a pass of [`context_in_memory`] holds without a budget (384 MiB): a
-/// larger context is built in passes over key ranges, each pass a scan of the keys already
-/// in memory, instead of one scatter buffer as large as all of them.
+/// The incidences a pass of [`context_in_memory`] holds at most (384 MiB) unless the
+/// context is large enough to take more than half of [`MAX_PASSES`] of them: a larger
+/// context is built in passes over key ranges, each pass a scan of the keys already in
+/// memory, instead of one scatter buffer as large as all of them.
 const UNBUDGETED_PASS_INCIDENCES: usize = 1 << 25;
 
 /// Incidences per bucket aimed at by [`context_in_memory`].
@@ -363,8 +376,9 @@ const GROUP_BUCKETS: usize = 16;
 
 impl Context {
     /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
-    /// `DocId(d)`; duplicates within one document are ignored), holding at most `spill`'s
-    /// budget of incidences at once (spilling sorted runs under it when that takes more than
+    /// `DocId(d)`; duplicates within one document are ignored), holding at most half of
+    /// `spill`'s budget of incidences at once, and at most [`UNBUDGETED_PASS_INCIDENCES`]
+    /// unless there are many ([`in_memory_pass_cap`]; spilling sorted runs when that takes more than
     /// 16 passes). Deterministic.
     pub fn from_doc_keys<K: AsRef<[u64]> + Sync>(
         doc_keys: &[K],
@@ -375,10 +389,10 @@ impl Context {
         let mut b = ContextBuilder::new(cfg, spill)?;
         b.ensure_docs(u64::from(n_docs));
         let total: u64 = doc_keys.iter().map(|k| k.as_ref().len() as u64).sum();
-        // The keys are in memory already: the budget bounds the incidences held at once
+        // The keys are in memory already: the pass cap bounds the incidences held at once
         // (12 bytes each), in as many passes over key ranges as it takes; only a budget
         // needing more than MAX_PASSES passes spills sorted runs.
-        let cap = incidence_cap(spill);
+        let cap = in_memory_pass_cap(spill, total as usize);
         if let Some(c) = context_in_memory(doc_keys, total as usize, cfg, n_docs, cap) {
             return Ok(c);
         }
@@ -527,8 +541,7 @@ fn build_from_source(
             Some(a) => usize::try_from(a.saturating_sub(kept) / PASS_BYTES_PER_INCIDENCE)
                 .unwrap_or(usize::MAX)
                 .max(1),
-            // Each pass is a scan of the source: without a budget, as few as it takes.
-            None => spill.budget.map_or(usize::MAX, |_| incidence_cap(spill)),
+            None => incidence_cap(spill),
         }
     };
     if bounded.is_none() && plan_passes(&counts, pass_cap(0)).is_none() {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::file::{ImageReader, ImageWriter, Shard};
 use super::pipeline::{
-    sketch_stream, PipelineConfig, Prints, SketchBatch, SketchSink, SketchStats,
+    sketch_stream, PipelineConfig, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
 };
 use super::{Image, ImageSet, SketchParams};
 use crate::corpus::{DuplicateIds, IdCheck, IdTableWriter};
@@ -165,6 +165,118 @@ pub fn sketch_to_file_keeping_prints_by(
     let stats = stream(&mut sink)?;
     let n = sink.file.finish()?;
     Ok((stats, sink.prints, n))
+}
+
+/// What [`sketch_held_or_to_file_by`] made of a stream.
+pub enum HeldOrFile {
+    /// Every image in memory, as [`super::pipeline::sketch_corpus_by`] gives them.
+    Held(SketchOutput),
+    /// The images in the file, as [`sketch_to_file_keeping_prints_by`] gives them: the
+    /// pipeline's counts, the prints and the number of documents.
+    File(SketchStats, Prints, u64),
+}
+
+/// The bytes an image held in memory is counted for: the external id and the image's
+/// vectors (twice for positional schemes, whose keys are derived), as the one-process
+/// job's memory check counts them.
+pub fn held_image_bytes(image_len: usize, positional: bool) -> u64 {
+    let copies = if positional { 2 } else { 1 };
+    64 + copies * (40 + 8 * image_len as u64)
+}
+
+/// Keeps the images of the stream in memory while `fits(documents, bytes)` holds for the
+/// documents so far and their images' bytes ([`held_image_bytes`] each), as
+/// [`super::pipeline::sketch_corpus_by`] does; past that,
+/// writes what it holds to the images file `out` and streams the rest there, keeping only
+/// the prints, as [`sketch_to_file_keeping_prints_by`] does. The images, ids, fingerprints
+/// and offsets are the same either way: a run under a budget the corpus fits in skips the
+/// file.
+pub fn sketch_held_or_to_file_by(
+    out: &Path,
+    fits: &dyn Fn(u64, u64) -> bool,
+    stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
+) -> Result<HeldOrFile> {
+    let mut sink = HoldThenFile {
+        out,
+        fits,
+        held: 0,
+        params: None,
+        ext_ids: Vec::new(),
+        images: Vec::new(),
+        prints: Prints::new(),
+        file: None,
+    };
+    let stats = stream(&mut sink)?;
+    match sink.file {
+        Some(f) => {
+            let n = f.file.finish()?;
+            Ok(HeldOrFile::File(stats, f.prints, n))
+        }
+        None => Ok(HeldOrFile::Held(SketchOutput {
+            images: ImageSet {
+                params: sink.params.ok_or_else(|| {
+                    Error::config("the sketch stream ended without its parameters")
+                })?,
+                ext_ids: sink.ext_ids,
+                images: sink.images,
+            },
+            fingerprints: sink.prints.fps,
+            stats,
+            offsets: sink.prints.offsets,
+        })),
+    }
+}
+
+/// The sink of [`sketch_held_or_to_file_by`].
+struct HoldThenFile<'a> {
+    out: &'a Path,
+    fits: &'a dyn Fn(u64, u64) -> bool,
+    held: u64,
+    params: Option<SketchParams>,
+    ext_ids: Vec<String>,
+    images: Vec<Image>,
+    prints: Prints,
+    file: Option<FileAndPrints>,
+}
+
+impl SketchSink for HoldThenFile<'_> {
+    fn begin(&mut self, params: &SketchParams) -> Result<()> {
+        self.params = Some(params.clone());
+        Ok(())
+    }
+
+    fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
+        if let Some(f) = &mut self.file {
+            return f.batch(b);
+        }
+        let params = self
+            .params
+            .as_ref()
+            .ok_or_else(|| Error::config("SketchSink::batch called before begin"))?;
+        let positional = params.sketch.scheme.is_positional();
+        self.held += (b.images.iter())
+            .map(|i| held_image_bytes(i.len(), positional))
+            .sum::<u64>();
+        self.prints.add(&mut b);
+        self.ext_ids.append(&mut b.ext_ids);
+        self.images.append(&mut b.images);
+        if !(self.fits)(self.images.len() as u64, self.held) {
+            // Past the limit: what is held goes to the file, and so does the rest.
+            let mut file = ImageFileSink::new(self.out, Shard::default());
+            file.begin(params)?;
+            file.batch(SketchBatch {
+                first: 0,
+                ext_ids: std::mem::take(&mut self.ext_ids),
+                images: std::mem::take(&mut self.images),
+                ..SketchBatch::default()
+            })?;
+            self.file = Some(FileAndPrints {
+                file,
+                prints: std::mem::replace(&mut self.prints, Prints::new()),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Several images files read as one DocId space (see the module invariants).
