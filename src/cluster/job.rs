@@ -53,6 +53,13 @@ const EXACT_BYTES_PER_TOKEN: u64 = 56;
 /// and its raw and canonical fingerprints.
 const HELD_DOC_BYTES: u64 = 24;
 
+/// The memory a run holding `held` bytes of images (and `extra` bytes beside them) needs:
+/// the images, and the method's own working set (bands, super shingles, candidates,
+/// verification), measured at up to 40 % of them on 1M documents (eval/results/scale.md).
+fn needed(extra: u64, held: u64) -> u64 {
+    extra + held + held * 2 / 5
+}
+
 /// What a job reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -528,18 +535,25 @@ impl Job {
                 };
                 (prep, None, None)
             }
-            Input::Corpus(path) if self.spill.budget.is_some() => {
-                // The images stay in memory while they and the method's working set fit
-                // in the budget (as the check below counts them); past that they go to a
-                // temporary images file, keeping only the fingerprints and offsets, and are
-                // prepared from the file as above: the same images and the same collapse
-                // either way.
-                let budget = self.spill.budget_bytes();
-                let dir = crate::spill::SpillDir::new_in(&self.spill.dir())?;
-                let file = dir.path().join("corpus.img");
-                let fits = |n: u64, held: u64| HELD_DOC_BYTES * n + held + held * 2 / 5 <= budget;
-                let sketched =
-                    sketch_held_or_to_file_by(&file, &fits, &mut |sink| stream(path, sink))?;
+            Input::Corpus(path) => {
+                // Under a budget the images stay in memory while they and the method's
+                // working set fit in it (as `check_fit` counts them); past that they go to
+                // a temporary images file, keeping only the fingerprints and offsets, and
+                // are prepared from the file as above: the same images and the same
+                // collapse either way.
+                let spill_dir = match self.spill.budget {
+                    Some(_) => Some(crate::spill::SpillDir::new_in(&self.spill.dir())?),
+                    None => None,
+                };
+                let file = spill_dir.as_ref().map(|d| d.path().join("corpus.img"));
+                let sketched = match &file {
+                    Some(file) => {
+                        let budget = self.spill.budget_bytes();
+                        let fits = |n: u64, held: u64| needed(HELD_DOC_BYTES * n, held) <= budget;
+                        sketch_held_or_to_file_by(file, &fits, &mut |sink| stream(path, sink))?
+                    }
+                    None => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
+                };
                 match sketched {
                     HeldOrFile::Held(out) => {
                         input_stats = out.stats.corpus;
@@ -564,7 +578,8 @@ impl Job {
                     }
                     HeldOrFile::File(stats, prints, _) => {
                         input_stats = stats.corpus;
-                        let files = [file];
+                        // A file is written only under a budget, where `file` is set.
+                        let files: Vec<PathBuf> = file.into_iter().collect();
                         let prep = if streamed {
                             Prepared::from_images_streamed_by(
                                 &files,
@@ -591,15 +606,6 @@ impl Job {
                         (prep, Some(path.clone()), prints.offsets)
                     }
                 }
-            }
-            Input::Corpus(path) => {
-                let out = sketch_corpus_by(&mut |sink| stream(path, sink))?;
-                input_stats = out.stats.corpus;
-                let prep = Prepared::new_by(out.images, Some(&out.fingerprints), eq)?;
-                if self.keep_fingerprints {
-                    fingerprints = Some(out.fingerprints);
-                }
-                (prep, Some(path.clone()), out.offsets)
             }
         };
         Ok(Sketched {
@@ -648,11 +654,8 @@ impl Job {
             return Ok(());
         };
         // Per document: the external id, and the image values (keys and, for positional
-        // schemes, the positional values too), each a vector; then the method's own working
-        // set (bands, super shingles, candidates, verification), measured at up to 40 % more
-        // on 1M documents (eval/results/scale.md).
-        let held = n * held_image_bytes(size, positional);
-        let need = extra + held + held * 2 / 5;
+        // schemes, the positional values too), each a vector ([`held_image_bytes`]).
+        let need = needed(extra, n * held_image_bytes(size, positional));
         if need > budget.0 {
             return Err(Error::Budget(format!(
                 "{}: {} holds {} in memory: it needs at least {} MiB for {} documents, more than the memory budget ({})",

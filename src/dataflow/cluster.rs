@@ -308,6 +308,20 @@ fn slice(k: u64, passes: u64) -> u64 {
     ((k ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 40) % passes
 }
 
+/// The passes (or rounds) every worker makes so that none holds more than `share` bytes of
+/// its `bytes` in one: the most any worker needs (one round of gathering), 1 without a
+/// share.
+fn passes_for(rounds: &mut Rounds<'_>, bytes: u64, share: Option<u64>) -> u64 {
+    let Some(share) = share else {
+        return 1;
+    };
+    let most = (rounds.all_gather(bytes).into_iter())
+        .map(|(_, n)| n)
+        .max()
+        .unwrap_or(0);
+    most.div_ceil(share.max(1)).max(1)
+}
+
 /// The worker counting the pairs whose smaller DocId is `d` (a hash, so that the low
 /// DocIds, which have the most pairs after them, spread over every worker).
 fn pair_owner(d: u32, peers: usize) -> Target {
@@ -531,17 +545,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         && pipeline.corpus.duplicate_ids == DuplicateIds::Error;
     let mut id_passes = 0;
     if check_ids {
-        id_passes = match worker_budget {
-            None => 1,
-            Some(b) => {
-                let mine: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
-                let most = (rounds.all_gather(mine).into_iter())
-                    .map(|(_, n)| n)
-                    .max()
-                    .unwrap_or(0);
-                most.div_ceil((b / 4).max(1)).max(1)
-            }
-        };
+        let id_bytes: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
+        id_passes = passes_for(rounds, id_bytes, worker_budget.map(|b| b / 4));
         let mut dup: Option<(u64, String, u64)> = None;
         let mut checked = 0u64;
         for pass in 0..id_passes {
@@ -1037,17 +1042,7 @@ fn prefix_pairs(
     me: usize,
     lists: Lists<'_>,
 ) -> Result<(Vec<(u32, u32)>, u64)> {
-    // The number of rounds the lists take: the most any worker needs.
-    let n_rounds = match lists.round_bytes {
-        None => 1,
-        Some(b) => {
-            let mine = (dfs.len() * LIST_KEY_BYTES).div_ceil(b.max(1)).max(1);
-            (rounds.all_gather(mine).into_iter())
-                .map(|(_, n)| n)
-                .max()
-                .unwrap_or(1)
-        }
-    };
+    let n_rounds = passes_for(rounds, dfs.len() * LIST_KEY_BYTES, lists.round_bytes);
     let per_round = dfs.len().div_ceil(n_rounds).max(1);
     // The lists this worker pairs, by document: (document, its entry in `stored`, size).
     let mut stored = Held::new(lists.spill_dir)?;

@@ -16,7 +16,8 @@ use std::path::{Path, PathBuf};
 
 use super::file::{ImageReader, ImageWriter, Shard};
 use super::pipeline::{
-    sketch_stream, PipelineConfig, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
+    sketch_stream, Collect, PipelineConfig, Prints, SketchBatch, SketchOutput, SketchSink,
+    SketchStats,
 };
 use super::{Image, ImageSet, SketchParams};
 use crate::corpus::{DuplicateIds, IdCheck, IdTableWriter};
@@ -200,10 +201,7 @@ pub fn sketch_held_or_to_file_by(
         out,
         fits,
         held: 0,
-        params: None,
-        ext_ids: Vec::new(),
-        images: Vec::new(),
-        prints: Prints::new(),
+        memory: Collect::new(),
         file: None,
     };
     let stats = stream(&mut sink)?;
@@ -212,67 +210,48 @@ pub fn sketch_held_or_to_file_by(
             let n = f.file.finish()?;
             Ok(HeldOrFile::File(stats, f.prints, n))
         }
-        None => Ok(HeldOrFile::Held(SketchOutput {
-            images: ImageSet {
-                params: sink.params.ok_or_else(|| {
-                    Error::config("the sketch stream ended without its parameters")
-                })?,
-                ext_ids: sink.ext_ids,
-                images: sink.images,
-            },
-            fingerprints: sink.prints.fps,
-            stats,
-            offsets: sink.prints.offsets,
-        })),
+        None => Ok(HeldOrFile::Held(sink.memory.into_output(stats)?)),
     }
 }
 
-/// The sink of [`sketch_held_or_to_file_by`].
+/// The sink of [`sketch_held_or_to_file_by`]: what it holds in `memory` until it is past
+/// the limit, then the file.
 struct HoldThenFile<'a> {
     out: &'a Path,
     fits: &'a dyn Fn(u64, u64) -> bool,
     held: u64,
-    params: Option<SketchParams>,
-    ext_ids: Vec<String>,
-    images: Vec<Image>,
-    prints: Prints,
+    memory: Collect,
     file: Option<FileAndPrints>,
 }
 
 impl SketchSink for HoldThenFile<'_> {
     fn begin(&mut self, params: &SketchParams) -> Result<()> {
-        self.params = Some(params.clone());
-        Ok(())
+        self.memory.begin(params)
     }
 
-    fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
+    fn batch(&mut self, b: SketchBatch) -> Result<()> {
         if let Some(f) = &mut self.file {
             return f.batch(b);
         }
-        let params = self
-            .params
-            .as_ref()
-            .ok_or_else(|| Error::config("SketchSink::batch called before begin"))?;
-        let positional = params.sketch.scheme.is_positional();
+        let positional = self.memory.begun()?.sketch.scheme.is_positional();
         self.held += (b.images.iter())
             .map(|i| held_image_bytes(i.len(), positional))
             .sum::<u64>();
-        self.prints.add(&mut b);
-        self.ext_ids.append(&mut b.ext_ids);
-        self.images.append(&mut b.images);
-        if !(self.fits)(self.images.len() as u64, self.held) {
+        self.memory.batch(b)?;
+        let m = &mut self.memory;
+        if !(self.fits)(m.images.len() as u64, self.held) {
             // Past the limit: what is held goes to the file, and so does the rest.
             let mut file = ImageFileSink::new(self.out, Shard::default());
-            file.begin(params)?;
+            file.begin(m.begun()?)?;
             file.batch(SketchBatch {
                 first: 0,
-                ext_ids: std::mem::take(&mut self.ext_ids),
-                images: std::mem::take(&mut self.images),
+                ext_ids: std::mem::take(&mut m.ext_ids),
+                images: std::mem::take(&mut m.images),
                 ..SketchBatch::default()
             })?;
             self.file = Some(FileAndPrints {
                 file,
-                prints: std::mem::replace(&mut self.prints, Prints::new()),
+                prints: std::mem::replace(&mut m.prints, Prints::new()),
             });
         }
         Ok(())

@@ -495,11 +495,44 @@ impl Prints {
 }
 
 /// Collects a stream into one in-memory [`ImageSet`] plus fingerprints.
-struct Collect {
-    params: Option<SketchParams>,
-    ext_ids: Vec<String>,
-    images: Vec<Image>,
-    prints: Prints,
+pub(crate) struct Collect {
+    pub(crate) params: Option<SketchParams>,
+    pub(crate) ext_ids: Vec<String>,
+    pub(crate) images: Vec<Image>,
+    pub(crate) prints: Prints,
+}
+
+impl Collect {
+    /// Nothing collected yet.
+    pub(crate) fn new() -> Self {
+        Collect {
+            params: None,
+            ext_ids: Vec::new(),
+            images: Vec::new(),
+            prints: Prints::new(),
+        }
+    }
+
+    /// The parameters the stream began with.
+    pub(crate) fn begun(&self) -> Result<&SketchParams> {
+        (self.params.as_ref()).ok_or_else(|| Error::config("SketchSink::batch called before begin"))
+    }
+
+    /// What was collected, with the stream's counts.
+    pub(crate) fn into_output(self, stats: SketchStats) -> Result<SketchOutput> {
+        Ok(SketchOutput {
+            images: ImageSet {
+                params: self.params.ok_or_else(|| {
+                    Error::config("the sketch stream ended without its parameters")
+                })?,
+                ext_ids: self.ext_ids,
+                images: self.images,
+            },
+            fingerprints: self.prints.fps,
+            stats,
+            offsets: self.prints.offsets,
+        })
+    }
 }
 
 impl SketchSink for Collect {
@@ -530,25 +563,9 @@ pub fn sketch_corpus(
 pub fn sketch_corpus_by(
     stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
 ) -> Result<SketchOutput> {
-    let mut c = Collect {
-        params: None,
-        ext_ids: Vec::new(),
-        images: Vec::new(),
-        prints: Prints::new(),
-    };
+    let mut c = Collect::new();
     let stats = stream(&mut c)?;
-    Ok(SketchOutput {
-        images: ImageSet {
-            params: c
-                .params
-                .ok_or_else(|| Error::config("the sketch stream ended without its parameters"))?,
-            ext_ids: c.ext_ids,
-            images: c.images,
-        },
-        fingerprints: c.prints.fps,
-        stats,
-        offsets: c.prints.offsets,
-    })
+    c.into_output(stats)
 }
 
 /// The full shingle set F(D) of every document of a corpus (sorted distinct hashes),

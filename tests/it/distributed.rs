@@ -1167,28 +1167,20 @@ fn repeated_ids_across_shares() {
     let args = ["cluster", s(&dup), "--threshold", "0.8"];
     let want = single_error(d, "dup-single", &args);
     assert!(want.contains("duplicate id"), "{want}");
-    let run = run_dist(d, "dup-3x1", &args, 3, 1);
-    let err0 = &run.procs[0].stderr;
-    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
-    assert!(
-        err0.contains(&want),
-        "process 0: {err0:?}, one process: {want:?}"
-    );
-    for p in &run.procs {
-        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
-    }
     // Under a budget the ids are checked in passes over slices of their hashes: the same
     // earliest repeat is reported.
     let budgeted = [&args[..], &["--memory-budget", "64KiB", "--tmp-dir", "tmp"]].concat();
-    let run = run_dist(d, "dup-3x1-budget", &budgeted, 3, 1);
-    let err0 = &run.procs[0].stderr;
-    assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
-    assert!(
-        err0.contains(&want),
-        "process 0: {err0:?}, one process: {want:?}"
-    );
-    for p in &run.procs {
-        assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+    for (name, args) in [("dup-3x1", &args[..]), ("dup-3x1-budget", &budgeted[..])] {
+        let run = run_dist(d, name, args, 3, 1);
+        let err0 = &run.procs[0].stderr;
+        assert_eq!(run.procs[0].status.code(), Some(2), "{}", run.stderr());
+        assert!(
+            err0.contains(&want),
+            "{name}: process 0: {err0:?}, one process: {want:?}"
+        );
+        for p in &run.procs {
+            assert_eq!(entries(&p.cwd), ["tmp"], "{}", p.cwd.display());
+        }
     }
 }
 

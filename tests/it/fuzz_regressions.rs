@@ -77,21 +77,29 @@ fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
     }
 }
 
-/// A footer declaring a column chunk at a negative offset made the Parquet decoder assert
-/// (found by the `parquet` target). It is a format error naming the file and the chunk.
-#[test]
+/// The error of reading the Parquet file `bytes`, written as `name` in `dir`, with the
+/// default columns, and the file's path.
 #[cfg(feature = "parquet")]
-fn parquet_chunk_outside_the_file_is_a_format_error() {
+fn read_parquet(dir: &std::path::Path, name: &str, bytes: &[u8]) -> (std::path::PathBuf, Error) {
     use fimdup::corpus::{open, CorpusConfig, Format};
-    let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-negative-offset.parquet");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("neg.parquet");
+    let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     let cfg = CorpusConfig {
         format: Some(Format::Parquet),
         ..CorpusConfig::default()
     };
     let e = open(&path, &cfg).and_then(|r| r.read_all()).unwrap_err();
+    (path, e)
+}
+
+/// A footer declaring a column chunk at a negative offset made the Parquet decoder assert
+/// (found by the `parquet` target). It is a format error naming the file and the chunk.
+#[test]
+#[cfg(feature = "parquet")]
+fn parquet_chunk_outside_the_file_is_a_format_error() {
+    let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-negative-offset.parquet");
+    let dir = tempfile::tempdir().unwrap();
+    let (path, e) = read_parquet(dir.path(), "neg.parquet", bytes);
     assert!(matches!(e, Error::Format { .. }), "{e}");
     let msg = e.to_string();
     assert!(
@@ -103,21 +111,13 @@ fn parquet_chunk_outside_the_file_is_a_format_error() {
 
 /// A column chunk whose data page is dictionary-encoded with no dictionary page before it
 /// made the Parquet decoder panic ("Decoder for dict should have been set"; found by the
-/// `parquet` target). The reader's guard turns the panic into a format error naming the
-/// file, and the binary prints that error alone: no panic message, exit 2, nothing written.
+/// `parquet` target). The reader's guard turns the panic into an error naming the file, and the binary prints that error alone: no panic message, exit 2, nothing written.
 #[test]
 #[cfg(feature = "parquet")]
 fn parquet_decoder_panic_is_an_error_and_is_not_printed() {
-    use fimdup::corpus::{open, CorpusConfig, Format};
     let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-dict-unset.parquet");
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("dict.parquet");
-    std::fs::write(&path, bytes).unwrap();
-    let cfg = CorpusConfig {
-        format: Some(Format::Parquet),
-        ..CorpusConfig::default()
-    };
-    let e = open(&path, &cfg).and_then(|r| r.read_all()).unwrap_err();
+    let (path, e) = read_parquet(dir.path(), "dict.parquet", bytes);
     let msg = e.to_string();
     assert!(
         msg.starts_with(&path.display().to_string())
