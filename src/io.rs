@@ -208,8 +208,10 @@ impl AtomicFile {
     pub fn create(dest: impl AsRef<Path>) -> Result<Self> {
         let dest = dest.as_ref().to_path_buf();
         let dir = parent_dir(&dest);
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        // The parent is made inside the gate too: after an interrupt's cleanup has removed
+        // a spill directory, a file being started in it must not bring the directory back.
         let tmp = create_gated(&dest, || {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
             let tmp = tempfile::Builder::new()
                 .prefix(TMP_PREFIX)
                 .suffix(TMP_SUFFIX)
@@ -291,6 +293,40 @@ impl Write for AtomicFile {
     }
 }
 
+/// A temporary file for an intermediate result (`<prefix>XXXXXX<suffix>` in `dir`), created
+/// through [`cleanup::create_gated`] and registered there like an [`AtomicFile`]'s
+/// temporary file, so an interrupt's cleanup removes it; removed when dropped.
+pub struct ScratchFile {
+    path: tempfile::TempPath,
+}
+
+impl ScratchFile {
+    /// Creates an empty file in `dir`.
+    pub fn new_in(dir: &Path, prefix: &str, suffix: &str) -> Result<Self> {
+        let path = create_gated(dir, || {
+            let tmp = tempfile::Builder::new()
+                .prefix(prefix)
+                .suffix(suffix)
+                .tempfile_in(dir)
+                .map_err(|e| Error::io(dir, e))?;
+            cleanup::register(cleanup::Kind::File, tmp.path().to_path_buf());
+            Ok(tmp.into_temp_path())
+        })?;
+        Ok(ScratchFile { path })
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        cleanup::forget(&self.path);
+    }
+}
+
 /// Flushes a directory's entries to disk (`fsync` of the directory), so that a rename or a
 /// creation inside it survives a crash of the machine. A no-op where directories cannot be
 /// opened as files (not unix).
@@ -329,6 +365,49 @@ pub fn write_atomic(dest: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// After an interrupt's cleanup has begun, starting a file in a directory it removed
+    /// fails and does not bring the directory back (a spill directory removed by the
+    /// cleanup while a worker starts a file in it). The cleanup shuts the process's gate
+    /// for good, so the check runs in a child: this test binary again, running only this
+    /// test with `FIMDUP_GATE_CHILD` set.
+    #[test]
+    fn no_directory_reappears_after_the_cleanup() {
+        const CHILD: &str = "FIMDUP_GATE_CHILD";
+        if let Some(dir) = std::env::var_os(CHILD) {
+            let spill = Path::new(&dir).join("spill");
+            std::fs::create_dir(&spill).unwrap();
+            cleanup::register(cleanup::Kind::Dir, spill.clone());
+            cleanup::shut_down_and_clean();
+            assert!(!spill.exists());
+            let e = AtomicFile::create(spill.join("corpus.img")).err().unwrap();
+            assert!(e.to_string().contains("interrupted"), "{e}");
+            assert!(!spill.exists(), "the removed directory came back");
+            let e = ScratchFile::new_in(Path::new(&dir), ".x-", ".tmp")
+                .err()
+                .unwrap();
+            assert!(e.to_string().contains("interrupted"), "{e}");
+            assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "io::tests::no_directory_reappears_after_the_cleanup",
+            ])
+            .args(["--nocapture", "--test-threads", "1"])
+            .env(CHILD, dir.path())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{said}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(said.contains("1 passed"), "{said}");
+    }
 
     #[test]
     fn atomic_file_appears_only_on_commit() {

@@ -199,9 +199,14 @@ pub struct SpillDir {
 impl SpillDir {
     /// Creates a new directory under `parent`.
     pub fn new_in(parent: &Path) -> Result<Self> {
+        Self::with_prefix_in(parent, "fimdup-spill-")
+    }
+
+    /// Creates a new directory under `parent` whose name starts with `prefix`.
+    pub fn with_prefix_in(parent: &Path, prefix: &str) -> Result<Self> {
         let path = cleanup::create_gated(parent, || {
             let dir = tempfile::Builder::new()
-                .prefix("fimdup-spill-")
+                .prefix(prefix)
                 .tempdir_in(parent)
                 .map_err(|e| Error::io(parent, e))?;
             // Keep the directory ourselves (tempfile's guard would remove it on drop too,

@@ -72,11 +72,7 @@ pub fn write_kept(
         (_, OutFormat::Parquet) => {
             // The kept records as JSONL (a JSONL input's own lines, else id and text), then
             // converted with the schema inferred from them.
-            let tmp = tempfile::Builder::new()
-                .prefix(".fimdup-kept-")
-                .suffix(".jsonl")
-                .tempfile_in(dir)
-                .map_err(|e| Error::io(dir, e))?;
+            let tmp = crate::io::ScratchFile::new_in(dir, ".fimdup-kept-", ".jsonl")?;
             let jsonl = format == Format::Jsonl;
             write_records(path, cfg, kept, tmp.path(), Compression::None, false, jsonl)?;
             let name = "kept.parquet".to_string();
@@ -228,26 +224,30 @@ fn copy_dir(root: &Path, cfg: &CorpusConfig, kept: &[bool], dir: &Path) -> Resul
     let name = "kept".to_string();
     let dest = dir.join(&name);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let tmp = tempfile::Builder::new()
-        .prefix(".fimdup-kept-")
-        .tempdir_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
+    // Registered for an interrupt's cleanup, and removed on drop if never renamed.
+    let tmp = crate::spill::SpillDir::with_prefix_in(dir, ".fimdup-kept-")?;
     let mut reader = corpus::open(root, cfg)?;
     let written = for_each_kept(&mut reader, root, kept, |_, doc| {
         let rel = PathBuf::from(&doc.ext_id);
         let to = tmp.path().join(&rel);
-        if let Some(p) = to.parent() {
-            std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
-        }
         let from = root.join(&rel);
-        std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
-        Ok(())
+        // Gated: once an interrupt's cleanup has removed the directory, nothing remakes it.
+        crate::cleanup::create_gated(&to, || {
+            if let Some(p) = to.parent() {
+                std::fs::create_dir_all(p).map_err(|e| Error::io(p, e))?;
+            }
+            std::fs::copy(&from, &to).map_err(|e| Error::io(&from, e))?;
+            Ok(())
+        })
     })?;
     if dest.exists() {
         std::fs::remove_dir_all(&dest).map_err(|e| Error::io(&dest, e))?;
     }
-    let tmp = tmp.keep();
-    std::fs::rename(&tmp, &dest).map_err(|e| Error::io(&dest, e))?;
+    // Gated like a creation: after an interrupt's cleanup has begun, nothing appears.
+    crate::cleanup::create_gated(&dest, || {
+        std::fs::rename(tmp.path(), &dest).map_err(|e| Error::io(&dest, e))
+    })?;
+    drop(tmp);
     crate::io::sync_dir(dir)?;
     Ok(Kept {
         name,
