@@ -31,6 +31,7 @@ pub struct Scratch {
     elems: Vec<u64>,
     filled: Vec<bool>,
     perm: Vec<u64>,
+    sorted: Vec<u64>,
 }
 
 /// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
@@ -164,7 +165,7 @@ impl Sketcher {
             Image::empty()
         } else {
             match self.cfg.scheme {
-                Scheme::BottomK => self.bottom_k(xs, &mut scratch.perm),
+                Scheme::BottomK => self.bottom_k(xs, &mut scratch.perm, &mut scratch.sorted),
                 Scheme::KMins => self.k_mins(xs),
                 Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
                 Scheme::ModM => self.mod_m(xs),
@@ -174,7 +175,7 @@ impl Sketcher {
         img
     }
 
-    fn bottom_k(&self, xs: &[u64], v: &mut Vec<u64>) -> Image {
+    fn bottom_k(&self, xs: &[u64], v: &mut Vec<u64>, sorted: &mut Vec<u64>) -> Image {
         let n = self.cfg.size;
         let len = xs.len();
         // Permuted values are uniform on u64: keep those below a threshold that about
@@ -194,11 +195,11 @@ impl Sketcher {
                 c += usize::from(y < tau);
             }
             v.truncate(c);
-            v.sort_unstable();
-            v.dedup();
-            if v.len() >= n {
+            sort_below(v, tau, sorted);
+            sorted.dedup();
+            if sorted.len() >= n {
                 return Image {
-                    values: v[..n].to_vec(),
+                    values: sorted[..n].to_vec(),
                 };
             }
             // Too few passed (duplicates, or chance): the full sort.
@@ -263,6 +264,44 @@ impl Sketcher {
         v.sort_unstable();
         v.dedup();
         Image { values: v }
+    }
+}
+
+/// Buckets of [`sort_below`] (a power of two).
+const SORT_BUCKETS: usize = 256;
+
+/// Sorts `v` (values below `tau`) into `out`: one counting pass on the values' top bits,
+/// which puts them in order but within a bucket, then an insertion sort of that almost
+/// sorted sequence. For the few hundred values below the bottom-k threshold, spread about
+/// uniformly below it, a bucket holds about one value and the whole costs a few passes;
+/// any input is still sorted exactly (a skewed one only costs more insertion steps).
+fn sort_below(v: &[u64], tau: u64, out: &mut Vec<u64>) {
+    // The bucket of x: its bits below the highest bit of tau, top 8 of them.
+    let bits = 64 - tau.leading_zeros();
+    let shift = bits.saturating_sub(SORT_BUCKETS.trailing_zeros());
+    let bucket = |x: u64| ((x >> shift) as usize) & (SORT_BUCKETS - 1);
+    let mut start = [0u32; SORT_BUCKETS + 1];
+    for &x in v {
+        start[bucket(x) + 1] += 1;
+    }
+    for b in 0..SORT_BUCKETS {
+        start[b + 1] += start[b];
+    }
+    out.clear();
+    out.resize(v.len(), 0);
+    for &x in v {
+        let b = bucket(x);
+        out[start[b] as usize] = x;
+        start[b] += 1;
+    }
+    for i in 1..out.len() {
+        let x = out[i];
+        let mut j = i;
+        while j > 0 && out[j - 1] > x {
+            out[j] = out[j - 1];
+            j -= 1;
+        }
+        out[j] = x;
     }
 }
 

@@ -52,6 +52,26 @@ fn bottom_k_threshold_and_fallback() {
     }
 }
 
+proptest::proptest! {
+    /// The bucket sort of the threshold pass sorts any values below any threshold, skewed
+    /// and repeated ones included.
+    #[test]
+    fn sort_below_sorts(
+        mut v in proptest::collection::vec(proptest::num::u64::ANY, 0..400),
+        tau in 1u64..,
+        skew in 0u32..64,
+    ) {
+        for x in &mut v {
+            *x = (*x >> skew) % tau;
+        }
+        let mut want = v.clone();
+        want.sort_unstable();
+        let mut got = Vec::new();
+        sort_below(&v, tau, &mut got);
+        proptest::prop_assert_eq!(got, want);
+    }
+}
+
 #[test]
 fn k_mins_is_min_per_permutation() {
     let s = sk(Scheme::KMins, 8);
