@@ -208,7 +208,6 @@ def _corpus(
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
-    tmp_dir: Optional[PathLike] = None,
 ) -> Any:
     if isinstance(texts, (str, bytes)):
         raise TypeError(
@@ -229,12 +228,11 @@ def _corpus(
         cols["id"], ints = _id_array(ids, n)
     if keys is not None:
         cols["key"] = _key_array(keys, n)
-    tmp = None if tmp_dir is None else _os.fspath(tmp_dir)
     if not isinstance(arr, list):
-        return _native.Corpus.from_arrow(_pa.table(cols).__arrow_c_stream__(), ints, tmp)
+        return _native.Corpus.from_arrow(_pa.table(cols).__arrow_c_stream__(), ints)
     failed: List[BaseException] = []
     try:
-        return _native.Corpus.from_arrow(_stream(cols, n, failed).__arrow_c_stream__(), ints, tmp)
+        return _native.Corpus.from_arrow(_stream(cols, n, failed).__arrow_c_stream__(), ints)
     except ValueError:
         if failed:  # the conversion's own error (a str pyarrow cannot encode), as it was raised
             raise failed[0] from None
@@ -247,10 +245,10 @@ _BATCH = 4096
 
 def _stream(cols: Dict[str, Any], n: int, failed: List[BaseException]) -> Any:
     """The columns as a stream of record batches in which the list of str ``cols["text"]`` is
-    converted batch by batch as the stream is read: a call holds one batch of the texts in
-    Arrow, not a second copy of all of them, whose fresh memory the first call of a process
-    would pay for (eval/results/python_first_call.md). An error of the conversion is
-    appended to ``failed``."""
+    converted batch by batch as the stream is read (the library keeps the batches and reads
+    them in place for the call: the texts are held twice, as str and in Arrow, in buffers of
+    one batch each rather than one buffer grown to hold all of them). An error of the
+    conversion is appended to ``failed``."""
     cols = {k: v.combine_chunks() if isinstance(v, _pa.ChunkedArray) else v for k, v in cols.items()}
     schema = _pa.schema([(k, _pa.large_string() if k == "text" else v.type) for k, v in cols.items()])
 
@@ -368,7 +366,6 @@ def sketch(
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
-    tmp_dir: Optional[PathLike] = None,
     threads: Optional[int] = None,
 ) -> Images:
     """The images of the documents (``fimdup sketch``).
@@ -383,7 +380,7 @@ def sketch(
     >>> len(imgs), imgs.lengths.tolist()
     (2, [3, 3])
     """
-    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
     return Images(_native.sketch(c, _sketch_json(_pick(locals(), _SKETCH_KEYS)), threads))
 
 
@@ -512,7 +509,7 @@ def cluster(
     >>> r.clusters, r.pairs.num_rows
     ([[0, 1]], 1)
     """
-    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
     sk = _pick(locals(), _SKETCH_KEYS)
     job = _pick(locals(), _JOB_KEYS)
     return Result(_native.cluster(c, _sketch_json(sk), _job_opts(job), threads))
@@ -635,7 +632,7 @@ def dedup(
     >>> d.keep_mask.tolist()
     [True, False, True]
     """
-    c = _corpus(texts, ids, keys, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    c = _corpus(texts, ids, keys, format=format, text_field=text_field, id_field=id_field)
     sk = _pick(locals(), _SKETCH_KEYS)
     job = _pick(locals(), _JOB_KEYS)
     d = dict(keep=keep, per_cluster=per_cluster, against=against)
@@ -782,7 +779,7 @@ def _sweep(texts: Any, ids: Any, truth: Any, out_dir: Optional[PathLike], caller
     kw["thresholds"] = _thresholds(kw["thresholds"])
     if kw["min_common"] is not None:
         kw["min_common"] = _thresholds(kw["min_common"])
-    c = _corpus(texts, ids, format=fmt, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+    c = _corpus(texts, ids, format=fmt, text_field=text_field, id_field=id_field)
     with _tempfile.TemporaryDirectory(prefix="fimdup-truth-", dir=None if tmp_dir is None else _os.fspath(tmp_dir)) as d:
         if isinstance(truth, (str, _os.PathLike)):
             path = _os.fspath(truth)
@@ -1101,7 +1098,6 @@ class Index:
         format: Optional[str] = _CORPUS["format"],
         text_field: str = _CORPUS["text_field"],
         id_field: str = _CORPUS["id_field"],
-        tmp_dir: Optional[PathLike] = None,
         threads: Optional[int] = None,
     ) -> "Index":
         """Builds an index of the documents at ``path`` (``fimdup index build``; clusters
@@ -1110,7 +1106,7 @@ class Index:
         kept) records where each document is, for ``query(..., exact=True)``."""
         if keep_sources and not isinstance(texts, _os.PathLike):
             raise ValueError("keep_sources needs a corpus file (a pathlib.Path): in-memory texts are not kept")
-        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
         sk = _pick(locals(), _SKETCH_KEYS)
         n, rep = _native.Index.build(_os.fspath(path), c, _sketch_json(sk), threshold, containment,
                                      containment_modulus, keep_sources, tag, threads)
@@ -1121,11 +1117,10 @@ class Index:
 
     def add(self, texts: Any, ids: Any = None, *, tag: Optional[str] = None,
             format: Optional[str] = _CORPUS["format"], text_field: str = _CORPUS["text_field"],
-            id_field: str = _CORPUS["id_field"], tmp_dir: Optional[PathLike] = None,
-            threads: Optional[int] = None) -> Dict[str, Any]:
+            id_field: str = _CORPUS["id_field"], threads: Optional[int] = None) -> Dict[str, Any]:
         """Adds the documents as a new sweep (``fimdup index add``) and saves the index;
         returns the sweep's report (added, unchanged, merges, lost and found)."""
-        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field, tmp_dir=tmp_dir)
+        c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
         self.last_report = _json.loads(self._n.add(c, tag, threads))
         return self.last_report
 

@@ -23,7 +23,7 @@ class LimitError(RuntimeError):
 
 class Corpus:
     @staticmethod
-    def from_arrow(stream: Any, ids_are_ints: bool, tmp_dir: Optional[str] = None) -> Corpus: ...
+    def from_arrow(stream: Any, ids_are_ints: bool) -> Corpus: ...
     @staticmethod
     def from_path(
         path: str | PathLike[str],

@@ -1,12 +1,12 @@
 //! [`Corpus`]: what a call reads. Either texts held by Python, handed over as an Arrow C
 //! stream (columns `text`, optional `id`, optional `key`; read without copying into Python
-//! objects) and written once to a temporary JSONL file
-//! ([`fimdup::corpus::texts::TextsFile::from_arrow_stream`]), or a corpus file read as the
-//! CLI reads it.
+//! objects) and kept in memory as the stream's record batches, which every job reads in
+//! place ([`fimdup::corpus::texts::ArrowTexts::from_arrow_stream`]; errors name the texts'
+//! positions, `texts[i]`), or a corpus file read as the CLI reads it.
 
 use std::path::{Path, PathBuf};
 
-use fimdup::corpus::texts::{FFI_ArrowArrayStream, TextsFile};
+use fimdup::corpus::texts::{rename_error, ArrowTexts, FFI_ArrowArrayStream, SharedTexts};
 use fimdup::corpus::{CorpusConfig, Format};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -24,7 +24,7 @@ pub enum IdKind {
 }
 
 pub enum Source {
-    Texts(TextsFile),
+    Texts(SharedTexts),
     File { path: PathBuf, config: CorpusConfig },
 }
 
@@ -36,7 +36,7 @@ pub struct Corpus {
 }
 
 impl Corpus {
-    /// The file a job reads.
+    /// The file a job reads (in-memory texts: their name).
     pub fn path(&self) -> &Path {
         match &self.source {
             Source::Texts(t) => t.path(),
@@ -52,10 +52,10 @@ impl Corpus {
         }
     }
 
-    /// A library error with the temporary file renamed `<texts>`.
+    /// A library error with places in in-memory texts named as their positions.
     pub fn err(&self, e: fimdup::Error) -> fimdup::Error {
         match &self.source {
-            Source::Texts(t) => t.rename_error(e),
+            Source::Texts(_) => rename_error(e),
             Source::File { .. } => e,
         }
     }
@@ -89,12 +89,11 @@ impl Corpus {
     /// (string, large_string or string_view, no nulls), `id` (int64 or string; absent: the
     /// positions) and `key` (numbers or strings, for `keep="field:key"`).
     #[staticmethod]
-    #[pyo3(signature = (stream, ids_are_ints, tmp_dir=None))]
+    #[pyo3(signature = (stream, ids_are_ints))]
     fn from_arrow(
         py: Python<'_>,
         stream: &Bound<'_, PyCapsule>,
         ids_are_ints: bool,
-        tmp_dir: Option<PathBuf>,
     ) -> PyResult<Corpus> {
         if stream.name()?.map(|n| n.to_bytes()) != Some(b"arrow_array_stream") {
             return Err(PyTypeError::new_err(
@@ -104,11 +103,11 @@ impl Corpus {
         // SAFETY: the capsule holds an FFI_ArrowArrayStream (its name says so); `from_raw`
         // moves the stream out and leaves a released one for the capsule's destructor.
         let raw = unsafe { FFI_ArrowArrayStream::from_raw(stream.pointer() as *mut _) };
-        let file = py
-            .allow_threads(move || TextsFile::from_arrow_stream(raw, tmp_dir.as_deref()))
+        let texts = py
+            .allow_threads(move || ArrowTexts::from_arrow_stream(raw))
             .py_err()?;
         Ok(Corpus {
-            source: Source::Texts(file),
+            source: Source::Texts(SharedTexts::new(texts)),
             ids: if ids_are_ints {
                 IdKind::Int
             } else {

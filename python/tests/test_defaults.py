@@ -27,7 +27,7 @@ GROUPS = {
 }
 
 # Keywords that are no library option: what a call is given besides its options (None:
-# absent), and where in-memory texts go.
+# absent), and where temporary files go.
 PACKAGE_OWN = {"ids", "keys", "tag", "tmp_dir", "threads"}
 
 

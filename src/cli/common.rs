@@ -117,6 +117,7 @@ impl CorpusArgs {
             skip_bad_lines: self.skip_bad_lines,
             duplicate_ids: self.duplicate_ids,
             max_doc_bytes: self.max_doc_bytes.bytes(),
+            texts: None,
         }
     }
 }

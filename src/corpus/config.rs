@@ -1,11 +1,13 @@
 //! [`CorpusConfig`]: how to read a corpus (format, field and column names, skipping of
-//! malformed lines, repeated ids, the largest document).
+//! malformed lines, repeated ids, the largest document, the in-memory texts).
 //!
 //! Invariant: a validated configuration names a text field and column, each different from
-//! the id field and column, and allows documents of at least one byte.
+//! the id field and column, allows documents of at least one byte, and carries in-memory
+//! texts exactly when its format is [`Format::Texts`].
 
 use std::path::Path;
 
+use super::texts::SharedTexts;
 use super::{DuplicateIds, Format};
 use crate::{Error, Result};
 
@@ -33,6 +35,9 @@ pub struct CorpusConfig {
     /// ([`super::CorpusStats::skipped_oversized`]), read past in bounded memory; a longer
     /// CSV/TSV row or WARC header line is an error.
     pub max_doc_bytes: u64,
+    /// The in-memory texts of [`Format::Texts`] (the corpus path is then only their name,
+    /// [`super::texts::TEXTS_NAME`]).
+    pub texts: Option<SharedTexts>,
 }
 
 /// The default of [`CorpusConfig::max_doc_bytes`]: 64 MiB.
@@ -49,14 +54,21 @@ impl Default for CorpusConfig {
             skip_bad_lines: false,
             duplicate_ids: DuplicateIds::Error,
             max_doc_bytes: DEFAULT_MAX_DOC_BYTES,
+            texts: None,
         }
     }
 }
 
 impl CorpusConfig {
     /// Checks the configuration: the text field and column must be named, and differ from
-    /// the id field and column.
+    /// the id field and column; in-memory texts come with [`Format::Texts`], and only with
+    /// it.
     pub fn validate(&self) -> Result<()> {
+        if self.texts.is_some() != (self.format == Some(Format::Texts)) {
+            return Err(Error::config(
+                "the format texts is the format of texts handed over in memory, and only of them",
+            ));
+        }
         if self.max_doc_bytes == 0 {
             return Err(Error::config("the largest document size is 0 bytes"));
         }

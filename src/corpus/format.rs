@@ -1,7 +1,9 @@
 //! The corpus formats: [`Format`], its names and aliases, and the guess from a path.
 //!
-//! Invariant: every format has one canonical name ([`Format::NAMES`]); [`FromStr`] accepts
-//! the canonical names and the aliases, and [`fmt::Display`] prints the canonical name.
+//! Invariant: every format has one canonical name; [`FromStr`] accepts the canonical names of
+//! the formats of corpora on disk ([`Format::NAMES`]) and their aliases, never
+//! [`Format::Texts`] (only a [`super::CorpusConfig`] that carries in-memory texts has it), and
+//! [`fmt::Display`] prints the canonical name.
 
 use std::fmt;
 use std::path::Path;
@@ -28,10 +30,14 @@ pub enum Format {
     /// A Parquet file, or a directory of `*.parquet` files read as one corpus; one document
     /// per row.
     Parquet,
+    /// Texts held in memory ([`super::texts`], carried by [`super::CorpusConfig::texts`]),
+    /// one document per text; never guessed from a path nor parsed from a name.
+    Texts,
 }
 
 impl Format {
-    /// Canonical names, as accepted by [`FromStr`] and printed by [`fmt::Display`].
+    /// Canonical names of the formats of corpora on disk, as accepted by [`FromStr`] and
+    /// printed by [`fmt::Display`].
     pub const NAMES: [&'static str; 7] = ["jsonl", "csv", "tsv", "lines", "dir", "warc", "parquet"];
 
     /// The canonical name.
@@ -44,6 +50,7 @@ impl Format {
             Format::Dir => "dir",
             Format::Warc => "warc",
             Format::Parquet => "parquet",
+            Format::Texts => "texts",
         }
     }
 

@@ -41,15 +41,18 @@
 //! WARC header line is an error. A repeated external id is an error naming both places or
 //! renamed, as [`CorpusConfig::duplicate_ids`] says (see [`DuplicateIds`]).
 //!
-//! [`texts`] writes documents held in memory (the Python package's) to a temporary JSONL
-//! file that every job reads like any other corpus.
+//! [`texts`] holds documents handed over in memory (the Python package's, as Arrow record
+//! batches) and reads them in place as [`Format::Texts`]: one document per text, in order,
+//! external id the `id` column (an integer in decimal, or a string) or the 0-based position,
+//! nothing skipped; the corpus path is only their name, `<texts>`.
 //!
 //! Invariant: documents come out in input order with dense [`DocId`](crate::DocId)s 0, 1, 2, ... and their
 //! external id strings, distinct within the input (unless [`DuplicateIds::Keep`]); readers
 //! stream and never hold the whole corpus unless asked (a directory reader holds the list of
 //! file paths, one file's content at a time; a Parquet reader one batch of rows of one row
-//! group), nor any document larger than the limit (a Parquet text longer than the limit is
-//! decoded with its batch, but never handed on).
+//! group; in-memory texts are held by their owner, and read without a copy but for the
+//! document handed on), nor any document larger than the limit (a Parquet text longer than
+//! the limit is decoded with its batch, but never handed on; in-memory texts have no limit).
 
 mod config;
 mod csv;

@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::unique::{check_for, duplicate_error, first_occurrence, IdCheck};
-use super::{csv, dir, jsonl, lines, parquet, warc, CorpusConfig, Format};
+use super::{csv, dir, jsonl, lines, parquet, texts, warc, CorpusConfig, Format};
 use crate::{DocId, Error, Result};
 
 /// One input document.
@@ -87,7 +87,7 @@ pub(super) fn too_many_documents(path: &Path) -> Error {
 /// A document before it gets its DocId.
 pub(super) struct Raw {
     /// 1-based line where the document starts (WARC: its record's version line; a
-    /// directory: 1; Parquet: its row in its file).
+    /// directory: 1; Parquet: its row in its file; in-memory texts: the position plus 1).
     pub(super) line: u64,
     pub(super) ext_id: String,
     pub(super) text: String,
@@ -141,7 +141,8 @@ impl fmt::Debug for CorpusReader {
 
 /// Opens a corpus for streaming (validates `cfg`, guesses the format if not given).
 /// `-` reads standard input (the format must then be given; `dir` and `parquet` cannot
-/// be).
+/// be). In-memory texts ([`Format::Texts`]) are read from [`CorpusConfig::texts`], `path`
+/// being only their name.
 pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
     let format = cfg.format_of(path)?;
     let src: Box<dyn Source> = match format {
@@ -151,6 +152,7 @@ pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
         Format::Dir => Box::new(dir::Dir::open(path, cfg.max_doc_bytes)?),
         Format::Warc => Box::new(warc::WarcDocs::open(path, cfg.max_doc_bytes)?),
         Format::Parquet => Box::new(parquet::ParquetDocs::open(path, cfg)?),
+        Format::Texts => Box::new(texts::TextsDocs::open(path, cfg)?),
     };
     // Directories and Parquet corpora count their files as they open them.
     let files = u64::from(!matches!(format, Format::Dir | Format::Parquet));

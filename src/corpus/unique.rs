@@ -154,7 +154,8 @@ impl IdCheck {
 }
 
 /// Whether the ids of a corpus read with `cfg` in `format` can repeat at all: line numbers
-/// (plain lines, or an empty id field or column) and relative paths (directories) cannot.
+/// (plain lines, or an empty id field or column), relative paths (directories) and the
+/// positions of in-memory texts without an id column cannot.
 pub(super) fn ids_can_repeat(format: super::Format, cfg: &super::CorpusConfig) -> bool {
     use super::Format::*;
     match format {
@@ -162,6 +163,7 @@ pub(super) fn ids_can_repeat(format: super::Format, cfg: &super::CorpusConfig) -
         Csv | Tsv | Parquet => !cfg.id_column.is_empty(),
         Lines | Dir => false,
         Warc => true,
+        Texts => cfg.texts.as_ref().is_some_and(|t| t.texts().has_ids()),
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::{Keep, KeyValue};
+use crate::corpus::texts::{SharedTexts, TextId, TextKey};
 use crate::corpus::{self, CorpusConfig, Format};
 use crate::index::{Index, QueryOptions};
 use crate::sketch::pipeline::for_each_canonical_batch;
@@ -47,8 +48,8 @@ pub fn keep_order(n: usize, keep: &Keep, keys: Option<Vec<KeyValue>>) -> Vec<Doc
 }
 
 /// The key of every document for `keep` (`None` for [`Keep::First`]), in one pass over the
-/// corpus: text lengths in bytes, or a field's values (JSONL fields and CSV/TSV columns;
-/// nested JSON fields as `a.b`).
+/// corpus: text lengths in bytes, or a field's values (JSONL fields, CSV/TSV and Parquet
+/// columns, the key column of in-memory texts; nested JSON fields as `a.b`).
 pub fn read_keys(
     path: &Path,
     cfg: &CorpusConfig,
@@ -64,6 +65,14 @@ pub fn read_keys(
     if let Some(name) = field {
         match format {
             Format::Jsonl | Format::Csv | Format::Tsv => {}
+            Format::Texts => {
+                let t = cfg.texts.as_ref().ok_or_else(|| {
+                    Error::config(format!("{}: no in-memory texts", path.display()))
+                })?;
+                let keys: Vec<KeyValue> = (0..t.len()).map(|i| text_key(t, i, name)).collect();
+                check_count(path, keys.len(), n)?;
+                return Ok(Some(keys));
+            }
             Format::Parquet => {
                 let mut keys = Vec::with_capacity(n);
                 corpus::parquet::for_each_document_json(path, cfg, Some(name), |row| {
@@ -136,6 +145,26 @@ pub fn read_keys(
     }
     check_count(path, keys.len(), n)?;
     Ok(Some(keys))
+}
+
+/// The value of field `name` of in-memory document `i`, as [`json_key`] finds it in the
+/// document's record ([`SharedTexts::record`]): `key` is the key column (missing without
+/// one), `id` the id (an int id a number), `text` the text; any other name is missing.
+fn text_key(t: &SharedTexts, i: u64, name: &str) -> KeyValue {
+    let t = t.texts();
+    match name {
+        "key" => match t.key(i) {
+            Some(TextKey::Num(x)) => KeyValue::Num(x),
+            Some(TextKey::Str(s)) => KeyValue::Str(s.to_string()),
+            Some(TextKey::Missing) | None => KeyValue::Missing,
+        },
+        "id" => match t.id(i) {
+            TextId::Int(x) => KeyValue::Num(x as f64),
+            TextId::Str(s) => KeyValue::Str(s.to_string()),
+        },
+        "text" => KeyValue::Str(t.text(i).to_string()),
+        _ => KeyValue::Missing,
+    }
 }
 
 /// The value of the (possibly nested, `a.b`) field `name` of a JSON object.

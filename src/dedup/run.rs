@@ -204,7 +204,9 @@ impl Dedup {
 
     /// A deduplication needs a corpus, not an images file.
     pub fn check_input(&self, input: &Path) -> Result<()> {
-        if crate::sketch::file::is_images_file(input) {
+        // In-memory texts have a name, not a file.
+        let texts = self.job.pipeline().corpus.texts.is_some();
+        if !texts && crate::sketch::file::is_images_file(input) {
             return Err(Error::config(format!(
                 "{}: deduplication writes the kept documents, so it needs the corpus, not an images file",
                 input.display()

@@ -36,6 +36,8 @@ fn line_ext(format: Format) -> &'static str {
         Format::Warc => "warc",
         Format::Parquet => "parquet",
         Format::Dir => "",
+        // In-memory texts: their records are JSON lines.
+        Format::Texts => "jsonl",
     }
 }
 
@@ -70,16 +72,16 @@ pub fn write_kept(
             Ok(Kept { name, documents: n })
         }
         (_, OutFormat::Parquet) => {
-            // The kept records as JSONL (a JSONL input's own lines, else id and text), then
-            // converted with the schema inferred from them.
+            // The kept records as JSONL (a JSONL input's own lines, in-memory texts' records,
+            // else id and text), then converted with the schema inferred from them.
             let tmp = crate::io::ScratchFile::new_in(dir, ".fimdup-kept-", ".jsonl")?;
-            let jsonl = format == Format::Jsonl;
+            let jsonl = matches!(format, Format::Jsonl | Format::Texts);
             write_records(path, cfg, kept, tmp.path(), Compression::None, false, jsonl)?;
             let name = "kept.parquet".to_string();
             let documents = corpus::parquet::jsonl_to_parquet(tmp.path(), &dir.join(&name))?;
             Ok(Kept { name, documents })
         }
-        (Format::Jsonl, OutFormat::Jsonl) | (_, OutFormat::Same) => {
+        (Format::Jsonl | Format::Texts, OutFormat::Jsonl) | (_, OutFormat::Same) => {
             let name = format!("kept.{}{}", line_ext(format), comp.extension());
             let per_record = format == Format::Warc && comp == Compression::Gzip;
             let n = write_records(path, cfg, kept, &dir.join(&name), comp, per_record, true)?;

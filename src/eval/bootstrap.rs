@@ -525,8 +525,9 @@ pub fn write_paired_csv(path: &std::path::Path, rows: &[Paired]) -> Result<()> {
 /// The units of a corpus: its documents in order, or with `group_by` the groups its
 /// records name in that field: a JSONL field (a string or a number; absent or null: the
 /// document is its own group), a CSV/TSV column by its header name (an empty cell: its own
-/// group) or a Parquet column (a string or a number; null: its own group). Other formats
-/// have no fields and are refused. Errors name the file and line.
+/// group), a Parquet column (a string or a number; null: its own group) or a field of the
+/// records of in-memory texts (`id`, `key`). Other formats have no fields and are refused.
+/// Errors name the file and line.
 pub fn corpus_units(
     path: &std::path::Path,
     corpus: &crate::corpus::CorpusConfig,
@@ -555,7 +556,8 @@ pub fn corpus_units(
     };
     let mut docs: Vec<(String, Option<String>)> = Vec::new();
     match format {
-        Format::Jsonl => {
+        // In-memory texts give their records as JSON objects too.
+        Format::Jsonl | Format::Texts => {
             let mut rec = Vec::new();
             while let Some(d) = rdr.next() {
                 let d = d?;

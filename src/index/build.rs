@@ -239,6 +239,11 @@ impl Index {
     ) -> Result<AddReport> {
         let tag = self.sweep_tag(tag)?;
         let qs = self.query_sketcher()?;
+        if self.cfg.keep_sources && corpus.texts.is_some() {
+            return Err(Error::config(
+                "an index that keeps its sources reads them again: it needs a corpus file, and in-memory texts are not kept",
+            ));
+        }
         let input_str = if self.cfg.keep_sources {
             std::fs::canonicalize(input)
                 .map_err(|e| Error::io(input, e))?

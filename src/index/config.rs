@@ -127,6 +127,7 @@ impl CorpusSpec {
                 s => s.parse()?,
             },
             max_doc_bytes: self.max_doc_bytes.unwrap_or(u64::MAX),
+            texts: None,
         })
     }
 }

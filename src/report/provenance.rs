@@ -5,12 +5,16 @@
 //! directory, every regular file under it in byte order of its relative path (`/`
 //! separators; names starting with `.` skipped, as the corpus reader skips them), each
 //! hashed as the path, a NUL, its length as 8 little-endian bytes, and its bytes.
-//! Invariant: the digest depends only on those bytes and paths, not on the machine.
+//! In-memory texts are hashed as the JSONL file of their records
+//! ([`SharedTexts::record`]) would be. Invariant: the digest depends only on those bytes
+//! and paths, not on the machine.
 
 use std::io::Read;
 use std::path::Path;
 
 use xxhash_rust::xxh3::Xxh3;
+
+use crate::corpus::texts::SharedTexts;
 
 use crate::{Error, Result};
 
@@ -64,6 +68,24 @@ pub fn digest(path: &Path) -> Result<Digest> {
         files,
         xxh3_128: format!("{:032x}", h.digest128()),
     })
+}
+
+/// The digest of in-memory texts: that of the JSONL file of their records.
+pub fn digest_texts(texts: &SharedTexts) -> Digest {
+    let mut h = Xxh3::new();
+    let mut bytes = 0u64;
+    let mut rec = Vec::new();
+    for i in 0..texts.len() {
+        rec.clear();
+        texts.record(i, &mut rec);
+        h.update(&rec);
+        bytes += rec.len() as u64;
+    }
+    Digest {
+        bytes,
+        files: 1,
+        xxh3_128: format!("{:032x}", h.digest128()),
+    }
 }
 
 #[cfg(test)]

@@ -622,7 +622,10 @@ pub fn describe(
 ) -> Result<Vec<(String, String)>> {
     let mut params: Vec<(String, String)> = Vec::new();
     let p = &cfg.pipeline;
-    let corpus = super::provenance::digest(input)?;
+    let corpus = match &p.corpus.texts {
+        Some(t) => super::provenance::digest_texts(t),
+        None => super::provenance::digest(input)?,
+    };
     let truth = super::provenance::digest(truth_path)?;
     params.extend([
         ("corpus".to_string(), input.display().to_string()),

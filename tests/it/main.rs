@@ -17,6 +17,8 @@ mod corpus_par;
 #[cfg(feature = "parquet")]
 mod corpus_parquet;
 mod corpus_readers;
+#[cfg(feature = "parquet")]
+mod corpus_texts;
 mod dedup;
 #[cfg(feature = "distributed")]
 mod distributed;

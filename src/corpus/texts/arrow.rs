@@ -1,42 +1,59 @@
-//! Texts from an Arrow C stream of record batches ([`TextsFile::from_arrow_stream`]), the
-//! way the Python package hands over a pyarrow table, a pandas column or a list: the strings
-//! are read from the Arrow buffers and written to the JSONL file as they come.
+//! [`ArrowTexts`]: the record batches of an Arrow C stream, the way the Python package hands
+//! over a pyarrow table, a pandas column or a list, kept as they came with their columns
+//! resolved and checked ([`ArrowTexts::from_arrow_stream`]).
 //!
-//! Invariant: row `i` of the stream (across batches) is line `i + 1`, as for
-//! [`TextsWriter`](super::TextsWriter); a null text, id or the wrong Arrow type is an error
-//! naming `texts[i]`, `ids[i]` or `keys[i]`.
-
-use std::path::Path;
+//! Invariant: a batch's columns hold the buffers the stream handed over (an Arrow array's
+//! clone shares them); `starts[b]` is the position of the first row of `parts[b]`, and no
+//! part is empty.
 
 use arrow_array::cast::AsArray;
 pub use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::ffi_stream::RecordBatchStreamReader;
 use arrow_array::types::{Float64Type, Int64Type};
-use arrow_array::{Array, RecordBatchReader};
+use arrow_array::{Array, Float64Array, Int64Array, RecordBatchReader};
 use arrow_schema::DataType;
 
-use super::{TextId, TextKey, TextsFile, TextsWriter};
+use super::{TextId, TextKey};
 use crate::{Error, Result};
 
-impl TextsFile {
+/// The documents of an Arrow C stream (see the module docs).
+#[derive(Debug)]
+pub struct ArrowTexts {
+    parts: Vec<Part>,
+    starts: Vec<u64>,
+    len: u64,
+    has_ids: bool,
+}
+
+/// The columns of one record batch.
+#[derive(Debug)]
+struct Part {
+    texts: Strings,
+    ids: Option<Ids>,
+    keys: Option<Keys>,
+}
+
+impl ArrowTexts {
     /// The documents of an Arrow C stream of record batches: column `text` (string,
     /// large_string or string_view; no nulls), optional `id` (int64, or strings; absent:
-    /// the positions 0, 1, ...), optional `key` (float64 with nulls for missing values, or
-    /// strings), written under `tmp_dir`.
-    pub fn from_arrow_stream(
-        stream: FFI_ArrowArrayStream,
-        tmp_dir: Option<&Path>,
-    ) -> Result<TextsFile> {
+    /// the positions 0, 1, ...), optional `key` (float64, finite, with nulls for missing
+    /// values, or strings), read to its end and kept.
+    pub fn from_arrow_stream(stream: FFI_ArrowArrayStream) -> Result<ArrowTexts> {
         let arrow = |e: arrow_schema::ArrowError| Error::config(format!("texts: {e}"));
         let mut reader = RecordBatchStreamReader::try_new(stream).map_err(arrow)?;
         let schema = reader.schema();
         let col = |name: &str| schema.index_of(name).ok();
         let text_at = col("text").ok_or_else(|| Error::config("texts: no column \"text\""))?;
         let (id_at, key_at) = (col("id"), col("key"));
-        let mut w = TextsWriter::create(tmp_dir)?;
+        let mut t = ArrowTexts {
+            parts: Vec::new(),
+            starts: Vec::new(),
+            len: 0,
+            has_ids: id_at.is_some(),
+        };
         for batch in &mut reader {
             let batch = batch.map_err(arrow)?;
-            let base = w.len();
+            let base = t.len;
             let texts = Strings::of(batch.column(text_at).as_ref(), "texts", base)?;
             let ids = id_at
                 .map(|i| Ids::of(batch.column(i).as_ref(), base))
@@ -44,16 +61,61 @@ impl TextsFile {
             let keys = key_at
                 .map(|i| Keys::of(batch.column(i).as_ref(), base))
                 .transpose()?;
-            for r in 0..batch.num_rows() {
-                let id = match &ids {
-                    None => TextId::Int((base + r as u64) as i64),
-                    Some(Ids::Int(a)) => TextId::Int(a.value(r)),
-                    Some(Ids::Str(s)) => TextId::Str(s.get(r)),
-                };
-                w.push(id, texts.get(r), keys.as_ref().map(|k| k.get(r)))?;
+            if batch.num_rows() == 0 {
+                continue;
             }
+            t.parts.push(Part { texts, ids, keys });
+            t.starts.push(base);
+            t.len += batch.num_rows() as u64;
         }
-        w.finish()
+        Ok(t)
+    }
+
+    /// Number of documents.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// True when there is no document.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the ids are a column (else they are the positions, which cannot repeat).
+    pub fn has_ids(&self) -> bool {
+        self.has_ids
+    }
+
+    /// The part holding document `i` (`i < len`) and its row in it.
+    fn at(&self, i: u64) -> (&Part, usize) {
+        let b = self.starts.partition_point(|&s| s <= i) - 1;
+        (&self.parts[b], (i - self.starts[b]) as usize)
+    }
+
+    /// The text of document `i` (`i < len`).
+    pub fn text(&self, i: u64) -> &str {
+        let (p, r) = self.at(i);
+        p.texts.get(r)
+    }
+
+    /// The external id of document `i` (`i < len`).
+    pub fn id(&self, i: u64) -> TextId<'_> {
+        let (p, r) = self.at(i);
+        match &p.ids {
+            None => TextId::Int(i as i64),
+            Some(Ids::Int(a)) => TextId::Int(a.value(r)),
+            Some(Ids::Str(s)) => TextId::Str(s.get(r)),
+        }
+    }
+
+    /// The key of document `i` (`i < len`); `None` without a key column.
+    pub fn key(&self, i: u64) -> Option<TextKey<'_>> {
+        let (p, r) = self.at(i);
+        p.keys.as_ref().map(|k| match k {
+            Keys::Num(a) if a.is_null(r) => TextKey::Missing,
+            Keys::Num(a) => TextKey::Num(a.value(r)),
+            Keys::Str(s) => TextKey::Str(s.get(r)),
+        })
     }
 }
 
@@ -69,26 +131,27 @@ fn no_nulls(a: &dyn Array, what: &str, base: u64) -> Result<()> {
 }
 
 /// A string column in any of Arrow's three layouts.
-enum Strings<'a> {
-    Small(&'a arrow_array::StringArray),
-    Large(&'a arrow_array::LargeStringArray),
-    View(&'a arrow_array::StringViewArray),
+#[derive(Debug)]
+enum Strings {
+    Small(arrow_array::StringArray),
+    Large(arrow_array::LargeStringArray),
+    View(arrow_array::StringViewArray),
 }
 
-impl<'a> Strings<'a> {
-    fn of(a: &'a dyn Array, what: &str, base: u64) -> Result<Strings<'a>> {
+impl Strings {
+    fn of(a: &dyn Array, what: &str, base: u64) -> Result<Strings> {
         no_nulls(a, what, base)?;
         match a.data_type() {
-            DataType::Utf8 => Ok(Strings::Small(a.as_string::<i32>())),
-            DataType::LargeUtf8 => Ok(Strings::Large(a.as_string::<i64>())),
-            DataType::Utf8View => Ok(Strings::View(a.as_string_view())),
+            DataType::Utf8 => Ok(Strings::Small(a.as_string::<i32>().clone())),
+            DataType::LargeUtf8 => Ok(Strings::Large(a.as_string::<i64>().clone())),
+            DataType::Utf8View => Ok(Strings::View(a.as_string_view().clone())),
             t => Err(Error::config(format!(
                 "{what} must be strings, not Arrow {t}"
             ))),
         }
     }
 
-    fn get(&self, i: usize) -> &'a str {
+    fn get(&self, i: usize) -> &str {
         match self {
             Strings::Small(a) => a.value(i),
             Strings::Large(a) => a.value(i),
@@ -97,55 +160,67 @@ impl<'a> Strings<'a> {
     }
 }
 
-enum Ids<'a> {
-    Int(&'a arrow_array::Int64Array),
-    Str(Strings<'a>),
+#[derive(Debug)]
+enum Ids {
+    Int(Int64Array),
+    Str(Strings),
 }
 
-impl<'a> Ids<'a> {
-    fn of(a: &'a dyn Array, base: u64) -> Result<Ids<'a>> {
+impl Ids {
+    fn of(a: &dyn Array, base: u64) -> Result<Ids> {
         match a.as_primitive_opt::<Int64Type>() {
-            Some(ints) => no_nulls(a, "ids", base).map(|_| Ids::Int(ints)),
+            Some(ints) => no_nulls(a, "ids", base).map(|_| Ids::Int(ints.clone())),
             None => Strings::of(a, "ids", base).map(Ids::Str),
         }
     }
 }
 
-enum Keys<'a> {
-    Num(&'a arrow_array::Float64Array),
-    Str(Strings<'a>),
+#[derive(Debug)]
+enum Keys {
+    Num(Float64Array),
+    Str(Strings),
 }
 
-impl<'a> Keys<'a> {
-    fn of(a: &'a dyn Array, base: u64) -> Result<Keys<'a>> {
+impl Keys {
+    fn of(a: &dyn Array, base: u64) -> Result<Keys> {
         match a.as_primitive_opt::<Float64Type>() {
-            Some(x) => Ok(Keys::Num(x)),
+            Some(x) => {
+                let bad = (0..x.len()).find(|&i| !x.is_null(i) && !x.value(i).is_finite());
+                match bad {
+                    Some(i) => Err(Error::config(format!(
+                        "keep key of text {} is {}: expected a finite number or a string",
+                        base + i as u64,
+                        x.value(i)
+                    ))),
+                    None => Ok(Keys::Num(x.clone())),
+                }
+            }
             None => Strings::of(a, "keys", base).map(Keys::Str),
-        }
-    }
-
-    fn get(&self, i: usize) -> TextKey<'a> {
-        match self {
-            Keys::Num(a) if a.is_null(i) => TextKey::Missing,
-            Keys::Num(a) => TextKey::Num(a.value(i)),
-            Keys::Str(s) => TextKey::Str(s.get(i)),
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{Float64Array, Int64Array, LargeStringArray, RecordBatch, StringArray};
+    use arrow_array::{RecordBatchIterator, StringViewArray};
+    use arrow_schema::{Field, Schema};
+
     use super::*;
+    use crate::corpus::texts::SharedTexts;
+
+    fn stream(schema: &Arc<Schema>, batches: Vec<RecordBatch>) -> FFI_ArrowArrayStream {
+        let it = RecordBatchIterator::new(batches.into_iter().map(Ok), schema.clone());
+        FFI_ArrowArrayStream::new(Box::new(it))
+    }
 
     #[test]
     fn an_arrow_stream_of_batches_reads_back_in_order() {
-        use arrow_array::{
-            Int64Array, LargeStringArray, RecordBatch, RecordBatchIterator, StringArray,
-        };
-        use std::sync::Arc;
-        let schema = Arc::new(arrow_schema::Schema::new(vec![
-            arrow_schema::Field::new("text", DataType::LargeUtf8, false),
-            arrow_schema::Field::new("id", DataType::Int64, false),
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("text", DataType::LargeUtf8, false),
+            Field::new("id", DataType::Int64, false),
         ]));
         let batch = |t: &[&str], i: &[i64]| {
             RecordBatch::try_new(
@@ -158,13 +233,14 @@ mod tests {
             .unwrap()
         };
         let batches = vec![
-            Ok(batch(&["a b", "c\"d"], &[10, 3])),
-            Ok(batch(&["é"], &[-1])),
+            batch(&["a b", "c\"d"], &[10, 3]),
+            batch(&[], &[]),
+            batch(&["é"], &[-1]),
         ];
-        let reader = RecordBatchIterator::new(batches, schema.clone());
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
-        let f = TextsFile::from_arrow_stream(stream, None).unwrap();
-        let docs = crate::corpus::open(f.path(), &f.config())
+        let t = ArrowTexts::from_arrow_stream(stream(&schema, batches)).unwrap();
+        assert_eq!((t.len(), t.has_ids()), (3, true));
+        let t = SharedTexts::new(t);
+        let docs = crate::corpus::open(t.path(), &t.config())
             .unwrap()
             .read_all()
             .unwrap();
@@ -174,21 +250,34 @@ mod tests {
             got,
             want.map(|(a, b)| (a.to_string(), b.to_string())).to_vec()
         );
-        // A null text is refused, naming its position across batches.
-        let s2 = Arc::new(arrow_schema::Schema::new(vec![arrow_schema::Field::new(
-            "text",
-            DataType::Utf8,
-            true,
-        )]));
+    }
+
+    #[test]
+    fn nulls_and_infinite_keys_are_refused_naming_the_position() {
+        let s = Arc::new(Schema::new(vec![Field::new("text", DataType::Utf8, true)]));
         let b = |v: Vec<Option<&str>>| {
-            RecordBatch::try_new(s2.clone(), vec![Arc::new(StringArray::from(v))]).unwrap()
+            RecordBatch::try_new(s.clone(), vec![Arc::new(StringArray::from(v))]).unwrap()
         };
-        let batches = vec![Ok(b(vec![Some("x")])), Ok(b(vec![Some("y"), None]))];
-        let stream =
-            FFI_ArrowArrayStream::new(Box::new(RecordBatchIterator::new(batches, s2.clone())));
-        let e = TextsFile::from_arrow_stream(stream, None)
+        let batches = vec![b(vec![Some("x")]), b(vec![Some("y"), None])];
+        let e = ArrowTexts::from_arrow_stream(stream(&s, batches))
             .unwrap_err()
             .to_string();
         assert!(e.contains("texts[2] is null"), "{e}");
+        let s = Arc::new(Schema::new(vec![
+            Field::new("text", DataType::Utf8View, false),
+            Field::new("key", DataType::Float64, true),
+        ]));
+        let b = RecordBatch::try_new(
+            s.clone(),
+            vec![
+                Arc::new(StringViewArray::from(vec!["a", "b"])),
+                Arc::new(Float64Array::from(vec![None, Some(f64::INFINITY)])),
+            ],
+        )
+        .unwrap();
+        let e = ArrowTexts::from_arrow_stream(stream(&s, vec![b]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("keep key of text 1 is inf"), "{e}");
     }
 }
