@@ -118,7 +118,8 @@ def _is_dataset(x: Any) -> bool:
 
 def _text_array(texts: Any, text_field: str) -> Any:
     """The texts as a pyarrow string array (chunked or not), without copying when they are
-    one already; texts that are Python objects as a list of str (see :func:`_stream`)."""
+    one already; texts that are Python objects as a list of str (read in place by the library,
+    see :func:`_corpus`)."""
     if isinstance(texts, (_pa.Array, _pa.ChunkedArray)):
         t = texts.type
         if not (
@@ -230,41 +231,11 @@ def _corpus(
         cols["key"] = _key_array(keys, n)
     if not isinstance(arr, list):
         return _native.Corpus.from_arrow(_pa.table(cols).__arrow_c_stream__(), ints)
-    failed: List[BaseException] = []
-    try:
-        return _native.Corpus.from_arrow(_stream(cols, n, failed).__arrow_c_stream__(), ints)
-    except ValueError:
-        if failed:  # the conversion's own error (a str pyarrow cannot encode), as it was raised
-            raise failed[0] from None
-        raise
-
-
-#: Texts per record batch when Python strings are converted to Arrow.
-_BATCH = 4096
-
-
-def _stream(cols: Dict[str, Any], n: int, failed: List[BaseException]) -> Any:
-    """The columns as a stream of record batches in which the list of str ``cols["text"]`` is
-    converted batch by batch as the stream is read (the library keeps the batches and reads
-    them in place for the call: the texts are held twice, as str and in Arrow, in buffers of
-    one batch each rather than one buffer grown to hold all of them). An error of the
-    conversion is appended to ``failed``."""
-    cols = {k: v.combine_chunks() if isinstance(v, _pa.ChunkedArray) else v for k, v in cols.items()}
-    schema = _pa.schema([(k, _pa.large_string() if k == "text" else v.type) for k, v in cols.items()])
-
-    def batches() -> Iterable[Any]:
-        try:
-            for i in range(0, n, _BATCH):
-                yield _pa.record_batch(
-                    [_pa.array(v[i : i + _BATCH], type=_pa.large_string()) if k == "text" else v.slice(i, _BATCH)
-                     for k, v in cols.items()],
-                    schema=schema,
-                )
-        except BaseException as e:
-            failed.append(e)
-            raise
-
-    return _pa.RecordBatchReader.from_batches(schema, batches())
+    # A list of str is read in place, the str objects themselves (their UTF-8 bytes, never
+    # copied into Arrow); only the ids and keys go over as Arrow columns.
+    del cols["text"]
+    columns = _pa.table(cols).__arrow_c_stream__() if cols else None
+    return _native.Corpus.from_strs(arr, columns, ints)
 
 
 def _sketch_json(opts: Dict[str, Any]) -> str:

@@ -25,6 +25,8 @@ class Corpus:
     @staticmethod
     def from_arrow(stream: Any, ids_are_ints: bool) -> Corpus: ...
     @staticmethod
+    def from_strs(texts: List[str], columns: Optional[Any], ids_are_ints: bool) -> Corpus: ...
+    @staticmethod
     def from_path(
         path: str | PathLike[str],
         format: Optional[str],

@@ -170,10 +170,9 @@ def test_non_str_element_is_type_error_naming_index(fimdup, bad):
     assert "texts[3]" in str(ei.value)
 
 
-def test_unencodable_str_in_a_later_batch_raises_the_conversions_error(fimdup, monkeypatch):
-    """A str that is not valid Unicode (a lone surrogate) fails pyarrow's conversion as it
-    reaches the library batch by batch: the call raises pyarrow's UnicodeEncodeError itself."""
-    monkeypatch.setattr(fimdup, "_BATCH", 2)
+def test_unencodable_str_raises_pythons_encode_error(fimdup):
+    """A str that is not valid Unicode (a lone surrogate) has no UTF-8 form: the call raises
+    Python's own UnicodeEncodeError, as a conversion to Arrow would."""
     texts = list(TEXTS)
     texts[3] = "a lone surrogate \ud800 in the fourth text"
     with pytest.raises(UnicodeEncodeError) as ei:

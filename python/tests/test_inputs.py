@@ -91,12 +91,10 @@ def test_input_kind_same_result(fimdup, corpus, baseline, kind):
     assert_same(fimdup.cluster(inp, corpus.ids), baseline)
 
 
-@pytest.mark.parametrize("batch", [1, 7, 1499])
-def test_python_texts_in_batches_same_result(fimdup, corpus, baseline, monkeypatch, batch):
-    """Python strs reach the library batch by batch (fimdup._BATCH texts at a time; the
-    baseline is one batch): the bounds change neither the documents nor their ids, given as
-    strs, as a chunked pyarrow array or as positions."""
-    monkeypatch.setattr(fimdup, "_BATCH", batch)
+def test_python_texts_read_in_place_same_result(fimdup, corpus, baseline):
+    """A list of str is read in place, with the ids as a separate Arrow column: ids given as
+    strs, as a pyarrow array in chunks (batches of ids that do not follow any batching of the
+    texts) or as positions give the documents and ids of the baseline."""
     assert_same(fimdup.cluster(corpus.texts, corpus.ids), baseline)
     ids = pa.chunked_array([corpus.ids[:5], corpus.ids[5:700], corpus.ids[700:]], type=pa.string())
     assert_same(fimdup.cluster(iter(corpus.texts), ids), baseline)

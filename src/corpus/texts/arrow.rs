@@ -2,9 +2,13 @@
 //! over a pyarrow table, a pandas column or a list, kept as they came with their columns
 //! resolved and checked ([`ArrowTexts::from_arrow_stream`]).
 //!
+//! The texts themselves may instead stay with their owner ([`OuterTexts`], the Python
+//! package's own `str` objects): then the stream brings only the id and key columns, or
+//! there is no stream ([`ArrowTexts::from_outer_texts`]).
+//!
 //! Invariant: a batch's columns hold the buffers the stream handed over (an Arrow array's
 //! clone shares them); `starts[b]` is the position of the first row of `parts[b]`, and no
-//! part is empty.
+//! part is empty; with outer texts, the parts' rows (if any part) are as many as the texts.
 
 use arrow_array::cast::AsArray;
 pub use arrow_array::ffi_stream::FFI_ArrowArrayStream;
@@ -23,12 +27,26 @@ pub struct ArrowTexts {
     starts: Vec<u64>,
     len: u64,
     has_ids: bool,
+    outer: Option<Box<dyn OuterTexts>>,
 }
 
-/// The columns of one record batch.
+/// Texts that their owner holds and the library reads where they are, text `i` being
+/// document `i` (a program's own strings, not copied into Arrow first).
+pub trait OuterTexts: Send + Sync + std::fmt::Debug {
+    /// Number of texts.
+    fn len(&self) -> usize;
+    /// True when there is no text.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Text `i` (`i < len`).
+    fn text(&self, i: usize) -> &str;
+}
+
+/// The columns of one record batch (`texts` absent with outer texts).
 #[derive(Debug)]
 struct Part {
-    texts: Strings,
+    texts: Option<Strings>,
     ids: Option<Ids>,
     keys: Option<Keys>,
 }
@@ -39,22 +57,66 @@ impl ArrowTexts {
     /// the positions 0, 1, ...), optional `key` (float64, finite, with nulls for missing
     /// values, or strings), read to its end and kept.
     pub fn from_arrow_stream(stream: FFI_ArrowArrayStream) -> Result<ArrowTexts> {
+        Self::read(stream, None)
+    }
+
+    /// The texts `outer` holds, with the id and key columns (`id`, `key`, as in
+    /// [`ArrowTexts::from_arrow_stream`]) of `columns` when given, which must then have as
+    /// many rows as there are texts and no column `text`.
+    pub fn from_outer_texts(
+        outer: Box<dyn OuterTexts>,
+        columns: Option<FFI_ArrowArrayStream>,
+    ) -> Result<ArrowTexts> {
+        let n = outer.len() as u64;
+        let t = match columns {
+            Some(stream) => Self::read(stream, Some(outer))?,
+            None => ArrowTexts {
+                parts: Vec::new(),
+                starts: Vec::new(),
+                len: n,
+                has_ids: false,
+                outer: Some(outer),
+            },
+        };
+        if t.len != n {
+            return Err(Error::config(format!(
+                "texts: {n} texts but {} rows of ids or keys",
+                t.len
+            )));
+        }
+        Ok(t)
+    }
+
+    /// The batches of `stream`, whose column `text` holds the texts unless `outer` does.
+    fn read(stream: FFI_ArrowArrayStream, outer: Option<Box<dyn OuterTexts>>) -> Result<Self> {
         let arrow = |e: arrow_schema::ArrowError| Error::config(format!("texts: {e}"));
         let mut reader = RecordBatchStreamReader::try_new(stream).map_err(arrow)?;
         let schema = reader.schema();
         let col = |name: &str| schema.index_of(name).ok();
-        let text_at = col("text").ok_or_else(|| Error::config("texts: no column \"text\""))?;
+        let text_at = col("text");
+        match (&outer, text_at) {
+            (None, None) => return Err(Error::config("texts: no column \"text\"")),
+            (Some(_), Some(_)) => {
+                return Err(Error::config(
+                    "texts: a column \"text\" beside texts held outside Arrow",
+                ))
+            }
+            _ => {}
+        }
         let (id_at, key_at) = (col("id"), col("key"));
         let mut t = ArrowTexts {
             parts: Vec::new(),
             starts: Vec::new(),
             len: 0,
             has_ids: id_at.is_some(),
+            outer,
         };
         for batch in &mut reader {
             let batch = batch.map_err(arrow)?;
             let base = t.len;
-            let texts = Strings::of(batch.column(text_at).as_ref(), "texts", base)?;
+            let texts = text_at
+                .map(|i| Strings::of(batch.column(i).as_ref(), "texts", base))
+                .transpose()?;
             let ids = id_at
                 .map(|i| Ids::of(batch.column(i).as_ref(), base))
                 .transpose()?;
@@ -86,31 +148,37 @@ impl ArrowTexts {
         self.has_ids
     }
 
-    /// The part holding document `i` (`i < len`) and its row in it.
-    fn at(&self, i: u64) -> (&Part, usize) {
-        let b = self.starts.partition_point(|&s| s <= i) - 1;
-        (&self.parts[b], (i - self.starts[b]) as usize)
+    /// The part holding document `i` (`i < len`) and its row in it; `None` when there is
+    /// no part (outer texts without columns).
+    fn at(&self, i: u64) -> Option<(&Part, usize)> {
+        let b = self.starts.partition_point(|&s| s <= i).checked_sub(1)?;
+        Some((&self.parts[b], (i - self.starts[b]) as usize))
     }
 
     /// The text of document `i` (`i < len`).
     pub fn text(&self, i: u64) -> &str {
-        let (p, r) = self.at(i);
-        p.texts.get(r)
+        if let Some(o) = &self.outer {
+            return o.text(i as usize);
+        }
+        let (p, r) = self.at(i).expect("a part holds every document");
+        p.texts.as_ref().expect("texts in the batches").get(r)
     }
 
     /// The external id of document `i` (`i < len`).
     pub fn id(&self, i: u64) -> TextId<'_> {
-        let (p, r) = self.at(i);
-        match &p.ids {
+        match self.at(i) {
+            Some((p, r)) => match &p.ids {
+                None => TextId::Int(i as i64),
+                Some(Ids::Int(a)) => TextId::Int(a.value(r)),
+                Some(Ids::Str(s)) => TextId::Str(s.get(r)),
+            },
             None => TextId::Int(i as i64),
-            Some(Ids::Int(a)) => TextId::Int(a.value(r)),
-            Some(Ids::Str(s)) => TextId::Str(s.get(r)),
         }
     }
 
     /// The key of document `i` (`i < len`); `None` without a key column.
     pub fn key(&self, i: u64) -> Option<TextKey<'_>> {
-        let (p, r) = self.at(i);
+        let (p, r) = self.at(i)?;
         p.keys.as_ref().map(|k| match k {
             Keys::Num(a) if a.is_null(r) => TextKey::Missing,
             Keys::Num(a) => TextKey::Num(a.value(r)),
@@ -250,6 +318,84 @@ mod tests {
             got,
             want.map(|(a, b)| (a.to_string(), b.to_string())).to_vec()
         );
+    }
+
+    /// Texts kept by their owner: a list of strings.
+    #[derive(Debug)]
+    struct Owned(Vec<String>);
+
+    impl OuterTexts for Owned {
+        fn len(&self) -> usize {
+            self.0.len()
+        }
+        fn text(&self, i: usize) -> &str {
+            &self.0[i]
+        }
+    }
+
+    /// Outer texts with the id and key columns of a stream, or with none, give the
+    /// documents, ids and keys of the same texts in the stream's own text column.
+    #[test]
+    fn outer_texts_read_as_a_text_column() {
+        let texts = ["a b", "c\"d", "é", ""];
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("text", DataType::Utf8, false),
+            Field::new("id", DataType::Utf8, false),
+            Field::new("key", DataType::Float64, true),
+        ]));
+        let cols = Arc::new(Schema::new(schema.fields()[1..].to_vec()));
+        let batch = |s: &Arc<Schema>, r: std::ops::Range<usize>, with_text: bool| {
+            let ids: Vec<String> = r.clone().map(|i| format!("d{i}")).collect();
+            let keys: Vec<Option<f64>> = r.clone().map(|i| (i != 1).then_some(i as f64)).collect();
+            let mut c: Vec<arrow_array::ArrayRef> = vec![
+                Arc::new(StringArray::from(ids)),
+                Arc::new(Float64Array::from(keys)),
+            ];
+            if with_text {
+                c.insert(0, Arc::new(StringArray::from(texts[r].to_vec())));
+            }
+            RecordBatch::try_new(s.clone(), c).unwrap()
+        };
+        let owned = || Box::new(Owned(texts.iter().map(|t| t.to_string()).collect()));
+        let inner = ArrowTexts::from_arrow_stream(stream(
+            &schema,
+            vec![batch(&schema, 0..3, true), batch(&schema, 3..4, true)],
+        ))
+        .unwrap();
+        let outer = ArrowTexts::from_outer_texts(
+            owned(),
+            Some(stream(
+                &cols,
+                vec![batch(&cols, 0..1, false), batch(&cols, 1..4, false)],
+            )),
+        )
+        .unwrap();
+        let bare = ArrowTexts::from_outer_texts(owned(), None).unwrap();
+        assert_eq!(
+            (outer.len(), outer.has_ids(), bare.has_ids()),
+            (4, true, false)
+        );
+        for i in 0..4u64 {
+            assert_eq!(outer.text(i), inner.text(i));
+            assert_eq!(outer.id(i), inner.id(i));
+            assert_eq!(outer.key(i), inner.key(i));
+            assert_eq!(bare.text(i), texts[i as usize]);
+            assert_eq!((bare.id(i), bare.key(i)), (TextId::Int(i as i64), None));
+        }
+        let e = ArrowTexts::from_outer_texts(
+            owned(),
+            Some(stream(&cols, vec![batch(&cols, 0..3, false)])),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("4 texts but 3 rows"), "{e}");
+        let e = ArrowTexts::from_outer_texts(
+            owned(),
+            Some(stream(&schema, vec![batch(&schema, 0..4, true)])),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("beside texts held outside Arrow"), "{e}");
     }
 
     #[test]

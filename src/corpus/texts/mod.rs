@@ -3,7 +3,9 @@
 //! brings Arrow): the batches are kept as they came (the Arrow C data interface: the strings
 //! are never copied into other objects), and every job reads them in place, as the corpus
 //! [`Format::Texts`](super::Format::Texts) that [`SharedTexts::config`] describes, named
-//! [`TEXTS_NAME`] where a corpus has a path.
+//! [`TEXTS_NAME`] where a corpus has a path. A program may keep the texts themselves and
+//! hand over only the id and key columns (`OuterTexts`, `ArrowTexts::from_outer_texts`:
+//! the Python package's own `str` objects, read where they are).
 //!
 //! Invariants: row `i` of the stream (across batches) is DocId `i` (no text is skipped as
 //! oversized); its external id is column `id` (an int64 as its decimal string, a string as
@@ -25,7 +27,7 @@ mod shared;
 #[cfg(not(feature = "parquet"))]
 pub use absent::ArrowTexts;
 #[cfg(feature = "parquet")]
-pub use arrow::{ArrowTexts, FFI_ArrowArrayStream};
+pub use arrow::{ArrowTexts, FFI_ArrowArrayStream, OuterTexts};
 pub(super) use read::TextsDocs;
 pub use shared::{rename_error, SharedTexts};
 
