@@ -41,10 +41,10 @@ _fimdup_ci_python() {
   local nullglob wheels
   nullglob=$(shopt -p nullglob || true)
   shopt -s nullglob
-  wheels=("$scratch"/wheels/fimdup-*-cp39-abi3-*.whl)
+  wheels=("$scratch"/wheels/fimdup-*-cp310-abi3-*.whl)
   eval "$nullglob"
   if [ "${#wheels[@]}" -ne 1 ] || [ "$(find "$scratch/wheels" -type f | wc -l)" -ne 1 ]; then
-    echo "ci: expected one abi3 wheel fimdup-*-cp39-abi3-*.whl in $scratch/wheels:" >&2
+    echo "ci: expected one abi3 wheel fimdup-*-cp310-abi3-*.whl in $scratch/wheels:" >&2
     ls -l "$scratch/wheels" >&2
     return 1
   fi
