@@ -141,13 +141,9 @@ def _text_array(texts: Any, text_field: str) -> Any:
             return _pa.array(texts, from_pandas=True, type=_pa.large_string())
         except (_pa.ArrowTypeError, _pa.ArrowInvalid):
             texts = list(texts)
-    if not isinstance(texts, list):
-        texts = list(texts)
-    # pyarrow would take bytes as text: only str is.
-    for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise TypeError(f"texts[{i}] is {'None' if t is None else type(t).__name__}: expected a str")
-    return texts
+    # Each element is checked to be a str (not bytes, not None) where it is read
+    # (``Corpus.from_strs``: a TypeError naming ``texts[i]``).
+    return texts if isinstance(texts, list) else list(texts)
 
 
 def _first_null(arr: Any, what: str) -> None:

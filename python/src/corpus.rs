@@ -87,6 +87,20 @@ pub fn ids_to_py(py: Python<'_>, kind: IdKind, ext_ids: &[String]) -> PyResult<P
     }
 }
 
+impl Corpus {
+    /// In-memory texts, whose ids come back as ints when `ids_are_ints`.
+    fn in_memory(texts: ArrowTexts, ids_are_ints: bool) -> Corpus {
+        Corpus {
+            source: Source::Texts(SharedTexts::new(texts)),
+            ids: if ids_are_ints {
+                IdKind::Int
+            } else {
+                IdKind::Str
+            },
+        }
+    }
+}
+
 /// The Arrow C stream a capsule holds (`table.__arrow_c_stream__()`), moved out of it.
 fn stream_of(capsule: &Bound<'_, PyCapsule>) -> PyResult<FFI_ArrowArrayStream> {
     if capsule.name()?.map(|n| n.to_bytes()) != Some(b"arrow_array_stream") {
@@ -171,14 +185,7 @@ impl Corpus {
         let texts = py
             .allow_threads(move || ArrowTexts::from_arrow_stream(raw))
             .py_err()?;
-        Ok(Corpus {
-            source: Source::Texts(SharedTexts::new(texts)),
-            ids: if ids_are_ints {
-                IdKind::Int
-            } else {
-                IdKind::Str
-            },
-        })
+        Ok(Corpus::in_memory(texts, ids_are_ints))
     }
 
     /// Texts that are Python `str` objects, read where they are (see [`PyStrs`]), with the
@@ -199,14 +206,7 @@ impl Corpus {
         let texts = py
             .allow_threads(move || ArrowTexts::from_outer_texts(Box::new(strs), raw))
             .py_err()?;
-        Ok(Corpus {
-            source: Source::Texts(SharedTexts::new(texts)),
-            ids: if ids_are_ints {
-                IdKind::Int
-            } else {
-                IdKind::Str
-            },
-        })
+        Ok(Corpus::in_memory(texts, ids_are_ints))
     }
 
     /// A corpus file, read as `fimdup cluster FILE` reads it (the fields name the CSV/TSV

@@ -382,19 +382,15 @@ mod tests {
             assert_eq!(bare.text(i), texts[i as usize]);
             assert_eq!((bare.id(i), bare.key(i)), (TextId::Int(i as i64), None));
         }
-        let e = ArrowTexts::from_outer_texts(
-            owned(),
-            Some(stream(&cols, vec![batch(&cols, 0..3, false)])),
-        )
-        .unwrap_err()
-        .to_string();
+        let refused = |s: &Arc<Schema>, rows, with_text| {
+            let columns = stream(s, vec![batch(s, rows, with_text)]);
+            (ArrowTexts::from_outer_texts(owned(), Some(columns)))
+                .unwrap_err()
+                .to_string()
+        };
+        let e = refused(&cols, 0..3, false);
         assert!(e.contains("4 texts but 3 rows"), "{e}");
-        let e = ArrowTexts::from_outer_texts(
-            owned(),
-            Some(stream(&schema, vec![batch(&schema, 0..4, true)])),
-        )
-        .unwrap_err()
-        .to_string();
+        let e = refused(&schema, 0..4, true);
         assert!(e.contains("beside texts held outside Arrow"), "{e}");
     }
 
