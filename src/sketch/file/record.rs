@@ -12,9 +12,11 @@ use crate::Result;
 
 /// Appends one document record (without the version-3 tag).
 pub(super) fn write_doc(out: &mut Vec<u8>, id: &str, img: &Image, scheme: Scheme) {
+    let v = img.values();
+    // At most 10 bytes a varint: one growth of `out` for the whole record.
+    out.reserve(id.len() + 10 * (v.len() + 2));
     put_varint(out, id.len() as u64);
     out.extend_from_slice(id.as_bytes());
-    let v = img.values();
     put_varint(out, v.len() as u64);
     if scheme.is_positional() {
         for &x in v {
