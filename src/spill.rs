@@ -158,6 +158,18 @@ pub fn resident_bytes() -> Option<u64> {
     status_bytes("VmRSS:")
 }
 
+/// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim`; a
+/// no-op with other C libraries). Many small blocks freed at once (images held, then
+/// written out) otherwise stay resident behind a block allocated after them, and count
+/// against the budget of every later stage.
+pub fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: `malloc_trim` only returns free pages of the heap to the kernel.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
+
 /// Peak resident set size of this process in bytes (`VmHWM` of `/proc/self/status`; Linux
 /// only, `None` elsewhere). It is a high-water mark over the process's life: reset it with
 /// [`reset_peak_rss`] before each measured run.

@@ -29,6 +29,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::held_keys::{sketch_held_or_keys_by, HeldOrKeys};
 use super::method::Reads;
 use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
 use super::verify::{load_sets, verify_output, verify_with_corpus, CorpusSource};
@@ -541,18 +542,51 @@ impl Job {
                 // a temporary images file, keeping only the fingerprints and offsets, and
                 // are prepared from the file as above: the same images and the same
                 // collapse either way.
-                let spill_dir = match self.spill.budget {
+                let mut spill_dir = match self.spill.budget {
                     Some(_) => Some(crate::spill::SpillDir::new_in(&self.spill.dir())?),
                     None => None,
                 };
                 let file = spill_dir.as_ref().map(|d| d.path().join("corpus.img"));
-                let sketched = match &file {
-                    Some(file) => {
-                        let budget = self.spill.budget_bytes();
-                        let fits = |n: u64, held: u64| needed(HELD_DOC_BYTES * n, held) <= budget;
+                let budget = self.spill.budget_bytes();
+                let fits = |n: u64, held: u64| needed(HELD_DOC_BYTES * n, held) <= budget;
+                // The context-only methods keep just the keys, raw, in a file they read
+                // again in passes; the others the images file they read back whole.
+                let sketched = match (&mut spill_dir, &file) {
+                    (Some(dir), _) if streamed => {
+                        match sketch_held_or_keys_by(dir, eq, &fits, &mut |sink| {
+                            stream(path, sink)
+                        })? {
+                            HeldOrKeys::Held(out) => HeldOrFile::Held(out),
+                            HeldOrKeys::Keys(s) => {
+                                input_stats = s.stats.corpus;
+                                let prep = Prepared::from_key_file(
+                                    s.params,
+                                    s.ext_ids,
+                                    s.img_fp,
+                                    s.keys,
+                                    &self.cluster.context,
+                                    &self.spill,
+                                    Some(&s.prints.fps),
+                                )?;
+                                if self.keep_fingerprints {
+                                    fingerprints = Some(s.prints.fps);
+                                }
+                                return Ok(Sketched {
+                                    prep,
+                                    corpus: Some(path.clone()),
+                                    pipeline: self.pipeline.clone(),
+                                    offsets: s.prints.offsets,
+                                    seconds: t0.elapsed().as_secs_f64(),
+                                    input_stats,
+                                    fingerprints,
+                                });
+                            }
+                        }
+                    }
+                    (_, Some(file)) => {
                         sketch_held_or_to_file_by(file, &fits, &mut |sink| stream(path, sink))?
                     }
-                    None => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
+                    _ => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
                 };
                 match sketched {
                     HeldOrFile::Held(out) => {

@@ -32,6 +32,7 @@ pub mod config;
 pub mod containment;
 pub mod detection;
 pub mod exact;
+mod held_keys;
 pub mod job;
 pub mod lsh;
 pub mod method;

@@ -20,7 +20,7 @@ use super::{
     Equivalence, Method,
 };
 use crate::context::images::{doc_order, first_scan, permuted, ImageKeys};
-use crate::context::{BuiltContext, Context, ContextConfig};
+use crate::context::{BuiltContext, Context, ContextConfig, KeyFile, KeySource, KeyStats};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::{image_fingerprint, Image, ImageInputs, ImageSet, Scheme, SketchParams};
 use crate::spill::SpillConfig;
@@ -166,6 +166,71 @@ impl Prepared {
             image_lens = permuted(image_lens, &order);
         }
         drop(doc_ids);
+        let mut src = ImageKeys::new(paths, scheme);
+        Self::streamed(
+            params,
+            ext_ids,
+            img_fp,
+            image_lens,
+            &stats,
+            &mut src,
+            paths[0].as_ref(),
+            cfg,
+            spill,
+            fingerprints,
+        )
+    }
+
+    /// Prepares, for the methods that need only the context, documents whose element keys
+    /// were written to `keys` while the corpus was sketched (see
+    /// [`super::held_keys`]); their external ids and image fingerprints (`None` each
+    /// unless equal images collapse) were kept in memory. The context of the
+    /// representatives is built in passes over the file as
+    /// [`Prepared::from_images_streamed_by`] builds it over images files: the same output
+    /// as [`Prepared::new_by`] on the same images.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn from_key_file(
+        params: SketchParams,
+        ext_ids: Vec<String>,
+        img_fp: Vec<Option<u64>>,
+        mut keys: KeyFile,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        fingerprints: Option<&Fingerprints>,
+    ) -> Result<Self> {
+        let stats = *keys.stats();
+        let image_lens = keys.lens().to_vec();
+        let path = keys.path().to_path_buf();
+        Self::streamed(
+            params,
+            ext_ids,
+            img_fp,
+            image_lens,
+            &stats,
+            &mut keys,
+            &path,
+            cfg,
+            spill,
+            fingerprints,
+        )
+    }
+
+    /// The common part of the streamed preparations: the collapse, the budget's check and
+    /// the context of the representatives built from `src` (`stats` from a first scan;
+    /// `what` names the input in messages).
+    #[allow(clippy::too_many_arguments)]
+    fn streamed(
+        params: SketchParams,
+        ext_ids: Vec<String>,
+        img_fp: Vec<Option<u64>>,
+        image_lens: Vec<u32>,
+        stats: &KeyStats,
+        src: &mut dyn KeySource,
+        what: &Path,
+        cfg: &ContextConfig,
+        spill: &SpillConfig,
+        fingerprints: Option<&Fingerprints>,
+    ) -> Result<Self> {
         let collapse = match fingerprints {
             Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
             None => {
@@ -174,7 +239,6 @@ impl Prepared {
             }
         };
         drop(img_fp);
-        let mut src = ImageKeys::new(paths, scheme);
         let mut prep = Prepared {
             params,
             ext_ids,
@@ -193,7 +257,7 @@ impl Prepared {
             if need > b.0 {
                 return Err(Error::Budget(format!(
                     "{}: the context of {} documents needs at least {} MiB (their ids and per-document data, and {} MiB to build it in), more than the memory budget ({b})",
-                    paths[0].as_ref().display(),
+                    what.display(),
                     prep.n_docs(),
                     need.div_ceil(1 << 20),
                     work.div_ceil(1 << 20)
@@ -201,8 +265,8 @@ impl Prepared {
             }
         }
         let context = Context::from_key_source_bounded(
-            &mut src,
-            &stats,
+            src,
+            stats,
             cfg,
             spill,
             &|d| prep.collapse.is_rep(d),

@@ -19,7 +19,8 @@
 //! Files: `config.rs` (what to keep, orientation, stats), `builder.rs` (sorted runs and
 //! grouping into rows), `radix.rs` (the in-memory and streamed radix builds), `rows.rs` (the
 //! [`Context`] itself and its FIMI form), `images.rs` (the keys of images files as a key
-//! source, and [`context_of_images`]), `spilled.rs` (rows kept in a temporary file when a
+//! source, and [`context_of_images`]), `keyfile.rs` (keys written raw to a temporary file
+//! while a corpus is sketched, read back as a key source: [`KeyFile`]), `spilled.rs` (rows kept in a temporary file when a
 //! budget that bounds the whole process cannot hold them: [`SpilledContext`], read back as a
 //! [`RowSource`]), `pairs.rs` (pair counts).
 //!
@@ -33,6 +34,7 @@
 mod builder;
 mod config;
 pub(crate) mod images;
+mod keyfile;
 mod pairs;
 mod radix;
 mod rows;
@@ -44,6 +46,7 @@ mod tests;
 pub use builder::ContextBuilder;
 pub use config::{ContextConfig, ContextStats, Orientation};
 pub use images::context_of_images;
+pub use keyfile::{KeyFile, KeyFileWriter};
 pub use pairs::{
     pair_counts, pair_counts_in_memory_bytes, pair_counts_of_rows, pair_counts_spilled,
     pair_counts_streamed, pair_incidences,

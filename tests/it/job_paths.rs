@@ -200,8 +200,9 @@ fn bad_job_settings_are_refused_before_anything_runs() {
 
 /// A job under a memory budget gives what the job without a budget gives, for every method
 /// with and without exact verification, whether the corpus's images fit in the budget (held
-/// in memory), fill it after a few blocks (what is held goes to a temporary images file and
-/// the rest follows) or after the first (concept and union-find from a context built in
+/// in memory), fill it after a few blocks (what is held goes to a temporary file and the
+/// rest follows: the images for the methods that hold them again, the raw keys for concept
+/// and union-find) or after the first (concept and union-find from a context built in
 /// passes over the file, its rows in a file when they do not fit; verification in batches);
 /// a budget below what a method holds is refused before anything is written, naming the
 /// documents and the memory needed.
@@ -258,6 +259,86 @@ fn a_budget_changes_the_memory_not_the_output() {
     }
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "spill files left"
+    );
+}
+
+/// The context-only methods under a budget the images outgrow (their keys then go to a
+/// temporary key file) collapse the same documents as without a budget, by either
+/// equivalence: the image fingerprints kept beside the key file are those of the images.
+#[test]
+fn a_budget_keeps_the_collapse_of_either_equivalence() {
+    use fimdup::cluster::Equivalence;
+    use fimdup::spill::{MemoryBudget, SpillConfig};
+    let tmp = tempfile::tempdir().unwrap();
+    // The default corpus, and after it documents that only the image equivalence
+    // collapses: a 60-word passage repeated three times and four times has one shingle set
+    // (so one image) and two different texts.
+    let (docs, _) = default_corpus();
+    let mut text = std::fs::read_to_string(&docs).unwrap();
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for i in 0..40 {
+        let passage: Vec<String> = (0..60)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                format!("w{}", x % 5000)
+            })
+            .collect();
+        let passage = passage.join(" ");
+        for times in [3, 4] {
+            let body = vec![passage.as_str(); times].join(" ");
+            text.push_str(&format!(
+                "{{\"id\":\"rep{i}x{times}\",\"text\":\"{body}\"}}\n"
+            ));
+        }
+    }
+    let corpus = tmp.path().join("docs.jsonl");
+    std::fs::write(&corpus, text).unwrap();
+    let input = Input::Corpus(corpus.clone());
+    let spill = tmp.path().join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    for m in [Method::Concept, Method::UnionFind] {
+        let mut by_image = 0;
+        for eq in [Equivalence::Shingle, Equivalence::Lexical] {
+            let job = |budget: Option<u64>| {
+                JobBuilder::new(m)
+                    .threshold(Threshold::Resemblance(0.7))
+                    .equivalence(eq)
+                    .spill(SpillConfig {
+                        budget: budget.map(MemoryBudget),
+                        tmp_dir: Some(spill.clone()),
+                    })
+                    .build()
+                    .unwrap()
+            };
+            let want = job(None).run(&input, &|_| {}).unwrap();
+            assert!(!want.output.pairs.is_empty(), "{m} {eq:?}");
+            // Each repeated passage's two documents collapse by their image, not by text.
+            let collapsed = want.output.summary.documents - want.output.summary.representatives;
+            match eq {
+                Equivalence::Shingle => by_image = collapsed,
+                Equivalence::Lexical => assert!(
+                    collapsed + 40 <= by_image,
+                    "{m}: {collapsed} collapsed by text, {by_image} by image"
+                ),
+            }
+            for budget in [2 << 20, 400 << 10] {
+                let got = job(Some(budget)).run(&input, &|_| {}).unwrap();
+                let what = format!("{m} {eq:?} {budget}");
+                assert_eq!(got.output.pairs, want.output.pairs, "{what}");
+                assert_eq!(got.output.clusters, want.output.clusters, "{what}");
+                assert_eq!(
+                    got.output.summary.representatives, want.output.summary.representatives,
+                    "{what}"
+                );
+            }
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(&spill).unwrap().count(),
         0,
         "spill files left"
     );

@@ -1,0 +1,156 @@
+//! A corpus sketched for the methods that need only the context (concept, union-find by
+//! resemblance) when its images may not all be held: [`sketch_held_or_keys_by`] holds the
+//! images while `fits` says they fit, as an unbounded run does; past that, every
+//! document's element keys go to a temporary [`KeyFile`] (raw `u64`s, read back in passes
+//! without decoding) and only what the rest of the run needs stays in memory: the
+//! external ids, each image's fingerprint (equal images collapse), and the documents' text
+//! fingerprints and offsets.
+//!
+//! Invariant: the documents, ids, image fingerprints and keys are those the images held in
+//! memory give, so a context built from the key file equals the one built from the images
+//! ([`super::Prepared::from_key_file`]).
+
+use super::Equivalence;
+use crate::context::{KeyFile, KeyFileWriter};
+use crate::sketch::inputs::held_image_bytes;
+use crate::sketch::pipeline::{
+    Collect, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
+};
+use crate::sketch::{image_fingerprint, Image, SketchParams};
+use crate::spill::SpillDir;
+use crate::{DocId, Result};
+
+/// What [`sketch_held_or_keys_by`] made of a stream.
+pub(crate) enum HeldOrKeys {
+    /// Every image in memory.
+    Held(SketchOutput),
+    /// The keys in a file.
+    Keys(SpilledKeys),
+}
+
+/// A sketched corpus whose keys are in a [`KeyFile`].
+pub(crate) struct SpilledKeys {
+    /// The pipeline's counts.
+    pub stats: SketchStats,
+    /// The parameters of the images.
+    pub params: SketchParams,
+    /// The external ids, in DocId order.
+    pub ext_ids: Vec<String>,
+    /// Each image's fingerprint (`None` each when equal images do not collapse).
+    pub img_fp: Vec<Option<u64>>,
+    /// The text fingerprints and offsets.
+    pub prints: Prints,
+    /// The element keys.
+    pub keys: KeyFile,
+}
+
+/// Sketches a stream (`stream` feeds a sink as `sketch_stream` does), holding the images
+/// while `fits(documents, bytes)` holds for the documents so far and their images' bytes
+/// (`held_image_bytes` each); past that, writes their keys to a [`KeyFile`] in `dir` and
+/// keeps the rest as [`SpilledKeys`] (see the module docs).
+pub(crate) fn sketch_held_or_keys_by(
+    dir: &mut SpillDir,
+    eq: Equivalence,
+    fits: &dyn Fn(u64, u64) -> bool,
+    stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
+) -> Result<HeldOrKeys> {
+    let mut sink = HoldThenKeys {
+        dir,
+        eq,
+        fits,
+        held: 0,
+        memory: Collect::new(),
+        spilled: None,
+        buf: Vec::new(),
+    };
+    let stats = stream(&mut sink)?;
+    let HoldThenKeys {
+        memory, spilled, ..
+    } = sink;
+    match spilled {
+        None => Ok(HeldOrKeys::Held(memory.into_output(stats)?)),
+        Some(s) => Ok(HeldOrKeys::Keys(SpilledKeys {
+            stats,
+            params: memory.begun()?.clone(),
+            ext_ids: s.ext_ids,
+            img_fp: s.img_fp,
+            prints: s.prints,
+            keys: s.keys.finish()?,
+        })),
+    }
+}
+
+/// What the sink keeps once past the limit.
+struct Spilling {
+    ext_ids: Vec<String>,
+    img_fp: Vec<Option<u64>>,
+    prints: Prints,
+    keys: KeyFileWriter,
+}
+
+/// The sink of [`sketch_held_or_keys_by`].
+struct HoldThenKeys<'a> {
+    dir: &'a mut SpillDir,
+    eq: Equivalence,
+    fits: &'a dyn Fn(u64, u64) -> bool,
+    held: u64,
+    memory: Collect,
+    spilled: Option<Spilling>,
+    buf: Vec<u64>,
+}
+
+impl HoldThenKeys<'_> {
+    /// Writes the keys of `images` (the next documents) and keeps their fingerprints.
+    fn spill(&mut self, images: &[Image]) -> Result<()> {
+        let scheme = self.memory.begun()?.sketch.scheme;
+        let eq = self.eq;
+        let Some(s) = &mut self.spilled else {
+            return Ok(());
+        };
+        for img in images {
+            self.buf.clear();
+            img.keys(scheme, &mut self.buf);
+            let d = DocId(s.keys.len() as u32);
+            s.keys.push(d, &self.buf)?;
+            s.img_fp.push(match eq {
+                Equivalence::Shingle => image_fingerprint(img),
+                Equivalence::Lexical => None,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl SketchSink for HoldThenKeys<'_> {
+    fn begin(&mut self, params: &SketchParams) -> Result<()> {
+        self.memory.begin(params)
+    }
+
+    fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
+        if let Some(s) = &mut self.spilled {
+            s.prints.add(&mut b);
+            s.ext_ids.append(&mut b.ext_ids);
+            return self.spill(&b.images);
+        }
+        let positional = self.memory.begun()?.sketch.scheme.is_positional();
+        self.held += (b.images.iter())
+            .map(|i| held_image_bytes(i.len(), positional))
+            .sum::<u64>();
+        self.memory.batch(b)?;
+        let m = &mut self.memory;
+        if !(self.fits)(m.images.len() as u64, self.held) {
+            // Past the limit: the keys of what is held go to the file, and so do the rest.
+            let images = std::mem::take(&mut m.images);
+            self.spilled = Some(Spilling {
+                ext_ids: std::mem::take(&mut m.ext_ids),
+                img_fp: Vec::with_capacity(images.len()),
+                prints: std::mem::replace(&mut m.prints, Prints::new()),
+                keys: KeyFileWriter::create(self.dir)?,
+            });
+            self.spill(&images)?;
+            drop(images);
+            crate::spill::release_free_memory();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,296 @@
+//! Element keys kept in a temporary file while a corpus is sketched, for a context built
+//! in passes without holding the images: [`KeyFileWriter`] appends each document's keys as
+//! raw little-endian `u64`s (8 bytes a key; the per-document counts stay in memory, 4
+//! bytes a document) and counts their [`KeyStats`]; the [`KeyFile`] it gives is a
+//! [`KeySource`] read again on every scan in large blocks, with no decoding beyond the
+//! byte order. Unlike an images file it holds no ids, no image and no checksum: it lives
+//! only as long as the run that wrote it, inside that run's spill directory.
+//!
+//! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`, and a
+//! scan gives every document's keys as they were pushed, in that order; a file shorter or
+//! longer than the keys pushed is an error naming it, never a wrong context.
+
+use std::fs::File;
+use std::io::{BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use super::{KeySource, KeyStats};
+use crate::spill::SpillDir;
+use crate::{DocId, Error, Result};
+
+/// Keys read per block of a scan (8 MiB).
+const BLOCK_KEYS: usize = 1 << 20;
+
+/// Writes documents' keys to a [`KeyFile`] (see the module docs).
+pub struct KeyFileWriter {
+    path: PathBuf,
+    out: BufWriter<File>,
+    lens: Vec<u32>,
+    stats: KeyStats,
+    bytes: Vec<u8>,
+}
+
+impl KeyFileWriter {
+    /// Creates the file in `dir` (removed with it).
+    pub fn create(dir: &mut SpillDir) -> Result<Self> {
+        let (path, f) = dir.create_file("keys")?;
+        Ok(KeyFileWriter {
+            path,
+            out: BufWriter::with_capacity(1 << 20, f),
+            lens: Vec::new(),
+            stats: KeyStats::default(),
+            bytes: Vec::new(),
+        })
+    }
+
+    /// Appends the keys of `doc`, which must be the next DocId.
+    pub fn push(&mut self, doc: DocId, keys: &[u64]) -> Result<()> {
+        if doc.0 as usize != self.lens.len() {
+            return Err(Error::config(format!(
+                "{}: document {} pushed where document {} was expected",
+                self.path.display(),
+                doc.0,
+                self.lens.len()
+            )));
+        }
+        let n = u32::try_from(keys.len())
+            .map_err(|_| Error::config(format!("document {}: more than 2^32 keys", doc.0)))?;
+        self.stats.add(doc, keys);
+        self.lens.push(n);
+        self.bytes.clear();
+        self.bytes.reserve(8 * keys.len());
+        for &k in keys {
+            self.bytes.extend_from_slice(&k.to_le_bytes());
+        }
+        self.out
+            .write_all(&self.bytes)
+            .map_err(|e| Error::io(&self.path, e))
+    }
+
+    /// Documents pushed so far.
+    pub fn len(&self) -> usize {
+        self.lens.len()
+    }
+
+    /// Whether no document was pushed.
+    pub fn is_empty(&self) -> bool {
+        self.lens.is_empty()
+    }
+
+    /// Flushes the file and gives it as a key source.
+    pub fn finish(self) -> Result<KeyFile> {
+        let KeyFileWriter {
+            path,
+            out,
+            lens,
+            stats,
+            ..
+        } = self;
+        out.into_inner()
+            .map_err(|e| Error::io(&path, e.into_error()))?;
+        Ok(KeyFile { path, lens, stats })
+    }
+}
+
+/// The keys of every document in a temporary file, read again on every scan (see the
+/// module docs).
+#[derive(Debug)]
+pub struct KeyFile {
+    path: PathBuf,
+    lens: Vec<u32>,
+    stats: KeyStats,
+}
+
+impl KeyFile {
+    /// The statistics of the keys (a first scan's, counted while they were written).
+    pub fn stats(&self) -> &KeyStats {
+        &self.stats
+    }
+
+    /// The number of keys of each document, in DocId order.
+    pub fn lens(&self) -> &[u32] {
+        &self.lens
+    }
+
+    /// The file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes of memory held (the per-document counts).
+    pub fn heap_bytes(&self) -> u64 {
+        4 * self.lens.capacity() as u64
+    }
+
+    fn short(&self) -> Error {
+        Error::format(
+            &self.path,
+            "shorter than the keys written to it (changed while it was read)",
+        )
+    }
+}
+
+impl KeySource for KeyFile {
+    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
+        let mut file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        let mut bytes = vec![0u8; 8 * BLOCK_KEYS];
+        let mut keys: Vec<u64> = Vec::with_capacity(BLOCK_KEYS);
+        // `keys[at..]` are read and not yet handed out.
+        let mut at = 0usize;
+        for (d, &n) in self.lens.iter().enumerate() {
+            let n = n as usize;
+            if keys.len() - at < n {
+                keys.drain(..at);
+                at = 0;
+                // At least this document's keys, at most a block more.
+                while keys.len() < n {
+                    let want = 8 * (n - keys.len()).max(BLOCK_KEYS.saturating_sub(keys.len()));
+                    if bytes.len() < want {
+                        bytes.resize(want, 0);
+                    }
+                    let got = read_full(&mut file, &mut bytes[..want], &self.path)?;
+                    if got % 8 != 0 || (got == 0 && keys.len() < n) {
+                        return Err(self.short());
+                    }
+                    keys.extend(
+                        bytes[..got]
+                            .chunks_exact(8)
+                            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+                    );
+                    if got < want && keys.len() < n {
+                        return Err(self.short());
+                    }
+                }
+            }
+            f(DocId(d as u32), &keys[at..at + n])?;
+            at += n;
+        }
+        let mut extra = [0u8; 1];
+        if at != keys.len() || read_full(&mut file, &mut extra, &self.path)? != 0 {
+            return Err(Error::format(
+                &self.path,
+                "longer than the keys written to it (changed while it was read)",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads until `buf` is full or the file ends; the bytes read.
+fn read_full(file: &mut File, buf: &mut [u8], path: &Path) -> Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(k) => got += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io(path, e)),
+        }
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn docs() -> Vec<Vec<u64>> {
+        // Documents of every size around the block, empty ones, and extreme keys.
+        let mut v: Vec<Vec<u64>> = Vec::new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for (i, n) in [
+            0usize,
+            3,
+            128,
+            0,
+            BLOCK_KEYS - 1,
+            2,
+            BLOCK_KEYS + 5,
+            1,
+            0,
+            77,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let mut d = Vec::with_capacity(n);
+            for _ in 0..n {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                d.push(x);
+            }
+            if i == 1 {
+                d = vec![0, u64::MAX, 1];
+            }
+            v.push(d);
+        }
+        v
+    }
+
+    fn written(dir: &mut SpillDir, docs: &[Vec<u64>]) -> KeyFile {
+        let mut w = KeyFileWriter::create(dir).unwrap();
+        for (d, ks) in docs.iter().enumerate() {
+            w.push(DocId(d as u32), ks).unwrap();
+        }
+        assert_eq!(w.len(), docs.len());
+        w.finish().unwrap()
+    }
+
+    /// Every scan gives back the keys pushed, with the statistics a scan counts.
+    #[test]
+    fn scans_give_back_the_keys_pushed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut dir = SpillDir::new_in(tmp.path()).unwrap();
+        let docs = docs();
+        let mut kf = written(&mut dir, &docs);
+        let mut want = KeyStats::default();
+        for (d, ks) in docs.iter().enumerate() {
+            want.add(DocId(d as u32), ks);
+        }
+        assert_eq!(kf.stats(), &want);
+        assert_eq!(kf.lens().len(), docs.len());
+        for _ in 0..2 {
+            let mut got: Vec<(DocId, Vec<u64>)> = Vec::new();
+            kf.scan(&mut |d, ks| {
+                got.push((d, ks.to_vec()));
+                Ok(())
+            })
+            .unwrap();
+            let expect: Vec<(DocId, Vec<u64>)> = (docs.iter().enumerate())
+                .map(|(d, ks)| (DocId(d as u32), ks.clone()))
+                .collect();
+            assert!(got == expect, "a scan differs from the keys pushed");
+        }
+    }
+
+    /// A file cut short or grown is an error naming it; so is a document out of order.
+    #[test]
+    fn a_changed_file_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut dir = SpillDir::new_in(tmp.path()).unwrap();
+        let docs = docs();
+        let mut kf = written(&mut dir, &docs);
+        let len = std::fs::metadata(kf.path()).unwrap().len();
+        let f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(kf.path())
+            .unwrap();
+        f.set_len(len - 8).unwrap();
+        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
+        assert!(
+            e.contains("keys-") && e.contains("shorter than the keys"),
+            "{e}"
+        );
+        f.set_len(len + 8).unwrap();
+        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
+        assert!(e.contains("longer than the keys"), "{e}");
+        let mut w = KeyFileWriter::create(&mut dir).unwrap();
+        w.push(DocId(0), &[1]).unwrap();
+        let e = w.push(DocId(2), &[1]).unwrap_err().to_string();
+        assert!(
+            e.contains("document 2 pushed where document 1 was expected"),
+            "{e}"
+        );
+    }
+}
