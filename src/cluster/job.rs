@@ -61,6 +61,39 @@ fn needed(extra: u64, held: u64) -> u64 {
     extra + held + held * 2 / 5
 }
 
+/// The phases of a preparation that took `seconds`: "sketch", and "context" when `prep`
+/// built its context while preparing (then "sketch" is the rest, with the peak memory
+/// from before the build).
+fn preparation_phases(seconds: f64, prep: &Prepared) -> Vec<Phase> {
+    match prep.context_build() {
+        Some((before, ctx)) => vec![
+            Phase {
+                name: "sketch".into(),
+                seconds: (seconds - ctx.seconds).max(0.0),
+                peak_rss_bytes: before,
+            },
+            ctx.clone(),
+        ],
+        None => vec![Phase::ended("sketch", seconds)],
+    }
+}
+
+/// A run's phases after the preparation's: a run phase named like one of the preparation
+/// (the "context" lap of a context built while preparing) is added to it.
+pub(crate) fn with_preparation(prep: &[Phase], run: Vec<Phase>) -> Vec<Phase> {
+    let mut out = prep.to_vec();
+    for p in run {
+        match out.iter_mut().find(|q| q.name == p.name) {
+            Some(q) => {
+                q.seconds += p.seconds;
+                q.peak_rss_bytes = q.peak_rss_bytes.max(p.peak_rss_bytes);
+            }
+            None => out.push(p),
+        }
+    }
+    out
+}
+
 /// What a job reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -309,6 +342,9 @@ pub struct Sketched {
     offsets: Option<Vec<u64>>,
     /// Seconds spent preparing.
     seconds: f64,
+    /// The preparation's phases: "sketch", and "context" when the context was built while
+    /// preparing (see [`preparation_phases`]).
+    phases: Vec<Phase>,
     /// What the corpus reader counted (zero for images files).
     input_stats: CorpusStats,
     /// Raw and canonical fingerprints, when the job keeps them and the input is a corpus.
@@ -355,6 +391,13 @@ impl Sketched {
     /// Seconds spent preparing (sketching, or reading images files).
     pub fn seconds(&self) -> f64 {
         self.seconds
+    }
+
+    /// The preparation's phases, first of a run's: "sketch" (reading and sketching the
+    /// corpus, or reading the images), then "context" when the context was built in
+    /// passes while preparing.
+    pub fn phases(&self) -> &[Phase] {
+        &self.phases
     }
 
     /// Where verification reads the documents again.
@@ -571,12 +614,14 @@ impl Job {
                                 if self.keep_fingerprints {
                                     fingerprints = Some(s.prints.fps);
                                 }
+                                let seconds = t0.elapsed().as_secs_f64();
                                 return Ok(Sketched {
+                                    phases: preparation_phases(seconds, &prep),
                                     prep,
                                     corpus: Some(path.clone()),
                                     pipeline: self.pipeline.clone(),
                                     offsets: s.prints.offsets,
-                                    seconds: t0.elapsed().as_secs_f64(),
+                                    seconds,
                                     input_stats,
                                     fingerprints,
                                 });
@@ -642,12 +687,14 @@ impl Job {
                 }
             }
         };
+        let seconds = t0.elapsed().as_secs_f64();
         Ok(Sketched {
+            phases: preparation_phases(seconds, &prep),
             prep,
             corpus,
             pipeline: self.pipeline.clone(),
             offsets,
-            seconds: t0.elapsed().as_secs_f64(),
+            seconds,
             input_stats,
             fingerprints,
         })
@@ -750,13 +797,9 @@ impl Job {
                 .map_or(0, |f| 8 * (f.raw.len() + f.canonical.len()) as u64);
         let mut out = s.prep.run(&cfg, &self.spill.less(held))?;
         if method.reads() == Reads::Sets {
-            out.summary.phases.insert(
-                0,
-                Phase {
-                    name: "shingle sets".into(),
-                    seconds: sets_secs,
-                },
-            );
+            out.summary
+                .phases
+                .insert(0, Phase::ended("shingle sets", sets_secs));
         }
         if let Some(t) = self.verify_at {
             let tv = Instant::now();
@@ -791,10 +834,9 @@ impl Job {
                 out.summary.candidate_threshold = Some(tc);
             }
             out.summary.threshold = Some(t);
-            out.summary.phases.push(Phase {
-                name: "verify".into(),
-                seconds: tv.elapsed().as_secs_f64(),
-            });
+            out.summary
+                .phases
+                .push(Phase::ended("verify", tv.elapsed().as_secs_f64()));
         }
         Ok(out)
     }
@@ -816,13 +858,8 @@ impl Job {
         distributed: Option<serde_json::Value>,
     ) -> Result<JobOutput> {
         let mut output = self.run_on(&mut s)?;
-        output.summary.phases.insert(
-            0,
-            Phase {
-                name: "sketch".into(),
-                seconds: s.seconds,
-            },
-        );
+        let run = std::mem::take(&mut output.summary.phases);
+        output.summary.phases = with_preparation(s.phases(), run);
         let scheme = s.prep.scheme();
         let input_stats = s.input_stats;
         Ok(JobOutput {

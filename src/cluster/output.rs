@@ -45,13 +45,28 @@ pub struct ScoredPair {
     pub exact: Option<f64>,
 }
 
-/// Time spent in one phase.
+/// Time spent in one phase, and the process's memory at its end.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Phase {
     /// Phase name.
     pub name: String,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// The process's peak resident memory so far when the phase ended (`VmHWM`, which
+    /// never falls): the phase in which it first reaches the run's peak is the one that
+    /// sets it. `None` where unknown, and for a phase of several processes.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+impl Phase {
+    /// A phase of this process ending now.
+    pub fn ended(name: impl Into<String>, seconds: f64) -> Self {
+        Phase {
+            name: name.into(),
+            seconds,
+            peak_rss_bytes: crate::spill::peak_rss_bytes(),
+        }
+    }
 }
 
 /// Summary of a run (serialized into `summary.json`).

@@ -17,7 +17,7 @@ use super::method::Reads;
 use super::threshold::image_kind;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
-    Equivalence, Method,
+    Equivalence, Method, Phase,
 };
 use crate::context::images::{doc_order, first_scan, permuted, ImageKeys};
 use crate::context::{BuiltContext, Context, ContextConfig, KeyFile, KeySource, KeyStats};
@@ -48,6 +48,9 @@ pub struct Prepared {
     context: Option<(ContextConfig, std::sync::Arc<BuiltContext>)>,
     /// Image length per document, when `keys` is empty (with `context`).
     image_lens: Option<Vec<u32>>,
+    /// When the context was built while preparing: the peak memory before the build, and
+    /// the build as a phase ("context").
+    context_build: Option<(Option<u64>, Phase)>,
 }
 
 /// A budgeted build of the context needs room for passes of at least `1 / MAX_USEFUL_PASSES`
@@ -114,6 +117,7 @@ impl Prepared {
             collapse,
             context: None,
             image_lens: None,
+            context_build: None,
         })
     }
 
@@ -248,6 +252,7 @@ impl Prepared {
             collapse,
             context: None,
             image_lens: Some(image_lens),
+            context_build: None,
         };
         let held = prep.heap_bytes() + fingerprints.map_or(0, |f| 16 * f.raw.len() as u64);
         if let Some(b) = spill.budget {
@@ -264,6 +269,7 @@ impl Prepared {
                 )));
             }
         }
+        let (before, t) = (crate::spill::peak_rss_bytes(), std::time::Instant::now());
         let context = Context::from_key_source_bounded(
             src,
             stats,
@@ -273,7 +279,14 @@ impl Prepared {
             held,
         )?;
         prep.context = Some((*cfg, std::sync::Arc::new(context)));
+        prep.context_build = Some((before, Phase::ended("context", t.elapsed().as_secs_f64())));
         Ok(prep)
+    }
+
+    /// When the context was built while preparing: the process's peak memory before the
+    /// build, and the build as a phase.
+    pub fn context_build(&self) -> Option<(Option<u64>, &Phase)> {
+        self.context_build.as_ref().map(|(b, p)| (*b, p))
     }
 
     /// An estimate of the bytes this prepared corpus holds (ids, keys, images, sets, the

@@ -80,10 +80,8 @@ impl Timer {
     /// Ends the current phase as `name` and starts the next.
     pub(super) fn lap(&mut self, name: &str) {
         let now = Instant::now();
-        self.phases.push(Phase {
-            name: name.to_string(),
-            seconds: (now - self.t).as_secs_f64(),
-        });
+        self.phases
+            .push(Phase::ended(name, (now - self.t).as_secs_f64()));
         self.t = now;
     }
 }

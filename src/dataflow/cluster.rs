@@ -1551,6 +1551,7 @@ fn stage_phases(counts: &[Counts]) -> Vec<Phase> {
                 None => out.push(Phase {
                     name: lap.name.clone(),
                     seconds: lap.seconds,
+                    peak_rss_bytes: None,
                 }),
             }
         }

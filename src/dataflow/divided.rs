@@ -204,6 +204,7 @@ fn run_stages(
         Phase {
             name: "sketch".into(),
             seconds: sketch,
+            peak_rss_bytes: None,
         },
     );
     Ok(Some((a, scheme)))

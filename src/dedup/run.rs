@@ -230,11 +230,10 @@ impl Dedup {
         let corpus_cfg = &job.pipeline().corpus;
         let mut cl = job.run_on(&mut s)?;
         let n = s.n_docs();
-        let mut phases = vec![Phase {
-            name: "sketch".into(),
-            seconds: s.seconds(),
-        }];
-        phases.append(&mut cl.summary.phases);
+        let mut phases = crate::cluster::job::with_preparation(
+            s.phases(),
+            std::mem::take(&mut cl.summary.phases),
+        );
 
         let mut removed: Vec<Option<Removal>> = vec![None; n];
         if let (Some(dir), Some(t)) = (&self.against, self.threshold) {
@@ -250,10 +249,7 @@ impl Dedup {
                     });
                 }
             }
-            phases.push(Phase {
-                name: "against index".into(),
-                seconds: ta.elapsed().as_secs_f64(),
-            });
+            phases.push(Phase::ended("against index", ta.elapsed().as_secs_f64()));
         }
         let tk = Instant::now();
         let keys = read_keys(input, corpus_cfg, &self.keep, n)?;
@@ -270,10 +266,7 @@ impl Dedup {
                 &mut removed,
             );
         }
-        phases.push(Phase {
-            name: "choose".into(),
-            seconds: tk.elapsed().as_secs_f64(),
-        });
+        phases.push(Phase::ended("choose", tk.elapsed().as_secs_f64()));
 
         let input_stats = s.input_stats();
         let ext_ids = s.into_ext_ids();
@@ -339,10 +332,9 @@ impl Dedup {
                 &ext_ids,
             )?;
             write_clusters(&out.join("clusters.jsonl"), &clusters, &ext_ids)?;
-            cl.summary.phases.push(Phase {
-                name: "write".into(),
-                seconds: write_started.elapsed().as_secs_f64(),
-            });
+            cl.summary
+                .phases
+                .push(Phase::ended("write", write_started.elapsed().as_secs_f64()));
         }
 
         let reasons = count_reasons(&removed);

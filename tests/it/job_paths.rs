@@ -343,3 +343,51 @@ fn a_budget_keeps_the_collapse_of_either_equivalence() {
         "spill files left"
     );
 }
+
+/// The summary's phases name the stages in order, the context among them whether it was
+/// built while preparing (under a budget the images outgrow) or after, and give the
+/// process's peak memory at the end of each: never falling, never above the run's peak.
+#[test]
+fn phases_name_the_stages_and_the_memory_at_their_end() {
+    use fimdup::spill::{MemoryBudget, SpillConfig};
+    let (docs, _) = default_corpus();
+    let input = Input::Corpus(docs);
+    let tmp = tempfile::tempdir().unwrap();
+    for budget in [None, Some(400 << 10)] {
+        let got = JobBuilder::new(Method::Concept)
+            .threshold(Threshold::Resemblance(0.7))
+            .verify(Some(Verify::Exact))
+            .spill(SpillConfig {
+                budget: budget.map(MemoryBudget),
+                tmp_dir: Some(tmp.path().to_path_buf()),
+            })
+            .build()
+            .unwrap()
+            .run(&input, &|_| {})
+            .unwrap();
+        let phases = &got.output.summary.phases;
+        let names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["sketch", "context", "mine", "pairs", "verify"],
+            "{budget:?}"
+        );
+        let total: f64 = phases.iter().map(|p| p.seconds).sum();
+        assert!(
+            total <= got.seconds * 1.01 + 1e-3,
+            "{budget:?}: {total} > {}",
+            got.seconds
+        );
+        if cfg!(target_os = "linux") {
+            let peaks: Vec<u64> = phases.iter().map(|p| p.peak_rss_bytes.unwrap()).collect();
+            assert!(
+                peaks.windows(2).all(|w| w[0] <= w[1]),
+                "{budget:?}: {peaks:?}"
+            );
+            assert!(
+                peaks[0] > 0 && peaks[4] <= got.peak_rss_bytes.unwrap(),
+                "{peaks:?}"
+            );
+        }
+    }
+}
