@@ -376,8 +376,10 @@ pub struct SpillArgs {
     /// Bound on the run's memory, e.g. 4GiB, 512MiB: what does not fit (images, context rows,
     /// pair counts, sets to verify) goes to sorted runs and files in --tmp-dir; peak RSS stays
     /// within the budget plus about 256 MiB, and a budget below what the run needs is refused
-    /// before it starts (exit 2) [default: no limit, everything in memory]. The output is the
-    /// same either way.
+    /// before it starts (exit 2) [default: no limit, except that concept and union-find on a
+    /// corpus hold at most 512 MiB of images (about 450k documents) and write the keys of the
+    /// rest to --tmp-dir, and exact verification reads its sets in batches]. The output is
+    /// the same either way.
     #[arg(long, value_name = "SIZE")]
     pub memory_budget: Option<fimdup::spill::MemoryBudget>,
     /// Directory for the spilled runs (removed on success, on error and on Ctrl-C)

@@ -10,6 +10,8 @@
 //! memory give, so a context built from the key file equals the one built from the images
 //! ([`super::Prepared::from_key_file`]).
 
+use std::path::Path;
+
 use super::Equivalence;
 use crate::context::{KeyFile, KeyFileWriter};
 use crate::sketch::inputs::held_image_bytes;
@@ -30,6 +32,8 @@ pub(crate) enum HeldOrKeys {
 
 /// A sketched corpus whose keys are in a [`KeyFile`].
 pub(crate) struct SpilledKeys {
+    /// The directory of the key file (removed when dropped).
+    pub dir: SpillDir,
     /// The pipeline's counts.
     pub stats: SketchStats,
     /// The parameters of the images.
@@ -46,16 +50,17 @@ pub(crate) struct SpilledKeys {
 
 /// Sketches a stream (`stream` feeds a sink as `sketch_stream` does), holding the images
 /// while `fits(documents, bytes)` holds for the documents so far and their images' bytes
-/// (`held_image_bytes` each); past that, writes their keys to a [`KeyFile`] in `dir` and
-/// keeps the rest as [`SpilledKeys`] (see the module docs).
+/// (`held_image_bytes` each); past that, writes their keys to a [`KeyFile`] in a new
+/// spill directory under `parent` and keeps the rest as [`SpilledKeys`] (see the module
+/// docs). Nothing is created on disk while the images fit.
 pub(crate) fn sketch_held_or_keys_by(
-    dir: &mut SpillDir,
+    parent: &Path,
     eq: Equivalence,
     fits: &dyn Fn(u64, u64) -> bool,
     stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
 ) -> Result<HeldOrKeys> {
     let mut sink = HoldThenKeys {
-        dir,
+        parent,
         eq,
         fits,
         held: 0,
@@ -70,6 +75,7 @@ pub(crate) fn sketch_held_or_keys_by(
     match spilled {
         None => Ok(HeldOrKeys::Held(memory.into_output(stats)?)),
         Some(s) => Ok(HeldOrKeys::Keys(SpilledKeys {
+            dir: s.dir,
             stats,
             params: memory.begun()?.clone(),
             ext_ids: s.ext_ids,
@@ -82,6 +88,7 @@ pub(crate) fn sketch_held_or_keys_by(
 
 /// What the sink keeps once past the limit.
 struct Spilling {
+    dir: SpillDir,
     ext_ids: Vec<String>,
     img_fp: Vec<Option<u64>>,
     prints: Prints,
@@ -90,7 +97,7 @@ struct Spilling {
 
 /// The sink of [`sketch_held_or_keys_by`].
 struct HoldThenKeys<'a> {
-    dir: &'a mut SpillDir,
+    parent: &'a Path,
     eq: Equivalence,
     fits: &'a dyn Fn(u64, u64) -> bool,
     held: u64,
@@ -141,11 +148,14 @@ impl SketchSink for HoldThenKeys<'_> {
         if !(self.fits)(m.images.len() as u64, self.held) {
             // Past the limit: the keys of what is held go to the file, and so do the rest.
             let images = std::mem::take(&mut m.images);
+            let mut dir = SpillDir::new_in(self.parent)?;
+            let keys = KeyFileWriter::create(&mut dir)?;
             self.spilled = Some(Spilling {
+                dir,
                 ext_ids: std::mem::take(&mut m.ext_ids),
                 img_fp: Vec::with_capacity(images.len()),
                 prints: std::mem::replace(&mut m.prints, Prints::new()),
-                keys: KeyFileWriter::create(self.dir)?,
+                keys,
             });
             self.spill(&images)?;
             drop(images);

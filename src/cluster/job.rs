@@ -10,8 +10,11 @@
 //!    (recording each document's byte offset where the file allows, for verification);
 //!    images files are read, or, for the methods that need only the inverted context
 //!    (concept, union-find by resemblance), streamed into the context under the budget
-//!    without holding the images; under a budget a corpus's images are held while they
-//!    fit in it and otherwise go to a temporary images file read as above;
+//!    without holding the images; a corpus's images are held while they fit (in the
+//!    budget, or without one in [`DEFAULT_HELD_IMAGE_BYTES`] for the context-only methods);
+//!    past that the context-only methods write the documents' keys to a temporary key file
+//!    ([`super::held_keys`]) and build the context in passes over it, and the others
+//!    (under a budget) write a temporary images file read as above;
 //! 2. [`Job::run_on`] runs the method on it: the threshold is translated
 //!    ([`super::threshold`]), lowered to the candidate threshold when exact verification
 //!    follows, the method runs ([`super::run_method`]), and the candidates are verified and
@@ -53,6 +56,17 @@ const EXACT_BYTES_PER_TOKEN: u64 = 56;
 /// Bytes a corpus document holds besides its image while it is clustered: its byte offset
 /// and its raw and canonical fingerprints.
 const HELD_DOC_BYTES: u64 = 24;
+
+/// Without a memory budget, exact verification reads the shingle sets of the candidates'
+/// documents in batches whose sets take about half of this (about 28k documents of 300
+/// words), instead of all at once.
+const DEFAULT_VERIFY_BYTES: u64 = 256 << 20;
+
+/// Without a memory budget, the images the context-only methods (concept, union-find by
+/// resemblance) hold in memory, as `held_image_bytes` counts them (about 450k images of
+/// 128 values): past that their keys go to a temporary file in the spill directory (8
+/// bytes a key) and the context is built in passes over it.
+pub const DEFAULT_HELD_IMAGE_BYTES: u64 = 512 << 20;
 
 /// The memory a run holding `held` bytes of images (and `extra` bytes beside them) needs:
 /// the images, and the method's own working set (bands, super shingles, candidates,
@@ -156,6 +170,7 @@ pub struct JobBuilder {
     fn_weight: Option<f64>,
     equivalence: Equivalence,
     keep_fingerprints: bool,
+    held_images: u64,
 }
 
 impl JobBuilder {
@@ -175,7 +190,18 @@ impl JobBuilder {
             fn_weight: None,
             equivalence: Equivalence::Shingle,
             keep_fingerprints: false,
+            held_images: DEFAULT_HELD_IMAGE_BYTES,
         }
+    }
+
+    /// Without a memory budget: the images (as `held_image_bytes` counts them) that a
+    /// concept or union-find run on a corpus holds in memory; past that it writes the
+    /// documents' keys to a temporary key file in the spill directory and builds the
+    /// context in passes over it (default [`DEFAULT_HELD_IMAGE_BYTES`], 512 MiB). Under a
+    /// budget the budget decides. The output is the same either way.
+    pub fn images_in_memory(&mut self, bytes: u64) -> &mut Self {
+        self.held_images = bytes;
+        self
     }
 
     /// Which documents are collapsed before clustering (default: shingle equivalence).
@@ -313,6 +339,7 @@ impl JobBuilder {
             spill: self.spill.clone(),
             equivalence: self.equivalence,
             keep_fingerprints: self.keep_fingerprints,
+            held_images: self.held_images,
         })
     }
 }
@@ -328,6 +355,8 @@ pub struct Job {
     spill: SpillConfig,
     equivalence: Equivalence,
     keep_fingerprints: bool,
+    /// Images held without a budget (see [`JobBuilder::images_in_memory`]).
+    held_images: u64,
 }
 
 /// An input read once ([`Job::prepare`]), ready for any number of jobs.
@@ -585,18 +614,26 @@ impl Job {
                 // a temporary images file, keeping only the fingerprints and offsets, and
                 // are prepared from the file as above: the same images and the same
                 // collapse either way.
-                let mut spill_dir = match self.spill.budget {
-                    Some(_) => Some(crate::spill::SpillDir::new_in(&self.spill.dir())?),
-                    None => None,
+                let budget = self.spill.budget;
+                // Images held without a budget, as `held_image_bytes` counts them: past
+                // that the context-only methods keep their keys on disk (the default plan).
+                let fits = |n: u64, held: u64| match budget {
+                    Some(b) => needed(HELD_DOC_BYTES * n, held) <= b.0,
+                    None => held <= self.held_images,
+                };
+                // The context-only methods keep just the keys, raw, in a file they read
+                // again in passes; under a budget the others keep the images file they read
+                // back whole.
+                let spill_dir = match budget {
+                    Some(_) if !streamed => {
+                        Some(crate::spill::SpillDir::new_in(&self.spill.dir())?)
+                    }
+                    _ => None,
                 };
                 let file = spill_dir.as_ref().map(|d| d.path().join("corpus.img"));
-                let budget = self.spill.budget_bytes();
-                let fits = |n: u64, held: u64| needed(HELD_DOC_BYTES * n, held) <= budget;
-                // The context-only methods keep just the keys, raw, in a file they read
-                // again in passes; the others the images file they read back whole.
-                let sketched = match (&mut spill_dir, &file) {
-                    (Some(dir), _) if streamed => {
-                        match sketch_held_or_keys_by(dir, eq, &fits, &mut |sink| {
+                let sketched = match &file {
+                    _ if streamed => {
+                        match sketch_held_or_keys_by(&self.spill.dir(), eq, &fits, &mut |sink| {
                             stream(path, sink)
                         })? {
                             HeldOrKeys::Held(out) => HeldOrFile::Held(out),
@@ -611,6 +648,7 @@ impl Job {
                                     &self.spill,
                                     Some(&s.prints.fps),
                                 )?;
+                                drop(s.dir);
                                 if self.keep_fingerprints {
                                     fingerprints = Some(s.prints.fps);
                                 }
@@ -628,10 +666,10 @@ impl Job {
                             }
                         }
                     }
-                    (_, Some(file)) => {
+                    Some(file) => {
                         sketch_held_or_to_file_by(file, &fits, &mut |sink| stream(path, sink))?
                     }
-                    _ => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
+                    None => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
                 };
                 match sketched {
                     HeldOrFile::Held(out) => {
@@ -817,10 +855,10 @@ impl Job {
                 // clustering freed may still be resident (kept by the allocator). At least
                 // an eighth of the budget, so that batches keep a useful size.
                 let resident = crate::spill::resident_bytes().unwrap_or(0);
-                let budget = self
-                    .spill
-                    .budget
-                    .map(|b| b.0.saturating_sub(held.max(resident)).max(b.0 / 8));
+                let budget = Some(match self.spill.budget {
+                    Some(b) => b.0.saturating_sub(held.max(resident)).max(b.0 / 8),
+                    None => DEFAULT_VERIFY_BYTES,
+                });
                 verify_with_corpus(
                     &mut out,
                     &s.source()?,

@@ -2,8 +2,8 @@
 //! in passes without holding the images: [`KeyFileWriter`] appends each document's keys as
 //! raw little-endian `u64`s (8 bytes a key; the per-document counts stay in memory, 4
 //! bytes a document) and counts their [`KeyStats`]; the [`KeyFile`] it gives is a
-//! [`KeySource`] read again on every scan in large blocks, with no decoding beyond the
-//! byte order. Unlike an images file it holds no ids, no image and no checksum: it lives
+//! [`KeySource`] read again on every scan in blocks of whole documents, on a second thread
+//! (reading overlaps the build), with no decoding beyond the byte order. Unlike an images file it holds no ids, no image and no checksum: it lives
 //! only as long as the run that wrote it, inside that run's spill directory.
 //!
 //! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`, and a
@@ -121,59 +121,113 @@ impl KeyFile {
     pub fn heap_bytes(&self) -> u64 {
         4 * self.lens.capacity() as u64
     }
-
-    fn short(&self) -> Error {
-        Error::format(
-            &self.path,
-            "shorter than the keys written to it (changed while it was read)",
-        )
-    }
 }
 
 impl KeySource for KeyFile {
-    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
-        let mut file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
-        let mut bytes = vec![0u8; 8 * BLOCK_KEYS];
-        let mut keys: Vec<u64> = Vec::with_capacity(BLOCK_KEYS);
-        // `keys[at..]` are read and not yet handed out.
-        let mut at = 0usize;
-        for (d, &n) in self.lens.iter().enumerate() {
-            let n = n as usize;
-            if keys.len() - at < n {
-                keys.drain(..at);
-                at = 0;
-                // At least this document's keys, at most a block more.
-                while keys.len() < n {
-                    let want = 8 * (n - keys.len()).max(BLOCK_KEYS.saturating_sub(keys.len()));
-                    if bytes.len() < want {
-                        bytes.resize(want, 0);
-                    }
-                    let got = read_full(&mut file, &mut bytes[..want], &self.path)?;
-                    if got % 8 != 0 || (got == 0 && keys.len() < n) {
-                        return Err(self.short());
-                    }
-                    keys.extend(
-                        bytes[..got]
-                            .chunks_exact(8)
-                            .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
-                    );
-                    if got < want && keys.len() < n {
-                        return Err(self.short());
-                    }
-                }
-            }
-            f(DocId(d as u32), &keys[at..at + n])?;
-            at += n;
-        }
-        let mut extra = [0u8; 1];
-        if at != keys.len() || read_full(&mut file, &mut extra, &self.path)? != 0 {
-            return Err(Error::format(
-                &self.path,
-                "longer than the keys written to it (changed while it was read)",
-            ));
-        }
-        Ok(())
+    fn rescans_cheaply(&self) -> bool {
+        true
     }
+
+    /// Reads the file on a second thread, in blocks of whole documents of at most
+    /// [`BLOCK_KEYS`] keys (one document at least) handed over a bounded channel, so that
+    /// reading overlaps what `f` does with the keys.
+    fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
+        let (lens, path) = (&self.lens, &self.path);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, Vec<u64>)>>(2);
+        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u64>>();
+        std::thread::scope(|s| {
+            s.spawn(move || {
+                let recycled = || back_rx.try_recv().unwrap_or_default();
+                // A closed channel: the consumer stopped (its error is reported).
+                let r = read_blocks(path, lens, recycled, |d, keys| {
+                    tx.send(Ok((d, keys))).is_ok()
+                });
+                if let Err(e) = r {
+                    let _ = tx.send(Err(e));
+                }
+            });
+            let mut out = Ok(());
+            'blocks: for block in rx.iter() {
+                let (d0, keys) = match block {
+                    Ok(b) => b,
+                    Err(e) => {
+                        out = Err(e);
+                        break;
+                    }
+                };
+                let mut at = 0usize;
+                let end = block_end(lens, d0);
+                for (d, &n) in (d0..end).zip(&lens[d0..end]) {
+                    let n = n as usize;
+                    if let Err(e) = f(DocId(d as u32), &keys[at..at + n]) {
+                        out = Err(e);
+                        break 'blocks;
+                    }
+                    at += n;
+                }
+                let _ = back_tx.send(keys);
+            }
+            // Dropping the receiver stops the reader at its next block.
+            drop(rx);
+            out
+        })
+    }
+}
+
+/// One past the last document of the block that starts at document `d` (see
+/// [`read_blocks`]).
+fn block_end(lens: &[u32], d: usize) -> usize {
+    let (mut e, mut n) = (d, 0usize);
+    while e < lens.len() && (e == d || n + lens[e] as usize <= BLOCK_KEYS) {
+        n += lens[e] as usize;
+        e += 1;
+    }
+    e
+}
+
+/// Reads the key file `path` of documents with `lens` keys each in blocks of whole
+/// documents ([`block_end`]), each into a vector from `fresh`, and hands `emit` the block's
+/// first document and its keys; `emit` returns false to stop. A file shorter or longer than
+/// the keys is an error.
+fn read_blocks(
+    path: &Path,
+    lens: &[u32],
+    mut fresh: impl FnMut() -> Vec<u64>,
+    mut emit: impl FnMut(usize, Vec<u64>) -> bool,
+) -> Result<()> {
+    let changed = |what: &str| {
+        Error::format(
+            path,
+            format!("{what} than the keys written to it (changed while it was read)"),
+        )
+    };
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut d = 0usize;
+    while d < lens.len() {
+        let e = block_end(lens, d);
+        let n: usize = lens[d..e].iter().map(|&l| l as usize).sum();
+        bytes.resize(8 * n, 0);
+        if read_full(&mut file, &mut bytes, path)? < bytes.len() {
+            return Err(changed("shorter"));
+        }
+        let mut keys = fresh();
+        keys.clear();
+        keys.extend(
+            bytes
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
+        );
+        if !emit(d, keys) {
+            return Ok(());
+        }
+        d = e;
+    }
+    let mut extra = [0u8; 1];
+    if read_full(&mut file, &mut extra, path)? != 0 {
+        return Err(changed("longer"));
+    }
+    Ok(())
 }
 
 /// Reads until `buf` is full or the file ends; the bytes read.
@@ -285,6 +339,20 @@ mod tests {
         f.set_len(len + 8).unwrap();
         let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
         assert!(e.contains("longer than the keys"), "{e}");
+        // A consumer that stops early ends the scan with its error (the reader, blocked
+        // on a full channel, is released).
+        f.set_len(len).unwrap();
+        let mut seen = 0;
+        let e = kf
+            .scan(&mut |_, _| {
+                seen += 1;
+                if seen == 2 {
+                    return Err(Error::config("stop here"));
+                }
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(e.to_string().ends_with("stop here"), "{e}");
         let mut w = KeyFileWriter::create(&mut dir).unwrap();
         w.push(DocId(0), &[1]).unwrap();
         let e = w.push(DocId(2), &[1]).unwrap_err().to_string();

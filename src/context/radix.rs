@@ -272,6 +272,13 @@ impl KeyStats {
 pub trait KeySource {
     /// Calls `f(doc, keys)` on every document, in the same order on every call.
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()>;
+
+    /// Whether a scan costs little more than reading the keys (raw keys, not images to
+    /// decode): without a budget, such a source is built in passes of bounded size as keys
+    /// in memory are ([`Context::from_doc_keys`]), any other in one pass.
+    fn rescans_cheaply(&self) -> bool {
+        false
+    }
 }
 
 /// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
@@ -530,6 +537,7 @@ fn build_from_source(
     })?;
     // What a pass may hold, given what is kept so far (bounded build), in incidences.
     let bounded = held.filter(|_| spill.budget.is_some());
+    let cheap = src.rescans_cheaply();
     let avail = bounded.map(|h| {
         spill
             .budget_bytes()
@@ -541,6 +549,7 @@ fn build_from_source(
             Some(a) => usize::try_from(a.saturating_sub(kept) / PASS_BYTES_PER_INCIDENCE)
                 .unwrap_or(usize::MAX)
                 .max(1),
+            None if cheap => in_memory_pass_cap(spill, total),
             None => incidence_cap(spill),
         }
     };

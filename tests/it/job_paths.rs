@@ -391,3 +391,51 @@ fn phases_name_the_stages_and_the_memory_at_their_end() {
         }
     }
 }
+
+/// Without a budget, concept and union-find on a corpus whose images outgrow what the job
+/// holds in memory write the keys to a temporary key file and build the context while
+/// preparing (the default plan past 512 MiB of images; here past 64 KiB): the same pairs,
+/// clusters and ids, with and without verification, and no file left behind.
+#[test]
+fn the_default_plan_keeps_keys_on_disk_past_its_images() {
+    use fimdup::spill::SpillConfig;
+    let (docs, _) = default_corpus();
+    let input = Input::Corpus(docs);
+    let tmp = tempfile::tempdir().unwrap();
+    for m in [Method::Concept, Method::UnionFind] {
+        for verify in [None, Some(Verify::Exact)] {
+            let job = |held: Option<u64>| {
+                let mut b = JobBuilder::new(m);
+                b.threshold(Threshold::Resemblance(0.7))
+                    .verify(verify)
+                    .spill(SpillConfig {
+                        budget: None,
+                        tmp_dir: Some(tmp.path().to_path_buf()),
+                    });
+                if let Some(h) = held {
+                    b.images_in_memory(h);
+                }
+                b.build().unwrap()
+            };
+            let (held, spilled) = (job(None), job(Some(64 << 10)));
+            let s = held.prepare(&input, &|_| {}).unwrap();
+            assert!(
+                s.prepared().context_build().is_none(),
+                "{m}: 1,500 images held"
+            );
+            let s = spilled.prepare(&input, &|_| {}).unwrap();
+            assert!(s.prepared().context_build().is_some(), "{m}: no key file");
+            let want = held.run(&input, &|_| {}).unwrap();
+            let got = spilled.run(&input, &|_| {}).unwrap();
+            assert!(!want.output.pairs.is_empty(), "{m}");
+            assert_eq!(got.output.pairs, want.output.pairs, "{m} {verify:?}");
+            assert_eq!(got.output.clusters, want.output.clusters, "{m} {verify:?}");
+            assert_eq!(got.ext_ids, want.ext_ids, "{m} {verify:?}");
+        }
+    }
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "spill files left"
+    );
+}
