@@ -640,6 +640,7 @@ impl Job {
                             HeldOrKeys::Keys(s) => {
                                 input_stats = s.stats.corpus;
                                 let prep = Prepared::from_key_file(
+                                    path,
                                     s.params,
                                     s.ext_ids,
                                     s.img_fp,

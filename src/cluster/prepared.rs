@@ -192,8 +192,10 @@ impl Prepared {
     /// representatives is built in passes over the file as
     /// [`Prepared::from_images_streamed_by`] builds it over images files: the same output
     /// as [`Prepared::new_by`] on the same images.
+    /// `corpus` names the input in messages.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn from_key_file(
+        corpus: &Path,
         params: SketchParams,
         ext_ids: Vec<String>,
         img_fp: Vec<Option<u64>>,
@@ -204,7 +206,6 @@ impl Prepared {
     ) -> Result<Self> {
         let stats = *keys.stats();
         let image_lens = keys.lens().to_vec();
-        let path = keys.path().to_path_buf();
         Self::streamed(
             params,
             ext_ids,
@@ -212,7 +213,7 @@ impl Prepared {
             image_lens,
             &stats,
             &mut keys,
-            &path,
+            corpus,
             cfg,
             spill,
             fingerprints,

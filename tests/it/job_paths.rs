@@ -439,3 +439,32 @@ fn the_default_plan_keeps_keys_on_disk_past_its_images() {
         "spill files left"
     );
 }
+
+/// A budget below the context's ids and per-document data is refused naming the corpus
+/// (not the temporary key file the images had gone to), the documents and the memory needed.
+#[test]
+fn a_budget_below_the_context_is_refused_naming_the_corpus() {
+    use fimdup::spill::{MemoryBudget, SpillConfig};
+    let (docs, _) = default_corpus();
+    let tmp = tempfile::tempdir().unwrap();
+    let e = JobBuilder::new(Method::Concept)
+        .spill(SpillConfig {
+            budget: Some(MemoryBudget(64 << 10)),
+            tmp_dir: Some(tmp.path().to_path_buf()),
+        })
+        .build()
+        .unwrap()
+        .run(&Input::Corpus(docs.clone()), &|_| {})
+        .unwrap_err()
+        .to_string();
+    let want = format!(
+        "memory budget too small: {}: the context of 1500 documents needs at least",
+        docs.display()
+    );
+    assert!(e.starts_with(&want), "{e}");
+    assert_eq!(
+        std::fs::read_dir(tmp.path()).unwrap().count(),
+        0,
+        "spill files left"
+    );
+}
