@@ -68,8 +68,10 @@ LOADS=("$(cut -d' ' -f1-3 /proc/loadavg)")
 for N in $SIZES; do
   MIL=$(( (N + 999999) / 1000000 ))
   C=$SCRATCH/c$N
+  # A corpus generated before from the same configuration and size is used again.
+  STAMP="$(sha256sum eval/peers/corpus.json | cut -d' ' -f1) $N"
   HAVE=0
-  [ -s "$C/docs.jsonl" ] && [ -s "$C/stamp" ] && [ "$(cut -d' ' -f2 "$C/stamp")" = "$N" ] && HAVE=1
+  [ -s "$C/docs.jsonl" ] && [ -s "$C/stamp" ] && [ "$(cut -d' ' -f1-2 "$C/stamp")" = "$STAMP" ] && HAVE=1
   NEED_GB=$(( (HAVE ? 1 : 3) * MIL + MIL / 2 + 1 ))
   AVAIL_GB=$(( $(df --output=avail -k "$SCRATCH" | tail -1) / 1024 / 1024 ))
   if [ "$AVAIL_GB" -lt "$NEED_GB" ]; then
@@ -79,6 +81,7 @@ for N in $SIZES; do
     log "gen $N"
     timed "gen-$N" "$FIMDUP_BIN" gen --config eval/peers/corpus.json --docs "$N" --stream --out "$C"
     [ "$T_RC" = 0 ] || { echo "gen failed: see $SCRATCH/gen-$N.stderr" >&2; exit 1; }
+    echo "$STAMP $("$FIMDUP_BIN" --version)" > "$C/stamp"
   fi
   BYTES=$(stat -c %s "$C/docs.jsonl")
   log "wc -w $N"
