@@ -12,6 +12,7 @@
 
 use std::path::Path;
 
+use super::prepared::{context_needs, context_refusal};
 use super::Equivalence;
 use crate::context::{KeyFile, KeyFileWriter};
 use crate::sketch::inputs::held_image_bytes;
@@ -19,7 +20,7 @@ use crate::sketch::pipeline::{
     Collect, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
 };
 use crate::sketch::{image_fingerprint, Image, SketchParams};
-use crate::spill::SpillDir;
+use crate::spill::{MemoryBudget, SpillDir};
 use crate::{DocId, Result};
 
 /// What [`sketch_held_or_keys_by`] made of a stream.
@@ -52,14 +53,24 @@ pub(crate) struct SpilledKeys {
 /// while `fits(documents, bytes)` holds for the documents so far and their images' bytes
 /// (`held_image_bytes` each); past that, writes their keys to a [`KeyFile`] in a new
 /// spill directory under `parent` and keeps the rest as [`SpilledKeys`] (see the module
-/// docs). Nothing is created on disk while the images fit.
+/// docs). Nothing is created on disk while the images fit. Under `budget`, the stream
+/// stops with the refusal the context's build would give as soon as what is kept per
+/// document (ids, fingerprints, key counts) and the room to build the context take more
+/// than the budget (`corpus` names the input): the process stays within the budget even
+/// when the run cannot.
 pub(crate) fn sketch_held_or_keys_by(
+    corpus: &Path,
+    budget: Option<MemoryBudget>,
     parent: &Path,
     eq: Equivalence,
     fits: &dyn Fn(u64, u64) -> bool,
     stream: &mut dyn FnMut(&mut dyn SketchSink) -> Result<SketchStats>,
 ) -> Result<HeldOrKeys> {
     let mut sink = HoldThenKeys {
+        corpus,
+        budget,
+        id_bytes: 0,
+        keys_total: 0,
         parent,
         eq,
         fits,
@@ -97,6 +108,11 @@ struct Spilling {
 
 /// The sink of [`sketch_held_or_keys_by`].
 struct HoldThenKeys<'a> {
+    corpus: &'a Path,
+    budget: Option<MemoryBudget>,
+    /// Bytes of the external ids kept, and keys written, once past the limit.
+    id_bytes: u64,
+    keys_total: u64,
     parent: &'a Path,
     eq: Equivalence,
     fits: &'a dyn Fn(u64, u64) -> bool,
@@ -107,6 +123,24 @@ struct HoldThenKeys<'a> {
 }
 
 impl HoldThenKeys<'_> {
+    /// Under a budget, the refusal of [`super::prepared::context_needs`] as soon as what is
+    /// kept so far already needs more: ids (40 bytes and the text each), fingerprints and
+    /// key counts (20 bytes a document), and the room for passes over the keys so far. A
+    /// lower bound of what the build will count, so a run refused here would be refused
+    /// after the stream.
+    fn check_budget(&self) -> Result<()> {
+        let (Some(b), Some(s)) = (self.budget, &self.spilled) else {
+            return Ok(());
+        };
+        let docs = s.ext_ids.len();
+        let held = self.id_bytes + 20 * docs as u64;
+        let (work, need) = context_needs(held, self.keys_total);
+        if need > b.0 {
+            return Err(context_refusal(self.corpus, docs, true, need, work, b));
+        }
+        Ok(())
+    }
+
     /// Writes the keys of `images` (the next documents) and keeps their fingerprints.
     fn spill(&mut self, images: &[Image]) -> Result<()> {
         let scheme = self.memory.begun()?.sketch.scheme;
@@ -117,6 +151,7 @@ impl HoldThenKeys<'_> {
         for img in images {
             self.buf.clear();
             img.keys(scheme, &mut self.buf);
+            self.keys_total += self.buf.len() as u64;
             let d = DocId(s.keys.len() as u32);
             s.keys.push(d, &self.buf)?;
             s.img_fp.push(match eq {
@@ -136,8 +171,10 @@ impl SketchSink for HoldThenKeys<'_> {
     fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
         if let Some(s) = &mut self.spilled {
             s.prints.add(&mut b);
+            self.id_bytes += (b.ext_ids.iter()).map(|i| 40 + i.len() as u64).sum::<u64>();
             s.ext_ids.append(&mut b.ext_ids);
-            return self.spill(&b.images);
+            self.spill(&b.images)?;
+            return self.check_budget();
         }
         let positional = self.memory.begun()?.sketch.scheme.is_positional();
         self.held += (b.images.iter())
@@ -160,6 +197,10 @@ impl SketchSink for HoldThenKeys<'_> {
             self.spill(&images)?;
             drop(images);
             crate::spill::release_free_memory();
+            if let Some(s) = &self.spilled {
+                self.id_bytes = (s.ext_ids.iter()).map(|i| 40 + i.len() as u64).sum();
+            }
+            return self.check_budget();
         }
         Ok(())
     }

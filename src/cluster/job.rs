@@ -633,9 +633,14 @@ impl Job {
                 let file = spill_dir.as_ref().map(|d| d.path().join("corpus.img"));
                 let sketched = match &file {
                     _ if streamed => {
-                        match sketch_held_or_keys_by(&self.spill.dir(), eq, &fits, &mut |sink| {
-                            stream(path, sink)
-                        })? {
+                        match sketch_held_or_keys_by(
+                            path,
+                            budget,
+                            &self.spill.dir(),
+                            eq,
+                            &fits,
+                            &mut |sink| stream(path, sink),
+                        )? {
                             HeldOrKeys::Held(out) => HeldOrFile::Held(out),
                             HeldOrKeys::Keys(s) => {
                                 input_stats = s.stats.corpus;

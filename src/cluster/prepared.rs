@@ -58,6 +58,33 @@ pub struct Prepared {
 /// budget is refused rather than read the images that many times.
 const MAX_USEFUL_PASSES: u64 = 64;
 
+/// What a budgeted build of the context of `total` keys needs besides `held` bytes: the
+/// room for its passes ([`MAX_USEFUL_PASSES`]), and in all.
+pub(crate) fn context_needs(held: u64, total: u64) -> (u64, u64) {
+    let work = (total * 20 / MAX_USEFUL_PASSES).max(1 << 16);
+    (work, held + work)
+}
+
+/// The refusal of a budget below [`context_needs`]: `so_far` when `docs` counts the
+/// documents read so far (the input not read to its end).
+pub(crate) fn context_refusal(
+    what: &Path,
+    docs: usize,
+    so_far: bool,
+    need: u64,
+    work: u64,
+    budget: crate::spill::MemoryBudget,
+) -> Error {
+    Error::Budget(format!(
+        "{}: the context of {}{docs} documents{} needs at least {} MiB (their ids and per-document data, and {} MiB to build it in), more than the memory budget ({budget})",
+        what.display(),
+        if so_far { "the " } else { "" },
+        if so_far { " read so far" } else { "" },
+        need.div_ceil(1 << 20),
+        work.div_ceil(1 << 20)
+    ))
+}
+
 impl Prepared {
     /// Prepares images (consumed: their values are moved, not copied); `fingerprints` (raw
     /// and canonical, from the sketch pipeline) enable collapsing identical and
@@ -258,16 +285,9 @@ impl Prepared {
         let held = prep.heap_bytes() + fingerprints.map_or(0, |f| 16 * f.raw.len() as u64);
         if let Some(b) = spill.budget {
             // The ids and per-document arrays, and room for passes of useful size.
-            let work = (stats.total() * 20 / MAX_USEFUL_PASSES).max(1 << 16);
-            let need = held + work;
+            let (work, need) = context_needs(held, stats.total());
             if need > b.0 {
-                return Err(Error::Budget(format!(
-                    "{}: the context of {} documents needs at least {} MiB (their ids and per-document data, and {} MiB to build it in), more than the memory budget ({b})",
-                    what.display(),
-                    prep.n_docs(),
-                    need.div_ceil(1 << 20),
-                    work.div_ceil(1 << 20)
-                )));
+                return Err(context_refusal(what, prep.n_docs(), false, need, work, b));
             }
         }
         let (before, t) = (crate::spill::peak_rss_bytes(), std::time::Instant::now());

@@ -441,27 +441,49 @@ fn the_default_plan_keeps_keys_on_disk_past_its_images() {
 }
 
 /// A budget below the context's ids and per-document data is refused naming the corpus
-/// (not the temporary key file the images had gone to), the documents and the memory needed.
+/// (not the temporary key file the images had gone to), the documents and the memory
+/// needed: as soon as the documents read so far need more than the budget (a small one,
+/// before the corpus's end), else after the corpus is read (then naming every document).
 #[test]
 fn a_budget_below_the_context_is_refused_naming_the_corpus() {
     use fimdup::spill::{MemoryBudget, SpillConfig};
     let (docs, _) = default_corpus();
     let tmp = tempfile::tempdir().unwrap();
-    let e = JobBuilder::new(Method::Concept)
-        .spill(SpillConfig {
-            budget: Some(MemoryBudget(64 << 10)),
-            tmp_dir: Some(tmp.path().to_path_buf()),
-        })
-        .build()
-        .unwrap()
-        .run(&Input::Corpus(docs.clone()), &|_| {})
-        .unwrap_err()
-        .to_string();
-    let want = format!(
-        "memory budget too small: {}: the context of 1500 documents needs at least",
+    let refusal = |budget: u64| {
+        JobBuilder::new(Method::Concept)
+            .spill(SpillConfig {
+                budget: Some(MemoryBudget(budget)),
+                tmp_dir: Some(tmp.path().to_path_buf()),
+            })
+            .build()
+            .unwrap()
+            .run(&Input::Corpus(docs.clone()), &|_| {})
+            .unwrap_err()
+            .to_string()
+    };
+    let head = format!(
+        "memory budget too small: {}: the context of ",
         docs.display()
     );
-    assert!(e.starts_with(&want), "{e}");
+    // 64 KiB: past the budget before the last of the 1,500 documents is read.
+    let e = refusal(64 << 10);
+    let so_far: usize = e
+        .strip_prefix(&format!("{head}the "))
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{e}"));
+    assert!(
+        so_far < 1500 && e.contains(" documents read so far needs at least "),
+        "{e}"
+    );
+    // Just below what the whole context's ids need: refused once every document is read
+    // (when the last batch comes, or after it).
+    let e = refusal(150 << 10);
+    assert!(
+        e.starts_with(&format!("{head}the 1500 documents read so far needs at least "))
+            || e.starts_with(&format!("{head}1500 documents needs at least ")),
+        "{e}"
+    );
     assert_eq!(
         std::fs::read_dir(tmp.path()).unwrap().count(),
         0,
