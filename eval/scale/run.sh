@@ -118,10 +118,11 @@ for N in $SIZES; do
   [ "${SCALE_KEEP:-0}" = 1 ] || rm -rf "$C"
 done
 
-# The sections of the report that eval/scale/budget.sh measures are kept.
+# The report's sections after the table ("## " headings: what was written by hand about a
+# run, and what eval/scale/budget.sh measures) are kept.
 KEEP=""
 if [ -f "$OUT" ]; then
-  KEEP=$(awk '/^## Memory budget/ { on = 1 } on' "$OUT")
+  KEEP=$(awk '/^## / { on = 1 } on' "$OUT")
 fi
 {
   echo "# Scaling: corpus to verified concept pairs at 1M and 10M documents"
