@@ -480,8 +480,9 @@ fn a_budget_below_the_context_is_refused_naming_the_corpus() {
     // (when the last batch comes, or after it).
     let e = refusal(150 << 10);
     assert!(
-        e.starts_with(&format!("{head}the 1500 documents read so far needs at least "))
-            || e.starts_with(&format!("{head}1500 documents needs at least ")),
+        e.starts_with(&format!(
+            "{head}the 1500 documents read so far needs at least "
+        )) || e.starts_with(&format!("{head}1500 documents needs at least ")),
         "{e}"
     );
     assert_eq!(
