@@ -15,12 +15,10 @@ use std::path::Path;
 use super::prepared::{context_needs, context_refusal};
 use super::Equivalence;
 use crate::context::{KeyFile, KeyFileWriter};
-use crate::sketch::inputs::held_image_bytes;
-use crate::sketch::pipeline::{
-    Collect, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
-};
+use crate::sketch::inputs::Holding;
+use crate::sketch::pipeline::{Prints, SketchBatch, SketchOutput, SketchSink, SketchStats};
 use crate::sketch::{image_fingerprint, Image, SketchParams};
-use crate::spill::{MemoryBudget, SpillDir};
+use crate::spill::MemoryBudget;
 use crate::{DocId, Result};
 
 /// What [`sketch_held_or_keys_by`] made of a stream.
@@ -33,8 +31,6 @@ pub(crate) enum HeldOrKeys {
 
 /// A sketched corpus whose keys are in a [`KeyFile`].
 pub(crate) struct SpilledKeys {
-    /// The directory of the key file (removed when dropped).
-    pub dir: SpillDir,
     /// The pipeline's counts.
     pub stats: SketchStats,
     /// The parameters of the images.
@@ -73,20 +69,18 @@ pub(crate) fn sketch_held_or_keys_by(
         keys_total: 0,
         parent,
         eq,
-        fits,
-        held: 0,
-        memory: Collect::new(),
+        holding: Holding::new(fits),
         spilled: None,
         buf: Vec::new(),
     };
     let stats = stream(&mut sink)?;
     let HoldThenKeys {
-        memory, spilled, ..
+        holding, spilled, ..
     } = sink;
+    let memory = holding.memory;
     match spilled {
         None => Ok(HeldOrKeys::Held(memory.into_output(stats)?)),
         Some(s) => Ok(HeldOrKeys::Keys(SpilledKeys {
-            dir: s.dir,
             stats,
             params: memory.begun()?.clone(),
             ext_ids: s.ext_ids,
@@ -97,9 +91,13 @@ pub(crate) fn sketch_held_or_keys_by(
     }
 }
 
+/// What the external ids `ids` are counted for against a budget: 40 bytes and the text each.
+fn id_bytes(ids: &[String]) -> u64 {
+    ids.iter().map(|i| 40 + i.len() as u64).sum()
+}
+
 /// What the sink keeps once past the limit.
 struct Spilling {
-    dir: SpillDir,
     ext_ids: Vec<String>,
     img_fp: Vec<Option<u64>>,
     prints: Prints,
@@ -115,9 +113,7 @@ struct HoldThenKeys<'a> {
     keys_total: u64,
     parent: &'a Path,
     eq: Equivalence,
-    fits: &'a dyn Fn(u64, u64) -> bool,
-    held: u64,
-    memory: Collect,
+    holding: Holding<'a>,
     spilled: Option<Spilling>,
     buf: Vec<u64>,
 }
@@ -143,7 +139,7 @@ impl HoldThenKeys<'_> {
 
     /// Writes the keys of `images` (the next documents) and keeps their fingerprints.
     fn spill(&mut self, images: &[Image]) -> Result<()> {
-        let scheme = self.memory.begun()?.sketch.scheme;
+        let scheme = self.holding.memory.begun()?.sketch.scheme;
         let eq = self.eq;
         let Some(s) = &mut self.spilled else {
             return Ok(());
@@ -165,41 +161,32 @@ impl HoldThenKeys<'_> {
 
 impl SketchSink for HoldThenKeys<'_> {
     fn begin(&mut self, params: &SketchParams) -> Result<()> {
-        self.memory.begin(params)
+        self.holding.memory.begin(params)
     }
 
     fn batch(&mut self, mut b: SketchBatch) -> Result<()> {
         if let Some(s) = &mut self.spilled {
             s.prints.add(&mut b);
-            self.id_bytes += (b.ext_ids.iter()).map(|i| 40 + i.len() as u64).sum::<u64>();
+            self.id_bytes += id_bytes(&b.ext_ids);
             s.ext_ids.append(&mut b.ext_ids);
             self.spill(&b.images)?;
             return self.check_budget();
         }
-        let positional = self.memory.begun()?.sketch.scheme.is_positional();
-        self.held += (b.images.iter())
-            .map(|i| held_image_bytes(i.len(), positional))
-            .sum::<u64>();
-        self.memory.batch(b)?;
-        let m = &mut self.memory;
-        if !(self.fits)(m.images.len() as u64, self.held) {
+        if !self.holding.hold(b)? {
             // Past the limit: the keys of what is held go to the file, and so do the rest.
+            let m = &mut self.holding.memory;
             let images = std::mem::take(&mut m.images);
-            let mut dir = SpillDir::new_in(self.parent)?;
-            let keys = KeyFileWriter::create(&mut dir)?;
+            let ext_ids = std::mem::take(&mut m.ext_ids);
+            self.id_bytes = id_bytes(&ext_ids);
             self.spilled = Some(Spilling {
-                dir,
-                ext_ids: std::mem::take(&mut m.ext_ids),
+                ext_ids,
                 img_fp: Vec::with_capacity(images.len()),
                 prints: std::mem::replace(&mut m.prints, Prints::new()),
-                keys,
+                keys: KeyFileWriter::create_in(self.parent)?,
             });
             self.spill(&images)?;
             drop(images);
             crate::spill::release_free_memory();
-            if let Some(s) = &self.spilled {
-                self.id_bytes = (s.ext_ids.iter()).map(|i| 40 + i.len() as u64).sum();
-            }
             return self.check_budget();
         }
         Ok(())

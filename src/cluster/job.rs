@@ -608,7 +608,7 @@ impl Job {
                 };
                 (prep, None, None)
             }
-            Input::Corpus(path) => {
+            Input::Corpus(path) => 'corpus: {
                 // Under a budget the images stay in memory while they and the method's
                 // working set fit in it (as `check_fit` counts them); past that they go to
                 // a temporary images file, keeping only the fingerprints and offsets, and
@@ -631,51 +631,39 @@ impl Job {
                     _ => None,
                 };
                 let file = spill_dir.as_ref().map(|d| d.path().join("corpus.img"));
-                let sketched = match &file {
-                    _ if streamed => {
-                        match sketch_held_or_keys_by(
-                            path,
-                            budget,
-                            &self.spill.dir(),
-                            eq,
-                            &fits,
-                            &mut |sink| stream(path, sink),
-                        )? {
-                            HeldOrKeys::Held(out) => HeldOrFile::Held(out),
-                            HeldOrKeys::Keys(s) => {
-                                input_stats = s.stats.corpus;
-                                let prep = Prepared::from_key_file(
-                                    path,
-                                    s.params,
-                                    s.ext_ids,
-                                    s.img_fp,
-                                    s.keys,
-                                    &self.cluster.context,
-                                    &self.spill,
-                                    Some(&s.prints.fps),
-                                )?;
-                                drop(s.dir);
-                                if self.keep_fingerprints {
-                                    fingerprints = Some(s.prints.fps);
-                                }
-                                let seconds = t0.elapsed().as_secs_f64();
-                                return Ok(Sketched {
-                                    phases: preparation_phases(seconds, &prep),
-                                    prep,
-                                    corpus: Some(path.clone()),
-                                    pipeline: self.pipeline.clone(),
-                                    offsets: s.prints.offsets,
-                                    seconds,
-                                    input_stats,
-                                    fingerprints,
-                                });
+                let sketched = if streamed {
+                    match sketch_held_or_keys_by(
+                        path,
+                        budget,
+                        &self.spill.dir(),
+                        eq,
+                        &fits,
+                        &mut |sink| stream(path, sink),
+                    )? {
+                        HeldOrKeys::Held(out) => HeldOrFile::Held(out),
+                        HeldOrKeys::Keys(s) => {
+                            input_stats = s.stats.corpus;
+                            // The key file lives in `s.dir` until the context is built.
+                            let prep = Prepared::from_key_file(
+                                path,
+                                s.params,
+                                s.ext_ids,
+                                s.img_fp,
+                                s.keys,
+                                &self.cluster.context,
+                                &self.spill,
+                                Some(&s.prints.fps),
+                            )?;
+                            if self.keep_fingerprints {
+                                fingerprints = Some(s.prints.fps);
                             }
+                            break 'corpus (prep, Some(path.clone()), s.prints.offsets);
                         }
                     }
-                    Some(file) => {
-                        sketch_held_or_to_file_by(file, &fits, &mut |sink| stream(path, sink))?
-                    }
-                    None => HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?),
+                } else if let Some(file) = &file {
+                    sketch_held_or_to_file_by(file, &fits, &mut |sink| stream(path, sink))?
+                } else {
+                    HeldOrFile::Held(sketch_corpus_by(&mut |sink| stream(path, sink))?)
                 };
                 match sketched {
                     HeldOrFile::Held(out) => {

@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use super::radix::read_ahead;
 use super::{BuiltContext, Context, ContextConfig, KeySource, KeyStats};
 use crate::sketch::{Image, ImageInputs, Scheme};
 use crate::spill::SpillConfig;
@@ -104,12 +105,10 @@ impl<'a, P: AsRef<Path> + Sync> ImageKeys<'a, P> {
 impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
         let (paths, scheme) = (self.paths, self.scheme);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<KeyBatch>>(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<KeyBatch>();
-        std::thread::scope(|s| {
-            s.spawn(move || {
-                let fresh = || {
-                    let mut b = back_rx.try_recv().unwrap_or_default();
+        read_ahead(
+            |fresh: &mut dyn FnMut() -> KeyBatch, send: &mut dyn FnMut(KeyBatch) -> bool| {
+                let mut fresh = || {
+                    let mut b = fresh();
                     b.docs.clear();
                     b.keys.clear();
                     b.off.clear();
@@ -117,49 +116,27 @@ impl<P: AsRef<Path> + Sync> KeySource for ImageKeys<'_, P> {
                     b
                 };
                 let mut batch = fresh();
-                let r = ImageInputs::open(paths).and_then(|inputs| {
-                    inputs.for_each_again(|d, _, img| {
-                        batch.docs.push(d);
-                        img.keys(scheme, &mut batch.keys);
-                        batch.off.push(batch.keys.len());
-                        if batch.docs.len() == Self::BATCH {
-                            let full = std::mem::replace(&mut batch, fresh());
-                            if tx.send(Ok(full)).is_err() {
-                                // The consumer stopped (its error is the one reported).
-                                return Err(crate::Error::Limit("scan stopped".into()));
-                            }
-                        }
-                        Ok(())
-                    })
-                });
-                let _ = match r {
-                    Ok(_) => tx.send(Ok(batch)),
-                    Err(e) => tx.send(Err(e)),
-                };
-            });
-            let mut out = Ok(());
-            for b in rx.iter() {
-                let b = match b {
-                    Ok(b) => b,
-                    Err(e) => {
-                        out = Err(e);
-                        break;
+                ImageInputs::open(paths)?.for_each_again(|d, _, img| {
+                    batch.docs.push(d);
+                    img.keys(scheme, &mut batch.keys);
+                    batch.off.push(batch.keys.len());
+                    if batch.docs.len() == Self::BATCH
+                        && !send(std::mem::replace(&mut batch, fresh()))
+                    {
+                        // The consumer stopped (its error is the one reported).
+                        return Err(crate::Error::Limit("scan stopped".into()));
                     }
-                };
+                    Ok(())
+                })?;
+                send(batch);
+                Ok(())
+            },
+            |b: &KeyBatch| {
                 for (i, &d) in b.docs.iter().enumerate() {
-                    if let Err(e) = f(d, &b.keys[b.off[i]..b.off[i + 1]]) {
-                        out = Err(e);
-                        break;
-                    }
+                    f(d, &b.keys[b.off[i]..b.off[i + 1]])?;
                 }
-                if out.is_err() {
-                    break;
-                }
-                let _ = back_tx.send(b);
-            }
-            // Dropping the receiver stops the decoder at its next batch.
-            drop(rx);
-            out
-        })
+                Ok(())
+            },
+        )
     }
 }

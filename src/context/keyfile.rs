@@ -3,8 +3,9 @@
 //! raw little-endian `u64`s (8 bytes a key; the per-document counts stay in memory, 4
 //! bytes a document) and counts their [`KeyStats`]; the [`KeyFile`] it gives is a
 //! [`KeySource`] read again on every scan in blocks of whole documents, on a second thread
-//! (reading overlaps the build), with no decoding beyond the byte order. Unlike an images file it holds no ids, no image and no checksum: it lives
-//! only as long as the run that wrote it, inside that run's spill directory.
+//! (reading overlaps the build), with no decoding beyond the byte order. Unlike an images
+//! file it holds no ids, no image and no checksum: it lives in a spill directory of its
+//! own, removed with the [`KeyFile`] (or the writer, when it is not finished).
 //!
 //! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`, and a
 //! scan gives every document's keys as they were pushed, in that order; a file shorter or
@@ -14,6 +15,7 @@ use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use super::radix::read_ahead;
 use super::{KeySource, KeyStats};
 use crate::spill::SpillDir;
 use crate::{DocId, Error, Result};
@@ -23,6 +25,7 @@ const BLOCK_KEYS: usize = 1 << 20;
 
 /// Writes documents' keys to a [`KeyFile`] (see the module docs).
 pub struct KeyFileWriter {
+    dir: SpillDir,
     path: PathBuf,
     out: BufWriter<File>,
     lens: Vec<u32>,
@@ -31,10 +34,12 @@ pub struct KeyFileWriter {
 }
 
 impl KeyFileWriter {
-    /// Creates the file in `dir` (removed with it).
-    pub fn create(dir: &mut SpillDir) -> Result<Self> {
+    /// Creates the file in a new spill directory under `parent`.
+    pub fn create_in(parent: &Path) -> Result<Self> {
+        let mut dir = SpillDir::new_in(parent)?;
         let (path, f) = dir.create_file("keys")?;
         Ok(KeyFileWriter {
+            dir,
             path,
             out: BufWriter::with_capacity(1 << 20, f),
             lens: Vec::new(),
@@ -80,6 +85,7 @@ impl KeyFileWriter {
     /// Flushes the file and gives it as a key source.
     pub fn finish(self) -> Result<KeyFile> {
         let KeyFileWriter {
+            dir,
             path,
             out,
             lens,
@@ -88,7 +94,12 @@ impl KeyFileWriter {
         } = self;
         out.into_inner()
             .map_err(|e| Error::io(&path, e.into_error()))?;
-        Ok(KeyFile { path, lens, stats })
+        Ok(KeyFile {
+            _dir: dir,
+            path,
+            lens,
+            stats,
+        })
     }
 }
 
@@ -96,6 +107,8 @@ impl KeyFileWriter {
 /// module docs).
 #[derive(Debug)]
 pub struct KeyFile {
+    /// Removed, with the file, when the key file is dropped.
+    _dir: SpillDir,
     path: PathBuf,
     lens: Vec<u32>,
     stats: KeyStats,
@@ -116,11 +129,6 @@ impl KeyFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
-
-    /// Bytes of memory held (the per-document counts).
-    pub fn heap_bytes(&self) -> u64 {
-        4 * self.lens.capacity() as u64
-    }
 }
 
 impl KeySource for KeyFile {
@@ -128,49 +136,25 @@ impl KeySource for KeyFile {
         true
     }
 
-    /// Reads the file on a second thread, in blocks of whole documents of at most
-    /// [`BLOCK_KEYS`] keys (one document at least) handed over a bounded channel, so that
-    /// reading overlaps what `f` does with the keys.
+    /// Reads the file on a second thread ([`read_ahead`]), in blocks of whole documents of
+    /// at most [`BLOCK_KEYS`] keys (one document at least), so that reading overlaps what
+    /// `f` does with the keys.
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
         let (lens, path) = (&self.lens, &self.path);
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(usize, Vec<u64>)>>(2);
-        let (back_tx, back_rx) = std::sync::mpsc::channel::<Vec<u64>>();
-        std::thread::scope(|s| {
-            s.spawn(move || {
-                let recycled = || back_rx.try_recv().unwrap_or_default();
-                // A closed channel: the consumer stopped (its error is reported).
-                let r = read_blocks(path, lens, recycled, |d, keys| {
-                    tx.send(Ok((d, keys))).is_ok()
-                });
-                if let Err(e) = r {
-                    let _ = tx.send(Err(e));
-                }
-            });
-            let mut out = Ok(());
-            'blocks: for block in rx.iter() {
-                let (d0, keys) = match block {
-                    Ok(b) => b,
-                    Err(e) => {
-                        out = Err(e);
-                        break;
-                    }
-                };
+        type Block = (std::ops::Range<usize>, Vec<u64>);
+        read_ahead(
+            |fresh: &mut dyn FnMut() -> Block, send: &mut dyn FnMut(Block) -> bool| {
+                read_blocks(path, lens, || fresh().1, |docs, keys| send((docs, keys)))
+            },
+            |(docs, keys): &Block| {
                 let mut at = 0usize;
-                let end = block_end(lens, d0);
-                for (d, &n) in (d0..end).zip(&lens[d0..end]) {
-                    let n = n as usize;
-                    if let Err(e) = f(DocId(d as u32), &keys[at..at + n]) {
-                        out = Err(e);
-                        break 'blocks;
-                    }
-                    at += n;
+                for (d, &n) in docs.clone().zip(&lens[docs.clone()]) {
+                    f(DocId(d as u32), &keys[at..at + n as usize])?;
+                    at += n as usize;
                 }
-                let _ = back_tx.send(keys);
-            }
-            // Dropping the receiver stops the reader at its next block.
-            drop(rx);
-            out
-        })
+                Ok(())
+            },
+        )
     }
 }
 
@@ -187,13 +171,13 @@ fn block_end(lens: &[u32], d: usize) -> usize {
 
 /// Reads the key file `path` of documents with `lens` keys each in blocks of whole
 /// documents ([`block_end`]), each into a vector from `fresh`, and hands `emit` the block's
-/// first document and its keys; `emit` returns false to stop. A file shorter or longer than
+/// documents and their keys; `emit` returns false to stop. A file shorter or longer than
 /// the keys is an error.
 fn read_blocks(
     path: &Path,
     lens: &[u32],
     mut fresh: impl FnMut() -> Vec<u64>,
-    mut emit: impl FnMut(usize, Vec<u64>) -> bool,
+    mut emit: impl FnMut(std::ops::Range<usize>, Vec<u64>) -> bool,
 ) -> Result<()> {
     let changed = |what: &str| {
         Error::format(
@@ -218,7 +202,7 @@ fn read_blocks(
                 .chunks_exact(8)
                 .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
         );
-        if !emit(d, keys) {
+        if !emit(d..e, keys) {
             return Ok(());
         }
         d = e;
@@ -282,8 +266,8 @@ mod tests {
         v
     }
 
-    fn written(dir: &mut SpillDir, docs: &[Vec<u64>]) -> KeyFile {
-        let mut w = KeyFileWriter::create(dir).unwrap();
+    fn written(parent: &Path, docs: &[Vec<u64>]) -> KeyFile {
+        let mut w = KeyFileWriter::create_in(parent).unwrap();
         for (d, ks) in docs.iter().enumerate() {
             w.push(DocId(d as u32), ks).unwrap();
         }
@@ -295,9 +279,8 @@ mod tests {
     #[test]
     fn scans_give_back_the_keys_pushed() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut dir = SpillDir::new_in(tmp.path()).unwrap();
         let docs = docs();
-        let mut kf = written(&mut dir, &docs);
+        let mut kf = written(tmp.path(), &docs);
         let mut want = KeyStats::default();
         for (d, ks) in docs.iter().enumerate() {
             want.add(DocId(d as u32), ks);
@@ -322,9 +305,8 @@ mod tests {
     #[test]
     fn a_changed_file_is_an_error() {
         let tmp = tempfile::tempdir().unwrap();
-        let mut dir = SpillDir::new_in(tmp.path()).unwrap();
         let docs = docs();
-        let mut kf = written(&mut dir, &docs);
+        let mut kf = written(tmp.path(), &docs);
         let len = std::fs::metadata(kf.path()).unwrap().len();
         let f = std::fs::OpenOptions::new()
             .write(true)
@@ -353,12 +335,15 @@ mod tests {
             })
             .unwrap_err();
         assert!(e.to_string().ends_with("stop here"), "{e}");
-        let mut w = KeyFileWriter::create(&mut dir).unwrap();
+        let mut w = KeyFileWriter::create_in(tmp.path()).unwrap();
         w.push(DocId(0), &[1]).unwrap();
         let e = w.push(DocId(2), &[1]).unwrap_err().to_string();
         assert!(
             e.contains("document 2 pushed where document 1 was expected"),
             "{e}"
         );
+        // The file and its directory go with the key file, finished or not.
+        drop((w, f, kf));
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
     }
 }

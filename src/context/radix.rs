@@ -281,6 +281,43 @@ pub trait KeySource {
     }
 }
 
+/// How a [`KeySource`] that reads from disk overlaps reading with the build: `produce`
+/// runs on a second thread, filling batches (from `fresh`: the consumer's used ones, or
+/// new) and handing each over with `send` (false once the consumer stopped: `produce`
+/// should then return); the calling thread gives the batches to `consume` in order. A
+/// bounded channel (two batches) keeps the reader at most that far ahead. The first
+/// error, of `produce` or of `consume`, ends the scan.
+pub(crate) fn read_ahead<B: Send + Default>(
+    produce: impl FnOnce(&mut dyn FnMut() -> B, &mut dyn FnMut(B) -> bool) -> Result<()> + Send,
+    mut consume: impl FnMut(&B) -> Result<()>,
+) -> Result<()> {
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<B>>(2);
+    let (back_tx, back_rx) = std::sync::mpsc::channel::<B>();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let mut fresh = || back_rx.try_recv().unwrap_or_default();
+            let mut send = |b| tx.send(Ok(b)).is_ok();
+            if let Err(e) = produce(&mut fresh, &mut send) {
+                // Refused when the consumer stopped: its own error is the one reported.
+                let _ = tx.send(Err(e));
+            }
+        });
+        let mut out = Ok(());
+        for b in rx.iter() {
+            if let Err(e) = b
+                .and_then(|b| consume(&b).map(|()| b))
+                .map(|b| back_tx.send(b))
+            {
+                out = Err(e);
+                break;
+            }
+        }
+        // Dropping the receiver stops the producer at its next batch.
+        drop(rx);
+        out
+    })
+}
+
 /// Stably sorts by key the incidences of one bucket of [`context_in_memory`], whose keys
 /// `k` all have the same `(k - lo) >> shift`: a counting sort on the next bits below
 /// `shift` (about one incidence per slot), then an insertion sort of each slot (a

@@ -199,9 +199,7 @@ pub fn sketch_held_or_to_file_by(
 ) -> Result<HeldOrFile> {
     let mut sink = HoldThenFile {
         out,
-        fits,
-        held: 0,
-        memory: Collect::new(),
+        holding: Holding::new(fits),
         file: None,
     };
     let stats = stream(&mut sink)?;
@@ -210,36 +208,61 @@ pub fn sketch_held_or_to_file_by(
             let n = f.file.finish()?;
             Ok(HeldOrFile::File(stats, f.prints, n))
         }
-        None => Ok(HeldOrFile::Held(sink.memory.into_output(stats)?)),
+        None => Ok(HeldOrFile::Held(sink.holding.memory.into_output(stats)?)),
     }
 }
 
-/// The sink of [`sketch_held_or_to_file_by`]: what it holds in `memory` until it is past
-/// the limit, then the file.
-struct HoldThenFile<'a> {
-    out: &'a Path,
+/// The images of a stream held in memory while `fits(documents, bytes)` holds for the
+/// documents so far and their images' bytes ([`held_image_bytes`] each): the first part of
+/// the sink of [`sketch_held_or_to_file_by`] and of the context-only methods' sink
+/// (`cluster::held_keys`), which move what is held elsewhere once it is past the limit.
+pub(crate) struct Holding<'a> {
     fits: &'a dyn Fn(u64, u64) -> bool,
     held: u64,
-    memory: Collect,
+    /// What is held.
+    pub(crate) memory: Collect,
+}
+
+impl<'a> Holding<'a> {
+    /// Nothing held yet.
+    pub(crate) fn new(fits: &'a dyn Fn(u64, u64) -> bool) -> Self {
+        Holding {
+            fits,
+            held: 0,
+            memory: Collect::new(),
+        }
+    }
+
+    /// Holds `b`; false once what is held is past the limit.
+    pub(crate) fn hold(&mut self, b: SketchBatch) -> Result<bool> {
+        let positional = self.memory.begun()?.sketch.scheme.is_positional();
+        self.held += (b.images.iter())
+            .map(|i| held_image_bytes(i.len(), positional))
+            .sum::<u64>();
+        self.memory.batch(b)?;
+        Ok((self.fits)(self.memory.images.len() as u64, self.held))
+    }
+}
+
+/// The sink of [`sketch_held_or_to_file_by`]: what it holds until it is past the limit,
+/// then the file.
+struct HoldThenFile<'a> {
+    out: &'a Path,
+    holding: Holding<'a>,
     file: Option<FileAndPrints>,
 }
 
 impl SketchSink for HoldThenFile<'_> {
     fn begin(&mut self, params: &SketchParams) -> Result<()> {
-        self.memory.begin(params)
+        self.holding.memory.begin(params)
     }
 
     fn batch(&mut self, b: SketchBatch) -> Result<()> {
         if let Some(f) = &mut self.file {
             return f.batch(b);
         }
-        let positional = self.memory.begun()?.sketch.scheme.is_positional();
-        self.held += (b.images.iter())
-            .map(|i| held_image_bytes(i.len(), positional))
-            .sum::<u64>();
-        self.memory.batch(b)?;
-        let m = &mut self.memory;
-        if !(self.fits)(m.images.len() as u64, self.held) {
+        if !self.holding.hold(b)? {
+            let m = &mut self.holding.memory;
             // Past the limit: what is held goes to the file, and so does the rest.
             let mut file = ImageFileSink::new(self.out, Shard::default());
             file.begin(m.begun()?)?;
