@@ -105,12 +105,20 @@ pub struct SpillConfig {
     pub budget: Option<MemoryBudget>,
     /// Directory for spill files; `None`: the system temporary directory.
     pub tmp_dir: Option<PathBuf>,
+    /// The budget of the whole process that `budget` is a share of (set by
+    /// [`SpillConfig::new`], kept by [`SpillConfig::less`]): what [`SpillConfig::room`]
+    /// holds the memory resident now against. `None`: only `budget` counts.
+    pub process: Option<MemoryBudget>,
 }
 
 impl SpillConfig {
     /// A configuration with a budget and an optional directory.
     pub fn new(budget: Option<MemoryBudget>, tmp_dir: Option<PathBuf>) -> Result<Self> {
-        let c = SpillConfig { budget, tmp_dir };
+        let c = SpillConfig {
+            budget,
+            tmp_dir,
+            process: budget,
+        };
         c.validate()?;
         Ok(c)
     }
@@ -141,6 +149,32 @@ impl SpillConfig {
                 .budget
                 .map(|b| MemoryBudget(b.0.saturating_sub(held).max(1))),
             tmp_dir: self.tmp_dir.clone(),
+            process: self.process,
+        }
+    }
+
+    /// A share of `bytes` fixed now: what is given it is taken without measuring the
+    /// resident memory again (for a buffer sized beside another that is not allocated
+    /// yet, which [`SpillConfig::room`] cannot see).
+    pub fn fixed(&self, bytes: u64) -> SpillConfig {
+        SpillConfig {
+            budget: self.budget.map(|_| MemoryBudget(bytes.max(1))),
+            tmp_dir: self.tmp_dir.clone(),
+            process: None,
+        }
+    }
+
+    /// The bytes a stage may take from now on: its budget, but no more than what the
+    /// process's budget leaves beside the memory resident now ([`in_use`]), since what the
+    /// caller counted in `budget` can fall short of what is resident. At least a sixteenth
+    /// of the process's budget (or the whole budget, when smaller), so that a stage keeps
+    /// making progress. Without a budget, `u64::MAX`. It reads `/proc` and trims the heap:
+    /// call it where a stage sizes its buffers, not per item.
+    pub fn room(&self) -> u64 {
+        let b = self.budget_bytes();
+        match self.process {
+            Some(p) => b.min(p.0.saturating_sub(in_use(0)).max(p.0 / 16)),
+            None => b,
         }
     }
 
@@ -156,6 +190,16 @@ impl SpillConfig {
 /// held.
 pub fn resident_bytes() -> Option<u64> {
     status_bytes("VmRSS:")
+}
+
+/// What a stage planning its share of a budget counts as taken: `held` (what the caller
+/// knows it holds) or, when more, what the process has resident once the allocator has
+/// given back what it holds free ([`release_free_memory`]). Freed memory can stay resident
+/// (a heap page that still holds one live block is not given back), and the budget bounds
+/// the process, so the estimate alone can undercount by hundreds of megabytes.
+pub fn in_use(held: u64) -> u64 {
+    release_free_memory();
+    held.max(resident_bytes().unwrap_or(0))
 }
 
 /// Gives the memory the allocator holds free back to the system (glibc's `malloc_trim`; a
@@ -313,7 +357,7 @@ impl<T: Record> ExternalSorter<T> {
     /// A sorter spilling under `cfg`; `what` names its run files.
     pub fn new(cfg: &SpillConfig, what: &'static str) -> Self {
         let per = std::mem::size_of::<T>().max(1) as u64;
-        let cap = (cfg.budget_bytes() / per).clamp(MIN_RUN as u64, usize::MAX as u64 / 2) as usize;
+        let cap = (cfg.room() / per).clamp(MIN_RUN as u64, usize::MAX as u64 / 2) as usize;
         ExternalSorter {
             cfg: cfg.clone(),
             what,
@@ -563,6 +607,7 @@ mod tests {
         SpillConfig {
             budget: Some(MemoryBudget(1)),
             tmp_dir: Some(dir.to_path_buf()),
+            process: None,
         }
     }
 

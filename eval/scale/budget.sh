@@ -4,6 +4,8 @@
 # the outputs compared byte for byte against the same command without a budget. Appends a
 # markdown table to OUT (default eval/results/scale.md).
 #
+# Every row checks peak RSS <= budget + BUDGET_SLACK MiB (default 64).
+#
 # Usage: eval/scale/budget.sh CORPUS.jsonl IMAGES.img "BUDGETS" [OUT]
 #   e.g. eval/scale/budget.sh /scratch/g1m/docs.jsonl /scratch/docs1m.img "512MiB 1GiB"
 # The corpus: fimdup gen --config eval/peers/corpus.json --docs N --stream --out DIR;
@@ -20,7 +22,8 @@ CORPUS=$1; IMAGES=$2; BUDGETS=$3; OUT=${4:-eval/results/scale.md}
 BIN=${FIMDUP_BIN:-target/release/fimdup}
 S=${BUDGET_SCRATCH:-/tmp/fimdup-budget}
 mkdir -p "$S/tmp"
-CMDS=${BUDGET_CMDS:-"sketch context concept-img uf-img concept concept-verify uf uf-verify lsh lsh-verify super-shingle exact index-build index-add"}
+CMDS=${BUDGET_CMDS:-"sketch context concept-img uf-img concept concept-verify uf uf-verify lsh lsh-verify super-shingle super-shingle-verify exact exact-verify dedup dedup-verify index-build index-add"}
+SLACK=${BUDGET_SLACK:-64}
 N=$(wc -l < "$CORPUS")
 
 # args NAME OUTDIR: the command line of NAME writing into OUTDIR
@@ -38,7 +41,11 @@ args() {
     lsh) echo cluster "$CORPUS" --method lsh --threshold 0.8 --out "$o";;
     lsh-verify) echo cluster "$CORPUS" --method lsh --threshold 0.8 --verify exact --out "$o";;
     super-shingle) echo cluster "$CORPUS" --method super-shingle --threshold 0.8 --out "$o";;
+    super-shingle-verify) echo cluster "$CORPUS" --method super-shingle --threshold 0.8 --verify exact --out "$o";;
     exact) echo cluster "$CORPUS" --method exact --threshold 0.8 --out "$o";;
+    exact-verify) echo cluster "$CORPUS" --method exact --threshold 0.8 --verify exact --out "$o";;
+    dedup) echo dedup "$CORPUS" --threshold 0.8 --out "$o";;
+    dedup-verify) echo dedup "$CORPUS" --threshold 0.8 --verify exact --out "$o";;
     index-build) echo index build --out "$o/idx" "$CORPUS";;
     index-add) echo index add "$o/idx" "${BUDGET_SWEEP2:-$CORPUS}" --tag sweep-2;;
   esac
@@ -49,6 +56,7 @@ outputs() {
     sketch) echo out.img;;
     context) echo out.dat out.dat.ids.tsv;;
     index-build|index-add) echo idx/CURRENT;;
+    dedup|dedup-verify) (cd "$S/$1.none" 2>/dev/null && ls | grep -v -e '^summary.json$' -e '\.time$');;
     *) echo clusters.jsonl pairs.csv;;
   esac
 }
@@ -83,7 +91,7 @@ for name in $CMDS; do
 import re,sys
 m=re.fullmatch(r'(\d+)(KiB|MiB|GiB)?','$b'); u={'KiB':1<<10,'MiB':1<<20,'GiB':1<<30,None:1}
 print(int(m.group(1))*u[m.group(2)])")
-    limit=$(( bytes / 1048576 + 256 ))
+    limit=$(( bytes / 1048576 + SLACK ))
     if [ $RC -eq 0 ]; then
       same=yes
       if [ "${BUDGET_REFERENCE:-1}" = 1 ]; then
@@ -114,7 +122,7 @@ done
   echo
   echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)."
   echo
-  echo "| command | budget | peak RSS MiB | wall s | RSS <= budget + 256 MiB | output same as without budget | without budget |"
+  echo "| command | budget | peak RSS MiB | wall s | RSS <= budget + $SLACK MiB | output same as without budget | without budget |"
   echo "|---|---|---:|---:|---|---|---|"
   printf '%s\n' "${ROWS[@]}"
 } | tee -a "$OUT"

@@ -16,7 +16,9 @@ use super::prepared::{context_needs, context_refusal};
 use super::Equivalence;
 use crate::context::{KeyFile, KeyFileWriter};
 use crate::sketch::inputs::Holding;
-use crate::sketch::pipeline::{Prints, SketchBatch, SketchOutput, SketchSink, SketchStats};
+use crate::sketch::pipeline::{
+    owned_here, Prints, SketchBatch, SketchOutput, SketchSink, SketchStats,
+};
 use crate::sketch::{image_fingerprint, Image, SketchParams};
 use crate::spill::MemoryBudget;
 use crate::{DocId, Result};
@@ -168,7 +170,7 @@ impl SketchSink for HoldThenKeys<'_> {
         if let Some(s) = &mut self.spilled {
             s.prints.add(&mut b);
             self.id_bytes += id_bytes(&b.ext_ids);
-            s.ext_ids.append(&mut b.ext_ids);
+            s.ext_ids.extend(owned_here(std::mem::take(&mut b.ext_ids)));
             self.spill(&b.images)?;
             return self.check_budget();
         }

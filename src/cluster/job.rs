@@ -827,7 +827,9 @@ impl Job {
             + s.fingerprints
                 .as_ref()
                 .map_or(0, |f| 8 * (f.raw.len() + f.canonical.len()) as u64);
-        let mut out = s.prep.run(&cfg, &self.spill.less(held))?;
+        let mut out = s
+            .prep
+            .run(&cfg, &self.spill.less(crate::spill::in_use(held)))?;
         if method.reads() == Reads::Sets {
             out.summary
                 .phases
@@ -845,12 +847,11 @@ impl Job {
                 };
                 verify_output(&mut out, fetch, t, regroup, Some(prep.collapse()))?;
             } else {
-                // What is resident counts, not only what is known to be held: memory the
-                // clustering freed may still be resident (kept by the allocator). At least
-                // an eighth of the budget, so that batches keep a useful size.
-                let resident = crate::spill::resident_bytes().unwrap_or(0);
+                // What is resident counts, not only what is known to be held
+                // (`spill::in_use`). At least an eighth of the budget, so that batches keep
+                // a useful size.
                 let budget = Some(match self.spill.budget {
-                    Some(b) => b.0.saturating_sub(held.max(resident)).max(b.0 / 8),
+                    Some(b) => b.0.saturating_sub(crate::spill::in_use(held)).max(b.0 / 8),
                     None => DEFAULT_VERIFY_BYTES,
                 });
                 verify_with_corpus(

@@ -121,6 +121,7 @@ pub(super) struct Arm<'r, 'a> {
 static NO_SPILL: SpillConfig = SpillConfig {
     budget: None,
     tmp_dir: None,
+    process: None,
 };
 
 impl<'a> Arm<'_, 'a> {

@@ -54,7 +54,7 @@ pub fn pair_counts(
     k: u32,
     spill: &SpillConfig,
 ) -> Result<Vec<(DocId, DocId, u32)>> {
-    if spill.budget.is_none() || pair_counts_in_memory_bytes(rows, n_docs) <= spill.budget_bytes() {
+    if spill.budget.is_none() || pair_counts_in_memory_bytes(rows, n_docs) <= spill.room() {
         Ok(pair_counts_of_rows(rows, n_docs, k))
     } else {
         pair_counts_spilled(rows, k, spill)
@@ -290,7 +290,7 @@ pub fn pair_counts_streamed(
     drop(seen);
     // Exact counts, a batch of candidates at a time: the row lists of the batch's
     // documents are gathered in one scan, then each candidate's lists are intersected.
-    let batch_bytes = (spill.budget_bytes() / 2).clamp(1 << 20, 1 << 40);
+    let batch_bytes = (spill.room() / 2).clamp(1 << 20, 1 << 40);
     let mut slot = vec![u32::MAX; n];
     let mut out = Vec::new();
     let mut batch: Vec<u64> = Vec::new();

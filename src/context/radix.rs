@@ -575,17 +575,24 @@ fn build_from_source(
     // What a pass may hold, given what is kept so far (bounded build), in incidences.
     let bounded = held.filter(|_| spill.budget.is_some());
     let cheap = src.rescans_cheaply();
+    let buckets = (bk.n * std::mem::size_of::<usize>() * 2) as u64;
     let avail = bounded.map(|h| {
         spill
             .budget_bytes()
             .saturating_sub(h)
-            .saturating_sub((bk.n * std::mem::size_of::<usize>() * 2) as u64)
+            .saturating_sub(buckets)
     });
     let pass_cap = |kept: u64| -> usize {
         match avail {
-            Some(a) => usize::try_from(a.saturating_sub(kept) / PASS_BYTES_PER_INCIDENCE)
-                .unwrap_or(usize::MAX)
-                .max(1),
+            // What is left beside the kept rows, and no more than what the process's
+            // budget leaves beside what is resident now (`SpillConfig::room`).
+            Some(a) => usize::try_from(
+                a.saturating_sub(kept)
+                    .min(spill.room().saturating_sub(buckets))
+                    / PASS_BYTES_PER_INCIDENCE,
+            )
+            .unwrap_or(usize::MAX)
+            .max(1),
             None if cheap => in_memory_pass_cap(spill, total),
             None => incidence_cap(spill),
         }

@@ -225,6 +225,7 @@ fn a_budget_changes_the_memory_not_the_output() {
                     .spill(SpillConfig {
                         budget: budget.map(MemoryBudget),
                         tmp_dir: Some(tmp.path().to_path_buf()),
+                        process: None,
                     })
                     .build()
                     .unwrap()
@@ -310,6 +311,7 @@ fn a_budget_keeps_the_collapse_of_either_equivalence() {
                     .spill(SpillConfig {
                         budget: budget.map(MemoryBudget),
                         tmp_dir: Some(spill.clone()),
+                        process: None,
                     })
                     .build()
                     .unwrap()
@@ -360,6 +362,7 @@ fn phases_name_the_stages_and_the_memory_at_their_end() {
             .spill(SpillConfig {
                 budget: budget.map(MemoryBudget),
                 tmp_dir: Some(tmp.path().to_path_buf()),
+                process: None,
             })
             .build()
             .unwrap()
@@ -411,6 +414,7 @@ fn the_default_plan_keeps_keys_on_disk_past_its_images() {
                     .spill(SpillConfig {
                         budget: None,
                         tmp_dir: Some(tmp.path().to_path_buf()),
+                        process: None,
                     });
                 if let Some(h) = held {
                     b.images_in_memory(h);
@@ -454,6 +458,7 @@ fn a_budget_below_the_context_is_refused_naming_the_corpus() {
             .spill(SpillConfig {
                 budget: Some(MemoryBudget(budget)),
                 tmp_dir: Some(tmp.path().to_path_buf()),
+                process: None,
             })
             .build()
             .unwrap()

@@ -4,6 +4,7 @@
 mod common;
 
 mod bootstrap_ci;
+mod budget_rss;
 mod cli_canonical_text;
 mod cli_cluster;
 mod cli_foundation;

@@ -229,6 +229,7 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                 let spill = SpillConfig {
                     budget: budget.map(MemoryBudget),
                     tmp_dir: Some(dir.path().to_path_buf()),
+                    process: None,
                 };
                 for paths in [vec![one.clone()], shards.clone()] {
                     let p =
