@@ -402,6 +402,11 @@ impl Sketched {
         &self.prep
     }
 
+    /// Drops the prepared corpus's context ([`Prepared::drop_context`]).
+    pub fn drop_context(&mut self) {
+        self.prep.drop_context();
+    }
+
     /// The external ids, in DocId order.
     pub fn ext_ids(&self) -> &[String] {
         self.prep.ext_ids()
@@ -848,10 +853,9 @@ impl Job {
                 verify_output(&mut out, fetch, t, regroup, Some(prep.collapse()))?;
             } else {
                 // What is resident counts, not only what is known to be held
-                // (`spill::in_use`). At least an eighth of the budget, so that batches keep
-                // a useful size.
+                // (`SpillConfig::room`).
                 let budget = Some(match self.spill.budget {
-                    Some(b) => b.0.saturating_sub(crate::spill::in_use(held)).max(b.0 / 8),
+                    Some(_) => self.spill.less(held).room(),
                     None => DEFAULT_VERIFY_BYTES,
                 });
                 verify_with_corpus(

@@ -344,6 +344,15 @@ impl Prepared {
             + context
     }
 
+    /// Drops the context built while preparing (its rows, or its temporary file) and gives
+    /// the freed memory back to the system: for a caller that has run its method and
+    /// needs only the ids, the collapse and the per-document data from here on. A later
+    /// run on this prepared corpus builds the context again.
+    pub fn drop_context(&mut self) {
+        self.context = None;
+        crate::spill::release_free_memory();
+    }
+
     /// Number of documents.
     pub fn n_docs(&self) -> usize {
         self.collapse.n_docs()

@@ -229,6 +229,8 @@ impl Dedup {
         let job = &self.job;
         let corpus_cfg = &job.pipeline().corpus;
         let mut cl = job.run_on(&mut s)?;
+        // The choice needs the clusters, the collapse and the fingerprints, not the context.
+        s.drop_context();
         let n = s.n_docs();
         let mut phases = crate::cluster::job::with_preparation(
             s.phases(),
