@@ -14,6 +14,8 @@
 #        BUDGET_SCRATCH work dir (default ${TMPDIR:-/tmp}/fimdup-budget); the corpus is kept
 #                       there and used again when its stamp names the same size and seed
 #        BUDGET_CMDS    a subset of the commands (see eval/scale/budget.sh)
+#        BUDGET_REFERENCE=0 BUDGET_REUSE=1: compare with the runs without a budget an
+#                       earlier call left in BUDGET_SCRATCH instead of running them again
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)

@@ -12,7 +12,8 @@
 # the images file: fimdup sketch DIR/docs.jsonl --out IMAGES.img.
 # Env: FIMDUP_BIN (default target/release/fimdup), BUDGET_SCRATCH (work dir, default
 #      /tmp/fimdup-budget), BUDGET_CMDS (subset of the command names below),
-#      BUDGET_REFERENCE=0 (skip the runs without a budget),
+#      BUDGET_REFERENCE=0 (skip the runs without a budget; with BUDGET_REUSE=1 compare with
+#      the ones an earlier call left in BUDGET_SCRATCH),
 #      BUDGET_SWEEP2 (index-add: the second sweep, default CORPUS itself),
 #      BUDGET_BASE_INDEX (index-add: the index a copy of which the sweep is added to,
 #      default the one index-build made without a budget, so run index-build first).
@@ -81,9 +82,14 @@ for name in $CMDS; do
     continue
   fi
   REF=""
-  if [ "${BUDGET_REFERENCE:-1}" = 1 ]; then
+  have_ref=${BUDGET_REFERENCE:-1}
+  if [ "$have_ref" = 1 ]; then
     run "$name" none
     REF="$WALL s, $RSS MiB"; [ $RC -ne 0 ] && REF="failed (exit $RC)"
+  elif [ "${BUDGET_REUSE:-0}" = 1 ] && [ -s "$S/$name.none.time" ]; then
+    # BUDGET_REUSE=1: the run without a budget that an earlier call left in $S
+    read -r w k < <(tail -1 "$S/$name.none.time")
+    REF="$w s, $((k / 1024)) MiB (earlier run)"; have_ref=1
   fi
   for b in $BUDGETS; do
     run "$name" "$b"
@@ -94,7 +100,7 @@ print(int(m.group(1))*u[m.group(2)])")
     limit=$(( bytes / 1048576 + SLACK ))
     if [ $RC -eq 0 ]; then
       same=yes
-      if [ "${BUDGET_REFERENCE:-1}" = 1 ]; then
+      if [ "$have_ref" = 1 ]; then
         for f in $(outputs "$name"); do
           if [ "$name" = index-build ] || [ "$name" = index-add ]; then
             # every file of the generation CURRENT names
