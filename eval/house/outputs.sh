@@ -60,7 +60,7 @@ if [[ " $CORPORA " == *" default "* ]]; then
     python3 - "$OUT/$s/results.csv" >"$OUT/$s/results.det.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-keep = [k for k in rows[0] if k not in ("seconds", "peak_rss_bytes", "peak_rss_mib")]
+keep = [k for k in rows[0] if k not in ("seconds", "peak_rss_bytes", "peak_rss_mib", "repeats", "seconds_max", "peak_rss_max_bytes")]
 w = csv.writer(sys.stdout, lineterminator="\n")
 w.writerow(keep)
 for r in rows:

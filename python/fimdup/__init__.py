@@ -844,6 +844,8 @@ def sweep(
     cv_seed: int = _SWEEP["cv_seed"],
     cv_choose: Union[int, Sequence[int]] = tuple(_SWEEP["cv_choose"]),
     shingle_lens: Sequence[int] = tuple(_SWEEP["shingle_lens"]),
+    repeats: int = _SWEEP["repeats"],
+    repeat_seconds: float = _SWEEP["repeat_seconds"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -885,7 +887,11 @@ def sweep(
     to choose on, every such set of folds against the rest (default: each fold against all
     the others). ``shingle_lens`` (``--shingle-len 2,3,4,5``): a grid of two or more shingle
     lengths, each swept in turn (every row gains ``shingle_len``), chosen with the threshold
-    by the cross-validation.
+    by the cross-validation. ``repeats`` and ``repeat_seconds`` (``--repeats``,
+    ``--repeat-seconds``): every sketch, shingle-set load and run is repeated up to
+    ``repeats`` times, until its repetitions took ``repeat_seconds``; a row's ``seconds`` and
+    ``peak_rss_bytes`` are the least of them, ``seconds_max`` and ``peak_rss_max_bytes`` the
+    most, ``repeats`` their count.
     The list returned is a :class:`SweepRows`: it also holds the precision-recall curves of
     each method's scored pairs with their average precision (``pr_curves``) and the S-curves
     of the truth's pairs against each method's theory (``s_curves``).
@@ -921,6 +927,8 @@ def report(
     cv_seed: int = _SWEEP["cv_seed"],
     cv_choose: Union[int, Sequence[int]] = tuple(_SWEEP["cv_choose"]),
     shingle_lens: Sequence[int] = tuple(_SWEEP["shingle_lens"]),
+    repeats: int = _SWEEP["repeats"],
+    repeat_seconds: float = _SWEEP["repeat_seconds"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],

@@ -15,7 +15,7 @@ from pathlib import Path
 PAIRS_COLUMNS = ["a", "b", "shared", "estimate", "exact"]
 REMOVED_COLUMNS = ["id", "representative", "cluster", "score", "score_kind"]
 # results.csv columns that depend on the run (timings, memory), not on the data.
-VOLATILE_RESULT_COLUMNS = {"seconds", "peak_rss_bytes"}
+VOLATILE_RESULT_COLUMNS = {"seconds", "peak_rss_bytes", "repeats", "seconds_max", "peak_rss_max_bytes"}
 # summary.json keys that depend on the run, not on the data.
 VOLATILE_SUMMARY_KEYS = {"seconds", "phases", "peak_rss_bytes"}
 

@@ -149,6 +149,17 @@ pub struct SweepArgs {
     /// the other K - 1.
     #[arg(long, value_name = "M[,M...]", value_delimiter = ',', requires = "cv")]
     pub cv_choose: Vec<usize>,
+    /// Time every run (each scheme's sketch, the exact method's shingle sets, each method at
+    /// each threshold) up to N times, until its repetitions took --repeat-seconds: a row's
+    /// seconds and peak memory are the least of them, results.csv gains the most
+    /// (seconds_max, peak_rss_max_bytes) and the count (repeats), and the plots draw the
+    /// spread. 1: each run once.
+    #[arg(long, value_name = "N", default_value_t = SweepOptions::default().repeats)]
+    pub repeats: usize,
+    /// Stop repeating a run once its repetitions took S seconds together (a run that takes
+    /// longer than S runs once).
+    #[arg(long, value_name = "S", default_value_t = SweepOptions::default().repeat_seconds)]
+    pub repeat_seconds: f64,
     /// Print JSON on stdout: {"rows": [...], "methods": [best threshold per method, with
     /// "best_at_grid_edge" and "suggest"], "paired": [with --bootstrap], "cv": {with --cv:
     /// "rows" per method and fold, "methods" per method}}.
@@ -177,6 +188,8 @@ impl SweepArgs {
             cv_seed: self.cv_seed,
             cv_choose: self.cv_choose.clone(),
             shingle_lens: Vec::new(),
+            repeats: self.repeats,
+            repeat_seconds: self.repeat_seconds,
         }
     }
 }

@@ -454,6 +454,14 @@ impl Sketched {
         if self.prep.has_sets() {
             return Ok(());
         }
+        self.load_sets()
+    }
+
+    /// Loads the full shingle sets (what `exact` reads) from the corpus again, in place of
+    /// any loaded before (dropped first): what a sweep times apart from the runs. A run of
+    /// a method that reads them loads them when they are not loaded.
+    pub fn load_sets(&mut self) -> Result<()> {
+        self.prep.drop_sets();
         let path = self.corpus.as_deref().ok_or_else(|| {
             Error::config(
                 "the exact join needs the documents' full shingle sets: give a corpus, not an images file",

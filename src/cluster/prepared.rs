@@ -396,6 +396,11 @@ impl Prepared {
         Ok(())
     }
 
+    /// Drops the full shingle sets, when loaded.
+    pub(crate) fn drop_sets(&mut self) {
+        self.sets = None;
+    }
+
     /// The full shingle set of document `d`, when the sets are loaded.
     pub fn set_of(&self, d: DocId) -> Option<&[u64]> {
         self.sets.as_ref().map(|s| s[d.index()].as_slice())

@@ -189,6 +189,9 @@ mod tests {
             recall_hi: None,
             f1_lo: None,
             f1_hi: None,
+            repeats: None,
+            seconds_max: None,
+            peak_rss_max_bytes: None,
         }
     }
 

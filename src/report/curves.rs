@@ -34,7 +34,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::plot::{self, Panel, Series};
+use super::plot::{self, Legend, Panel, Series};
 use crate::cluster::{threshold, ClusterConfig, ClusterOutput, Measure};
 use crate::eval::curves::{pr_curve, s_curve, Detection, PrCurve, SBin};
 use crate::eval::{Labeled, Labels, Prediction, TruthTable};
@@ -429,6 +429,7 @@ pub fn pr_svg(curves: &Curves) -> Result<String> {
                 },
                 points: drawn,
                 band: Vec::new(),
+                ..Default::default()
             }
         })
         .collect();
@@ -439,6 +440,8 @@ pub fn pr_svg(curves: &Curves) -> Result<String> {
             y_label: "precision",
             y_range: Some((0.0, 1.02)),
             series: &series,
+            note: None,
+            legend: Legend::LowerLeft,
         }],
         800,
         500,
@@ -477,11 +480,13 @@ pub fn s_svg(runs: &[&SCurve]) -> Result<String> {
                     label: "found (pairs)".into(),
                     points: filled.iter().map(|b| (mid(b), b.fraction)).collect(),
                     band: Vec::new(),
+                    ..Default::default()
                 },
                 Series {
                     label: "found as edges".into(),
                     points: filled.iter().map(|b| (mid(b), b.edge_fraction)).collect(),
                     band: Vec::new(),
+                    ..Default::default()
                 },
             ];
             if c.model.is_some() {
@@ -498,6 +503,7 @@ pub fn s_svg(runs: &[&SCurve]) -> Result<String> {
                             Some((mid(b), (t - 3.0 * se).max(0.0), (t + 3.0 * se).min(1.0)))
                         })
                         .collect(),
+                    ..Default::default()
                 });
             }
             v
@@ -512,6 +518,8 @@ pub fn s_svg(runs: &[&SCurve]) -> Result<String> {
             y_label: "fraction found",
             y_range: Some((0.0, 1.02)),
             series: s,
+            note: None,
+            legend: Legend::LowerLeft,
         })
         .collect();
     let cols = panels.len().clamp(1, 3);

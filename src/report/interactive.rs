@@ -36,18 +36,28 @@ pub fn with_targets(chart: &Chart, rows: &[SweepRow]) -> String {
         else {
             continue;
         };
-        let title = format!(
-            "{} at {}: F1 {:.4}, precision {:.4}, recall {:.4}; found {}, common {}, truth {}; {:.3} s",
-            r.method,
-            r.threshold,
-            r.f1,
-            r.precision,
-            r.recall,
-            r.found,
-            r.common,
-            r.truth_pairs,
-            r.seconds
+        let mut title = format!(
+            "{} at {}: F1 {:.4}, precision {:.4}, recall {:.4}; found {}, common {}, truth {}",
+            r.method, r.threshold, r.f1, r.precision, r.recall, r.found, r.common, r.truth_pairs,
         );
+        if let Some((lo, hi)) = r.seconds_range() {
+            let _ = write!(title, "; {lo:.4}");
+            if hi > lo {
+                let _ = write!(title, "-{hi:.4}");
+            }
+            let _ = write!(title, " s");
+        }
+        if let Some((lo, hi)) = r.peak_range() {
+            let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+            let _ = write!(title, ", {:.1}", mib(lo));
+            if hi > lo {
+                let _ = write!(title, "-{:.1}", mib(hi));
+            }
+            let _ = write!(title, " MiB");
+        }
+        if let Some(n) = r.repeats {
+            let _ = write!(title, " ({n} runs)");
+        }
         let _ = write!(
             g,
             "<circle cx=\"{}\" cy=\"{}\" r=\"7\" data-m=\"{}\" data-t=\"{}\"><title>{}</title></circle>",

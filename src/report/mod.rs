@@ -1,6 +1,7 @@
 //! Sweep results and the comparative report: `results.csv`, `f1.svg` (F1 vs threshold, one
-//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg`, `pareto.svg`
-//! (F1 against seconds and peak memory, with the Pareto front), `errors.csv`
+//! line per method), `pr.svg` (precision and recall vs threshold), `time.svg` (with the
+//! spread of each run's repetitions, [`timing`]), `pareto.svg` (F1 against seconds and peak
+//! memory, with the Pareto front of the costs apart beyond their spreads), `errors.csv`
 //! (the listed false positives and misses of every run), `paired.csv` (with a bootstrap: the
 //! paired comparison of every two methods' best F1), `cv.csv` (with a cross-validation: the
 //! setting chosen and the F1 of every method on every split), `prcurve.csv` and
@@ -29,16 +30,19 @@ pub mod provenance;
 mod rows;
 mod run;
 pub mod sweep;
+pub mod timing;
 
 use std::path::Path;
 
 pub use best::{best_per_method, best_rows, MethodBest};
-pub use charts::{pareto_front, plots, Chart, ChartPoint, Charts};
+pub use charts::{
+    pareto_front, plots, Chart, ChartPoint, Charts, Cost, CostKind, Front, MEMORY, SECONDS,
+};
 pub use curves::Curves;
 pub use errors::{ErrorAnalysis, ErrorKind, PairError, DEFAULT_ERRORS};
 pub use machine::MachineInfo;
 pub use page::{render_html, render_markdown};
-pub use rows::{read_results_csv, series_rows, write_results_csv, SweepRow};
+pub use rows::{read_results_csv, series_rows, write_results_csv, SweepRow, TIMING_COLUMNS};
 pub use run::{run_sweep, SweepOptions, SweepTruth};
 
 use crate::eval::{CvResult, Paired};

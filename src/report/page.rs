@@ -3,7 +3,8 @@
 //! analysis side by side; all data inline, no network access; readable with scripting off).
 //!
 //! Sections, in order: the best F1 per method (with the grid-edge flag), the paired
-//! comparisons (with a bootstrap), the cross-validation (with one), the plots, the
+//! comparisons (with a bootstrap), the cross-validation (with one), the plots with how the
+//! costs were measured and what their Pareto fronts hold ([`super::charts::Front`]), the
 //! ranking by score and the S-curves (with curves), the error analysis (each method at its best threshold; any other point of the plots when
 //! scripting is on), every run, how the report was made (every parameter), the machine.
 //!
@@ -14,7 +15,9 @@ use std::fmt::Write as _;
 use crate::explain::render::esc;
 
 use super::best::{best_per_method, best_rows, MethodBest};
-use super::charts::{methods, Charts};
+use super::charts::{
+    methods, pareto_front, repetitions, Charts, Cost, CostKind, Front, MEMORY, SECONDS,
+};
 use super::curves::{self, Curves};
 use super::errors::{ErrorAnalysis, ErrorKind, PairError};
 use super::{interactive, MachineInfo, Report, SweepRow};
@@ -31,7 +34,28 @@ fn mib(v: Option<u64>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
-const HEAD: [&str; 14] = [
+/// Seconds to three significant digits (`0.0158`, `1.23`, `12.3`).
+fn secs(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let digits = if v > 0.0 {
+        (2 - v.log10().floor() as i32).clamp(0, 6) as usize
+    } else {
+        3
+    };
+    format!("{v:.digits$}")
+}
+
+/// A measured value with the most of its repetitions when that is higher: `0.0158 (to 0.0172)`.
+fn with_most(least: String, most: Option<String>) -> String {
+    match most {
+        Some(m) if m != least => format!("{least} (to {m})"),
+        _ => least,
+    }
+}
+
+const HEAD: [&str; 15] = [
     "method",
     "threshold",
     "k",
@@ -44,11 +68,12 @@ const HEAD: [&str; 14] = [
     "recall",
     "F1",
     "false clusters",
-    "seconds",
-    "peak MiB",
+    "seconds (least, to most)",
+    "peak MiB (least, to most)",
+    "runs",
 ];
 
-fn cells(r: &SweepRow) -> [String; 14] {
+fn cells(r: &SweepRow) -> [String; 15] {
     [
         r.method.clone(),
         threshold(r.threshold),
@@ -62,13 +87,150 @@ fn cells(r: &SweepRow) -> [String; 14] {
         with_interval(r.recall, r.recall_lo.zip(r.recall_hi)),
         with_interval(r.f1, r.f1_interval()),
         opt(&r.false_clusters),
-        if r.seconds.is_finite() {
-            format!("{:.3}", r.seconds)
-        } else {
-            "-".into()
-        },
-        mib(r.peak_rss_bytes),
+        with_most(secs(r.seconds), r.seconds_max.map(secs)),
+        with_most(
+            mib(r.peak_rss_bytes),
+            r.peak_rss_max_bytes.map(|b| mib(Some(b))),
+        ),
+        opt(&r.repeats),
     ]
+}
+
+/// A cost as the page gives it: seconds to three significant digits, MiB to one decimal.
+fn cost_value(kind: &CostKind, v: f64) -> String {
+    if kind.unit == "s" {
+        secs(v)
+    } else {
+        format!("{v:.1}")
+    }
+}
+
+/// A range of a cost: `0.0158-0.0172 s`, or one value when both ends read the same.
+fn cost_range(kind: &CostKind, lo: f64, hi: f64) -> String {
+    let (a, b) = (cost_value(kind, lo), cost_value(kind, hi));
+    if a == b {
+        format!("{a} {}", kind.unit)
+    } else {
+        format!("{a}-{b} {}", kind.unit)
+    }
+}
+
+/// Runs as the cost note names them, those of one method together:
+/// `super-shingle at 0.75, 0.7 and 0.65; exact at 0.8`.
+fn runs_named(rows: &[SweepRow], of: &[usize]) -> String {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    for &i in of {
+        let r = &rows[i];
+        let t = threshold(r.threshold);
+        match groups.last_mut() {
+            Some((m, ts)) if *m == r.method => ts.push(t),
+            _ => groups.push((&r.method, vec![t])),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(m, ts)| match ts.split_last() {
+            Some((last, rest)) if !rest.is_empty() => {
+                format!("{m} at {} and {last}", rest.join(", "))
+            }
+            _ => format!("{m} at {}", ts.join("")),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// The rows of a front as the cost note gives them, ties together: each group's runs, F1
+/// and cost range.
+fn front_named(rows: &[SweepRow], front: &Front, kind: &CostKind) -> Vec<String> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (k, &i) in front.rows.iter().enumerate() {
+        match groups.last_mut() {
+            Some(g) if k > 0 && !front.joined[k - 1] => g.push(i),
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|mut g| {
+            g.sort_unstable();
+            let costs: Vec<Cost> = g.iter().filter_map(|&i| (kind.of)(&rows[i])).collect();
+            let lo = costs.iter().map(|c| c.lo).fold(f64::INFINITY, f64::min);
+            let hi = costs.iter().map(|c| c.hi).fold(f64::NEG_INFINITY, f64::max);
+            format!(
+                "{} ({}F1 {:.4}, {})",
+                runs_named(rows, &g),
+                if g.len() > 1 { "tied: " } else { "" },
+                rows[g[0]].f1,
+                cost_range(kind, lo, hi)
+            )
+        })
+        .collect()
+}
+
+/// At most `n` items, then how many more.
+fn some_of(items: Vec<String>, n: usize) -> String {
+    let more = items.len().saturating_sub(n);
+    let mut s = items
+        .into_iter()
+        .take(n)
+        .collect::<Vec<_>>()
+        .join("; then ");
+    if more > 0 {
+        let _ = write!(s, "; and {more} more");
+    }
+    s
+}
+
+/// How the costs were measured, and what their Pareto fronts hold: the page's two
+/// paragraphs under the cost plots.
+fn cost_note(rows: &[SweepRow]) -> (String, String) {
+    let reps = match repetitions(rows).as_deref() {
+        None => "the runs' repetitions are not recorded, so no spread is known".to_string(),
+        Some("1") => "every run was measured once, so no spread was measured".to_string(),
+        Some(n) if n.contains('-') => format!(
+            "each run was repeated {n} times (fewer when its repetitions reached the time given; a run measured once has no spread)"
+        ),
+        Some(n) => format!("each run was repeated {n} times"),
+    };
+    let mut s = format!(
+        "Costs: {reps}. A run's seconds are the least of its repetitions (the sketch of its \
+scheme, for exact the loading of the full shingle sets, and the clustering, each repeated; \
+the timer counts nanoseconds); the time plot's band and the bars span the least to the most. \
+Peak memory is the process's resident high-water mark during the run (VmHWM, reset before \
+each repetition after the allocator's free memory is handed back): the whole process, the \
+corpus and every prepared scheme included, counted by the kernel in whole pages and given in \
+kB; what the allocator keeps of one run moves the baseline of the next by about a MiB, more \
+than the repetitions spread, so memory within {} MiB is tied. A run is on the Pareto front \
+when no run with a higher F1 costs less, or the same within the spread, and none as good \
+costs less beyond it; the front's line joins only runs whose costs are apart, and a run \
+cheaper than a better one by less than the spread is not on the front: the difference is \
+below the measurement's spread.",
+        MEMORY.resolution
+    );
+    let how = std::mem::take(&mut s);
+    for kind in [SECONDS, MEMORY] {
+        let front = pareto_front(rows, &kind);
+        if front.rows.is_empty() {
+            continue;
+        }
+        let _ = write!(
+            s,
+            "{}By {}, the front runs from {}.",
+            if s.is_empty() { "" } else { " " },
+            kind.name,
+            some_of(front_named(rows, &front, &kind), 6)
+        );
+        if !front.within_spread.is_empty() {
+            let n = front.within_spread.len();
+            let _ = write!(
+                s,
+                " {n} run{} cheaper than a run with a higher F1 by less than the spread (ringed in grey): {}.",
+                if n == 1 { " is" } else { "s are" },
+                runs_named(rows, &front.within_spread)
+            );
+        }
+    }
+    (how, s)
 }
 
 /// A value, with its bootstrap interval when it has one: `0.7860 [0.751, 0.812]`.
@@ -446,6 +608,11 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         md_table(&mut s, &head, cv_cells(c).into_iter());
     }
     s.push_str("\n## Plots\n\n![F1 vs threshold](f1.svg)\n\n![Precision and recall vs threshold](pr.svg)\n\n![Time vs threshold](time.svg)\n\n![F1 against cost, with the Pareto front](pareto.svg)\n\n");
+    let (how, fronts) = cost_note(rows);
+    let _ = writeln!(s, "{how}\n");
+    if !fronts.is_empty() {
+        let _ = writeln!(s, "{fronts}\n");
+    }
     if let Some(c) = r.curves {
         curves_markdown(&mut s, c, rows);
     }
@@ -607,6 +774,10 @@ pub fn render_html(r: &Report<'_>, charts: &Charts) -> String {
             "<div class=\"plot\">{}</div>",
             interactive::with_targets(c, rows)
         );
+    }
+    let (how, fronts) = cost_note(rows);
+    for p in [how, fronts].iter().filter(|p| !p.is_empty()) {
+        let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(p));
     }
     if let Some(c) = r.curves {
         curves_html(&mut s, c, rows);

@@ -4,13 +4,27 @@
 //! is no row) and reads back into the same rows. The interval columns (`precision_lo` ..
 //! `f1_hi`) are written only when the rows carry intervals (a sweep with a bootstrap), so
 //! a sweep without one writes the same bytes as before they existed; so is `shingle_len`
-//! (written only by a sweep over a grid of shingle lengths, where every row has one).
+//! (written only by a sweep over a grid of shingle lengths, where every row has one). The
+//! spread of a run's repetitions (`repeats`, `seconds_max`, `peak_rss_max_bytes`) comes last,
+//! always written (empty for a row not run, an external prediction's), so the columns before
+//! it keep their places and a file written before they existed reads back with them empty.
 
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
+use super::timing::Spread;
 use crate::eval::{Counts, RowIntervals};
 use crate::{Error, Result};
+
+/// The columns of `results.csv` that measure the run (time, memory and their repetitions)
+/// rather than the data: they differ from run to run; every other column is deterministic.
+pub const TIMING_COLUMNS: [&str; 5] = [
+    "seconds",
+    "peak_rss_bytes",
+    "repeats",
+    "seconds_max",
+    "peak_rss_max_bytes",
+];
 
 /// One run of one method at one threshold.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,9 +56,10 @@ pub struct SweepRow {
     pub f1: f64,
     /// False-duplicate clusters (`None` for methods that output pairs only).
     pub false_clusters: Option<u64>,
-    /// Wall-clock seconds of the method.
+    /// Wall-clock seconds of the method: the least of its repetitions (see
+    /// [`super::timing`]).
     pub seconds: f64,
-    /// Peak resident memory in bytes, if measured.
+    /// Peak resident memory in bytes, if measured: the least of its repetitions.
     pub peak_rss_bytes: Option<u64>,
     /// Lower end of precision's bootstrap interval (with a bootstrap only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -64,6 +79,15 @@ pub struct SweepRow {
     /// Upper end of F1's interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub f1_hi: Option<f64>,
+    /// How many times the run was repeated (`None`: not run, or not recorded).
+    #[serde(default)]
+    pub repeats: Option<u32>,
+    /// The most seconds of the repetitions (`seconds` is the least).
+    #[serde(default)]
+    pub seconds_max: Option<f64>,
+    /// The most peak resident memory of the repetitions (`peak_rss_bytes` is the least).
+    #[serde(default)]
+    pub peak_rss_max_bytes: Option<u64>,
 }
 
 impl SweepRow {
@@ -99,7 +123,37 @@ impl SweepRow {
             recall_hi: None,
             f1_lo: None,
             f1_hi: None,
+            repeats: None,
+            seconds_max: None,
+            peak_rss_max_bytes: None,
         }
+    }
+
+    /// The row with what its repetitions measured: the least as the value, the most and
+    /// the count beside it.
+    pub fn set_cost(&mut self, seconds: Spread<f64>, peak: Option<Spread<u64>>) {
+        self.seconds = seconds.least;
+        self.seconds_max = Some(seconds.most);
+        self.repeats = Some(seconds.runs);
+        self.peak_rss_bytes = peak.map(|p| p.least);
+        self.peak_rss_max_bytes = peak.map(|p| p.most);
+    }
+
+    /// Seconds, least and most of the repetitions (`None` without a finite time; the least
+    /// twice when the most is not recorded).
+    pub fn seconds_range(&self) -> Option<(f64, f64)> {
+        self.seconds.is_finite().then(|| {
+            let most = self.seconds_max.filter(|m| m.is_finite());
+            (self.seconds, most.unwrap_or(self.seconds).max(self.seconds))
+        })
+    }
+
+    /// Peak resident bytes, least and most of the repetitions (as [`Self::seconds_range`]).
+    pub fn peak_range(&self) -> Option<(u64, u64)> {
+        self.peak_rss_bytes.map(|p| {
+            let most = self.peak_rss_max_bytes.unwrap_or(p);
+            (p, most.max(p))
+        })
     }
 
     /// The row with its bootstrap intervals.
@@ -168,6 +222,9 @@ pub fn write_results_csv(path: &Path, rows: &[SweepRow]) -> Result<()> {
             "false_clusters",
             "seconds",
             "peak_rss_bytes",
+            "repeats",
+            "seconds_max",
+            "peak_rss_max_bytes",
         ])
         .map_err(|e| Error::format(path, format!("writing CSV: {e}")))?;
     }

@@ -10,6 +10,7 @@
 use std::path::Path;
 
 use super::sweep::{describe, sweep, SweepConfig, SweepOutput, SweepThresholds};
+use super::timing::Repeat;
 use super::{write_report, MachineInfo, Report, DEFAULT_ERRORS};
 use crate::cluster::{ClusterConfig, Measure, Method, Verify};
 use crate::eval::similarity::TruthTokenizer;
@@ -27,7 +28,8 @@ use crate::{Error, Result};
 /// [`FalseClusterConfig::default`] (0.5, resemblance on `word` words), [`DEFAULT_ERRORS`]
 /// (20) listed errors per row, no bootstrap (seed 0, documents as the unit), no
 /// cross-validation (seed 0, each fold reported against the others), one shingle length
-/// (the pipeline's). Serialized by the names the command takes
+/// (the pipeline's), every timed step repeated as [`Repeat::default`] says (at most 3
+/// times, until its repetitions took 0.25 s). Serialized by the names the command takes
 /// ([`crate::defaults`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -73,6 +75,10 @@ pub struct SweepOptions {
     /// length; the cross-validation chooses the length with the threshold. Empty: the
     /// pipeline's one length.
     pub shingle_lens: Vec<usize>,
+    /// At most this many repetitions of each timed step (1: each once).
+    pub repeats: usize,
+    /// No further repetition of a step once its repetitions took this many seconds.
+    pub repeat_seconds: f64,
 }
 
 impl Default for SweepOptions {
@@ -95,6 +101,8 @@ impl Default for SweepOptions {
             cv_seed: 0,
             cv_choose: Vec::new(),
             shingle_lens: Vec::new(),
+            repeats: Repeat::default().max,
+            repeat_seconds: Repeat::default().seconds,
         }
     }
 }
@@ -159,6 +167,10 @@ impl SweepOptions {
                 choose: self.cv_choose.clone(),
             }),
             shingle_lens: self.shingle_lens.clone(),
+            repeat: Repeat {
+                max: self.repeats,
+                seconds: self.repeat_seconds,
+            },
         };
         if !self.cv_choose.is_empty() && self.cv == 0 {
             return Err(Error::config(

@@ -24,19 +24,25 @@
 //! length, in the order given, each length's schemes sketched (and dropped) in turn; every
 //! row carries its length, and the cross-validation chooses the length with the threshold.
 //!
+//! Every timed step (a scheme's sketch, the exact method's shingle sets, each job) is
+//! repeated as [`SweepConfig::repeat`] says ([`super::timing`]); a row's seconds are the least
+//! sketch of its scheme (and for `exact` the least load of the sets) plus its job's least,
+//! and its `seconds_max` the same sum of the most; its peak memory is its job's.
+//!
 //! Invariants: rows come out in shingle-length order (a grid's), then method order, then
 //! threshold order; everything but the
-//! timing and memory columns is deterministic for any number of threads (the bootstrap's
-//! too: see [`crate::eval::bootstrap`]).
+//! timing and memory columns (`seconds`, `peak_rss_bytes`, `repeats`, `seconds_max`,
+//! `peak_rss_max_bytes`) is deterministic for any number of threads (the bootstrap's
+//! too: see [`crate::eval::bootstrap`]), and for any number of repetitions.
 
 use std::path::Path;
-use std::time::Instant;
 
 use super::curves::{detection, CurveCollector, Curves};
 use super::errors::{Candidate, ErrorAnalysis, ErrorCollector, ErrorKind};
+use super::timing::{repeated, Repeat, Spread};
 use super::SweepRow;
 use crate::cluster::{
-    ClusterConfig, Input, Job, JobBuilder, Measure, Method, Sketched, Threshold, Verify,
+    ClusterConfig, Input, Job, JobBuilder, Measure, Method, Reads, Sketched, Threshold, Verify,
 };
 use crate::corpus;
 use crate::eval::bootstrap::{corpus_units, paired, Units};
@@ -48,7 +54,6 @@ use crate::eval::{
 };
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
-use crate::spill::{peak_rss_bytes, reset_peak_rss};
 use crate::{Error, Result};
 
 /// The thresholds of a sweep.
@@ -103,6 +108,21 @@ pub struct SweepConfig {
     /// order, with the pipeline's length replaced, and every row carries its length. Empty:
     /// the pipeline's one length (and no length on the rows).
     pub shingle_lens: Vec<usize>,
+    /// How often each sketch, shingle-set load and job is repeated to time it (see
+    /// [`super::timing`]).
+    pub repeat: Repeat,
+}
+
+/// A scheme prepared for the runs of one shingle length, and what preparing it took.
+struct PreparedScheme {
+    scheme: Scheme,
+    /// The scheme's name in the report (with the length in a grid).
+    name: String,
+    sketched: Sketched,
+    /// The sketch's seconds.
+    sketch: Spread<f64>,
+    /// The full shingle sets' seconds, once loaded.
+    sets: Option<Spread<f64>>,
 }
 
 impl SweepConfig {
@@ -189,6 +209,7 @@ impl SweepConfig {
                 )));
             }
         }
+        self.repeat.validate()?;
         self.pipeline.validate()?;
         self.false_clusters.validate()
     }
@@ -208,8 +229,12 @@ impl SweepConfig {
 pub struct SweepOutput {
     /// One row per (method, threshold).
     pub rows: Vec<SweepRow>,
-    /// Seconds spent sketching each scheme (included in the rows' `seconds`).
-    pub sketch_seconds: Vec<(String, f64)>,
+    /// Seconds spent sketching each scheme, least and most of the repetitions (the least
+    /// and the most are included in the rows' `seconds` and `seconds_max`).
+    pub sketch_seconds: Vec<(String, Spread<f64>)>,
+    /// Seconds spent loading the full shingle sets of a scheme for the methods that read
+    /// them (`exact`), least and most (included in those methods' rows as the sketch is).
+    pub sets_seconds: Vec<(String, Spread<f64>)>,
     /// Documents in the corpus.
     pub documents: u64,
     /// Positive pairs in the truth under the rule.
@@ -367,11 +392,12 @@ pub fn sweep(
     };
 
     for (&w, of_len) in lengths.iter().zip(&jobs) {
-        // Sketch each needed scheme of this length once; dropped before the next length.
-        let mut prepared: Vec<(Scheme, Sketched)> = Vec::new();
+        // Sketch each needed scheme of this length once (timed as the configuration's
+        // repetitions); dropped before the next length.
+        let mut prepared: Vec<PreparedScheme> = Vec::new();
         for (m, _, job) in of_len {
             let scheme = m.scheme_for(base);
-            if prepared.iter().any(|p| p.0 == scheme) {
+            if prepared.iter().any(|p| p.scheme == scheme) {
                 continue;
             }
             let name = if grid {
@@ -380,24 +406,40 @@ pub fn sweep(
                 scheme.name().to_string()
             };
             progress(&format!("sketching ({name})"));
-            let s = job.prepare(&input, &|_| {})?;
-            out.sketch_seconds.push((name, s.seconds()));
-            out.documents = s.n_docs() as u64;
-            prepared.push((scheme, s));
+            let s = repeated(&cfg.repeat, || job.prepare(&input, &|_| {}))?;
+            out.sketch_seconds.push((name.clone(), s.seconds));
+            out.documents = s.value.n_docs() as u64;
+            prepared.push(PreparedScheme {
+                scheme,
+                name,
+                sketched: s.value,
+                sketch: s.seconds,
+                sets: None,
+            });
         }
         for (m, tval, job) in of_len {
             let (m, tval) = (*m, *tval);
-            let sketched = &mut prepared
+            let p = prepared
                 .iter_mut()
-                .find(|p| p.0 == m.scheme_for(base))
-                .expect("every scheme was prepared")
-                .1;
+                .find(|p| p.scheme == m.scheme_for(base))
+                .expect("every scheme was prepared");
+            // The exact join's full shingle sets: loaded (and timed) once per scheme, before
+            // its first run, and counted in each of its runs as the sketch is.
+            let mut before = p.sketch;
+            if m.reads() == Reads::Sets {
+                if p.sets.is_none() {
+                    progress(&format!("shingle sets ({})", p.name));
+                    let sketched = &mut p.sketched;
+                    let l = repeated(&cfg.repeat, || sketched.load_sets())?;
+                    out.sets_seconds.push((p.name.clone(), l.seconds));
+                    p.sets = Some(l.seconds);
+                }
+                before = before.then(p.sets.expect("loaded above"));
+            }
+            let sketched = &mut p.sketched;
             progress(&format!("{} at {tval}", m.name()));
-            reset_peak_rss();
-            let t0 = Instant::now();
-            let res = job.run_on(sketched)?;
-            let sketch_secs = sketched.seconds();
-            let secs = sketch_secs + t0.elapsed().as_secs_f64();
+            let run = repeated(&cfg.repeat, || job.run_on(sketched))?;
+            let res = run.value;
             let ids = sketched.ext_ids();
             let pred = Prediction::from_pairs(
                 res.pairs
@@ -463,9 +505,10 @@ pub fn sweep(
                 res.summary.k.map(u64::from),
                 &counts,
                 fc,
-                secs,
-                peak_rss_bytes(),
+                f64::NAN,
+                None,
             );
+            row.set_cost(before.then(run.seconds), run.peak);
             row.shingle_len = grid.then_some(w as u64);
             out.rows.push(row);
         }
@@ -716,11 +759,31 @@ pub fn describe(
         ("threads".into(), rayon::current_num_threads().to_string()),
         (
             "seconds column".into(),
-            "sketching of the method's scheme + clustering (+ verification)".into(),
+            "sketching of the method's scheme (+ loading the full shingle sets, exact) + clustering (+ verification); each the least of its repetitions, seconds_max the sum of the most".into(),
+        ),
+        (
+            "repetitions".into(),
+            format!(
+                "every sketch, shingle-set load and run repeated until its repetitions took {} s together, at most {} times",
+                cfg.repeat.seconds, cfg.repeat.max
+            ),
+        ),
+        (
+            "peak memory column".into(),
+            "the process's resident high-water mark (VmHWM) during the run, reset before each repetition after the allocator's free memory is handed back; the whole process (corpus, prepared schemes, evaluation data), whole pages given in kB; the least of the repetitions, peak_rss_max_bytes the most; the report ties peaks within 1 MiB".into(),
         ),
     ]);
+    let spread = |s: &Spread<f64>| {
+        format!(
+            "{:.4} (least; most {:.4}; {} runs)",
+            s.least, s.most, s.runs
+        )
+    };
     for (s, secs) in &res.sketch_seconds {
-        params.push((format!("sketch seconds ({s})"), format!("{secs:.3}")));
+        params.push((format!("sketch seconds ({s})"), spread(secs)));
+    }
+    for (s, secs) in &res.sets_seconds {
+        params.push((format!("shingle-set seconds ({s})"), spread(secs)));
     }
     for e in &cfg.external {
         params.push((

@@ -158,7 +158,7 @@ fn results(dir: &Path) -> (Vec<String>, Rows) {
             .iter()
             .cloned()
             .zip(l.split(',').map(str::to_string))
-            .filter(|(k, _)| k != "seconds" && k != "peak_rss_bytes")
+            .filter(|(k, _)| !fimdup::report::TIMING_COLUMNS.contains(&k.as_str()))
             .collect();
         rows.insert((row["method"].clone(), row["threshold"].clone()), row);
     }
@@ -222,19 +222,23 @@ fn sweep_and_eval_with_a_bootstrap() {
     );
     let other = sweep("other", &["--bootstrap", "300", "--bootstrap-seed", "10"]);
 
-    // Without --bootstrap: the columns as before, no band, no paired table.
+    // Without --bootstrap: the columns as before (the repetitions' spread last), no band,
+    // no paired table.
+    let timing = ["repeats", "seconds_max", "peak_rss_max_bytes"];
     let (head, plain_rows) = results(&plain);
-    assert_eq!(head.len(), 14);
+    assert_eq!(head.len(), 17);
+    assert_eq!(head[14..], timing);
     assert!(!dir.path().join("plain/paired.csv").exists());
     let svg = std::fs::read_to_string(plain.join("f1.svg")).unwrap();
     assert!(!svg.contains("<polygon"));
     let html = std::fs::read_to_string(plain.join("report.html")).unwrap();
     assert!(!html.contains("Paired comparison"));
 
-    // With it: six more columns, the other columns unchanged.
+    // With it: six more columns before the spread, the other columns unchanged.
     let (head, rows) = results(&one);
+    assert_eq!(head[20..], timing);
     assert_eq!(
-        head[14..],
+        head[14..20],
         [
             "precision_lo",
             "precision_hi",

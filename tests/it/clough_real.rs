@@ -243,6 +243,7 @@ fn exact_containment_separates_cut_from_non() {
         bootstrap: None,
         cv: None,
         shingle_lens: Vec::new(),
+        repeat: Default::default(),
     };
     let only = sweep(&docs, &truth, &lab, &cfg(true), &|_| {})
         .unwrap()

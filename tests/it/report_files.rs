@@ -2,6 +2,7 @@
 //! plots hold a line and a legend entry per method, the HTML is self-contained.
 
 use fimdup::eval::Counts;
+use fimdup::report::timing::Spread;
 use fimdup::report::{best_rows, read_results_csv, write_report, MachineInfo, Report, SweepRow};
 
 /// Fake but consistent rows: three methods, thresholds 0.95..0.5; counts from a made-up curve.
@@ -20,15 +21,22 @@ fn fixture_rows() -> Vec<SweepRow> {
             } else {
                 Some(i * mi as u64)
             };
-            rows.push(SweepRow::new(
-                *m,
-                t,
-                Some(32),
-                &c,
-                fc,
-                0.05 + 0.01 * i as f64 * (mi + 1) as f64,
-                Some((40 + i) << 20),
-            ));
+            let mut row = SweepRow::new(*m, t, Some(32), &c, fc, f64::NAN, None);
+            // Three repetitions: the seconds spread by a fifth, the memory by 1 MiB.
+            let secs = 0.05 + 0.01 * i as f64 * (mi + 1) as f64;
+            row.set_cost(
+                Spread {
+                    runs: 3,
+                    least: secs,
+                    most: secs * 1.2,
+                },
+                Some(Spread {
+                    runs: 3,
+                    least: (40 + i) << 20,
+                    most: (41 + i) << 20,
+                }),
+            );
+            rows.push(row);
         }
     }
     rows
@@ -102,6 +110,16 @@ fn report_files_are_written_and_parse_back() {
     assert_eq!(html.matches("<svg").count(), 4);
     let pareto = std::fs::read_to_string(dir.path().join("pareto.svg")).unwrap();
     assert!(pareto.contains("F1 vs seconds") && pareto.contains("Pareto front"));
+    assert!(pareto.contains("bars: least to most of 3 repetitions"));
+    let time = std::fs::read_to_string(dir.path().join("time.svg")).unwrap();
+    assert!(time.contains("band: least to most"));
+    // The page says how the costs were measured and what the fronts hold.
+    assert!(html.contains("Costs: each run was repeated 3 times."));
+    // The three methods at 0.95 take the same time for the same F1: tied.
+    assert!(html.contains(
+        "By seconds, the front runs from concept at 0.95; union-find at 0.95; lsh at 0.95 (tied: F1"
+    ));
+    assert!(html.contains("below the measurement&#39;s spread"));
     for m in [
         "concept",
         "union-find",

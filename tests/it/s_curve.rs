@@ -73,6 +73,7 @@ fn run(dir: &Path, thresholds: SweepThresholds, lsh: LshConfig) -> SweepOutput {
         bootstrap: None,
         cv: None,
         shingle_lens: Vec::new(),
+        repeat: Default::default(),
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {}).unwrap()
 }

@@ -10,7 +10,8 @@ use fimdup::cluster::Method;
 use fimdup::eval::{FalseClusterConfig, TruthRule, TruthTable};
 use fimdup::gen::{generate, write_corpus, GenConfig, Mix};
 use fimdup::report::sweep::{sweep, SweepConfig, SweepThresholds};
-use fimdup::report::SweepRow;
+use fimdup::report::timing::Repeat;
+use fimdup::report::{read_results_csv, write_results_csv, SweepRow, TIMING_COLUMNS};
 
 fn chains_corpus(dir: &Path) {
     let cfg = GenConfig {
@@ -30,6 +31,15 @@ fn chains_corpus(dir: &Path) {
 }
 
 fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<SweepRow> {
+    rows_repeated(dir, methods, thresholds, Repeat::default())
+}
+
+fn rows_repeated(
+    dir: &Path,
+    methods: Vec<Method>,
+    thresholds: Vec<f64>,
+    repeat: Repeat,
+) -> Vec<SweepRow> {
     let truth = TruthTable::read(&dir.join("truth.csv")).unwrap();
     let rule = TruthRule::parse("edit_similarity>0.85").unwrap();
     let labels = truth.labels(Some(&rule)).unwrap();
@@ -48,6 +58,7 @@ fn rows_for(dir: &Path, methods: Vec<Method>, thresholds: Vec<f64>) -> Vec<Sweep
         bootstrap: None,
         cv: None,
         shingle_lens: Vec::new(),
+        repeat,
     };
     sweep(&dir.join("docs.jsonl"), &truth, &labels, &cfg, &|_| {})
         .unwrap()
@@ -211,4 +222,65 @@ fn demo_writes_a_report_listing_every_method() {
     for f in ["f1.svg", "pr.svg", "time.svg", "report.md"] {
         assert!(dir.path().join(f).is_file(), "{f}");
     }
+}
+
+#[test]
+fn repetitions_give_every_row_its_spread_and_change_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    chains_corpus(dir.path());
+    let run = |max: usize, seconds: f64| {
+        rows_repeated(
+            dir.path(),
+            vec![Method::Concept, Method::Exact],
+            vec![0.9, 0.7],
+            Repeat { max, seconds },
+        )
+    };
+    let once = run(1, 60.0);
+    let four = run(4, 60.0);
+    // Four allowed, but the time is reached after the first: once.
+    let timed_out = run(4, 0.0);
+    assert_eq!(four.len(), 4);
+    for r in once.iter().chain(&timed_out) {
+        assert_eq!(r.repeats, Some(1), "{r:?}");
+        assert_eq!(r.seconds_max, Some(r.seconds), "{r:?}");
+        assert_eq!(r.peak_rss_max_bytes, r.peak_rss_bytes, "{r:?}");
+    }
+    for r in &four {
+        assert_eq!(r.repeats, Some(4), "{r:?}");
+        let most = r.seconds_max.unwrap();
+        assert!(r.seconds > 0.0 && most >= r.seconds, "{r:?}");
+        if cfg!(target_os = "linux") {
+            let (least, most) = (r.peak_rss_bytes.unwrap(), r.peak_rss_max_bytes.unwrap());
+            assert!(least > 1 << 20 && most >= least, "{r:?}");
+        }
+    }
+    // Everything but the timing columns is the same however often the runs are repeated.
+    let data = |rows: &[SweepRow]| -> Vec<SweepRow> {
+        rows.iter()
+            .map(|r| SweepRow {
+                seconds: 0.0,
+                peak_rss_bytes: None,
+                repeats: None,
+                seconds_max: None,
+                peak_rss_max_bytes: None,
+                ..r.clone()
+            })
+            .collect()
+    };
+    assert_eq!(data(&once), data(&four));
+    assert_eq!(data(&once), data(&timed_out));
+    // results.csv carries the spread last, and reads back.
+    let path = dir.path().join("results.csv");
+    write_results_csv(&path, &four).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let head: Vec<&str> = text.lines().next().unwrap().split(',').collect();
+    assert_eq!(
+        head[head.len() - 3..],
+        ["repeats", "seconds_max", "peak_rss_max_bytes"]
+    );
+    assert!(TIMING_COLUMNS.iter().all(|c| head.contains(c)));
+    let line: Vec<&str> = text.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(line[head.len() - 3], "4");
+    assert_eq!(read_results_csv(&path).unwrap(), four);
 }

@@ -377,7 +377,7 @@ fn truth_and_external_tsv_in_eval_and_sweep() {
         let h = r.headers().unwrap().clone();
         // Everything but the timings and memory.
         let keep: Vec<usize> = (0..h.len())
-            .filter(|&i| !["seconds", "peak_rss_bytes"].contains(&&h[i]))
+            .filter(|&i| !fimdup::report::TIMING_COLUMNS.contains(&&h[i]))
             .collect();
         let mut v = vec![keep.iter().map(|&i| h[i].to_string()).collect()];
         for rec in r.records() {
