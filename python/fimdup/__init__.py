@@ -797,8 +797,11 @@ class SweepRows(list):
       ``model`` (the theoretical curve's formula, or None) and ``bins``: ``lo``, ``hi``,
       ``pairs`` (the truth's pairs of that exact resemblance), ``found``, ``fraction``,
       ``edges``, ``edge_fraction`` (found as an edge of the method, before grouping),
-      ``theory`` and ``stderr`` (the model's mean over the bin's pairs and its binomial
-      standard error). Empty with the containment measure or a grid of shingle lengths."""
+      ``theory`` and ``stderr`` (the mean of the model's probability of each pair, from its
+      two shingle sets' sizes, and its Poisson-binomial standard error, a simulation's error
+      included), ``simulation_stderr`` (that part of it) and ``remarks`` (why the bin lies
+      outside the theory ± 3 standard errors, if it does). Empty with the containment measure
+      or a grid of shingle lengths."""
 
     methods: List[Dict[str, Any]]
     bootstrap: Optional[Dict[str, Any]]

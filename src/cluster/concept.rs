@@ -431,15 +431,16 @@ impl MethodSpec for Concept {
     }
 
     /// At least `k` shared elements of `n`: k-mins positions agree independently with
-    /// probability `s`; bottom-k by its binomial approximation ([`super::detection`]).
+    /// probability `s`; bottom-k by its exact law from the set sizes, one-permutation bins
+    /// simulated ([`super::detection`]).
     fn detection(
         &self,
         _cfg: &super::ClusterConfig,
         summary: &super::ClusterSummary,
-        images: Option<super::ImageKind>,
+        scheme: Option<crate::sketch::Scheme>,
         n: u32,
     ) -> Option<super::detection::Detection> {
-        super::detection::Detection::shared_elements(summary, images, n)
+        super::detection::Detection::shared_elements(summary, scheme, n)
     }
 
     /// Documents sharing `k` elements (its pair graph, the graph its mining is split by).

@@ -89,10 +89,10 @@ impl Method {
         self,
         cfg: &ClusterConfig,
         summary: &super::ClusterSummary,
-        images: Option<ImageKind>,
+        scheme: Option<crate::sketch::Scheme>,
         n: u32,
     ) -> Option<super::detection::Detection> {
-        self.spec().detection(cfg, summary, images, n)
+        self.spec().detection(cfg, summary, scheme, n)
     }
 
     /// What the method compared for one pair, and one sentence saying so (see

@@ -393,7 +393,7 @@ impl MethodSpec for Exact {
         &self,
         _cfg: &super::ClusterConfig,
         summary: &super::ClusterSummary,
-        _images: Option<super::ImageKind>,
+        _scheme: Option<crate::sketch::Scheme>,
         _n: u32,
     ) -> Option<super::detection::Detection> {
         Some(super::detection::Detection::Step {

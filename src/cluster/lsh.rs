@@ -391,19 +391,19 @@ impl MethodSpec for Lsh {
     }
 
     /// A band of `rows` agreeing positions in one of `bands`, then at least `k` agreeing
-    /// positions in the filtering pass (H00).
+    /// positions in the filtering pass (H00), on the positional images it ran on.
     fn detection(
         &self,
         _cfg: &super::ClusterConfig,
         summary: &super::ClusterSummary,
-        images: Option<ImageKind>,
+        scheme: Option<crate::sketch::Scheme>,
         _n: u32,
     ) -> Option<super::detection::Detection> {
-        images?;
         Some(super::detection::Detection::Bands {
             bands: summary.bands?,
             rows: summary.rows?,
             min_agree: summary.k?,
+            positions: super::detection::Positions::of(scheme?)?,
         })
     }
 

@@ -13,7 +13,6 @@ use super::candidates::CandidateRule;
 use super::detection::Detection;
 use super::pair_detail::{MethodDetail, PairView};
 use super::run::{Arm, Found};
-use super::threshold::ImageKind;
 use super::{ClusterConfig, ClusterSummary, Regroup, Threshold};
 use crate::sketch::Scheme;
 use crate::Result;
@@ -97,15 +96,15 @@ pub(super) trait MethodSpec: Sync {
         n: usize,
     ) -> Result<Option<CandidateRule>>;
 
-    /// Its theoretical probability of finding a pair of resemblance `s` as an edge
-    /// ([`Detection`], before any verification), from the run's `summary` (its k, bands,
-    /// threshold), on `n`-element images of kind `images` (`None`: mod-m or weighted images,
-    /// which no model here covers); `None` where it has no model.
+    /// Its theoretical probability of finding a pair as an edge ([`Detection`], before any
+    /// verification), from the run's `summary` (its k, bands, threshold), on `n`-element
+    /// images of `scheme` (`None`: weighted images, which no model here covers); `None` where
+    /// it has no model.
     fn detection(
         &self,
         _cfg: &ClusterConfig,
         _summary: &ClusterSummary,
-        _images: Option<ImageKind>,
+        _scheme: Option<Scheme>,
         _n: u32,
     ) -> Option<Detection> {
         None

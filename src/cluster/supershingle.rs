@@ -238,16 +238,18 @@ impl MethodSpec for SuperShingle {
         ))
     }
 
-    /// At least `k` of the `n / per` super shingles of `per` positions agree, each with
-    /// probability `s^per` (k-mins images only), at the width of the candidate threshold.
+    /// At least `k` of the `n / per` super shingles of `per` positions agree (on k-mins
+    /// images each with probability `s^per`; one-permutation images simulated), at the width
+    /// of the candidate threshold; no model on sorted images.
     fn detection(
         &self,
         cfg: &ClusterConfig,
         summary: &super::ClusterSummary,
-        images: Option<super::ImageKind>,
+        scheme: Option<crate::sketch::Scheme>,
         n: u32,
     ) -> Option<super::detection::Detection> {
-        if images? != super::ImageKind::KMins || n == 0 {
+        let positions = super::detection::Positions::of(scheme?)?;
+        if n == 0 {
             return None;
         }
         let mut run = *cfg;
@@ -256,9 +258,11 @@ impl MethodSpec for SuperShingle {
         }
         let (per, _) = width(&run, true, n as usize).ok()?;
         Some(super::detection::Detection::SuperShingles {
+            n,
             groups: n / per.max(1),
             per,
             min_shared: summary.k?,
+            positions,
         })
     }
 

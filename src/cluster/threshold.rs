@@ -28,7 +28,9 @@
 //! J = 0.8 and 2.9 % at J = 0.5. Sets of unequal size share fewer image elements
 //! (`c · n / max(|A|, |B|)`), so the translation is exact only for equal sizes.
 //! The test `bottom_k_translation_matches_simulation` checks the formula against simulated
-//! sets with known resemblance.
+//! sets with known resemblance. This mean only places `k`; the probability that a pair
+//! reaches it is not a binomial around the mean but the exact law of
+//! [`super::detection::bottom_k_probability`], a function of both set sizes.
 //!
 //! # k-mins (positional) images
 //!

@@ -39,7 +39,7 @@ pub mod truth;
 pub use bootstrap::{
     BootstrapConfig, BootstrapResult, Interval, Paired, Resampler, RowIntervals, Units,
 };
-pub use curves::{pr_curve, s_curve, Detection, PrCurve, PrPoint, SBin};
+pub use curves::{pr_curve, s_curve, Detection, PairSets, PrCurve, PrPoint, Remark, SBin, SPair};
 pub use cv::{CvConfig, CvResult, CvSplit, CvSummary, Setting};
 pub use evaluation::{evaluate_loaded, EvalBootstrap, Evaluation, LoadedTruth, Truth};
 pub use external::{External, ExternalSpec};

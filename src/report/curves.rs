@@ -18,13 +18,19 @@
 //! column of the truth (measured with other words or shingles) is not used. The pairs are
 //! every listed pair of a pair-list truth (positive or negative), the positives of a cluster
 //! or PAN truth; pairs naming a document the corpus lacks are left out. A run's S-curve
-//! bins them by similarity and counts those among the run's pairs.
+//! bins them by similarity and counts those among the run's pairs. Documents of equal
+//! shingle sets (a document and its copies) have equal images, so the pairs they make with
+//! one other document are found or missed together: one event of the S-curve's error.
 //!
-//! Models ([`detection`]): lsh (bands, rows and its filter's k from the run), concept and
-//! union-find (k of n on k-mins or one-permutation images; bottom-k by its binomial
-//! approximation), super-shingle on positional images, exact (a step); with exact
-//! verification the candidates' model times the verified step. None for mod-m or weighted
-//! images, nor with the containment measure (no S-curve then at all).
+//! Models ([`detection`], per pair, from the sizes of its two shingle sets and their
+//! intersection, measured as the similarity is): lsh (bands, rows and its filter's k from
+//! the run), concept and union-find (k of n: exact on k-mins positions, the exact law of
+//! bottom-k images, one-permutation bins simulated), super-shingle on positional images,
+//! exact (a step); with exact verification the candidates' model times the verified step.
+//! None for mod-m or weighted images, nor with the containment measure (no S-curve then at
+//! all). The simulations of one-permutation images are made once per pair's sizes for the
+//! whole sweep. The table and the plot show the same band, the theory ± three standard
+//! errors, and the table flags every bin outside it with its remark.
 //!
 //! Invariants: everything here is computed in row order from sorted or input-ordered lists,
 //! so the files are byte-identical for any number of threads.
@@ -35,12 +41,15 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plot::{self, Legend, Panel, Series};
-use crate::cluster::{threshold, ClusterConfig, ClusterOutput, Measure};
-use crate::eval::curves::{pr_curve, s_curve, Detection, PrCurve, SBin};
+use crate::cluster::{ClusterConfig, ClusterOutput, Measure};
+use crate::eval::curves::{
+    pr_curve, s_curve, Detection, PairSets, PrCurve, Remark, SBin, SPair, Simulations, BAND_SE,
+};
 use crate::eval::{Labeled, Labels, Prediction, TruthTable};
-use crate::shingle::{resemblance, shingle_set};
+use crate::shingle::shingle_set;
 use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
+use crate::sorted::intersection_size;
 use crate::text::Canonicalizer;
 use crate::{DocId, Error, Result};
 
@@ -97,8 +106,9 @@ pub fn detection(
         return None;
     }
     let n = u32::try_from(s.image_size).ok()?;
-    let images = (!weighted).then(|| threshold::image_kind(scheme)).flatten();
-    let base = cfg.method.detection(cfg, s, images, n)?;
+    let base = cfg
+        .method
+        .detection(cfg, s, (!weighted).then_some(scheme), n)?;
     Some(match (s.candidate_threshold, &base) {
         // A step is the answer itself, verified or not.
         (Some(_), m) if !matches!(m, Detection::Step { .. }) => Detection::Verified {
@@ -111,8 +121,11 @@ pub fn detection(
 
 /// Gathers the curves while a sweep runs.
 pub(crate) struct CurveCollector {
-    /// The truth's pairs at similarity 0.5 or more, with it (empty: no S-curves).
-    binned: Vec<(String, String, f64)>,
+    /// The truth's pairs at similarity 0.5 or more, with their sets' sizes and their event
+    /// (see [`crate::eval::SPair`]) (empty: no S-curves).
+    binned: Vec<(String, String, PairSets, u64)>,
+    /// The simulations of the models that need them, by the pairs' sizes.
+    sims: Simulations,
     /// Their documents' DocIds, ascending (found on the first run).
     binned_ids: Option<Vec<Option<(DocId, DocId)>>>,
     /// The loosest threshold of the grid.
@@ -134,6 +147,7 @@ impl CurveCollector {
         let loosest = thresholds.iter().copied().fold(f64::INFINITY, f64::min);
         let mut c = CurveCollector {
             binned: Vec::new(),
+            sims: Simulations::default(),
             binned_ids: None,
             loosest,
             containment,
@@ -163,16 +177,31 @@ impl CurveCollector {
             .par_iter()
             .map(|d| shingle_set(&canon.canonicalize(index[d]), &pipeline.shingle))
             .collect();
-        let set = |d: &str| needed.binary_search(&d).ok().map(|i| &sets[i]);
+        // documents of equal shingle sets (a document and its copies) have equal images:
+        // one class
+        let mut order: Vec<usize> = (0..sets.len()).collect();
+        order.sort_by(|&i, &j| sets[i].cmp(&sets[j]));
+        let mut class = vec![0u64; sets.len()];
+        for w in 1..order.len() {
+            let (prev, cur) = (order[w - 1], order[w]);
+            class[cur] = class[prev] + u64::from(sets[cur] != sets[prev]);
+        }
+        let at = |d: &str| needed.binary_search(&d).ok();
         let mut measured = 0u64;
         for (a, b) in &pairs {
-            let (Some(x), Some(y)) = (set(a), set(b)) else {
+            let (Some(i), Some(j)) = (at(a), at(b)) else {
                 continue;
             };
+            let (x, y) = (&sets[i], &sets[j]);
+            let event = class[i].min(class[j]) << 32 | class[i].max(class[j]);
             measured += 1;
-            let s = resemblance(x, y);
-            if s >= 0.5 {
-                c.binned.push((a.clone(), b.clone(), s));
+            let sizes = PairSets::new(
+                x.len() as u64,
+                y.len() as u64,
+                intersection_size(x, y) as u64,
+            )?;
+            if sizes.resemblance() >= 0.5 {
+                c.binned.push((a.clone(), b.clone(), sizes, event));
             }
         }
         c.out.measured = (measured, c.binned.len() as u64);
@@ -203,7 +232,7 @@ impl CurveCollector {
                 }
                 binned
                     .iter()
-                    .map(|(a, b, _)| {
+                    .map(|(a, b, _, _)| {
                         let (x, y) = (*at.get(a.as_str())?, *at.get(b.as_str())?);
                         Some((DocId(x.min(y)), DocId(x.max(y))))
                     })
@@ -220,13 +249,17 @@ impl CurveCollector {
                             .is_ok_and(|i| res.pairs[i].shared.is_some())
                 })
             };
-            let bins = s_curve(
-                binned
-                    .iter()
-                    .zip(doc_ids.iter())
-                    .map(|((a, b, s), &p)| (*s, pred.contains(a, b), edge(p))),
-                model.as_ref(),
-            );
+            let pairs: Vec<SPair> = binned
+                .iter()
+                .zip(doc_ids.iter())
+                .map(|((a, b, sets, event), &p)| SPair {
+                    sets: *sets,
+                    found: pred.contains(a, b),
+                    edge: edge(p),
+                    event: *event,
+                })
+                .collect();
+            let bins = s_curve(&pairs, model.as_ref(), &mut self.sims);
             self.out.s.push(SCurve {
                 method: method.to_string(),
                 threshold: tval,
@@ -363,7 +396,9 @@ pub fn write_pr_csv(path: &Path, curves: &Curves) -> Result<()> {
 }
 
 /// Writes `scurve.csv`: `method,threshold,lo,hi,pairs,found,fraction,edges,edge_fraction,
-/// theory,stderr`, one row per bin of every run (empty fields where there is no value).
+/// theory,stderr,simulation_stderr,band_lo,band_hi,remarks`, one row per bin of every run
+/// (empty fields where there is no value; the band is the theory ± three standard errors;
+/// remarks are the flags of the bin's [`Remark`]s, joined by `; `).
 pub fn write_s_csv(path: &Path, curves: &Curves) -> Result<()> {
     let mut w = crate::corpus::dialect::writer(false).from_writer(Vec::new());
     let e = |e: csv::Error| Error::format(path, format!("writing CSV: {e}"));
@@ -379,6 +414,10 @@ pub fn write_s_csv(path: &Path, curves: &Curves) -> Result<()> {
         "edge_fraction",
         "theory",
         "stderr",
+        "simulation_stderr",
+        "band_lo",
+        "band_hi",
+        "remarks",
     ])
     .map_err(e)?;
     for c in &curves.s {
@@ -395,6 +434,10 @@ pub fn write_s_csv(path: &Path, curves: &Curves) -> Result<()> {
                 num(b.edge_fraction),
                 b.theory.map_or(String::new(), num),
                 b.stderr.map_or(String::new(), num),
+                b.simulation_stderr.map_or(String::new(), num),
+                b.band().map_or(String::new(), |x| num(x.0)),
+                b.band().map_or(String::new(), |x| num(x.1)),
+                flags(&b.remarks),
             ])
             .map_err(e)?;
         }
@@ -462,9 +505,19 @@ pub fn drawn_runs<'c>(curves: &'c Curves, best: &[(String, f64)]) -> Vec<&'c SCu
         .collect()
 }
 
+/// The flags of a bin's remarks, joined by `; ` (empty without any).
+fn flags(remarks: &[Remark]) -> String {
+    remarks
+        .iter()
+        .map(Remark::flag)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// `scurve.svg`: one panel per drawn run (three to a row): the fraction of the truth's
 /// pairs found per bin (at the bin's middle), as output pairs and as edges, and the model's
-/// mean per bin, with a band of three binomial standard errors around it.
+/// mean per bin, with its band of three standard errors ([`SBin::band`], what the table
+/// shows).
 pub fn s_svg(runs: &[&SCurve]) -> Result<String> {
     let titles: Vec<String> = runs
         .iter()
@@ -491,17 +544,14 @@ pub fn s_svg(runs: &[&SCurve]) -> Result<String> {
             ];
             if c.model.is_some() {
                 v.push(Series {
-                    label: "theory (3 s.e.)".into(),
+                    label: format!("theory (± {BAND_SE} s.e.)"),
                     points: filled
                         .iter()
                         .filter_map(|b| b.theory.map(|t| (mid(b), t)))
                         .collect(),
                     band: filled
                         .iter()
-                        .filter_map(|b| {
-                            let (t, se) = (b.theory?, b.stderr?);
-                            Some((mid(b), (t - 3.0 * se).max(0.0), (t + 3.0 * se).min(1.0)))
-                        })
+                        .filter_map(|b| b.band().map(|(lo, hi)| (mid(b), lo, hi)))
                         .collect(),
                     ..Default::default()
                 });
@@ -579,9 +629,20 @@ pub fn s_note(curves: &Curves, runs: &[&SCurve]) -> String {
 resemblance of their shingle sets under this sweep's canonical form and shingling: {} pairs \
 measured, {} at 0.5 or above. Per bin: the fraction the method found at its best threshold \
 as output pairs / as edges (pairs the method joined directly, before grouping them into \
-clusters), and the theoretical fraction of edges (the model's probability averaged over the \
-bin's pairs) with its binomial standard error. Models: ",
-        curves.measured.0, curves.measured.1
+clusters), and the theoretical fraction of edges (the model's probability of each pair, \
+from the sizes of its two shingle sets and their intersection, averaged over the bin's \
+pairs) ± three standard errors (Poisson-binomial, sqrt(sum p(1-p)) / pairs, plus the \
+simulation's error where the law is simulated): the band the plot draws. Laws: k-mins \
+positions agree independently, each with probability s (exact: binomial); two bottom-k \
+images share at least k elements with the exact probability integral over the k-th smallest \
+common hash value (a Beta law) of both images' other elements below it staying within n-k \
+(binomial in each set's own elements); one-permutation bins are dependent and are \
+simulated ({} pairs of images per pair of sizes); a pair of equal sets is always found \
+(collapsed). Each law takes the hash values as independent uniforms (ideal min-wise \
+permutations). Models: ",
+        curves.measured.0,
+        curves.measured.1,
+        crate::cluster::detection::TRIALS
     );
     let models: Vec<String> = runs
         .iter()
@@ -595,11 +656,12 @@ bin's pairs) with its binomial standard error. Models: ",
         })
         .collect();
     s.push_str(&models.join("; "));
-    s.push_str(". Grouping adds member pairs (union-find closure, concept sets) or drops them (center clustering); collapse and max-df guards change the images. Every run's bins are in scurve.csv.");
+    s.push_str(". Grouping adds member pairs (union-find closure, concept sets) or drops them (center clustering); max-df guards change the images. A bin whose fraction of edges or of output pairs lies outside the band is flagged in the table, and the flags are explained below it. Every run's bins are in scurve.csv.");
     s
 }
 
-/// The S-curve table: one row per bin with pairs, `found / theory ± s.e.` per drawn run.
+/// The S-curve table: one row per bin with pairs, `found / edges (theory ± 3 s.e.)` per
+/// drawn run, and the flags of the bin's remarks.
 pub fn s_table(runs: &[&SCurve]) -> (Vec<String>, Vec<Vec<String>>) {
     let mut head = vec!["resemblance".to_string(), "pairs".to_string()];
     head.extend(
@@ -617,10 +679,16 @@ pub fn s_table(runs: &[&SCurve]) -> (Vec<String>, Vec<Vec<String>>) {
             r.extend(runs.iter().map(|c| {
                 let b = &c.bins[i];
                 let seen = format!("{:.3} / {:.3}", b.fraction, b.edge_fraction);
-                match (b.theory, b.stderr) {
-                    (Some(t), Some(se)) => format!("{seen} (theory {t:.3} ± {se:.3})"),
+                let mut cell = match (b.theory, b.stderr) {
+                    (Some(t), Some(se)) => {
+                        format!("{seen} (theory {t:.3} ± {:.3})", BAND_SE * se)
+                    }
                     _ => seen,
+                };
+                if !b.remarks.is_empty() {
+                    cell.push_str(&format!(" ⚑ {}", flags(&b.remarks)));
                 }
+                cell
             }));
             r
         })
@@ -628,10 +696,32 @@ pub fn s_table(runs: &[&SCurve]) -> (Vec<String>, Vec<Vec<String>>) {
     (head, rows)
 }
 
+/// The sentences after the S-curve table: one per kind of remark that flags a bin of the
+/// drawn runs, with the bins it flags (empty without any).
+pub fn s_remarks(runs: &[&SCurve]) -> Vec<String> {
+    let mut kinds: Vec<(&'static str, &'static str, Vec<String>)> = Vec::new();
+    for c in runs {
+        for b in c.bins.iter().filter(|b| b.pairs > 0) {
+            for r in &b.remarks {
+                let at = format!("{} at {} {:.2}-{:.2}", c.method, c.threshold, b.lo, b.hi);
+                match kinds.iter_mut().find(|k| k.0 == r.kind()) {
+                    Some(k) => k.2.push(at),
+                    None => kinds.push((r.kind(), r.sentence(), vec![at])),
+                }
+            }
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|(kind, sentence, at)| format!("⚑ {kind} ({}): {sentence}.", at.join(", ")))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::{Method, Threshold};
+    use crate::cluster::detection::Positions;
+    use crate::cluster::{threshold, Method, Threshold};
 
     fn output(f: impl FnOnce(&mut crate::cluster::ClusterSummary)) -> ClusterOutput {
         let mut o = ClusterOutput::default();
@@ -658,7 +748,8 @@ mod tests {
             Some(Detection::Bands {
                 bands: 16,
                 rows: 8,
-                min_agree: 103
+                min_agree: 103,
+                positions: Positions::KMins
             })
         );
         // weighted or mod-m images: no model
@@ -680,6 +771,19 @@ mod tests {
             None
         );
         assert_eq!(
+            detection(&cfg(Method::Concept), &k, Scheme::OnePermutation, false),
+            Some(Detection::OnePermutation { n: 128, k: 112 })
+        );
+        assert_eq!(
+            detection(&cfg(Method::Lsh), &lsh, Scheme::OnePermutation, false),
+            Some(Detection::Bands {
+                bands: 16,
+                rows: 8,
+                min_agree: 103,
+                positions: Positions::OnePermutation
+            })
+        );
+        assert_eq!(
             detection(&cfg(Method::Exact), &k, Scheme::BottomK, false),
             Some(Detection::Step { threshold: 0.8 })
         );
@@ -695,9 +799,11 @@ mod tests {
         assert_eq!(
             ss,
             Some(Detection::SuperShingles {
+                n: 128,
                 groups: 128 / per,
                 per,
-                min_shared: 1
+                min_shared: 1,
+                positions: Positions::KMins
             })
         );
         // verification: the candidates' model, then the verified step

@@ -535,6 +535,9 @@ fn curves_markdown(s: &mut String, c: &Curves, rows: &[SweepRow]) {
         let (head, cells) = curves::s_table(&runs);
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
         md_table(s, &head, cells.into_iter());
+        for r in curves::s_remarks(&runs) {
+            let _ = write!(s, "\n{r}\n");
+        }
         s.push_str(
             "
 ![Fraction of the truth's pairs found per resemblance bin, with the theory](scurve.svg)
@@ -565,6 +568,9 @@ fn curves_html(s: &mut String, c: &Curves, rows: &[SweepRow]) {
         let (head, cells) = curves::s_table(&runs);
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
         html_table(s, &head, cells.into_iter(), 1);
+        for r in curves::s_remarks(&runs) {
+            let _ = writeln!(s, "<p class=\"note\">{}</p>", esc(&r));
+        }
         if let Ok(svg) = curves::s_svg(&runs) {
             let _ = writeln!(s, "<div class=\"plot\">{svg}</div>");
         }

@@ -75,5 +75,6 @@ pub use inputs::{
 pub(crate) use options::by_name;
 pub use options::PipelineOptions;
 pub use scheme::{Scheme, SketchConfig, MAX_SIZE};
+pub(crate) use sketcher::densify;
 pub use sketcher::{sketch_batch, Scratch, Sketcher};
 pub use weight::{DocFreq, Weighting};

@@ -231,26 +231,7 @@ impl Sketcher {
             bins[j] = bins[j].min(v);
             filled[j] = true;
         }
-        for i in 0..n {
-            if filled[i] {
-                continue;
-            }
-            let mut src = None;
-            for t in 1..=DENSIFY_PROBES.min(64 * n as u64) {
-                let j = reduce(fmix64(self.densify_key ^ ((i as u64) << 32 | t)), n);
-                if filled[j] {
-                    src = Some(j);
-                    break;
-                }
-            }
-            let j = src.unwrap_or_else(|| {
-                (1..=n)
-                    .map(|d| (i + d) % n)
-                    .find(|&j| filled[j])
-                    .expect("at least one bin is filled")
-            });
-            bins[i] = bins[j];
-        }
+        densify(&mut bins, filled, self.densify_key);
         Image { values: bins }
     }
 
@@ -264,6 +245,35 @@ impl Sketcher {
         v.sort_unstable();
         v.dedup();
         Image { values: v }
+    }
+}
+
+/// Optimal densification (Shrivastava 2017) of one-permutation bins: each bin `i` not
+/// `filled` takes the value of the first filled bin among the probes
+/// `reduce(fmix64(key ^ (i << 32 | t)), n)`, `t = 1, 2, ...`, or after
+/// `min(DENSIFY_PROBES, 64 n)` failed probes the next filled bin cyclically. At least one
+/// bin must be filled.
+pub(crate) fn densify(bins: &mut [u64], filled: &[bool], key: u64) {
+    let n = bins.len();
+    for i in 0..n {
+        if filled[i] {
+            continue;
+        }
+        let mut src = None;
+        for t in 1..=DENSIFY_PROBES.min(64 * n as u64) {
+            let j = reduce(fmix64(key ^ ((i as u64) << 32 | t)), n);
+            if filled[j] {
+                src = Some(j);
+                break;
+            }
+        }
+        let j = src.unwrap_or_else(|| {
+            (1..=n)
+                .map(|d| (i + d) % n)
+                .find(|&j| filled[j])
+                .expect("at least one bin is filled")
+        });
+        bins[i] = bins[j];
     }
 }
 
