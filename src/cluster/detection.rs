@@ -1,7 +1,7 @@
 //! A method's theoretical probability of finding a pair of resemblance `s` ([`Detection`]):
 //! the S-curve of B97 and H00 (lsh `1-(1-s^r)^b`, k-mins and bottom-k at `k` shared
 //! elements, super shingles, the exact join's step, a verified run's product), given by
-//! each method ([`super::method::MethodSpec::detection`]) and drawn against measured
+//! each method (`MethodSpec::detection`) and drawn against measured
 //! fractions by [`crate::eval::curves`].
 //!
 //! Invariant: every probability is a deterministic function of `s` and the model's
@@ -144,7 +144,7 @@ impl Detection {
         }
     }
 
-    /// The probability tabulated (what [`s_curve`] averages; the grid has 2,000 steps, so
+    /// The probability tabulated (what [`s_curve`](crate::eval::s_curve) averages; the grid has 2,000 steps, so
     /// the interpolation error of the smooth curves is far below any binomial error).
     pub fn table(&self) -> DetectionTable {
         let (inner, step) = match self {
