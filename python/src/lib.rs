@@ -2,14 +2,14 @@
 //! into the library's configurations (built and validated by the library) and runs the
 //! library's own job ([`fimdup::cluster::Job`], [`fimdup::dedup::Dedup`],
 //! [`fimdup::report::run_sweep`], [`fimdup::mine::mine`], [`fimdup::index::Index`]); the
-//! Python half (`fimdup/__init__.py`) turns Python inputs into a [`Corpus`] and the raw
+//! Python half (`fimdup/__init__.py`) turns Python inputs into a `Corpus` (`corpus.rs`) and the raw
 //! results into numpy arrays, pyarrow tables and lists.
 //!
 //! Invariants: the GIL is released while the library works (`threads` chooses the rayon
 //! pool: all cores by default); library errors become Python exceptions with the library's
-//! messages ([`errors`]); results are handed over in the library's own order, which is the
+//! messages (`errors.rs`); results are handed over in the library's own order, which is the
 //! order of the files the CLI writes; no default is written here: the options come from
-//! Python, whose defaults are the library's ([`options::defaults`]).
+//! Python, whose defaults are the library's (`options::defaults`).
 
 mod corpus;
 mod errors;

@@ -27,7 +27,7 @@ pub enum CandidateRule {
         positional: bool,
     },
     /// Documents whose full shingle sets (the keys) have resemblance `>= t`: the exact
-    /// join's own edges, found by prefix filtering ([`exact::prefix_len`]).
+    /// join's own edges, found by prefix filtering ([`super::exact::prefix_len`]).
     Resemblance { t: f64 },
 }
 

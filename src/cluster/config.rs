@@ -105,7 +105,7 @@ impl Method {
     }
 
     /// The whole run's limits on what a divided run's groups produced together (see
-    /// [`super::method::MethodSpec::check_merged`]).
+    /// `MethodSpec::check_merged`).
     pub fn check_merged(self, cfg: &ClusterConfig, mined: u64, sets: u64) -> Result<()> {
         self.spec().check_merged(cfg, mined, sets)
     }
@@ -165,7 +165,7 @@ impl Default for Threshold {
     }
 }
 
-/// Everything that configures [`run_method`].
+/// Everything that configures [`run_method`](super::run_method).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ClusterConfig {
     /// The method.
@@ -187,7 +187,7 @@ pub struct ClusterConfig {
     /// Stop with [`Error::Limit`] when the clusters have more member pairs than this.
     pub max_pairs: Option<u64>,
     /// What a [`Threshold::Resemblance`] value measures: resemblance (every method) or
-    /// max-containment (`exact`, and `union-find` on mod-m images; see [`containment`]).
+    /// max-containment (`exact`, and `union-find` on mod-m images; see [`containment`](super::containment)).
     #[serde(default)]
     pub measure: Measure,
 }

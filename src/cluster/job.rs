@@ -13,7 +13,7 @@
 //!    without holding the images; a corpus's images are held while they fit (in the
 //!    budget, or without one in [`DEFAULT_HELD_IMAGE_BYTES`] for the context-only methods);
 //!    past that the context-only methods write the documents' keys to a temporary key file
-//!    ([`super::held_keys`]) and build the context in passes over it, and the others
+//!    (`held_keys`) and build the context in passes over it, and the others
 //!    (under a budget) write a temporary images file read as above;
 //! 2. [`Job::run_on`] runs the method on it: the threshold is translated
 //!    ([`super::threshold`]), lowered to the candidate threshold when exact verification

@@ -1,5 +1,5 @@
 //! What a clustering method is to the rest of the library: one value behind the
-//! [`MethodSpec`] trait, implemented in the method's own file (`concept.rs`,
+//! `MethodSpec` trait, implemented in the method's own file (`concept.rs`,
 //! `union_find.rs`, `lsh.rs`, `supershingle.rs`, `exact.rs`), and one line in the
 //! registration list of [`super::Method`] (`config.rs`). The job, the prepared corpus, the
 //! candidate rule of the divided run, verification, the sweep's detection models and the

@@ -9,7 +9,7 @@
 //! corpus -> method -> verification -> output); [`Prepared`] (`prepared.rs`) a corpus
 //! sketched once for any method; [`run_method`] (`run.rs`) one method on primitive inputs,
 //! with each method's own step in its file (`concept.rs`, `union_find.rs`, `lsh.rs`,
-//! `supershingle.rs`, `exact.rs`, each a [`method::MethodSpec`] registered in
+//! `supershingle.rs`, `exact.rs`, each a `method::MethodSpec` registered in
 //! `config.rs`; `containment.rs` the mod-m containment step of union-find);
 //! `threshold.rs` every translation of a
 //! threshold; `verify.rs` exact verification and regrouping; `config.rs` the method and its

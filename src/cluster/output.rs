@@ -1,7 +1,7 @@
 //! Output records and writers: the run's [`ClusterOutput`] and [`ClusterSummary`], `clusters.jsonl`,
 //! `pairs.csv`, and the summary JSON.
 //!
-//! Invariants: writers go through [`AtomicFile`](crate::io::AtomicFile); clusters are written
+//! Invariants: writers go through [`crate::io::AtomicFile`]; clusters are written
 //! in their (sorted) order with member external ids in ascending DocId (input) order; pairs
 //! are written once each as `a,b` with `a < b` by external id string, sorted by `(a, b)`
 //! strings (ties, from repeated external ids, by DocId). Floats use Rust's shortest

@@ -2,7 +2,7 @@
 //! `fimdup explain`'s verdict, recomputed with the functions the method itself uses (shared
 //! image elements, agreeing positions and colliding bands with the LSH seed, super
 //! shingles, exact resemblance or containment). Each method gives its own
-//! ([`super::method::MethodSpec::pair_detail`]) from a [`PairView`] of the two documents.
+//! (`MethodSpec::pair_detail`) from a [`PairView`] of the two documents.
 //!
 //! Invariant: a detail is computed from the two documents' images (or full sets) and the
 //! run's summary only, so it is the same whichever entry point asks.

@@ -4,7 +4,7 @@
 //!
 //! Each method's own step lives in its file (`concept::run`, `uf::run`, `lsh::run`,
 //! `supershingle::run`, `exact::run`, `containment::run_mod_m`) and hands back the clusters
-//! of representatives and the method's edges ([`Found`]); what every method shares is
+//! of representatives and the method's edges (`Found`); what every method shares is
 //! here: the checks of the inputs, the context of concept / union-find, the connected
 //! components of an edge list, the expansion of collapsed classes, the cluster order and
 //! the member pairs.

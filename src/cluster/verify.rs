@@ -8,7 +8,7 @@
 //!
 //! Documents shorter than a shingle have empty sets, which resemble nothing
 //! ([`crate::shingle`]). Two of them are still the same text when they are identical or
-//! lexically equivalent, and the collapse ([`super::collapse`]) has grouped them: a pair of
+//! lexically equivalent, and the collapse ([`super::collapse()`]) has grouped them: a pair of
 //! two empty sets passes, at resemblance 1, exactly when its documents are in one group of
 //! the [`Collapse`] given. That is exactly lexical equivalence: a document with an empty set
 //! has an empty image, whose fingerprint links nothing, so it joins a group only through an

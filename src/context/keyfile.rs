@@ -136,8 +136,8 @@ impl KeySource for KeyFile {
         true
     }
 
-    /// Reads the file on a second thread ([`read_ahead`]), in blocks of whole documents of
-    /// at most [`BLOCK_KEYS`] keys (one document at least), so that reading overlaps what
+    /// Reads the file on a second thread (`read_ahead`), in blocks of whole documents of
+    /// at most `BLOCK_KEYS` keys (one document at least), so that reading overlaps what
     /// `f` does with the keys.
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
         let (lens, path) = (&self.lens, &self.path);

@@ -229,7 +229,7 @@ fn pair_counts_prefix(
 /// [`pair_counts_of_rows`] for `k >= 2` over rows read in order (e.g. a
 /// [`SpilledContext`](super::SpilledContext)), holding per document only a few counters
 /// and, for a batch of documents at a time, their row lists: the prefix filter of
-/// [`pair_counts_prefix`] with rows ordered by `(length class, position)` (length class =
+/// `pair_counts_prefix` with rows ordered by `(length class, position)` (length class =
 /// `floor(log2(length))`, one scan of the rows per class), candidates through sorted runs
 /// under `spill`, then each batch of candidates counted exactly from the row lists of its
 /// documents (one scan of the rows per batch). Rows of one document are ignored, as in the

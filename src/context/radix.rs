@@ -421,8 +421,8 @@ const GROUP_BUCKETS: usize = 16;
 impl Context {
     /// Builds the context from the element keys of each document (`doc_keys[d]` belongs to
     /// `DocId(d)`; duplicates within one document are ignored), holding at most half of
-    /// `spill`'s budget of incidences at once, and at most [`UNBUDGETED_PASS_INCIDENCES`]
-    /// unless there are many ([`in_memory_pass_cap`]; spilling sorted runs when that takes more than
+    /// `spill`'s budget of incidences at once, and at most `UNBUDGETED_PASS_INCIDENCES`
+    /// unless there are many (`in_memory_pass_cap`; spilling sorted runs when that takes more than
     /// 16 passes). Deterministic.
     pub fn from_doc_keys<K: AsRef<[u64]> + Sync>(
         doc_keys: &[K],

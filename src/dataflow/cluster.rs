@@ -10,7 +10,7 @@
 //! 1. **Sketch**: each worker reads and sketches its byte range (the ranges' counts are
 //!    gathered first, so each knows its first line and DocId) and keeps its documents'
 //!    ids, element keys and fingerprints (the keys in a spill file under a memory budget,
-//!    [`Held`]).
+//!    `Held`).
 //! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
 //!    the same check one process runs, and every worker stops with the error of the
 //!    earliest one (under a memory budget in passes over slices of the hashes, each
@@ -19,7 +19,7 @@
 //! 3. **Collapse**: documents are exchanged by their image fingerprint (by their canonical
 //!    fingerprint when the image is empty or the equivalence is lexical): equal raw text
 //!    implies equal canonical text implies equal images, so each collapse class is one such
-//!    group, and its owner runs [`collapse`] on it: the same classes and counts.
+//!    group, and its owner runs [`collapse()`] on it: the same classes and counts.
 //! 4. **Rows**: `(key, document)` incidences of the representatives are exchanged by key
 //!    (under a memory budget in passes, each over a slice of the keys, sized so that a
 //!    pass's incidences take at most half of a worker's part of the budget; every key is
@@ -34,7 +34,7 @@
 //! 5. **Pairs**, counted exactly. Concept and union-find, by prefix filtering: each kept
 //!    element held by two documents or more goes back to its documents' owners with its
 //!    document frequency as its pass of the rows ends (one sorted run a pass, merged back
-//!    by document: [`DfRuns`], on disk under a budget); a document's first `|x| - k + 1` such elements in the order
+//!    by document: `DfRuns`, on disk under a budget); a document's first `|x| - k + 1` such elements in the order
 //!    (frequency, element) are its prefix, and two documents sharing `k` elements share one
 //!    of their prefixes' (any fixed order will do; this one puts the common elements last,
 //!    out of the prefixes). Prefix incidences go to the elements' owners, which send each

@@ -14,7 +14,7 @@
 //!   index at the threshold are removed first, naming the indexed document.
 //!
 //! Then the input is read a second time and the kept records are written
-//! ([`write`]): byte for byte for line formats (JSONL, plain lines, CSV/TSV rows, WARC
+//! ([`mod@write`]): byte for byte for line formats (JSONL, plain lines, CSV/TSV rows, WARC
 //! records), the kept files of a directory, and for Parquet every column with the input
 //! schema. `removed.csv`, `clusters.jsonl` and `summary.json` come beside it.
 //!

@@ -555,9 +555,9 @@ fn folds_cell(f: &[usize]) -> String {
 }
 
 /// Writes `cv.csv`: one row per method and split (method, split, choose, report (fold
-/// numbers, space-separated), units, [shingle_len,] threshold, train_f1, test_truth,
+/// numbers, space-separated), units, \[shingle_len,\] threshold, train_f1, test_truth,
 /// test_found, test_common, test_precision, test_recall, test_f1, at_edge,
-/// [shingle_len_at_edge, report_best_shingle_len,] report_best_threshold, report_best_f1;
+/// \[shingle_len_at_edge, report_best_shingle_len,\] report_best_threshold, report_best_f1;
 /// the bracketed columns with a grid of shingle lengths only).
 pub fn write_cv_csv(path: &std::path::Path, res: &CvResult) -> Result<()> {
     let grid = !res.shingle_lens.is_empty();

@@ -2,8 +2,10 @@
 //! which hands a `stream` config to [`stream`]): the groups in stated proportions, then
 //! unrelated documents, then a seeded shuffle into file order, ids, and the truth.
 //!
-//! Invariant: the result is a pure function of the config; ids are `d` plus a zero-padded
-//! number in file order, so string order = file order.
+//! Invariants: the result is a pure function of the config; ids are `d` plus a zero-padded
+//! number in file order, so string order = file order; [`generate_to_dir`] writes the bytes
+//! [`write_corpus`](super::write_corpus) writes for [`generate`]'s corpus (the same drafts, document lines and
+//! truth rows).
 
 use std::path::Path;
 
@@ -11,10 +13,11 @@ use rand::seq::SliceRandom;
 use serde::Serialize;
 
 use super::groups::{Draft, Gen};
-use super::truth::{compute_truth, TruthRow};
-use super::write::write_corpus;
+use super::truth::{truth_rows, write_truth_csv, TruthRow};
+use super::write::{write_doc_line, write_params};
 use super::{stream, GenConfig};
 use crate::eval::similarity::WordIds;
+use crate::io::AtomicFile;
 use crate::{Error, Result};
 
 /// One generated document.
@@ -57,29 +60,72 @@ pub struct GenSummary {
     pub pairs_by_kind: std::collections::BTreeMap<String, usize>,
 }
 
-/// Generates the corpus of `cfg` into `dir` (`docs.jsonl`, `truth.csv`, `params.json`): in
-/// memory by [`generate`] + [`write_corpus`], or, for a `stream` config, document by
-/// document ([`stream`]) in bounded memory.
+/// Generates the corpus of `cfg` into `dir` (`docs.jsonl`, `truth.csv`, `params.json`): the
+/// files [`generate`] + [`write_corpus`](super::write_corpus) write, byte for byte, without
+/// holding the corpus twice (each document is written from its draft, then only its words
+/// are kept for the truth); or, for a `stream` config, document by document ([`stream`]) in
+/// bounded memory.
 pub fn generate_to_dir(cfg: &GenConfig, dir: &Path) -> Result<GenSummary> {
     if cfg.stream {
         return stream::generate_stream(cfg, dir);
     }
-    let corpus = generate(cfg)?;
-    write_corpus(dir, &corpus)?;
+    let (_, drafts) = drafts_in_file_order(cfg)?;
+    let docs = drafts.len();
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let width = id_width(docs);
+    let p = dir.join("docs.jsonl");
+    let mut f = AtomicFile::create(&p)?;
+    let mut groups: Vec<Option<(usize, &'static str)>> = Vec::with_capacity(docs);
+    // the truth's words of every document, end to end: one block, so that what the drafts
+    // held is freed whole
+    let mut words: Vec<u32> = Vec::new();
+    if cfg.truth_tokenizer.is_default() {
+        words.reserve_exact(drafts.iter().map(|d| d.words.len()).sum());
+    }
+    let mut ends: Vec<usize> = Vec::with_capacity(docs);
+    let mut ids = WordIds::default();
+    for (i, d) in drafts.into_iter().enumerate() {
+        let id = format!("d{i:0width$}");
+        write_doc_line(&mut f, &p, &id, d.family.as_deref(), &d.role, &d.text)?;
+        groups.push(d.group);
+        if cfg.truth_tokenizer.is_default() {
+            words.extend_from_slice(&d.words);
+        } else {
+            words.extend(ids.words(cfg.truth_tokenizer, &d.text));
+        }
+        ends.push(words.len());
+    }
+    f.commit()?;
+    drop(ids);
+    // the drafts' blocks, freed in shuffled order, back to the system
+    crate::spill::release_free_memory();
+    let seqs: Vec<&[u32]> = (0..docs)
+        .map(|i| &words[if i == 0 { 0 } else { ends[i - 1] }..ends[i]])
+        .collect();
+    let rows = truth_rows(&seqs, &groups, cfg.truth_floor);
+    drop(seqs);
+    drop(words);
+    write_truth_csv(&dir.join("truth.csv"), &rows, width)?;
+    write_params(dir, cfg)?;
     let mut pairs_by_kind = std::collections::BTreeMap::new();
-    for r in &corpus.truth {
-        *pairs_by_kind.entry(r.kind.clone()).or_default() += 1;
+    for r in &rows {
+        *pairs_by_kind.entry(r.kind.to_string()).or_default() += 1;
     }
     Ok(GenSummary {
-        docs: corpus.docs.len(),
-        truth_pairs: corpus.truth.len(),
+        docs,
+        truth_pairs: rows.len(),
         pairs_by_kind,
     })
 }
 
-/// Generates the corpus and its truth in memory. Deterministic for a config. A `stream`
-/// config is refused: use [`generate_to_dir`].
-pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
+/// Digits of the zero-padded number in the ids of a corpus of `n` documents.
+fn id_width(n: usize) -> usize {
+    (n.saturating_sub(1)).to_string().len().max(4)
+}
+
+/// The generator of a validated, non-`stream` `cfg` and its drafts in file order: the groups
+/// kind by kind in the mix's order, unrelated documents up to `docs`, then a seeded shuffle.
+fn drafts_in_file_order(cfg: &GenConfig) -> Result<(Gen<'_>, Vec<Draft>)> {
     cfg.validate()?;
     if cfg.stream {
         return Err(Error::config(
@@ -130,37 +176,56 @@ pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
     // file order: a seeded shuffle
     let mut order: Vec<usize> = (0..g.drafts.len()).collect();
     order.shuffle(&mut g.rng);
-    let width = (n.saturating_sub(1)).to_string().len().max(4);
-    let lex = &g.w.lex;
-    let mut slots: Vec<Option<Draft>> = g.drafts.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Draft>> = std::mem::take(&mut g.drafts)
+        .into_iter()
+        .map(Some)
+        .collect();
     let drafts: Vec<Draft> = order
         .iter()
         .map(|&i| slots[i].take().expect("once"))
         .collect();
-    let docs: Vec<GenDoc> = drafts
-        .iter()
-        .enumerate()
-        .map(|(i, d)| GenDoc {
+    Ok((g, drafts))
+}
+
+/// Generates the corpus and its truth in memory. Deterministic for a config. A `stream`
+/// config is refused: use [`generate_to_dir`].
+pub fn generate(cfg: &GenConfig) -> Result<GeneratedCorpus> {
+    let (g, drafts) = drafts_in_file_order(cfg)?;
+    let width = id_width(drafts.len());
+    let lex = &g.w.lex;
+    let mut docs: Vec<GenDoc> = Vec::with_capacity(drafts.len());
+    let mut groups: Vec<Option<(usize, &'static str)>> = Vec::with_capacity(drafts.len());
+    let mut seqs: Vec<Vec<u32>> = Vec::with_capacity(drafts.len());
+    for (i, d) in drafts.into_iter().enumerate() {
+        docs.push(GenDoc {
             id: format!("d{i:0width$}"),
-            family: d.family.clone(),
-            kind: d.role.clone(),
-            text: d.text.clone(),
-            canonical: d.toks.iter().map(|t| lex.word(t.w).to_string()).collect(),
+            family: d.family,
+            kind: d.role,
+            text: d.text,
+            canonical: d.words.iter().map(|&w| lex.word(w).to_string()).collect(),
+        });
+        groups.push(d.group);
+        seqs.push(d.words);
+    }
+    if !cfg.truth_tokenizer.is_default() {
+        let mut ids = WordIds::default();
+        seqs = docs
+            .iter()
+            .map(|d| ids.words(cfg.truth_tokenizer, &d.text))
+            .collect();
+    }
+    let truth = truth_rows(&seqs, &groups, cfg.truth_floor)
+        .into_iter()
+        .map(|r| TruthRow {
+            a: docs[r.a as usize].id.clone(),
+            b: docs[r.b as usize].id.clone(),
+            resemblance: r.resemblance,
+            containment_ab: r.containment_ab,
+            containment_ba: r.containment_ba,
+            edit_similarity: r.edit_similarity,
+            kind: r.kind.to_string(),
         })
         .collect();
-    let seqs: Vec<Vec<u32>> = if cfg.truth_tokenizer.is_default() {
-        drafts
-            .iter()
-            .map(|d| d.toks.iter().map(|t| t.w).collect())
-            .collect()
-    } else {
-        let mut ids = WordIds::default();
-        docs.iter()
-            .map(|d| ids.words(cfg.truth_tokenizer, &d.text))
-            .collect()
-    };
-    let groups: Vec<Option<(usize, &'static str)>> = drafts.iter().map(|d| d.group).collect();
-    let truth = compute_truth(&docs, &seqs, &groups, cfg.truth_floor);
     Ok(GeneratedCorpus {
         config: cfg.clone(),
         docs,

@@ -2,7 +2,8 @@
 //! chains, template pages, containment and copies, drawn from the one ChaCha8 stream.
 //!
 //! Invariant: the drafts depend only on the config and the state of the stream; each draft
-//! keeps the token sequence its text was rendered from, and the group it belongs to.
+//! keeps the words of the token sequence its text was rendered from, and the group it
+//! belongs to.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -14,7 +15,8 @@ use super::render::{case_variant, edit, render, whitespace_variant, Style};
 use super::GenConfig;
 
 pub(super) struct Draft {
-    pub(super) toks: Vec<Tok>,
+    /// The lexicon index of each token the text was rendered from.
+    pub(super) words: Vec<u32>,
     pub(super) text: String,
     pub(super) family: Option<String>,
     pub(super) group: Option<(usize, &'static str)>,
@@ -59,14 +61,14 @@ impl Gen<'_> {
 
     fn push(
         &mut self,
-        toks: Vec<Tok>,
+        toks: &[Tok],
         text: String,
         group: Option<(usize, &'static str)>,
         role: String,
     ) {
         let family = group.map(|(g, k)| format!("{k}-{g:04}"));
         self.drafts.push(Draft {
-            toks,
+            words: toks.iter().map(|t| t.w).collect(),
             text,
             family,
             group,
@@ -83,7 +85,7 @@ impl Gen<'_> {
         let n = self.len_in(self.cfg.doc_words);
         let toks = self.w.prose(n, &mut self.rng);
         let text = self.render(&toks);
-        self.push(toks, text, None, "unrelated".into());
+        self.push(&toks, text, None, "unrelated".into());
     }
 
     pub(super) fn edit_family(&mut self, size: usize) {
@@ -91,7 +93,7 @@ impl Gen<'_> {
         let n = self.len_in(self.cfg.doc_words);
         let base = self.w.prose(n, &mut self.rng);
         let text = self.render(&base);
-        self.push(base.clone(), text, g, "base".into());
+        self.push(&base, text, g, "base".into());
         for _ in 1..size {
             let rate = *self
                 .cfg
@@ -101,7 +103,7 @@ impl Gen<'_> {
             let mut t = base.clone();
             edit(&mut t, rate, true, &self.w, &mut self.rng);
             let text = self.render(&t);
-            self.push(t, text, g, format!("edit-{rate:.2}"));
+            self.push(&t, text, g, format!("edit-{rate:.2}"));
         }
     }
 
@@ -120,7 +122,7 @@ impl Gen<'_> {
                 edit(&mut cur, rate, false, &self.w, &mut self.rng);
             }
             let text = self.render(&cur);
-            self.push(cur.clone(), text, g, format!("v{v:02}"));
+            self.push(&cur, text, g, format!("v{v:02}"));
         }
     }
 
@@ -189,7 +191,7 @@ impl Gen<'_> {
             t.extend_from_slice(&footer);
             let text = render(&t, lex, self.style, rng);
             self.drafts.push(Draft {
-                toks: t,
+                words: t.iter().map(|t| t.w).collect(),
                 text,
                 family: g.map(|(g, k)| format!("{k}-{g:04}")),
                 group: g,
@@ -203,7 +205,7 @@ impl Gen<'_> {
         let n = self.len_in(self.cfg.contained_words);
         let inner = self.w.prose(n, &mut self.rng);
         let text = self.render(&inner);
-        self.push(inner.clone(), text, g, "contained".into());
+        self.push(&inner, text, g, "contained".into());
         for _ in 1..size {
             let (a, b) = (
                 self.len_in(self.cfg.container_extra_words),
@@ -213,7 +215,7 @@ impl Gen<'_> {
             t.extend_from_slice(&inner);
             t.extend(self.w.prose(b, &mut self.rng));
             let text = self.render(&t);
-            self.push(t, text, g, "container".into());
+            self.push(&t, text, g, "container".into());
         }
     }
 
@@ -222,7 +224,7 @@ impl Gen<'_> {
         let n = self.len_in(self.cfg.doc_words);
         let base = self.w.prose(n, &mut self.rng);
         let text = self.render(&base);
-        self.push(base.clone(), text.clone(), g, "base".into());
+        self.push(&base, text.clone(), g, "base".into());
         let mut kinds = ["exact", "case", "whitespace", "markup"];
         kinds.shuffle(&mut self.rng);
         for &k in kinds.iter().take(size - 1) {
@@ -239,7 +241,7 @@ impl Gen<'_> {
                     render(&base, &self.w.lex, st, &mut self.rng)
                 }
             };
-            self.push(base.clone(), t, g, k.into());
+            self.push(&base, t, g, k.into());
         }
     }
 }

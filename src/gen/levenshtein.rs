@@ -1,4 +1,4 @@
-//! A fast exact word-level Levenshtein distance for the streaming generator's truth: the
+//! A fast exact word-level Levenshtein distance for the generator's truth: the
 //! bit-parallel algorithm of Myers (1999) in the multi-block form of Hyyrö (2003), over
 //! sequences of `u32` token ids. It returns exactly what the quadratic
 //! [`crate::eval::similarity::levenshtein`] returns (tested against it), in

@@ -35,5 +35,5 @@ mod write;
 
 pub use config::{read_config, GenConfig, Mix};
 pub use corpus::{generate, generate_to_dir, GenDoc, GenSummary, GeneratedCorpus};
-pub use truth::TruthRow;
-pub use write::{write_corpus, TRUTH_HEADER};
+pub use truth::{TruthRow, TRUTH_HEADER};
+pub use write::write_corpus;

@@ -10,7 +10,7 @@
 //! shuffle (each new document replaces a random one of the window, which is written; drawn
 //! from a second ChaCha8 stream of the seed, so the window changes the order only) instead
 //! of a full one; and the truth holds only the pairs within groups (no exact join across the
-//! corpus), with edit similarity by the bit-parallel [`super::levenshtein`]. Invariants as for
+//! corpus; each pair's values computed as [`super::generate`] computes them). Invariants as for
 //! [`super::generate`]: a pure function of the config (one ChaCha8 stream; truth rows sorted
 //! by `(a, b)`, computed in parallel but in a fixed order), ids `d` + zero-padded file
 //! position, and each document's canonical tokens are the ones its truth is computed on
@@ -18,7 +18,6 @@
 //! written text).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 use rand::seq::SliceRandom;
@@ -27,11 +26,10 @@ use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 
 use super::groups::{Draft, Gen};
-use super::levenshtein::edit_similarity_u32;
-use super::{GenConfig, GenSummary, TRUTH_HEADER};
-use crate::eval::similarity::{
-    containment, jaccard, shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN,
-};
+use super::truth::{write_truth_csv, Row};
+use super::write::write_doc_line;
+use super::{GenConfig, GenSummary};
+use crate::eval::similarity::{shingle_set, TruthTokenizer, WordIds, SHINGLE_LEN};
 use crate::io::AtomicFile;
 use crate::sorted::intersection_size;
 use crate::{Error, Result};
@@ -46,17 +44,6 @@ const BATCH: usize = 4096;
 struct Member {
     idx: u64,
     seq: Vec<u32>,
-}
-
-/// One truth row by file positions.
-struct Row {
-    a: u64,
-    b: u64,
-    resemblance: f64,
-    containment_ab: f64,
-    containment_ba: f64,
-    edit_similarity: f64,
-    kind: &'static str,
 }
 
 struct Sink {
@@ -79,22 +66,20 @@ impl Sink {
         let idx = self.written;
         self.written += 1;
         let id = format!("d{idx:0w$}", w = self.width);
-        let doc = super::GenDoc {
-            id,
-            family: d.family,
-            kind: d.role,
-            text: d.text,
-            canonical: Vec::new(),
-        };
-        let p = &self.path;
-        serde_json::to_writer(&mut self.out, &doc).map_err(|e| Error::io(p, e.into()))?;
-        self.out.write_all(b"\n").map_err(|e| Error::io(p, e))?;
+        write_doc_line(
+            &mut self.out,
+            &self.path,
+            &id,
+            d.family.as_deref(),
+            &d.role,
+            &d.text,
+        )?;
         if let Some((g, kind)) = d.group {
             let size = *size_of.get(&g).expect("every group's size is recorded");
             let seq: Vec<u32> = if self.tokenizer.is_default() {
-                d.toks.iter().map(|t| t.w).collect()
+                d.words
             } else {
-                self.word_ids.words(self.tokenizer, &doc.text)
+                self.word_ids.words(self.tokenizer, &d.text)
             };
             let e = self
                 .pending
@@ -140,16 +125,13 @@ fn group_rows(kind: &'static str, members: &[Member]) -> Vec<Row> {
                 (j, i)
             };
             let (sa, sb) = (&sets[x], &sets[y]);
-            let inter = intersection_size(sa, sb);
-            rows.push(Row {
-                a: members[x].idx,
-                b: members[y].idx,
-                resemblance: jaccard(sa.len(), sb.len(), inter),
-                containment_ab: containment(sa.len(), inter),
-                containment_ba: containment(sb.len(), inter),
-                edit_similarity: edit_similarity_u32(&members[x].seq, &members[y].seq),
+            rows.push(Row::of(
+                (members[x].idx, members[y].idx),
+                (&members[x].seq, &members[y].seq),
+                (sa.len(), sb.len()),
+                intersection_size(sa, sb),
                 kind,
-            });
+            ));
         }
     }
     rows
@@ -262,19 +244,7 @@ fn generate_stream_window(cfg: &GenConfig, dir: &Path, window_len: usize) -> Res
     let docs = sink.written as usize;
     let mut rows = sink.rows;
     rows.par_sort_unstable_by_key(|r| (r.a, r.b));
-    let p = dir.join("truth.csv");
-    let mut f = AtomicFile::create(&p)?;
-    writeln!(f, "{TRUTH_HEADER}").map_err(|e| Error::io(&p, e))?;
-    let w = sink.width;
-    for r in &rows {
-        writeln!(
-            f,
-            "d{:0w$},d{:0w$},{:.6},{:.6},{:.6},{:.6},{}",
-            r.a, r.b, r.resemblance, r.containment_ab, r.containment_ba, r.edit_similarity, r.kind
-        )
-        .map_err(|e| Error::io(&p, e))?;
-    }
-    f.commit()?;
+    write_truth_csv(&dir.join("truth.csv"), &rows, sink.width)?;
     super::write::write_params(dir, cfg)?;
     Ok(GenSummary {
         docs,
@@ -288,6 +258,7 @@ mod tests {
     use super::*;
     use crate::eval::similarity::edit_similarity;
     use crate::eval::ShingleSets;
+    use crate::gen::TRUTH_HEADER;
 
     fn cfg(docs: usize) -> GenConfig {
         GenConfig {

@@ -1,16 +1,46 @@
 //! Writing a generated corpus: `docs.jsonl`, `truth.csv` and `params.json`.
 //!
-//! Invariant: each file is written atomically, and its bytes depend only on the corpus.
+//! Invariants: each file is written atomically, and its bytes depend only on the corpus; a
+//! document's line is written by [`write_doc_line`] on every path (in memory, to a directory,
+//! streamed).
 
 use std::io::Write;
 use std::path::Path;
 
-use super::{GenConfig, GeneratedCorpus};
+use serde::Serialize;
+
+use super::{GenConfig, GeneratedCorpus, TRUTH_HEADER};
 use crate::io::AtomicFile;
 use crate::{Error, Result};
 
-/// Header of `truth.csv`.
-pub const TRUTH_HEADER: &str = "a,b,resemblance,containment_ab,containment_ba,edit_similarity,kind";
+/// One line of `docs.jsonl`, the fields of [`super::GenDoc`] that are written, in its order.
+#[derive(Serialize)]
+struct DocLine<'a> {
+    id: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    family: Option<&'a str>,
+    kind: &'a str,
+    text: &'a str,
+}
+
+/// Writes one document's line of `docs.jsonl` (`path`, for errors) to `out`.
+pub(super) fn write_doc_line(
+    out: &mut impl Write,
+    path: &Path,
+    id: &str,
+    family: Option<&str>,
+    kind: &str,
+    text: &str,
+) -> Result<()> {
+    let line = DocLine {
+        id,
+        family,
+        kind,
+        text,
+    };
+    serde_json::to_writer(&mut *out, &line).map_err(|e| Error::io(path, e.into()))?;
+    out.write_all(b"\n").map_err(|e| Error::io(path, e))
+}
 
 /// Writes `dir/docs.jsonl` (`{"id","family"?,"kind","text"}` per line), `dir/truth.csv` and
 /// `dir/params.json` (the config), each atomically.
@@ -19,8 +49,7 @@ pub fn write_corpus(dir: &Path, corpus: &GeneratedCorpus) -> Result<()> {
     let p = dir.join("docs.jsonl");
     let mut f = AtomicFile::create(&p)?;
     for d in &corpus.docs {
-        serde_json::to_writer(&mut f, d).map_err(|e| Error::io(&p, e.into()))?;
-        f.write_all(b"\n").map_err(|e| Error::io(&p, e))?;
+        write_doc_line(&mut f, &p, &d.id, d.family.as_deref(), &d.kind, &d.text)?;
     }
     f.commit()?;
     let p = dir.join("truth.csv");

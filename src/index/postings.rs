@@ -124,8 +124,8 @@ impl Postings {
     /// their final length, the old incidences move (from the last bucket down) to the start
     /// of their bucket's final range, the new ones go after them in DocId order, and then
     /// each bucket is sorted by `(key, doc)`. Besides the arrays themselves it holds the
-    /// bucket counters (at most [`MAX_BUCKETS`] of each), one batch of keys and, per thread,
-    /// a copy of one bucket to sort (a bucket above [`SORT_COPY_MAX`] incidences is heap
+    /// bucket counters (at most `MAX_BUCKETS` of each), one batch of keys and, per thread,
+    /// a copy of one bucket to sort (a bucket above `SORT_COPY_MAX` incidences is heap
     /// sorted in place instead).
     pub fn extend(
         &mut self,

@@ -1,5 +1,5 @@
 //! Images files as stage inputs and outputs at scale: [`ImageFileSink`] writes the images of
-//! [`sketch_stream`](super::pipeline::sketch_stream) to a version-3 file as they come
+//! [`super::pipeline::sketch_stream`] to a version-3 file as they come
 //! (optionally only one [`Shard`] of the corpus), [`sketch_to_file`] runs the two together,
 //! and [`ImageInputs`] reads several images files (shards of one corpus, or whole files
 //! concatenated) as one DocId space.

@@ -620,20 +620,19 @@ fn one_length_in_a_list_is_the_plain_sweep() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("a list (2,3) is for sweep"));
 }
 
-#[test]
-fn group_by_reads_csv_tsv_and_parquet_columns() {
-    // The Clough corpus as JSONL, as CSV and TSV (id, text, task columns) and as Parquet
-    // (every field a column): the same groups, so the same cv.csv byte for byte.
+/// The Clough corpus written in `tmp` as `docs.jsonl` (as shipped, but the eighth document
+/// without a task), and as `docs.csv` and `docs.tsv` (id, task, text columns; the eighth
+/// task empty), with `t.csv`, the truth of every task; and the shipped JSONL's text.
+fn group_by_corpora(tmp: &Path) -> String {
     let dir = common::dataset("clough_stevenson_2011");
     let docs = dir.join("docs.jsonl");
-    let tmp = tempfile::tempdir().unwrap();
-    let truth = tmp.path().join("t.csv");
+    let truth = tmp.join("t.csv");
     write_truth(&truth, &pairs(&dir), &TASKS);
     let text = std::fs::read_to_string(&docs).unwrap();
     for (name, tab) in [("docs.csv", false), ("docs.tsv", true)] {
         let mut w = csv::WriterBuilder::new()
             .delimiter(if tab { b'\t' } else { b',' })
-            .from_path(tmp.path().join(name))
+            .from_path(tmp.join(name))
             .unwrap();
         // the group column between the others, and one document without a task (its own
         // group in every format)
@@ -658,50 +657,58 @@ fn group_by_reads_csv_tsv_and_parquet_columns() {
         }
         jsonl.push_str(&format!("{v}\n"));
     }
-    let edited = tmp.path().join("docs.jsonl");
-    std::fs::write(&edited, jsonl).unwrap();
-    let pq = tmp.path().join("docs.parquet");
-    assert_eq!(
-        fimdup::corpus::parquet::jsonl_to_parquet(&edited, &pq).unwrap(),
-        100
-    );
-    let cv = |corpus: &Path, field: &str| -> (Vec<u8>, Value) {
-        let out = tmp.path().join(format!(
-            "out-{}",
-            corpus.extension().unwrap().to_str().unwrap()
-        ));
-        let o = ok(&[
-            "sweep",
-            s(corpus),
-            "--truth",
-            s(&truth),
-            "--truth-rule",
-            "plagiarised=1",
-            "--labeled-only",
-            "--unit",
-            "word",
-            "--shingle-len",
-            "3",
-            "--methods",
-            "union-find,exact",
-            "--thresholds",
-            "0.5,0.3,0.1",
-            "--errors",
-            "0",
-            "--cv",
-            "3",
-            "--group-by",
-            field,
-            "--json",
-            "--out",
-            s(&out),
-        ]);
-        (
-            std::fs::read(out.join("cv.csv")).unwrap(),
-            serde_json::from_slice(&o.stdout).unwrap(),
-        )
-    };
-    let (want, v) = cv(&edited, "task");
+    std::fs::write(tmp.join("docs.jsonl"), jsonl).unwrap();
+    text
+}
+
+/// `sweep --cv 3 --group-by task` of `corpus` against `tmp/t.csv` (union-find and exact,
+/// word 3-shingles, three thresholds): cv.csv and the JSON summary.
+fn group_by_cv(tmp: &Path, corpus: &Path) -> (Vec<u8>, Value) {
+    let truth = tmp.join("t.csv");
+    let out = tmp.join(format!(
+        "out-{}",
+        corpus.extension().unwrap().to_str().unwrap()
+    ));
+    let o = ok(&[
+        "sweep",
+        s(corpus),
+        "--truth",
+        s(&truth),
+        "--truth-rule",
+        "plagiarised=1",
+        "--labeled-only",
+        "--unit",
+        "word",
+        "--shingle-len",
+        "3",
+        "--methods",
+        "union-find,exact",
+        "--thresholds",
+        "0.5,0.3,0.1",
+        "--errors",
+        "0",
+        "--cv",
+        "3",
+        "--group-by",
+        "task",
+        "--json",
+        "--out",
+        s(&out),
+    ]);
+    (
+        std::fs::read(out.join("cv.csv")).unwrap(),
+        serde_json::from_slice(&o.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn group_by_reads_csv_and_tsv_columns() {
+    // The Clough corpus as JSONL and as CSV and TSV: the same groups, so the same cv.csv
+    // byte for byte.
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tmp.path();
+    let text = group_by_corpora(tmp);
+    let (want, v) = group_by_cv(tmp, &tmp.join("docs.jsonl"));
     // five tasks and the one document without a task
     assert_eq!(v["cv"]["units"], 6);
     let mut groups: Vec<String> = v["cv"]["fold_groups"]
@@ -722,8 +729,8 @@ fn group_by_reads_csv_tsv_and_parquet_columns() {
     expect.push(lone["id"].as_str().unwrap().to_string());
     expect.sort();
     assert_eq!(groups, expect);
-    for name in ["docs.csv", "docs.tsv", "docs.parquet"] {
-        let (got, _) = cv(&tmp.path().join(name), "task");
+    for name in ["docs.csv", "docs.tsv"] {
+        let (got, _) = group_by_cv(tmp, &tmp.join(name));
         assert_eq!(
             String::from_utf8(got).unwrap(),
             String::from_utf8(want.clone()).unwrap(),
@@ -733,20 +740,42 @@ fn group_by_reads_csv_tsv_and_parquet_columns() {
     // a column the header lacks
     let o = common::run(&[
         "sweep",
-        s(&tmp.path().join("docs.csv")),
+        s(&tmp.join("docs.csv")),
         "--truth",
-        s(&truth),
+        s(&tmp.join("t.csv")),
         "--cv",
         "3",
         "--group-by",
         "family",
         "--out",
-        s(&tmp.path().join("bad")),
+        s(&tmp.join("bad")),
     ]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
         err.contains("docs.csv:1: no column \"family\" in the header (columns: id, task, text)"),
         "{err}"
+    );
+}
+
+#[test]
+#[cfg_attr(not(feature = "parquet"), ignore = "needs the `parquet` feature")]
+fn group_by_reads_parquet_columns() {
+    // The Clough corpus as JSONL and as Parquet (every field a column): the same groups,
+    // so the same cv.csv byte for byte.
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp = tmp.path();
+    group_by_corpora(tmp);
+    let pq = tmp.join("docs.parquet");
+    assert_eq!(
+        fimdup::corpus::parquet::jsonl_to_parquet(&tmp.join("docs.jsonl"), &pq).unwrap(),
+        100
+    );
+    let (want, _) = group_by_cv(tmp, &tmp.join("docs.jsonl"));
+    let (got, v) = group_by_cv(tmp, &pq);
+    assert_eq!(v["cv"]["units"], 6);
+    assert_eq!(
+        String::from_utf8(got).unwrap(),
+        String::from_utf8(want).unwrap()
     );
 }

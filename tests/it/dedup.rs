@@ -429,7 +429,6 @@ fn bad_requests_exit_2() {
 /// Writes the default corpus as Parquet with pyarrow (row groups of 200 rows, an extra int
 /// column `n`, a dictionary column `source`, snappy) and as its JSONL twin with the same
 /// fields; `None` without pyarrow.
-#[cfg(feature = "parquet")]
 fn parquet_twin(dir: &Path) -> Option<(PathBuf, PathBuf, PathBuf)> {
     let py = common::python_with_pyarrow()?;
     let pq = dir.join("docs.parquet");
@@ -458,7 +457,7 @@ with open(twin, "w") as f:
 /// clusters, also keeping by a Parquet column), and kept.parquet reads back in pyarrow with
 /// the input schema and the kept rows; --out-format converts both ways.
 #[test]
-#[cfg(feature = "parquet")]
+#[cfg_attr(not(feature = "parquet"), ignore = "needs the `parquet` feature")]
 fn parquet_dedups_like_its_jsonl_twin() {
     let dir = tempfile::tempdir().unwrap();
     let Some((py, pq, twin)) = parquet_twin(dir.path()) else {

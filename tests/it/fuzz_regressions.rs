@@ -79,7 +79,6 @@ fn lines_file_of_only_a_byte_order_mark_is_empty_for_both_readers() {
 
 /// The error of reading the Parquet file `bytes`, written as `name` in `dir`, with the
 /// default columns, and the file's path.
-#[cfg(feature = "parquet")]
 fn read_parquet(dir: &std::path::Path, name: &str, bytes: &[u8]) -> (std::path::PathBuf, Error) {
     use fimdup::corpus::{open, CorpusConfig, Format};
     let path = dir.join(name);
@@ -95,7 +94,7 @@ fn read_parquet(dir: &std::path::Path, name: &str, bytes: &[u8]) -> (std::path::
 /// A footer declaring a column chunk at a negative offset made the Parquet decoder assert
 /// (found by the `parquet` target). It is a format error naming the file and the chunk.
 #[test]
-#[cfg(feature = "parquet")]
+#[cfg_attr(not(feature = "parquet"), ignore = "needs the `parquet` feature")]
 fn parquet_chunk_outside_the_file_is_a_format_error() {
     let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-negative-offset.parquet");
     let dir = tempfile::tempdir().unwrap();
@@ -113,7 +112,7 @@ fn parquet_chunk_outside_the_file_is_a_format_error() {
 /// made the Parquet decoder panic ("Decoder for dict should have been set"; found by the
 /// `parquet` target). The reader's guard turns the panic into an error naming the file, and the binary prints that error alone: no panic message, exit 2, nothing written.
 #[test]
-#[cfg(feature = "parquet")]
+#[cfg_attr(not(feature = "parquet"), ignore = "needs the `parquet` feature")]
 fn parquet_decoder_panic_is_an_error_and_is_not_printed() {
     let bytes = include_bytes!("../../fuzz/seeds/parquet/crash-dict-unset.parquet");
     let dir = tempfile::tempdir().unwrap();

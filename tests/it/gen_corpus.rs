@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use fimdup::gen::{generate, write_corpus, GenConfig, GeneratedCorpus};
+use fimdup::gen::{generate, generate_to_dir, write_corpus, GenConfig, GeneratedCorpus};
 
 /// Lowercased `\w+` words (alphanumeric characters and `_`), written here and not taken from
 /// the library: a text that starts with `<` (after whitespace) is HTML, and everything from
@@ -140,9 +140,35 @@ fn text_tokenizes_to_the_canonical_sequence() {
     }
 }
 
+/// A corpus whose unrelated documents share many 5-grams (100 words, Zipf exponent 1.5,
+/// documents of 10-40 words): thousands of truth pairs across groups (`other`).
+fn crowded(seed: u64) -> GenConfig {
+    GenConfig {
+        seed,
+        docs: 400,
+        vocab: 100,
+        zipf_exponent: 1.5,
+        doc_words: [10, 40],
+        ..GenConfig::default()
+    }
+}
+
 #[test]
 fn truth_matches_independent_computation() {
-    let c = generate(&small(3, false)).unwrap();
+    for (c, others) in [
+        (generate(&small(3, false)).unwrap(), false),
+        (generate(&crowded(4)).unwrap(), true),
+    ] {
+        truth_matches_brute_force(&c);
+        let n = c.truth.iter().filter(|r| r.kind == "other").count();
+        assert_eq!(n > 1000, others, "{n} pairs across groups");
+    }
+}
+
+/// Every truth row's values equal the independent ones; the rows are exactly the pairs of a
+/// family plus the pairs at or above the floor (brute force over every pair), in `(a, b)`
+/// order, with their family's kind or `other`.
+fn truth_matches_brute_force(c: &GeneratedCorpus) {
     let sets: HashMap<&str, HashSet<String>> = c
         .docs
         .iter()
@@ -167,8 +193,10 @@ fn truth_matches_independent_computation() {
         let es = 1.0 - lev_matrix(&wa, &wb) as f64 / wa.len().max(wb.len()) as f64;
         assert!((es - r.edit_similarity).abs() < 1e-12, "{r:?} vs {es}");
     }
-    // brute force: every pair at or above the floor is listed; every within-family pair too
+    // brute force: every pair at or above the floor is listed; every within-family pair too;
+    // nothing else
     let floor = c.config.truth_floor;
+    let mut want = Vec::new();
     for (i, x) in c.docs.iter().enumerate() {
         for y in &c.docs[i + 1..] {
             let (sx, sy) = (&sets[x.id.as_str()], &sets[y.id.as_str()]);
@@ -177,14 +205,62 @@ fn truth_matches_independent_computation() {
             let cy = ref_containment(sy, sx);
             let same = x.family.is_some() && x.family == y.family;
             if r >= floor || cx >= floor || cy >= floor || same {
-                assert!(
-                    listed.contains(&(x.id.clone(), y.id.clone())),
-                    "{} {} missing",
-                    x.id,
-                    y.id
-                );
+                let kind = match &x.family {
+                    Some(f) if same => f.split('-').next().unwrap().to_string(),
+                    _ => "other".to_string(),
+                };
+                want.push((x.id.clone(), y.id.clone(), kind));
             }
         }
+    }
+    let got: Vec<(String, String, String)> = c
+        .truth
+        .iter()
+        .map(|r| (r.a.clone(), r.b.clone(), r.kind.clone()))
+        .collect();
+    assert_eq!(listed.len(), got.len(), "a pair listed twice");
+    assert!(
+        got == want,
+        "{} rows, {} by brute force",
+        got.len(),
+        want.len()
+    );
+}
+
+/// `generate_to_dir` (which writes each document from its draft and keeps only its words)
+/// writes the bytes `write_corpus` writes for `generate`'s corpus: plain, HTML, another truth
+/// tokenizer, and a corpus with pairs across groups.
+#[test]
+fn generate_to_dir_writes_what_generate_writes() {
+    let configs = [
+        small(5, false),
+        small(6, true),
+        GenConfig {
+            truth_tokenizer: fimdup::eval::similarity::TruthTokenizer::Whitespace,
+            ..small(7, true)
+        },
+        crowded(8),
+    ];
+    for c in configs {
+        let a = tempfile::tempdir().unwrap();
+        write_corpus(a.path(), &generate(&c).unwrap()).unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let summary = generate_to_dir(&c, b.path()).unwrap();
+        for f in ["docs.jsonl", "truth.csv", "params.json"] {
+            let (x, y) = (
+                std::fs::read(a.path().join(f)).unwrap(),
+                std::fs::read(b.path().join(f)).unwrap(),
+            );
+            assert!(x == y, "{f} differs for {c:?}");
+        }
+        let truth = std::fs::read_to_string(b.path().join("truth.csv")).unwrap();
+        assert_eq!(summary.docs, c.docs);
+        assert_eq!(summary.truth_pairs, truth.lines().count() - 1);
+        let others = truth.lines().filter(|l| l.ends_with(",other")).count();
+        assert_eq!(
+            summary.pairs_by_kind.get("other").copied().unwrap_or(0),
+            others
+        );
     }
 }
 

@@ -145,6 +145,23 @@ fn corpus_tsv_reads_as_pandas_wrote_it() {
             s(out),
         ]);
     }
+    if !parquet {
+        let o = common::run(&[
+            "dedup",
+            s(&tsv),
+            "--out-format",
+            "parquet",
+            "--out",
+            s(&out_parquet),
+        ]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("`parquet` feature"), "{err}");
+        common::left_out(
+            "tsv_pandas: the kept rows as Parquet, read in pandas",
+            "parquet",
+        );
+    }
     let kept_parquet = out_parquet.join("kept.parquet");
     let checked = run_python(
         &py,

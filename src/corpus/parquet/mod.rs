@@ -25,7 +25,7 @@
 //!
 //! Parquet and Arrow are the `parquet` feature (on by default). A build without it still
 //! recognizes Parquet corpora (a `.parquet` name, a directory holding one) and refuses them
-//! with an error saying how to build with it ([`absent`]), so a format is never mistaken for
+//! with an error saying how to build with it (`absent.rs`), so a format is never mistaken for
 //! another.
 
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! An in-memory corpus handed over by a program (the Python package) as an Arrow C stream of
-//! record batches ([`ArrowTexts::from_arrow_stream`], with the `parquet` feature, which
+//! record batches (`ArrowTexts::from_arrow_stream`, with the `parquet` feature, which
 //! brings Arrow): the batches are kept as they came (the Arrow C data interface: the strings
 //! are never copied into other objects), and every job reads them in place, as the corpus
 //! [`Format::Texts`](super::Format::Texts) that [`SharedTexts::config`] describes, named
@@ -10,7 +10,7 @@
 //! Invariants: row `i` of the stream (across batches) is DocId `i` (no text is skipped as
 //! oversized); its external id is column `id` (an int64 as its decimal string, a string as
 //! itself) or, without that column, the position `i`; its record (what a JSONL corpus of
-//! the same documents holds on line `i + 1`, [`ArrowTexts::record`]) is
+//! the same documents holds on line `i + 1`, [`SharedTexts::record`]) is
 //! `{"id":..,"text":..}` with `"key":..` when there is a key column, so kept records, keys
 //! and the content hash are those of that JSONL file. The columns are checked when the
 //! stream is imported: a null text, id or string key, a key that is not finite or the

@@ -90,6 +90,12 @@ fn note(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{line}");
 }
 
+/// Says on standard error that a build without `feature` leaves out `what`, the part of a
+/// test that needs it (a whole test that needs a feature is ignored instead).
+pub fn left_out(what: &str, feature: &str) {
+    note(&format!("left out: {what} (needs the `{feature}` feature)"));
+}
+
 /// Whether a required external tool is usable: `ok` says it is; otherwise the test fails
 /// under CI (`CI` set) and is skipped with a note naming `what` elsewhere.
 fn tool_or_skip(ok: bool, what: &str) -> bool {
