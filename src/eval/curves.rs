@@ -341,7 +341,7 @@ const EXACT_TAIL_PAIRS: u64 = 20_000;
 
 /// `P(X >= x)` (`upper`) or `P(X <= x)` for `X = sum m_i B_i`, `B_i` independent Bernoulli
 /// trials of probabilities `p_i`, each counting `m_i` pairs (`trials`: `(m_i, p_i)`): the
-/// exact distribution by adding one trial at a time, or above [`EXACT_TAIL_PAIRS`] pairs
+/// exact distribution by adding one trial at a time, or above `EXACT_TAIL_PAIRS` pairs
 /// the normal approximation with a continuity correction.
 pub fn poisson_binomial_tail(trials: &[(u64, f64)], x: u64, upper: bool) -> f64 {
     let total: u64 = trials.iter().map(|t| t.0).sum();

@@ -1,15 +1,15 @@
 //! A method's theoretical probability of finding a pair as an edge ([`Detection`]), given
 //! the sizes of the pair's two shingle sets and their intersection ([`PairSets`]): the
 //! S-curve of B97 and H00, given by each method
-//! ([`super::method::MethodSpec::detection`]) and drawn against measured fractions by
+//! (`MethodSpec::detection`) and drawn against measured fractions by
 //! [`crate::eval::curves`].
 //!
 //! # The laws
 //! | model | law |
 //! |---|---|
 //! | k of n k-mins positions ([`Detection::KMins`]) | exact: each position agrees with probability `s`, independently: `P(Bin(n, s) >= k)` |
-//! | k shared of two bottom-n images ([`Detection::BottomK`]) | exact, from the set sizes `a`, `b`, `c` ([`bottom_k`]) |
-//! | k of n one-permutation bins ([`Detection::OnePermutation`]) | simulated: [`TRIALS`] pairs of images of sets of the pair's sizes ([`one_permutation`]), with the simulation's variance |
+//! | k shared of two bottom-n images ([`Detection::BottomK`]) | exact, from the set sizes `a`, `b`, `c` (`bottom_k`) |
+//! | k of n one-permutation bins ([`Detection::OnePermutation`]) | simulated: [`TRIALS`] pairs of images of sets of the pair's sizes (`one_permutation`), with the simulation's variance |
 //! | LSH bands and its filter ([`Detection::Bands`]) | exact on k-mins positions (a walk over the bands); simulated on one-permutation images |
 //! | super shingles ([`Detection::SuperShingles`]) | exact on k-mins positions: `P(Bin(groups, s^per) >= min_shared)`; simulated on one-permutation images |
 //! | the exact join ([`Detection::Step`]) | exact: `s >= t` |
