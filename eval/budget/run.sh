@@ -54,3 +54,5 @@ BUDGET_CMDS=$CMDS eval/scale/budget.sh "$C/docs.jsonl" none "$BUDGETS" "$OUT"
 if [ -n "$EXACT_CMDS" ]; then
   BUDGET_CMDS=$EXACT_CMDS BUDGET_REFERENCE=0 eval/scale/budget.sh "$C/docs.jsonl" none "$BUDGETS" "$OUT"
 fi
+# The scratch directory is this machine's: name the corpus by its file alone.
+sed -i "s#$C/##g" "$OUT"
