@@ -32,6 +32,14 @@ pub mod context;
 pub mod corpus;
 #[cfg(feature = "distributed")]
 pub mod dataflow;
+/// Without the `distributed` feature, the place of the module's tests: one ignored test that
+/// names the feature, so that a run lists what it left out.
+#[cfg(all(test, not(feature = "distributed")))]
+mod dataflow {
+    #[test]
+    #[ignore = "needs the `distributed` feature"]
+    fn left_out() {}
+}
 pub mod dedup;
 pub mod defaults;
 pub mod eval;

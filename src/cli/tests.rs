@@ -255,6 +255,11 @@ fn every_flag_default_is_the_library_default() {
     assert!(checked > 100, "only {checked} defaults checked");
 }
 
+#[cfg(not(feature = "distributed"))]
+#[test]
+#[ignore = "needs the `distributed` feature"]
+fn the_connect_timeout_is_the_library_s() {}
+
 #[cfg(feature = "distributed")]
 #[test]
 fn the_connect_timeout_is_the_library_s() {

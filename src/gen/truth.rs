@@ -7,7 +7,9 @@
 //! hash are told apart by their words) and on word edit similarity; the pairs outside the
 //! groups are found exactly through an inverted index of the n-grams that two or more
 //! documents share (an n-gram of one document cannot be in an intersection, so it only
-//! counts in its set's size); rows are computed in parallel but returned in `(a, b)` order,
+//! counts in its set's size), probed by each document's rarest ones only as far as a pair
+//! reaching the floor must share one (a prefix filter; every candidate's intersection is
+//! counted exactly); rows are computed in parallel but returned in `(a, b)` order,
 //! so the output does not depend on the thread count. Memory: the token sequences, one byte
 //! per n-gram (its pass), 16 bytes per n-gram of one pass (at most [`PASS_NGRAMS`] n-grams,
 //! or a 32nd of the corpus's; twice that while they are gathered), and 8 bytes per
@@ -155,8 +157,8 @@ pub(super) fn truth_rows<S: AsRef<[u32]> + Sync>(
 }
 
 /// The word 5-shingle sets of a corpus, reduced to what pairs can share: each document's set
-/// size, and the n-grams held by two or more documents, numbered, as two CSR indexes
-/// (document -> its shared n-grams ascending; n-gram -> its documents ascending).
+/// size, and the n-grams held by two or more documents, numbered from the rarest, as two CSR
+/// indexes (document -> its shared n-grams ascending; n-gram -> its documents ascending).
 struct SharedNgrams {
     /// Shingle set size of each document.
     size: Vec<u32>,
@@ -288,6 +290,21 @@ impl SharedNgrams {
             }
         }
         drop((entries, tags));
+        // numbered again from the rarest (fewest documents; ties in the order found), so that
+        // a document's list ascending is its shared n-grams rarest first
+        let df = |g: usize| ngram_off[g + 1] - ngram_off[g];
+        let mut by_rarity: Vec<u32> = (0..ngram_off.len() as u32 - 1).collect();
+        by_rarity.par_sort_unstable_by_key(|&g| (df(g as usize), g));
+        let mut off = Vec::with_capacity(ngram_off.len());
+        off.push(0);
+        let mut docs = Vec::with_capacity(ngram_docs.len());
+        for &g in &by_rarity {
+            let g = g as usize;
+            docs.extend_from_slice(&ngram_docs[ngram_off[g]..ngram_off[g + 1]]);
+            off.push(docs.len());
+        }
+        drop(by_rarity);
+        let (ngram_off, ngram_docs) = (off, docs);
         // the transpose: each document's shared n-grams, ascending
         let mut doc_off = vec![0usize; n + 1];
         for &d in &ngram_docs {
@@ -324,40 +341,45 @@ impl SharedNgrams {
     }
 
     /// Every pair `(i, j)`, `i < j`, whose resemblance or either containment reaches
-    /// `floor`: each document's shared n-grams counted against the later documents holding
-    /// them. Unordered.
+    /// `floor` (unordered; a pair may come twice).
+    ///
+    /// A pair qualifies exactly when its intersection reaches [`fewest_shared`] of one of its
+    /// documents (its resemblance never exceeds either containment). If it reaches `t`, that
+    /// of document `d`, then among `d`'s shared n-grams rarest first, the first `|list| - t +
+    /// 1` hold one the other document holds too (at most `t - 1` lie after them). So each
+    /// document probes only those (none when it shares fewer than `t`), each document met
+    /// is a candidate, and each candidate's exact intersection is tested: the most common
+    /// n-grams (stock phrases, held by thousands of documents) are never walked.
     fn join(&self, floor: f64) -> Vec<(u32, u32)> {
         let n = self.size.len();
         const CHUNK: usize = 1024;
         let chunks: Vec<Vec<(u32, u32)>> = (0..n.div_ceil(CHUNK))
             .into_par_iter()
             .map_init(
-                || (vec![0u32; n], Vec::<u32>::new()),
-                |(count, touched), c| {
+                || vec![u32::MAX; n],
+                |seen, c| {
                     let mut out = Vec::new();
-                    for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                        for &g in self.of_doc(i) {
-                            let docs = self.docs_of(g);
-                            let later = docs.partition_point(|&j| j as usize <= i);
-                            for &j in &docs[later..] {
-                                if count[j as usize] == 0 {
-                                    touched.push(j);
+                    for x in c * CHUNK..((c + 1) * CHUNK).min(n) {
+                        let list = self.of_doc(x);
+                        let t = fewest_shared(self.size[x] as usize, floor);
+                        let probe = (list.len() + 1).saturating_sub(t);
+                        for &g in &list[..probe] {
+                            for &y in self.docs_of(g) {
+                                if y as usize == x || seen[y as usize] == x as u32 {
+                                    continue;
                                 }
-                                count[j as usize] += 1;
+                                seen[y as usize] = x as u32;
+                                let (a, b) = (x.min(y as usize), x.max(y as usize));
+                                let inter = intersection_size(list, self.of_doc(y as usize));
+                                let (la, lb) = (self.size[a] as usize, self.size[b] as usize);
+                                if jaccard(la, lb, inter) >= floor
+                                    || containment(la, inter) >= floor
+                                    || containment(lb, inter) >= floor
+                                {
+                                    out.push((a as u32, b as u32));
+                                }
                             }
                         }
-                        let la = self.size[i] as usize;
-                        for &j in touched.iter() {
-                            let inter = std::mem::take(&mut count[j as usize]) as usize;
-                            let lb = self.size[j as usize] as usize;
-                            if jaccard(la, lb, inter) >= floor
-                                || containment(la, inter) >= floor
-                                || containment(lb, inter) >= floor
-                            {
-                                out.push((i as u32, j));
-                            }
-                        }
-                        touched.clear();
                     }
                     out
                 },
@@ -365,6 +387,25 @@ impl SharedNgrams {
             .collect();
         chunks.concat()
     }
+}
+
+/// The fewest shared shingles whose containment in a set of `size` reaches `floor` (> 0):
+/// the least `t` with `containment(size, t) >= floor`, or `usize::MAX` when there is none
+/// (an empty set).
+fn fewest_shared(size: usize, floor: f64) -> usize {
+    let reaches = |t: usize| containment(size, t) >= floor;
+    if size == 0 || !reaches(size) {
+        return usize::MAX;
+    }
+    // near ceil(floor * size), then exactly as the floating-point test decides
+    let mut t = ((floor * size as f64).ceil() as usize).clamp(1, size);
+    while t > 1 && reaches(t - 1) {
+        t -= 1;
+    }
+    while !reaches(t) {
+        t += 1;
+    }
+    t
 }
 
 #[cfg(test)]
@@ -427,12 +468,16 @@ mod tests {
         let groups: Vec<Option<(usize, &'static str)>> = (0..seqs.len())
             .map(|d| (d % 7 == 0).then_some((d % 3, "edit")))
             .collect();
-        for floor in [0.1, 0.5, 1.0] {
+        for floor in [0.05, 0.1, 0.3, 1.0 / 3.0, 0.5, 0.7, 1.0] {
             let want = brute(&seqs, &groups, floor);
             assert!(want
                 .iter()
                 .any(|r| r.kind == "other" && r.resemblance < 1.0));
-            assert_eq!(truth_rows(&seqs, &groups, floor), want, "floor {floor}");
+            let got = truth_rows(&seqs, &groups, floor);
+            assert_eq!(got.len(), want.len(), "floor {floor}");
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!(g, w, "floor {floor}");
+            }
         }
         // short sequences: [1 2 3] twice is one shared n-gram, not [1 2 3 0 0]'s
         let s = SharedNgrams::build(&seqs);
@@ -445,6 +490,21 @@ mod tests {
             (s.of_doc(n - 4), s.of_doc(n - 3))
         );
         assert_eq!(intersection_size(s.of_doc(n - 4), s.of_doc(n - 2)), 0);
+    }
+
+    /// `fewest_shared` is the least count whose containment reaches the floor, as the
+    /// floating-point test decides (1/3 of 3 and 0.7 of 10 included).
+    #[test]
+    fn fewest_shared_is_the_least_reaching_count() {
+        for floor in [0.05, 0.1, 0.3, 1.0 / 3.0, 0.5, 0.7, 0.9, 1.0] {
+            assert_eq!(fewest_shared(0, floor), usize::MAX);
+            for size in 1..400 {
+                let want = (1..=size).find(|&t| containment(size, t) >= floor).unwrap();
+                assert_eq!(fewest_shared(size, floor), want, "{size} at {floor}");
+            }
+        }
+        assert_eq!(fewest_shared(3, 1.0 / 3.0), 1);
+        assert_eq!(fewest_shared(10, 0.7), 7);
     }
 
     /// The shared n-grams give each document's set size and each pair's intersection as

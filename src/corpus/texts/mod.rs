@@ -21,6 +21,14 @@
 mod absent;
 #[cfg(feature = "parquet")]
 mod arrow;
+/// Without the `parquet` feature, the place of the Arrow reader's tests: one ignored test
+/// that names the feature, so that a run lists what it left out.
+#[cfg(all(test, not(feature = "parquet")))]
+mod arrow {
+    #[test]
+    #[ignore = "needs the `parquet` feature"]
+    fn left_out() {}
+}
 mod read;
 mod shared;
 
