@@ -240,7 +240,7 @@ pub fn bottom_k_probability(a: u64, b: u64, c: u64, n: u64, k: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     /// The same probability as a finite sum: under a random order of the `a + b - c`
     /// elements, every sequence of their kinds (common, only A, only B) is equally likely;
@@ -335,17 +335,7 @@ mod tests {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         let mut hits = 0;
         for _ in 0..trials {
-            let common: Vec<u64> = (0..c).map(|_| rng.gen()).collect();
-            let mut x: Vec<u64> = common
-                .iter()
-                .copied()
-                .chain((c..a).map(|_| rng.gen()))
-                .collect();
-            let mut y: Vec<u64> = common
-                .iter()
-                .copied()
-                .chain((c..b).map(|_| rng.gen()))
-                .collect();
+            let (mut x, mut y) = crate::cluster::detection::random_pair(&mut rng, a, b, c);
             let (ix, iy) = (sk.sketch_hashes(&mut x), sk.sketch_hashes(&mut y));
             let shared = crate::sorted::intersection_size(ix.values(), iy.values());
             hits += usize::from(shared >= k);

@@ -45,6 +45,25 @@ pub use one_permutation::{Simulations, TRIALS};
 
 use crate::sketch::Scheme;
 
+/// Two sets of random hashes of sizes `a` and `b` sharing their first `c` (the tests'
+/// pairs of known sets).
+#[cfg(test)]
+pub(crate) fn random_pair(
+    rng: &mut impl rand::Rng,
+    a: usize,
+    b: usize,
+    c: usize,
+) -> (Vec<u64>, Vec<u64>) {
+    let common: Vec<u64> = (0..c).map(|_| rng.gen()).collect();
+    let mut with = |n: usize| -> Vec<u64> {
+        let mut v = common.clone();
+        v.extend((c..n).map(|_| rng.gen::<u64>()));
+        v
+    };
+    let x = with(a);
+    (x, with(b))
+}
+
 /// The sizes of a pair's two shingle sets and of their intersection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 pub struct PairSets {

@@ -142,7 +142,7 @@ mod tests {
     use super::*;
     use crate::shingle::ShingleConfig;
     use crate::sketch::{Scheme, SketchConfig, Sketcher};
-    use rand::{Rng, SeedableRng};
+    use rand::SeedableRng;
 
     /// Agreeing positions of the crate's one-permutation images of random sets of the given
     /// sizes, one count per trial (each trial with its own sketch seed).
@@ -161,17 +161,7 @@ mod tests {
                 )
                 .unwrap();
                 let (a, b, c) = (pair.a as usize, pair.b as usize, pair.common as usize);
-                let common: Vec<u64> = (0..c).map(|_| rng.gen()).collect();
-                let mut x: Vec<u64> = common
-                    .iter()
-                    .copied()
-                    .chain((c..a).map(|_| rng.gen()))
-                    .collect();
-                let mut y: Vec<u64> = common
-                    .iter()
-                    .copied()
-                    .chain((c..b).map(|_| rng.gen()))
-                    .collect();
+                let (mut x, mut y) = crate::cluster::detection::random_pair(&mut rng, a, b, c);
                 let (ix, iy) = (sk.sketch_hashes(&mut x), sk.sketch_hashes(&mut y));
                 ix.values()
                     .iter()
