@@ -597,12 +597,10 @@ fn bottom_k_s_curves_follow_the_exact_law() {
     assert!(middle >= 4 && recomputed == 40, "{middle} {recomputed}");
 }
 
-#[test]
-fn k_mins_s_curves_follow_the_binomial_laws() {
-    let dir = tempfile::tempdir().unwrap();
-    let sizes = sized_corpus(dir.path());
-    let out = run_with(
-        dir.path(),
+/// Concept, union-find, lsh and super-shingle at 0.7 and 0.8 on `scheme`'s images.
+fn image_methods_at_07_08(dir: &Path, scheme: Scheme) -> SweepOutput {
+    run_with(
+        dir,
         vec![
             Method::Concept,
             Method::UnionFind,
@@ -610,10 +608,17 @@ fn k_mins_s_curves_follow_the_binomial_laws() {
             Method::SuperShingle,
         ],
         SweepThresholds::Resemblance(vec![0.7, 0.8]),
-        one_word_shingles(Scheme::KMins),
+        one_word_shingles(scheme),
         ClusterConfig::default(),
         false,
-    );
+    )
+}
+
+#[test]
+fn k_mins_s_curves_follow_the_binomial_laws() {
+    let dir = tempfile::tempdir().unwrap();
+    let sizes = sized_corpus(dir.path());
+    let out = image_methods_at_07_08(dir.path(), Scheme::KMins);
     let (middle, recomputed) =
         check_sized(&out, &sizes, |r, m, s| independent(r, m, s, Scheme::KMins));
     assert!(middle >= 8 && recomputed == 80, "{middle} {recomputed}");
@@ -623,19 +628,7 @@ fn k_mins_s_curves_follow_the_binomial_laws() {
 fn one_permutation_s_curves_follow_their_simulation() {
     let dir = tempfile::tempdir().unwrap();
     let sizes = sized_corpus(dir.path());
-    let out = run_with(
-        dir.path(),
-        vec![
-            Method::Concept,
-            Method::UnionFind,
-            Method::Lsh,
-            Method::SuperShingle,
-        ],
-        SweepThresholds::Resemblance(vec![0.7, 0.8]),
-        one_word_shingles(Scheme::OnePermutation),
-        ClusterConfig::default(),
-        false,
-    );
+    let out = image_methods_at_07_08(dir.path(), Scheme::OnePermutation);
     for c in &out.curves.s {
         let m = c.model.as_deref().unwrap();
         assert!(m.contains("simulated"), "{m}");
