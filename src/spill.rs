@@ -164,6 +164,15 @@ impl SpillConfig {
         }
     }
 
+    /// What a stage planning its share counts as taken: `held` without a budget (nothing
+    /// is planned against one, so nothing is measured), [`in_use`] under one.
+    pub fn in_use(&self, held: u64) -> u64 {
+        match self.budget {
+            Some(_) => in_use(held),
+            None => held,
+        }
+    }
+
     /// The bytes a stage may take from now on: its budget, but no more than what the
     /// process's budget leaves beside the memory resident now ([`in_use`]), since what the
     /// caller counted in `budget` can fall short of what is resident. At least a sixteenth

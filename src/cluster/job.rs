@@ -842,7 +842,7 @@ impl Job {
                 .map_or(0, |f| 8 * (f.raw.len() + f.canonical.len()) as u64);
         let mut out = s
             .prep
-            .run(&cfg, &self.spill.less(crate::spill::in_use(held)))?;
+            .run(&cfg, &self.spill.less(self.spill.in_use(held)))?;
         if method.reads() == Reads::Sets {
             out.summary
                 .phases

@@ -297,7 +297,7 @@ impl Prepared {
             cfg,
             spill,
             &|d| prep.collapse.is_rep(d),
-            crate::spill::in_use(held),
+            spill.in_use(held),
         )?;
         prep.context = Some((*cfg, std::sync::Arc::new(context)));
         prep.context_build = Some((before, Phase::ended("context", t.elapsed().as_secs_f64())));
