@@ -48,6 +48,7 @@ pub mod fimi;
 pub mod gen;
 pub mod index;
 pub mod mine;
+pub mod plan;
 pub mod report;
 pub mod shingle;
 pub mod sketch;

@@ -13,6 +13,9 @@
 //! Functions that may spill take their [`SpillConfig`] explicitly (budgets travel in configs:
 //! there is no process-wide setting).
 //!
+//! The shares themselves ([`SpillConfig::less`], [`SpillConfig::room`] ...) are the memory
+//! plan's rules, in [`crate::plan`].
+//!
 //! What a budget bounds: a job under a budget ([`crate::cluster::Job`]) counts against it
 //! everything it holds (external ids, per-document data, kept context rows, the miner's
 //! and verifier's working sets); a stage handed a budget by its caller gets what is left
@@ -109,6 +112,11 @@ pub struct SpillConfig {
     /// [`SpillConfig::new`], kept by [`SpillConfig::less`]): what [`SpillConfig::room`]
     /// holds the memory resident now against. `None`: only `budget` counts.
     pub process: Option<MemoryBudget>,
+    /// A fixed number of key-range partitions for the context build in place of the
+    /// plan's passes (the same output for any count).
+    pub partitions: Option<crate::plan::Partitions>,
+    /// Where the shares handed out under this configuration are recorded.
+    pub ledger: crate::plan::Ledger,
 }
 
 impl SpillConfig {
@@ -118,6 +126,7 @@ impl SpillConfig {
             budget,
             tmp_dir,
             process: budget,
+            ..SpillConfig::default()
         };
         c.validate()?;
         Ok(c)
@@ -139,52 +148,6 @@ impl SpillConfig {
     /// The budget in bytes (`u64::MAX` without one).
     pub fn budget_bytes(&self) -> u64 {
         self.budget.map_or(u64::MAX, |b| b.0)
-    }
-
-    /// The same configuration with `held` bytes of the budget taken (by what the caller
-    /// keeps in memory meanwhile); at least one byte is left. Without a budget: unchanged.
-    pub fn less(&self, held: u64) -> SpillConfig {
-        SpillConfig {
-            budget: self
-                .budget
-                .map(|b| MemoryBudget(b.0.saturating_sub(held).max(1))),
-            tmp_dir: self.tmp_dir.clone(),
-            process: self.process,
-        }
-    }
-
-    /// A share of `bytes` fixed now: what is given it is taken without measuring the
-    /// resident memory again (for a buffer sized beside another that is not allocated
-    /// yet, which [`SpillConfig::room`] cannot see).
-    pub fn fixed(&self, bytes: u64) -> SpillConfig {
-        SpillConfig {
-            budget: self.budget.map(|_| MemoryBudget(bytes.max(1))),
-            tmp_dir: self.tmp_dir.clone(),
-            process: None,
-        }
-    }
-
-    /// What a stage planning its share counts as taken: `held` without a budget (nothing
-    /// is planned against one, so nothing is measured), [`in_use`] under one.
-    pub fn in_use(&self, held: u64) -> u64 {
-        match self.budget {
-            Some(_) => in_use(held),
-            None => held,
-        }
-    }
-
-    /// The bytes a stage may take from now on: its budget, but no more than what the
-    /// process's budget leaves beside the memory resident now ([`in_use`]), since what the
-    /// caller counted in `budget` can fall short of what is resident. At least a sixteenth
-    /// of the process's budget (or the whole budget, when smaller), so that a stage keeps
-    /// making progress. Without a budget, `u64::MAX`. It reads `/proc` and trims the heap:
-    /// call it where a stage sizes its buffers, not per item.
-    pub fn room(&self) -> u64 {
-        let b = self.budget_bytes();
-        match self.process {
-            Some(p) => b.min(p.0.saturating_sub(in_use(0)).max(p.0 / 16)),
-            None => b,
-        }
     }
 
     /// The directory spill directories are made in.
@@ -617,6 +580,7 @@ mod tests {
             budget: Some(MemoryBudget(1)),
             tmp_dir: Some(dir.to_path_buf()),
             process: None,
+            ..SpillConfig::default()
         }
     }
 

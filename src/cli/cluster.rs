@@ -109,6 +109,15 @@ pub struct JobArgs {
     pub candidate_threshold: Option<f64>,
     #[command(flatten)]
     pub spill: SpillArgs,
+    /// Build the context in N partitions by key range instead of as many as the memory
+    /// plan gives (the output is the same for any N).
+    #[arg(long, value_name = "N")]
+    pub partitions: Option<usize>,
+    /// Print the memory plan after the run (each stage's planned share, the largest share
+    /// it was handed and each phase's measured peak) and add it to summary.json as
+    /// `memory_plan`.
+    #[arg(long)]
+    pub explain_plan: bool,
 }
 
 impl JobArgs {
@@ -131,6 +140,8 @@ impl JobArgs {
             super_per: self.super_per,
             memory_budget: self.spill.memory_budget,
             tmp_dir: self.spill.tmp_dir.clone(),
+            partitions: self.partitions,
+            explain_plan: self.explain_plan,
         }
     }
 
@@ -173,6 +184,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         run_local(&job, &input)?
     };
     out.write(&args.out)?;
+    if let Some(p) = &out.memory_plan {
+        super::common::print_plan(p);
+    }
     if args.json {
         print_json(&out.summary_json()?)?;
     }

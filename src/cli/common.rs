@@ -365,6 +365,57 @@ pub fn print_json(v: &serde_json::Value) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Prints a job's memory plan (`memory_plan` of its summary) on stderr: the budget, each
+/// planned stage's share beside what it was handed and its measured peak.
+pub fn print_plan(p: &serde_json::Value) {
+    let mib = |v: &serde_json::Value| {
+        v.as_u64()
+            .map_or("-".to_string(), |b| format!("{:.0}", b as f64 / 1048576.0))
+    };
+    eprintln!(
+        "memory plan: budget {} MiB, {} workers, {} processes",
+        mib(&p["budget_bytes"]),
+        p["workers"],
+        p["processes"]
+    );
+    eprintln!(
+        "  {:<14} {:>12} {:>12}  how",
+        "stage", "carried MiB", "given MiB"
+    );
+    for s in p["stages"].as_array().into_iter().flatten() {
+        eprintln!(
+            "  {:<14} {:>12} {:>12}  {}",
+            s["stage"].as_str().unwrap_or("?"),
+            mib(&s["carried_bytes"]),
+            mib(&s["given_bytes"]),
+            s["how"].as_str().unwrap_or("")
+        );
+    }
+    if let Some(r) = p["stages"]["refused"].as_str() {
+        eprintln!(
+            "  refused at {r}: needs {} MiB",
+            mib(&p["stages"]["need_bytes"])
+        );
+    }
+    eprintln!("  {:<14} {:>12} {:>6}", "handed to", "largest MiB", "times");
+    for s in p["handed_out"].as_array().into_iter().flatten() {
+        eprintln!(
+            "  {:<14} {:>12} {:>6}",
+            s["stage"].as_str().unwrap_or("?"),
+            mib(&s["largest_bytes"]),
+            s["times"]
+        );
+    }
+    eprintln!("  {:<14} {:>12}", "phase", "peak MiB");
+    for s in p["measured"].as_array().into_iter().flatten() {
+        eprintln!(
+            "  {:<14} {:>12}",
+            s["stage"].as_str().unwrap_or("?"),
+            mib(&s["peak_rss_bytes"])
+        );
+    }
+}
+
 /// The `(doc_id, external_id)` table path written beside an output.
 pub fn id_table_for(output: &std::path::Path) -> PathBuf {
     fimdup::corpus::id_table_path(output)
@@ -375,7 +426,7 @@ pub fn id_table_for(output: &std::path::Path) -> PathBuf {
 pub struct SpillArgs {
     /// Bound on the run's memory, e.g. 4GiB, 512MiB: what does not fit (images, context rows,
     /// pair counts, sets to verify) goes to sorted runs and files in --tmp-dir; peak RSS stays
-    /// within the budget plus about 256 MiB, and a budget below what the run needs is refused
+    /// within the budget plus about 64 MiB, and a budget below what the run needs is refused
     /// before it starts (exit 2) [default: no limit, except that concept and union-find on a
     /// corpus hold at most 512 MiB of images (about 450k documents) and write the keys of the
     /// rest to --tmp-dir, and exact verification reads its sets in batches]. The output is

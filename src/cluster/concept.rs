@@ -251,10 +251,9 @@ fn concept_of(
         Rows::File(f) => {
             // What is left of the budget besides the edges and the component index: a
             // quarter for each batch of transactions, the rest for the sorted runs.
-            let held = 8 * u64::from(n_docs) + 16 * edges.len() as u64;
-            let room = spill.less(held).room();
-            let batch_bytes = (room / 4).max(1 << 20);
-            let runs = spill.fixed(room - room / 4);
+            let held = crate::plan::components_held(u64::from(n_docs), edges.len() as u64);
+            let room = spill.hand("component batches", spill.less(held).room());
+            let (batch_bytes, runs) = crate::plan::component_shares(spill, room);
             sub_transactions_spilled(f, n_docs, &comps, &runs, batch_bytes, &mut mine_batch)?;
         }
     }
@@ -619,7 +618,7 @@ pub(crate) mod tests {
             let tmp = tempfile::tempdir().unwrap();
             let spill = SpillConfig {
                 budget: Some(crate::spill::MemoryBudget(budget)),
-                tmp_dir: Some(tmp.path().to_path_buf()), process: None };
+                tmp_dir: Some(tmp.path().to_path_buf()), process: None, ..Default::default() };
             let sc = SpilledContext::of(&ctx, &spill).unwrap();
             let cfg = ConceptConfig::default();
             let want = concept_clusters(ctx.rows(), ctx.n_docs(), k, &fp_miner, &cfg, &SpillConfig::default()).unwrap();

@@ -93,10 +93,7 @@ pub(crate) fn sketch_held_or_keys_by(
     }
 }
 
-/// What the external ids `ids` are counted for against a budget: 40 bytes and the text each.
-fn id_bytes(ids: &[String]) -> u64 {
-    ids.iter().map(|i| 40 + i.len() as u64).sum()
-}
+use crate::plan::{id_bytes, KEYED_DOC_BYTES};
 
 /// What the sink keeps once past the limit.
 struct Spilling {
@@ -131,7 +128,7 @@ impl HoldThenKeys<'_> {
             return Ok(());
         };
         let docs = s.ext_ids.len();
-        let held = self.id_bytes + 20 * docs as u64;
+        let held = self.id_bytes + KEYED_DOC_BYTES * docs as u64;
         let (work, need) = context_needs(held, self.keys_total);
         if need > b.0 {
             return Err(context_refusal(self.corpus, docs, true, need, work, b));

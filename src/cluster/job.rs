@@ -41,7 +41,8 @@ use super::{
     Grouping, Measure, Method, Phase, Prepared, Regroup, Threshold,
 };
 use crate::corpus::CorpusStats;
-use crate::sketch::inputs::{held_image_bytes, sketch_held_or_to_file_by, HeldOrFile};
+use crate::plan::held_image_bytes;
+use crate::sketch::inputs::{sketch_held_or_to_file_by, HeldOrFile};
 use crate::sketch::pipeline::{
     sketch_corpus_by, sketch_stream, Fingerprints, PipelineConfig, SketchSink, SketchStats,
 };
@@ -49,31 +50,11 @@ use crate::sketch::{ImageInputs, Scheme};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
-/// Bytes per token of the corpus that the exact join holds (full shingle sets and the
-/// join's working set; 16.4 GB for 1M documents of 300 words).
-const EXACT_BYTES_PER_TOKEN: u64 = 56;
-
-/// Bytes a corpus document holds besides its image while it is clustered: its byte offset
-/// and its raw and canonical fingerprints.
-const HELD_DOC_BYTES: u64 = 24;
-
-/// Without a memory budget, exact verification reads the shingle sets of the candidates'
-/// documents in batches whose sets take about half of this (about 28k documents of 300
-/// words), instead of all at once.
-const DEFAULT_VERIFY_BYTES: u64 = 256 << 20;
-
-/// Without a memory budget, the images the context-only methods (concept, union-find by
-/// resemblance) hold in memory, as `held_image_bytes` counts them (about 450k images of
-/// 128 values): past that their keys go to a temporary file in the spill directory (8
-/// bytes a key) and the context is built in passes over it.
-pub const DEFAULT_HELD_IMAGE_BYTES: u64 = 512 << 20;
-
-/// The memory a run holding `held` bytes of images (and `extra` bytes beside them) needs:
-/// the images, and the method's own working set (bands, super shingles, candidates,
-/// verification), measured at up to 40 % of them on 1M documents (eval/results/scale.md).
-fn needed(extra: u64, held: u64) -> u64 {
-    extra + held + held * 2 / 5
-}
+pub use crate::plan::DEFAULT_HELD_IMAGE_BYTES;
+use crate::plan::{
+    holding_needs as needed, verify_bytes, Facts, Ledger, MemoryPlan, Partitions,
+    EXACT_BYTES_PER_TOKEN, HELD_DOC_BYTES,
+};
 
 /// The phases of a preparation that took `seconds`: "sketch", and "context" when `prep`
 /// built its context while preparing (then "sketch" is the rest, with the peak memory
@@ -171,6 +152,8 @@ pub struct JobBuilder {
     equivalence: Equivalence,
     keep_fingerprints: bool,
     held_images: u64,
+    partitions: Option<usize>,
+    explain_plan: bool,
 }
 
 impl JobBuilder {
@@ -191,7 +174,24 @@ impl JobBuilder {
             equivalence: Equivalence::Shingle,
             keep_fingerprints: false,
             held_images: DEFAULT_HELD_IMAGE_BYTES,
+            partitions: None,
+            explain_plan: false,
         }
+    }
+
+    /// Builds the context in `n` partitions by key range (passes over the keys in memory,
+    /// or over the key file on disk) instead of as many as the memory plan gives: the
+    /// output is the same for any `n` (`None`: the plan decides).
+    pub fn partitions(&mut self, n: Option<usize>) -> &mut Self {
+        self.partitions = n;
+        self
+    }
+
+    /// Adds the memory plan to the summary (`memory_plan`): each stage's planned share,
+    /// the largest share handed to it while the job ran and its measured peak.
+    pub fn explain_plan(&mut self, on: bool) -> &mut Self {
+        self.explain_plan = on;
+        self
     }
 
     /// Without a memory budget: the images (as `held_image_bytes` counts them) that a
@@ -331,15 +331,25 @@ impl JobBuilder {
         };
         cluster.validate()?;
         self.spill.validate()?;
+        if self.partitions == Some(0) {
+            return Err(Error::config("the number of partitions must be at least 1"));
+        }
+        let spill = SpillConfig {
+            partitions: self.partitions.map(Partitions::new),
+            ledger: Ledger::recording(),
+            ..self.spill.clone()
+        };
         Ok(Job {
             cluster,
             pipeline,
             verify_at,
             candidate: self.candidate_threshold,
-            spill: self.spill.clone(),
+            plan: MemoryPlan::new(spill.budget, rayon::current_num_threads(), 1),
+            spill,
             equivalence: self.equivalence,
             keep_fingerprints: self.keep_fingerprints,
             held_images: self.held_images,
+            explain_plan: self.explain_plan,
         })
     }
 }
@@ -357,6 +367,9 @@ pub struct Job {
     keep_fingerprints: bool,
     /// Images held without a budget (see [`JobBuilder::images_in_memory`]).
     held_images: u64,
+    /// The memory plan of the job (its stages record what they were handed in `spill`).
+    plan: MemoryPlan,
+    explain_plan: bool,
 }
 
 /// An input read once ([`Job::prepare`]), ready for any number of jobs.
@@ -493,6 +506,8 @@ pub struct JobOutput {
     /// With several processes or workers: the layout and what each process did, as the
     /// multi-process engine reports it (written as the summary's `distributed` block).
     pub distributed: Option<serde_json::Value>,
+    /// With [`JobBuilder::explain_plan`]: the memory plan and what each stage used.
+    pub memory_plan: Option<serde_json::Value>,
 }
 
 impl JobOutput {
@@ -508,6 +523,9 @@ impl JobOutput {
         v["skipped_oversized"] = serde_json::json!(self.input_stats.skipped_oversized);
         if let Some(d) = &self.distributed {
             v["distributed"] = serde_json::json!(d);
+        }
+        if let Some(p) = &self.memory_plan {
+            v["memory_plan"] = p.clone();
         }
         Ok(v)
     }
@@ -862,10 +880,7 @@ impl Job {
             } else {
                 // What is resident counts, not only what is known to be held
                 // (`SpillConfig::room`).
-                let budget = Some(match self.spill.budget {
-                    Some(_) => self.spill.less(held).room(),
-                    None => DEFAULT_VERIFY_BYTES,
-                });
+                let budget = Some(self.spill.hand("verify", verify_bytes(&self.spill, held)));
                 verify_with_corpus(
                     &mut out,
                     &s.source()?,
@@ -884,6 +899,40 @@ impl Job {
                 .push(Phase::ended("verify", tv.elapsed().as_secs_f64()));
         }
         Ok(out)
+    }
+
+    /// The memory plan of this job.
+    pub fn plan(&self) -> &MemoryPlan {
+        &self.plan
+    }
+
+    /// What the plan knows of a prepared input.
+    pub fn facts(&self, s: &Sketched) -> Facts {
+        let docs = s.n_docs() as u64;
+        let image_len = s.pipeline.sketch.size;
+        let reads = self.cluster.method.reads();
+        Facts {
+            docs,
+            id_text_bytes: s.ext_ids().iter().map(|i| i.len() as u64).sum(),
+            image_len,
+            positional: s.pipeline.sketch.scheme.is_positional(),
+            incidences: docs * image_len as u64,
+            tokens: crate::plan::tokens_of_text(s.input_stats.text_bytes),
+            holds_images: matches!(reads, Reads::Positional | Reads::Images),
+            holds_sets: reads == Reads::Sets,
+            verify: self.verify_at.is_some(),
+        }
+    }
+
+    /// The plan of `facts` beside what the stages were handed and the measured peak of
+    /// each phase (`phases`).
+    pub fn explain(&self, facts: &Facts, phases: &[Phase]) -> serde_json::Value {
+        let mut v = self.plan.explain(facts, &self.spill.ledger);
+        v["measured"] = phases
+            .iter()
+            .map(|p| serde_json::json!({"stage": p.name, "peak_rss_bytes": p.peak_rss_bytes}))
+            .collect();
+        v
     }
 
     /// Prepares `input` and runs the job on it: the output with the preparation in its
@@ -907,7 +956,11 @@ impl Job {
         output.summary.phases = with_preparation(s.phases(), run);
         let scheme = s.prep.scheme();
         let input_stats = s.input_stats;
+        let memory_plan = self
+            .explain_plan
+            .then(|| self.explain(&self.facts(&s), &output.summary.phases));
         Ok(JobOutput {
+            memory_plan,
             distributed,
             input_stats,
             output,

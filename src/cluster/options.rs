@@ -60,6 +60,11 @@ pub struct JobOptions {
     pub memory_budget: Option<MemoryBudget>,
     /// Where spilled runs go.
     pub tmp_dir: Option<PathBuf>,
+    /// Key-range partitions of the context build instead of the memory plan's passes
+    /// (the same output for any count).
+    pub partitions: Option<usize>,
+    /// Add the memory plan, and what each stage used, to the summary.
+    pub explain_plan: bool,
 }
 
 impl Default for JobOptions {
@@ -86,6 +91,8 @@ impl Default for JobOptions {
             super_per: c.super_shingle.per,
             memory_budget: None,
             tmp_dir: None,
+            partitions: None,
+            explain_plan: false,
         }
     }
 }
@@ -129,7 +136,9 @@ impl JobOptions {
             .lsh_fn_weight(Some(self.fn_weight))
             .verify(self.verify)
             .candidate_threshold(self.candidate_threshold)
-            .spill(SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?);
+            .spill(SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?)
+            .partitions(self.partitions)
+            .explain_plan(self.explain_plan);
         Ok(b)
     }
 }

@@ -53,17 +53,8 @@ pub struct Prepared {
     context_build: Option<(Option<u64>, Phase)>,
 }
 
-/// A budgeted build of the context needs room for passes of at least `1 / MAX_USEFUL_PASSES`
-/// of the incidences (20 bytes each) besides what the prepared corpus holds: a smaller
-/// budget is refused rather than read the images that many times.
-const MAX_USEFUL_PASSES: u64 = 64;
-
-/// What a budgeted build of the context of `total` keys needs besides `held` bytes: the
-/// room for its passes ([`MAX_USEFUL_PASSES`]), and in all.
-pub(crate) fn context_needs(held: u64, total: u64) -> (u64, u64) {
-    let work = (total * 20 / MAX_USEFUL_PASSES).max(1 << 16);
-    (work, held + work)
-}
+pub(crate) use crate::plan::context_needs;
+use crate::plan::{ALLOC_BYTES, VEC_HEADER_BYTES};
 
 /// The refusal of a budget below [`context_needs`]: `so_far` when `docs` counts the
 /// documents read so far (the input not read to its end).
@@ -314,17 +305,15 @@ impl Prepared {
     /// in-memory context, per-document arrays), counted against a memory budget.
     pub fn heap_bytes(&self) -> u64 {
         // A `String` or `Vec` header, and what the allocator rounds a small block up to.
-        const HDR: u64 = 24;
-        const ALLOC: u64 = 16;
         let vecs = |v: &[Vec<u64>]| -> u64 {
             v.iter()
-                .map(|x| HDR + ALLOC + 8 * x.capacity() as u64)
+                .map(|x| VEC_HEADER_BYTES + ALLOC_BYTES + 8 * x.capacity() as u64)
                 .sum::<u64>()
         };
         let ids: u64 = self
             .ext_ids
             .iter()
-            .map(|s| HDR + ALLOC + s.capacity() as u64)
+            .map(|s| VEC_HEADER_BYTES + ALLOC_BYTES + s.capacity() as u64)
             .sum();
         let context = match &self.context {
             Some((_, c)) => match &**c {

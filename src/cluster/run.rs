@@ -122,6 +122,8 @@ static NO_SPILL: SpillConfig = SpillConfig {
     budget: None,
     tmp_dir: None,
     process: None,
+    partitions: None,
+    ledger: crate::plan::Ledger::NONE,
 };
 
 impl<'a> Arm<'_, 'a> {

@@ -307,13 +307,7 @@ pub fn verify_with_corpus(
     // it, sized from the bytes per document of the batches read so far.
     let (mut per_doc, mut i) = (None::<u64>, 0usize);
     while i < all.len() {
-        let max_docs = match (budget, per_doc) {
-            (None, _) => usize::MAX,
-            (Some(_), None) => 4096,
-            (Some(b), Some(p)) => usize::try_from(b / 2 / p.max(1))
-                .unwrap_or(usize::MAX)
-                .max(2),
-        };
+        let max_docs = crate::plan::verify_batch_docs(budget, per_doc);
         let mut wanted: Vec<DocId> = Vec::new();
         let mut seen = hashbrown::HashSet::new();
         let start = i;
@@ -339,7 +333,7 @@ pub fn verify_with_corpus(
         drop(seen);
         wanted.sort_unstable();
         let sets = src.sets_of(&wanted)?;
-        let bytes: u64 = sets.iter().map(|s| 48 + 8 * s.1.len() as u64).sum();
+        let bytes: u64 = sets.iter().map(|s| crate::plan::set_bytes(s.1.len())).sum();
         per_doc = Some(bytes / sets.len().max(1) as u64);
         let fetch = |d: DocId| -> Result<Vec<u64>> {
             sets.binary_search_by_key(&d, |s| s.0)

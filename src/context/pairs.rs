@@ -40,8 +40,7 @@ pub fn pair_counts_in_memory_bytes(rows: &Transactions, n_docs: u32) -> u64 {
         .filter(|r| r.len() >= 2)
         .map(|r| r.len() as u64)
         .sum();
-    let threads = rayon::current_num_threads() as u64;
-    8 * (n + 1) + 4 * inc + threads * 4 * n
+    crate::plan::pair_counts_in_memory_bytes(n, inc, rayon::current_num_threads() as u64)
 }
 
 /// The `<id,id,count>` phase under a spill configuration: in memory
@@ -54,7 +53,9 @@ pub fn pair_counts(
     k: u32,
     spill: &SpillConfig,
 ) -> Result<Vec<(DocId, DocId, u32)>> {
-    if spill.budget.is_none() || pair_counts_in_memory_bytes(rows, n_docs) <= spill.room() {
+    if spill.budget.is_none()
+        || spill.hand("pair counts", pair_counts_in_memory_bytes(rows, n_docs)) <= spill.room()
+    {
         Ok(pair_counts_of_rows(rows, n_docs, k))
     } else {
         pair_counts_spilled(rows, k, spill)
@@ -290,7 +291,7 @@ pub fn pair_counts_streamed(
     drop(seen);
     // Exact counts, a batch of candidates at a time: the row lists of the batch's
     // documents are gathered in one scan, then each candidate's lists are intersected.
-    let batch_bytes = (spill.room() / 2).clamp(1 << 20, 1 << 40);
+    let batch_bytes = spill.hand("pair batches", crate::plan::pair_batch_bytes(spill));
     let mut slot = vec![u32::MAX; n];
     let mut out = Vec::new();
     let mut batch: Vec<u64> = Vec::new();

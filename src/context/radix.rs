@@ -48,8 +48,12 @@ impl Buckets {
 }
 
 /// Consecutive bucket ranges of at most `cap` incidences each (one bucket at least), or
-/// `None` when that takes more than [`MAX_PASSES`].
-fn plan_passes(bucket_total: &[usize], cap: usize) -> Option<Vec<std::ops::Range<usize>>> {
+/// `None` when that takes more than `max` passes.
+fn plan_passes(
+    bucket_total: &[usize],
+    cap: usize,
+    max: usize,
+) -> Option<Vec<std::ops::Range<usize>>> {
     let mut passes: Vec<std::ops::Range<usize>> = Vec::new();
     let (mut b0, mut acc) = (0usize, 0usize);
     for (b, &t) in bucket_total.iter().enumerate() {
@@ -61,7 +65,7 @@ fn plan_passes(bucket_total: &[usize], cap: usize) -> Option<Vec<std::ops::Range
         acc += t;
     }
     passes.push(b0..bucket_total.len());
-    (passes.len() <= MAX_PASSES).then_some(passes)
+    (passes.len() <= max).then_some(passes)
 }
 
 /// Sorts and groups, in parallel, the incidences of one pass: `recs[start[i]..start[i + 1]]`
@@ -109,7 +113,7 @@ fn group_pass(
 ///    concatenated in bucket order, i.e. ascending key.
 ///
 /// At most `cap` incidences are held at once: a larger total is done in passes over
-/// consecutive bucket ranges (`None` when that takes more than [`MAX_PASSES`]).
+/// consecutive bucket ranges (`None` when that takes more than `max` passes).
 /// The result equals [`ContextBuilder`]'s (the test `spilled_context_and_pair_counts_equal_in_memory`
 /// compares them).
 fn context_in_memory<K: AsRef<[u64]> + Sync>(
@@ -118,6 +122,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     cfg: &ContextConfig,
     n_docs: u32,
     cap: usize,
+    max: usize,
 ) -> Option<Context> {
     let mut out = RowGrouper::default();
     if total == 0 {
@@ -167,7 +172,7 @@ fn context_in_memory<K: AsRef<[u64]> + Sync>(
     let bucket_total: Vec<usize> = (0..n_buckets)
         .map(|b| counts.iter().map(|c| c[b]).sum())
         .collect();
-    let passes = plan_passes(&bucket_total, cap)?;
+    let passes = plan_passes(&bucket_total, cap, max)?;
     let mut offsets: Vec<Vec<usize>> = vec![vec![0; n_buckets]; chunks.len()];
     for pass in passes {
         // Bucket starts within the pass, and each chunk's write position in each bucket.
@@ -382,39 +387,15 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 // SAFETY: as above.
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
-/// The incidences (12 bytes each) that `spill`'s budget holds at once, at least one.
-fn incidence_cap(spill: &SpillConfig) -> usize {
-    usize::try_from(spill.budget_bytes() / 12)
-        .unwrap_or(usize::MAX)
-        .max(1)
-}
-
-/// The incidences a pass of [`context_in_memory`] holds, of `total`: at most
-/// [`UNBUDGETED_PASS_INCIDENCES`], or `total` over half of [`MAX_PASSES`] when that is more
-/// (a pass is a scan of the keys in memory, cheap, but past [`MAX_PASSES`] the build
-/// spills); under a budget also at most half of it (the rows built take the rest).
-fn in_memory_pass_cap(spill: &SpillConfig, total: usize) -> usize {
-    let plain = UNBUDGETED_PASS_INCIDENCES.max(total.div_ceil(MAX_PASSES / 2));
-    match spill.budget {
-        None => plain,
-        Some(b) => plain
-            .min(usize::try_from(b.0 / 24).unwrap_or(usize::MAX))
-            .max(1),
-    }
-}
-
-/// The incidences a pass of [`context_in_memory`] holds at most (384 MiB) unless the
-/// context is large enough to take more than half of [`MAX_PASSES`] of them: a larger
-/// context is built in passes over key ranges, each pass a scan of the keys already in
-/// memory, instead of one scatter buffer as large as all of them.
-const UNBUDGETED_PASS_INCIDENCES: usize = 1 << 25;
+use crate::plan::{
+    bounded_pass_cap, in_memory_pass_cap, incidence_cap, max_passes, rows_spill_at,
+    PASS_BYTES_PER_INCIDENCE,
+};
 
 /// Incidences per bucket aimed at by [`context_in_memory`].
 const BUCKET_TARGET: usize = 16384;
 /// At most `2^MAX_BUCKET_BITS` buckets.
 const MAX_BUCKET_BITS: u32 = 20;
-/// At most this many passes over the keys in [`context_in_memory`]; a smaller budget spills.
-const MAX_PASSES: usize = 16;
 /// Buckets grouped per parallel task by [`context_in_memory`].
 const GROUP_BUCKETS: usize = 16;
 
@@ -437,7 +418,15 @@ impl Context {
         // (12 bytes each), in as many passes over key ranges as it takes; only a budget
         // needing more than MAX_PASSES passes spills sorted runs.
         let cap = in_memory_pass_cap(spill, total as usize);
-        if let Some(c) = context_in_memory(doc_keys, total as usize, cfg, n_docs, cap) {
+        spill.hand("context pass", cap as u64 * PASS_BYTES_PER_INCIDENCE);
+        if let Some(c) = context_in_memory(
+            doc_keys,
+            total as usize,
+            cfg,
+            n_docs,
+            cap,
+            max_passes(spill),
+        ) {
             return Ok(c);
         }
         for (d, ks) in doc_keys.iter().enumerate() {
@@ -527,10 +516,6 @@ impl BuiltContext {
     }
 }
 
-/// Bytes a pass of the bounded build holds per incidence: its 12-byte record plus the
-/// rows it groups (4 bytes an incidence, and the row offsets and keys).
-const PASS_BYTES_PER_INCIDENCE: u64 = 20;
-
 /// Where the bounded build puts the rows it keeps.
 enum Kept {
     Memory(RowGrouper),
@@ -583,21 +568,19 @@ fn build_from_source(
             .saturating_sub(buckets)
     });
     let pass_cap = |kept: u64| -> usize {
-        match avail {
+        let cap = match avail {
             // What is left beside the kept rows, and no more than what the process's
             // budget leaves beside what is resident now (`SpillConfig::room`).
-            Some(a) => usize::try_from(
-                a.saturating_sub(kept)
-                    .min(spill.room().saturating_sub(buckets))
-                    / PASS_BYTES_PER_INCIDENCE,
-            )
-            .unwrap_or(usize::MAX)
-            .max(1),
+            Some(a) => {
+                bounded_pass_cap(spill, total, a, kept, spill.room().saturating_sub(buckets))
+            }
             None if cheap => in_memory_pass_cap(spill, total),
-            None => incidence_cap(spill),
-        }
+            None => incidence_cap(spill, total),
+        };
+        spill.hand("context pass", cap as u64 * PASS_BYTES_PER_INCIDENCE);
+        cap
     };
-    if bounded.is_none() && plan_passes(&counts, pass_cap(0)).is_none() {
+    if bounded.is_none() && plan_passes(&counts, pass_cap(0), max_passes(spill)).is_none() {
         let mut b = ContextBuilder::new(cfg, spill)?;
         b.ensure_docs(u64::from(n_docs));
         src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
@@ -609,7 +592,7 @@ fn build_from_source(
     while b0 < bk.n {
         // The kept rows move to a file once they outgrow a third of what is left.
         if let (Some(a), Kept::Memory(g)) = (avail, &mut kept) {
-            if g.heap_bytes() > a / 3 {
+            if g.heap_bytes() > rows_spill_at(a) {
                 let g = std::mem::take(g);
                 let mut w = RowsWriter::new(spill)?;
                 let mut st = ContextStats::default();

@@ -265,6 +265,7 @@ fn spill_in(dir: &Path, budget: Option<u64>) -> SpillConfig {
         budget: budget.map(crate::spill::MemoryBudget),
         tmp_dir: Some(dir.to_path_buf()),
         process: None,
+        ..Default::default()
     }
 }
 
@@ -459,7 +460,7 @@ proptest! {
         let total: u64 = docs.iter().map(|d| d.len() as u64).sum();
         let spill = SpillConfig {
             budget: Some(crate::spill::MemoryBudget((total * 12 / passes).max(12))),
-            tmp_dir: None, process: None };
+            tmp_dir: None, process: None, ..Default::default() };
         let cfg = ContextConfig { min_df: 2, max_df };
         let keep = |d: DocId| d.0 % drop_mod != 1;
         let (got, _) = streamed(&docs, order, &cfg, &spill, &keep);

@@ -50,6 +50,7 @@ pub fn run_divided(
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         input_stats: stats.corpus,
         distributed: Some(divided_block(topo, per_process).to_json()?),
+        memory_plan: None,
     }))
 }
 

@@ -19,35 +19,14 @@ use crate::sketch::{
 use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
 
-/// Bytes per document of an index, for [`memory_needed`]: its external id twice (the id
-/// vector and the id -> latest DocId map, with the map's own slots), the image's vector
-/// header and allocation, the per-document arrays (sweeps, label, source) and, while a sweep
-/// is added, the union-find and the label arrays of the clustering, with room for ids of a
-/// few dozen bytes.
-pub const BYTES_PER_DOC: u64 = 400;
-
-/// Bytes per image value of an index, for [`memory_needed`]: the value (8) and its
-/// incidence in the postings (12 for the key and the document, 2 to 4 for the directory).
-///
-/// Measured: `fimdup index build` of 1M documents of `fimdup gen --config
-/// eval/peers/corpus.json` (bottom-k 128, ids of 7 bytes) peaks at 2_839 MiB under a budget
-/// that fits and 2_854 MiB without one (`/usr/bin/time -v`), about 2_980 bytes a document:
-/// the index itself, everything transient being small beside it. [`memory_needed`] gives
-/// `1M * (400 + 128 * 24)` bytes, 3_311 MiB, for it: the margin covers longer ids and the
-/// directory at its largest.
-pub const BYTES_PER_VALUE: u64 = 24;
+pub use crate::plan::{
+    INDEX_BYTES_PER_DOC as BYTES_PER_DOC, INDEX_BYTES_PER_VALUE as BYTES_PER_VALUE,
+};
 
 /// New documents whose cluster edges are found at once while a sweep is added.
 const EDGE_CHUNK: usize = 1 << 16;
 
-/// An estimate of the bytes an index of `docs` documents, whose images (main and
-/// containment) have `values` values in all and whose LSH band table (if any) has `bands`
-/// bands, holds while a sweep is added to it: [`BYTES_PER_DOC`] per document and
-/// [`BYTES_PER_VALUE`] per value and per band key.
-pub fn memory_needed(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
-    let bands = bands.map_or(0, |(b, _)| b as u64);
-    docs * (BYTES_PER_DOC + bands * BYTES_PER_VALUE) + values * BYTES_PER_VALUE
-}
+pub use crate::plan::index_needs as memory_needed;
 
 /// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
 /// for M documents, more than the memory budget (B): ... (`source`)".

@@ -177,13 +177,7 @@ pub enum HeldOrFile {
     File(SketchStats, Prints, u64),
 }
 
-/// The bytes an image held in memory is counted for: the external id and the image's
-/// vectors (twice for positional schemes, whose keys are derived), as the one-process
-/// job's memory check counts them.
-pub fn held_image_bytes(image_len: usize, positional: bool) -> u64 {
-    let copies = if positional { 2 } else { 1 };
-    64 + copies * (40 + 8 * image_len as u64)
-}
+pub use crate::plan::held_image_bytes;
 
 /// Keeps the images of the stream in memory while `fits(documents, bytes)` holds for the
 /// documents so far and their images' bytes ([`held_image_bytes`] each), as

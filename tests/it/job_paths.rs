@@ -226,6 +226,7 @@ fn a_budget_changes_the_memory_not_the_output() {
                         budget: budget.map(MemoryBudget),
                         tmp_dir: Some(tmp.path().to_path_buf()),
                         process: None,
+                        ..Default::default()
                     })
                     .build()
                     .unwrap()
@@ -312,6 +313,7 @@ fn a_budget_keeps_the_collapse_of_either_equivalence() {
                         budget: budget.map(MemoryBudget),
                         tmp_dir: Some(spill.clone()),
                         process: None,
+                        ..Default::default()
                     })
                     .build()
                     .unwrap()
@@ -363,6 +365,7 @@ fn phases_name_the_stages_and_the_memory_at_their_end() {
                 budget: budget.map(MemoryBudget),
                 tmp_dir: Some(tmp.path().to_path_buf()),
                 process: None,
+                ..Default::default()
             })
             .build()
             .unwrap()
@@ -415,6 +418,7 @@ fn the_default_plan_keeps_keys_on_disk_past_its_images() {
                         budget: None,
                         tmp_dir: Some(tmp.path().to_path_buf()),
                         process: None,
+                        ..Default::default()
                     });
                 if let Some(h) = held {
                     b.images_in_memory(h);
@@ -459,6 +463,7 @@ fn a_budget_below_the_context_is_refused_naming_the_corpus() {
                 budget: Some(MemoryBudget(budget)),
                 tmp_dir: Some(tmp.path().to_path_buf()),
                 process: None,
+                ..Default::default()
             })
             .build()
             .unwrap()

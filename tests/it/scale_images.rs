@@ -230,6 +230,7 @@ fn streamed_context_clusters_equal_the_in_memory_ones() {
                     budget: budget.map(MemoryBudget),
                     tmp_dir: Some(dir.path().to_path_buf()),
                     process: None,
+                    ..Default::default()
                 };
                 for paths in [vec![one.clone()], shards.clone()] {
                     let p =
