@@ -63,6 +63,7 @@ mod job_paths;
 mod mine_cli;
 mod mine_props;
 mod mine_reference;
+mod partitions;
 mod python_package;
 mod readme_figures;
 mod report_files;
