@@ -119,6 +119,13 @@ pub const ROW_BYTES: u64 = 64;
 /// Bytes of a document's element list entry held by a divided run's pair owner.
 pub const LIST_KEY_BYTES: u64 = 24;
 
+/// The key file of the context-only methods is partitioned by the top this many bits of a
+/// key as it is written: a pass over a key range reads only its partitions.
+pub const KEY_PARTITION_BITS: u32 = 8;
+
+/// The write buffer of each key partition (`2^KEY_PARTITION_BITS` of them: 16 MiB).
+pub const KEY_PARTITION_BUFFER_BYTES: usize = 64 << 10;
+
 /// The smallest batch a batched stage takes (pairs, components), so that it progresses.
 const MIN_BATCH_BYTES: u64 = 1 << 20;
 

@@ -1,15 +1,21 @@
-//! Element keys kept in a temporary file while a corpus is sketched, for a context built
-//! in passes without holding the images: [`KeyFileWriter`] appends each document's keys as
-//! raw little-endian `u64`s (8 bytes a key; the per-document counts stay in memory, 4
-//! bytes a document) and counts their [`KeyStats`]; the [`KeyFile`] it gives is a
-//! [`KeySource`] read again on every scan in blocks of whole documents, on a second thread
-//! (reading overlaps the build), with no decoding beyond the byte order. Unlike an images
-//! file it holds no ids, no image and no checksum: it lives in a spill directory of its
-//! own, removed with the [`KeyFile`] (or the writer, when it is not finished).
+//! Element keys kept in temporary files while a corpus is sketched, for a context built
+//! in passes without holding the images. The keys are partitioned by key range as they are
+//! written: [`KeyFileWriter`] appends each `(key, document)` incidence to the partition of
+//! the key's top [`crate::plan::KEY_PARTITION_BITS`] bits, as a little-endian `u64` key and
+//! `u32` document (12 bytes), and counts each partition's incidences, the documents' key
+//! counts (4 bytes a document, in memory) and the [`KeyStats`]. The [`KeyFile`] it gives is
+//! a [`KeySource`]: a scan of a key range reads only the partitions that overlap it, each
+//! once, on a second thread (reading overlaps the build). A context built in passes over
+//! key ranges thus reads the keys about once in all, instead of once a pass. Unlike an
+//! images file it holds no ids, no image and no checksum: it lives in a spill directory of
+//! its own, removed with the [`KeyFile`] (or the writer, when it is not finished).
 //!
-//! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`, and a
-//! scan gives every document's keys as they were pushed, in that order; a file shorter or
-//! longer than the keys pushed is an error naming it, never a wrong context.
+//! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`; a
+//! document's repeated keys are written once; a scan gives, partition after partition in
+//! key order, each document's keys of that partition in DocId order (so the documents of
+//! one key come in ascending order), and every incidence of the scanned range exactly
+//! once; a partition shorter or longer than the incidences written to it is an error
+//! naming it, never a wrong context.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -17,34 +23,51 @@ use std::path::{Path, PathBuf};
 
 use super::radix::read_ahead;
 use super::{KeySource, KeyStats};
+use crate::plan::{KEY_PARTITION_BITS, KEY_PARTITION_BUFFER_BYTES};
 use crate::spill::SpillDir;
 use crate::{DocId, Error, Result};
 
-/// Keys read per block of a scan (8 MiB).
-const BLOCK_KEYS: usize = 1 << 20;
+/// Incidences read per block of a scan (12 MiB).
+const BLOCK_RECORDS: usize = 1 << 20;
+
+/// Bytes of one incidence on disk: the key and the document.
+const RECORD: usize = 12;
+
+/// The partition of `key`: its top [`KEY_PARTITION_BITS`] bits.
+fn partition_of(key: u64) -> usize {
+    (key >> (64 - KEY_PARTITION_BITS)) as usize
+}
+
+/// One partition being written.
+struct Part {
+    path: PathBuf,
+    out: BufWriter<File>,
+}
 
 /// Writes documents' keys to a [`KeyFile`] (see the module docs).
 pub struct KeyFileWriter {
     dir: SpillDir,
-    path: PathBuf,
-    out: BufWriter<File>,
+    parts: Vec<Option<Part>>,
+    counts: Vec<u64>,
     lens: Vec<u32>,
     stats: KeyStats,
-    bytes: Vec<u8>,
+    distinct: Vec<u64>,
+    record: [u8; RECORD],
 }
 
 impl KeyFileWriter {
-    /// Creates the file in a new spill directory under `parent`.
+    /// Creates the partitions in a new spill directory under `parent` (each file when its
+    /// first key comes).
     pub fn create_in(parent: &Path) -> Result<Self> {
-        let mut dir = SpillDir::new_in(parent)?;
-        let (path, f) = dir.create_file("keys")?;
+        let n = 1usize << KEY_PARTITION_BITS;
         Ok(KeyFileWriter {
-            dir,
-            path,
-            out: BufWriter::with_capacity(1 << 20, f),
+            dir: SpillDir::new_in(parent)?,
+            parts: (0..n).map(|_| None).collect(),
+            counts: vec![0; n],
             lens: Vec::new(),
             stats: KeyStats::default(),
-            bytes: Vec::new(),
+            distinct: Vec::new(),
+            record: [0; RECORD],
         })
     }
 
@@ -53,23 +76,37 @@ impl KeyFileWriter {
         if doc.0 as usize != self.lens.len() {
             return Err(Error::config(format!(
                 "{}: document {} pushed where document {} was expected",
-                self.path.display(),
+                self.dir.path().display(),
                 doc.0,
                 self.lens.len()
             )));
         }
         let n = u32::try_from(keys.len())
             .map_err(|_| Error::config(format!("document {}: more than 2^32 keys", doc.0)))?;
-        self.stats.add(doc, keys);
         self.lens.push(n);
-        self.bytes.clear();
-        self.bytes.reserve(8 * keys.len());
-        for &k in keys {
-            self.bytes.extend_from_slice(&k.to_le_bytes());
+        self.distinct.clear();
+        self.distinct.extend_from_slice(keys);
+        self.distinct.sort_unstable();
+        self.distinct.dedup();
+        self.stats.add(doc, &self.distinct);
+        self.record[8..].copy_from_slice(&doc.0.to_le_bytes());
+        for &k in &self.distinct {
+            let p = partition_of(k);
+            self.record[..8].copy_from_slice(&k.to_le_bytes());
+            let part = match &mut self.parts[p] {
+                Some(part) => part,
+                slot => {
+                    let (path, f) = self.dir.create_file(&format!("keys-{p:03}"))?;
+                    let out = BufWriter::with_capacity(KEY_PARTITION_BUFFER_BYTES, f);
+                    slot.insert(Part { path, out })
+                }
+            };
+            part.out
+                .write_all(&self.record)
+                .map_err(|e| Error::io(&part.path, e))?;
+            self.counts[p] += 1;
         }
-        self.out
-            .write_all(&self.bytes)
-            .map_err(|e| Error::io(&self.path, e))
+        Ok(())
     }
 
     /// Documents pushed so far.
@@ -82,52 +119,66 @@ impl KeyFileWriter {
         self.lens.is_empty()
     }
 
-    /// Flushes the file and gives it as a key source.
+    /// Flushes the partitions and gives them as a key source.
     pub fn finish(self) -> Result<KeyFile> {
         let KeyFileWriter {
             dir,
-            path,
-            out,
+            parts,
+            counts,
             lens,
             stats,
             ..
         } = self;
-        out.into_inner()
-            .map_err(|e| Error::io(&path, e.into_error()))?;
+        let mut paths = Vec::with_capacity(parts.len());
+        for part in parts {
+            paths.push(match part {
+                Some(Part { path, out }) => {
+                    out.into_inner()
+                        .map_err(|e| Error::io(&path, e.into_error()))?;
+                    Some(path)
+                }
+                None => None,
+            });
+        }
         Ok(KeyFile {
             _dir: dir,
-            path,
+            paths,
+            counts,
             lens,
             stats,
         })
     }
 }
 
-/// The keys of every document in a temporary file, read again on every scan (see the
-/// module docs).
+/// The keys of every document in temporary partitions by key range, read again on every
+/// scan (see the module docs).
 #[derive(Debug)]
 pub struct KeyFile {
-    /// Removed, with the file, when the key file is dropped.
+    /// Removed, with the partitions, when the key file is dropped.
     _dir: SpillDir,
-    path: PathBuf,
+    /// Each partition's file (`None`: no key there).
+    paths: Vec<Option<PathBuf>>,
+    /// Each partition's incidences.
+    counts: Vec<u64>,
     lens: Vec<u32>,
     stats: KeyStats,
 }
 
 impl KeyFile {
-    /// The statistics of the keys (a first scan's, counted while they were written).
+    /// The statistics of the keys (a first scan's, counted while they were written; a
+    /// document's repeated keys count once).
     pub fn stats(&self) -> &KeyStats {
         &self.stats
     }
 
-    /// The number of keys of each document, in DocId order.
+    /// The number of keys of each document, in DocId order, as pushed.
     pub fn lens(&self) -> &[u32] {
         &self.lens
     }
 
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The partitions' files, in key order.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.paths.iter().flatten().map(|p| p.as_path())
     }
 }
 
@@ -136,21 +187,42 @@ impl KeySource for KeyFile {
         true
     }
 
-    /// Reads the file on a second thread (`read_ahead`), in blocks of whole documents of
-    /// at most `BLOCK_KEYS` keys (one document at least), so that reading overlaps what
-    /// `f` does with the keys.
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
-        let (lens, path) = (&self.lens, &self.path);
-        type Block = (std::ops::Range<usize>, Vec<u64>);
+        self.scan_range(0, u64::MAX, f)
+    }
+
+    /// Reads the partitions that overlap `lo..=hi` on a second thread (`read_ahead`), in
+    /// blocks of at most `BLOCK_RECORDS` incidences, and gives `f` each run of one
+    /// document's keys of a block.
+    fn scan_range(
+        &mut self,
+        lo: u64,
+        hi: u64,
+        f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>,
+    ) -> Result<()> {
+        let parts: Vec<(&Path, u64)> = (partition_of(lo)..=partition_of(hi))
+            .filter_map(|p| self.paths[p].as_deref().map(|path| (path, self.counts[p])))
+            .collect();
+        type Block = (Vec<u64>, Vec<u32>);
         read_ahead(
             |fresh: &mut dyn FnMut() -> Block, send: &mut dyn FnMut(Block) -> bool| {
-                read_blocks(path, lens, || fresh().1, |docs, keys| send((docs, keys)))
+                for &(path, count) in &parts {
+                    if !read_blocks(path, count, &mut *fresh, &mut *send)? {
+                        break;
+                    }
+                }
+                Ok(())
             },
-            |(docs, keys): &Block| {
+            |(keys, docs): &Block| {
                 let mut at = 0usize;
-                for (d, &n) in docs.clone().zip(&lens[docs.clone()]) {
-                    f(DocId(d as u32), &keys[at..at + n as usize])?;
-                    at += n as usize;
+                while at < docs.len() {
+                    let d = docs[at];
+                    let mut e = at + 1;
+                    while e < docs.len() && docs[e] == d {
+                        e += 1;
+                    }
+                    f(DocId(d), &keys[at..e])?;
+                    at = e;
                 }
                 Ok(())
             },
@@ -158,27 +230,15 @@ impl KeySource for KeyFile {
     }
 }
 
-/// One past the last document of the block that starts at document `d` (see
-/// [`read_blocks`]).
-fn block_end(lens: &[u32], d: usize) -> usize {
-    let (mut e, mut n) = (d, 0usize);
-    while e < lens.len() && (e == d || n + lens[e] as usize <= BLOCK_KEYS) {
-        n += lens[e] as usize;
-        e += 1;
-    }
-    e
-}
-
-/// Reads the key file `path` of documents with `lens` keys each in blocks of whole
-/// documents ([`block_end`]), each into a vector from `fresh`, and hands `emit` the block's
-/// documents and their keys; `emit` returns false to stop. A file shorter or longer than
-/// the keys is an error.
+/// Reads the partition `path` of `count` incidences in blocks of at most
+/// `BLOCK_RECORDS`, each into vectors from `fresh`, and hands each to `emit`; false when
+/// `emit` asked to stop. A file shorter or longer than `count` incidences is an error.
 fn read_blocks(
     path: &Path,
-    lens: &[u32],
-    mut fresh: impl FnMut() -> Vec<u64>,
-    mut emit: impl FnMut(std::ops::Range<usize>, Vec<u64>) -> bool,
-) -> Result<()> {
+    count: u64,
+    fresh: &mut dyn FnMut() -> (Vec<u64>, Vec<u32>),
+    emit: &mut dyn FnMut((Vec<u64>, Vec<u32>)) -> bool,
+) -> Result<bool> {
     let changed = |what: &str| {
         Error::format(
             path,
@@ -187,31 +247,31 @@ fn read_blocks(
     };
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut bytes: Vec<u8> = Vec::new();
-    let mut d = 0usize;
-    while d < lens.len() {
-        let e = block_end(lens, d);
-        let n: usize = lens[d..e].iter().map(|&l| l as usize).sum();
-        bytes.resize(8 * n, 0);
+    let mut left = count;
+    while left > 0 {
+        let n = left.min(BLOCK_RECORDS as u64) as usize;
+        bytes.resize(RECORD * n, 0);
         if read_full(&mut file, &mut bytes, path)? < bytes.len() {
             return Err(changed("shorter"));
         }
-        let mut keys = fresh();
+        let (mut keys, mut docs) = fresh();
         keys.clear();
-        keys.extend(
-            bytes
-                .chunks_exact(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or([0; 8]))),
-        );
-        if !emit(d..e, keys) {
-            return Ok(());
+        docs.clear();
+        for r in bytes.chunks_exact(RECORD) {
+            let (k, d) = r.split_at(8);
+            keys.push(u64::from_le_bytes(k.try_into().unwrap_or([0; 8])));
+            docs.push(u32::from_le_bytes(d.try_into().unwrap_or([0; 4])));
         }
-        d = e;
+        if !emit((keys, docs)) {
+            return Ok(false);
+        }
+        left -= n as u64;
     }
     let mut extra = [0u8; 1];
     if read_full(&mut file, &mut extra, path)? != 0 {
         return Err(changed("longer"));
     }
-    Ok(())
+    Ok(true)
 }
 
 /// Reads until `buf` is full or the file ends; the bytes read.
@@ -241,9 +301,9 @@ mod tests {
             3,
             128,
             0,
-            BLOCK_KEYS - 1,
+            BLOCK_RECORDS - 1,
             2,
-            BLOCK_KEYS + 5,
+            BLOCK_RECORDS + 5,
             1,
             0,
             77,
@@ -275,50 +335,85 @@ mod tests {
         w.finish().unwrap()
     }
 
-    /// Every scan gives back the keys pushed, with the statistics a scan counts.
+    /// The incidences `(doc, key)` of `docs`, a document's repeated keys once, in the
+    /// order a partitioned scan gives them: by partition, then document, then key.
+    fn incidences(docs: &[Vec<u64>], lo: u64, hi: u64) -> Vec<(u32, u64)> {
+        let mut v: Vec<(usize, u32, u64)> = Vec::new();
+        for (d, ks) in docs.iter().enumerate() {
+            let mut ks = ks.clone();
+            ks.sort_unstable();
+            ks.dedup();
+            for k in ks {
+                if (partition_of(lo)..=partition_of(hi)).contains(&partition_of(k)) {
+                    v.push((partition_of(k), d as u32, k));
+                }
+            }
+        }
+        v.sort_unstable();
+        v.into_iter().map(|(_, d, k)| (d, k)).collect()
+    }
+
+    fn scanned(kf: &mut KeyFile, lo: u64, hi: u64) -> Vec<(u32, u64)> {
+        let mut got = Vec::new();
+        kf.scan_range(lo, hi, &mut |d, ks| {
+            got.extend(ks.iter().map(|&k| (d.0, k)));
+            Ok(())
+        })
+        .unwrap();
+        got
+    }
+
+    /// Every scan gives back the keys pushed, a range's scan those of its partitions,
+    /// with the statistics a scan counts.
     #[test]
     fn scans_give_back_the_keys_pushed() {
         let tmp = tempfile::tempdir().unwrap();
-        let docs = docs();
+        let mut docs = docs();
+        let first = docs[2][0];
+        docs[2].extend([5, 5, first]);
         let mut kf = written(tmp.path(), &docs);
         let mut want = KeyStats::default();
         for (d, ks) in docs.iter().enumerate() {
-            want.add(DocId(d as u32), ks);
+            let mut ks = ks.clone();
+            ks.sort_unstable();
+            ks.dedup();
+            want.add(DocId(d as u32), &ks);
         }
         assert_eq!(kf.stats(), &want);
-        assert_eq!(kf.lens().len(), docs.len());
-        for _ in 0..2 {
-            let mut got: Vec<(DocId, Vec<u64>)> = Vec::new();
-            kf.scan(&mut |d, ks| {
-                got.push((d, ks.to_vec()));
-                Ok(())
-            })
-            .unwrap();
-            let expect: Vec<(DocId, Vec<u64>)> = (docs.iter().enumerate())
-                .map(|(d, ks)| (DocId(d as u32), ks.clone()))
-                .collect();
-            assert!(got == expect, "a scan differs from the keys pushed");
+        let lens: Vec<u32> = docs.iter().map(|d| d.len() as u32).collect();
+        assert_eq!(kf.lens(), &lens[..]);
+        for (lo, hi) in [
+            (0, u64::MAX),
+            (0, 0),
+            (1 << 60, 3 << 60),
+            (u64::MAX, u64::MAX),
+        ] {
+            for _ in 0..2 {
+                let got = scanned(&mut kf, lo, hi);
+                assert!(
+                    got == incidences(&docs, lo, hi),
+                    "the scan of {lo}..={hi} differs"
+                );
+            }
         }
     }
 
-    /// A file cut short or grown is an error naming it; so is a document out of order.
+    /// A partition cut short or grown is an error naming it; so is a document out of order.
     #[test]
     fn a_changed_file_is_an_error() {
         let tmp = tempfile::tempdir().unwrap();
         let docs = docs();
         let mut kf = written(tmp.path(), &docs);
-        let len = std::fs::metadata(kf.path()).unwrap().len();
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(kf.path())
-            .unwrap();
-        f.set_len(len - 8).unwrap();
+        let path = kf.paths().next().unwrap().to_path_buf();
+        let len = std::fs::metadata(&path).unwrap().len();
+        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        f.set_len(len - 12).unwrap();
         let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
         assert!(
             e.contains("keys-") && e.contains("shorter than the keys"),
             "{e}"
         );
-        f.set_len(len + 8).unwrap();
+        f.set_len(len + 12).unwrap();
         let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
         assert!(e.contains("longer than the keys"), "{e}");
         // A consumer that stops early ends the scan with its error (the reader, blocked
@@ -342,7 +437,7 @@ mod tests {
             e.contains("document 2 pushed where document 1 was expected"),
             "{e}"
         );
-        // The file and its directory go with the key file, finished or not.
+        // The files and their directory go with the key file, finished or not.
         drop((w, f, kf));
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
     }

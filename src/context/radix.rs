@@ -45,6 +45,14 @@ impl Buckets {
     fn of(&self, k: u64) -> usize {
         (k - self.lo).checked_shr(self.shift).unwrap_or(0) as usize
     }
+
+    /// The keys of the buckets `r`, as `lo..=hi`.
+    fn keys_of(&self, r: &std::ops::Range<usize>) -> (u64, u64) {
+        let at = |b: usize| u64::try_from(u128::from(self.lo) + ((b as u128) << self.shift)).ok();
+        let lo = at(r.start).unwrap_or(u64::MAX);
+        let hi = at(r.end).map_or(u64::MAX, |k| k - 1);
+        (lo, hi)
+    }
 }
 
 /// Consecutive bucket ranges of at most `cap` incidences each (one bucket at least), or
@@ -283,6 +291,20 @@ pub trait KeySource {
     /// in memory are ([`Context::from_doc_keys`]), any other in one pass.
     fn rescans_cheaply(&self) -> bool {
         false
+    }
+
+    /// Calls `f(doc, keys)` with at least every key in `lo..=hi` of every document, each
+    /// incidence once (a document may come in several calls, with some of its keys each,
+    /// and keys outside the range may come too); the documents of one key in the order
+    /// [`KeySource::scan`] gives them. By default, a whole scan.
+    fn scan_range(
+        &mut self,
+        lo: u64,
+        hi: u64,
+        f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>,
+    ) -> Result<()> {
+        let _ = (lo, hi);
+        self.scan(f)
     }
 }
 
@@ -625,7 +647,8 @@ fn build_from_source(
             continue;
         }
         let mut recs: Vec<[u32; 3]> = vec![[0; 3]; n_pass];
-        src.scan(&mut |d, ks| {
+        let (klo, khi) = bk.keys_of(&pass);
+        src.scan_range(klo, khi, &mut |d, ks| {
             if keep(d) {
                 for &k in ks {
                     if k < bk.lo || k > stats.hi {
