@@ -191,6 +191,24 @@ pub fn in_memory_pass_cap(spill: &SpillConfig, total: usize) -> usize {
     }
 }
 
+/// Without a budget, the incidences a pass over a source partitioned by key range holds
+/// (16M, 320 MiB at [`PASS_BYTES_PER_INCIDENCE`]): a pass reads only its keys, so passes
+/// stay this small however large the context.
+pub const PARTITIONED_PASS_INCIDENCES: usize = 1 << 24;
+
+/// At most this many passes over a partitioned source before the build spills sorted runs
+/// instead.
+pub const MAX_PARTITIONED_PASSES: usize = 4096;
+
+/// The incidences a pass over a source partitioned by key range holds, of `total`:
+/// [`PARTITIONED_PASS_INCIDENCES`] (or the partitions asked for).
+pub fn partitioned_pass_cap(spill: &SpillConfig, total: usize) -> usize {
+    match spill.partitions {
+        Some(p) => p.cap(total),
+        None => PARTITIONED_PASS_INCIDENCES.min(incidence_cap(spill, total)),
+    }
+}
+
 /// The incidences a pass of the bounded context build holds: what `avail` (the budget
 /// beside what the caller holds) leaves beside the `kept` rows, no more than `room` (what
 /// the process's budget leaves beside what is resident), [`PASS_BYTES_PER_INCIDENCE`]

@@ -187,6 +187,10 @@ impl KeySource for KeyFile {
         true
     }
 
+    fn partitioned(&self) -> bool {
+        true
+    }
+
     fn scan(&mut self, f: &mut dyn FnMut(DocId, &[u64]) -> Result<()>) -> Result<()> {
         self.scan_range(0, u64::MAX, f)
     }

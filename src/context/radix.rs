@@ -293,6 +293,13 @@ pub trait KeySource {
         false
     }
 
+    /// Whether [`KeySource::scan_range`] reads only the keys of its range (a source
+    /// partitioned by key range): then a pass costs what it reads, and passes are many
+    /// and small rather than few and large.
+    fn partitioned(&self) -> bool {
+        false
+    }
+
     /// Calls `f(doc, keys)` with at least every key in `lo..=hi` of every document, each
     /// incidence once (a document may come in several calls, with some of its keys each,
     /// and keys outside the range may come too); the documents of one key in the order
@@ -410,8 +417,8 @@ unsafe impl<T: Send> Sync for SendPtr<T> {}
 unsafe impl<T: Send> Send for SendPtr<T> {}
 
 use crate::plan::{
-    bounded_pass_cap, in_memory_pass_cap, incidence_cap, max_passes, rows_spill_at,
-    PASS_BYTES_PER_INCIDENCE,
+    bounded_pass_cap, in_memory_pass_cap, incidence_cap, max_passes, partitioned_pass_cap,
+    rows_spill_at, MAX_PARTITIONED_PASSES, PASS_BYTES_PER_INCIDENCE,
 };
 
 /// Incidences per bucket aimed at by [`context_in_memory`].
@@ -582,6 +589,7 @@ fn build_from_source(
     // What a pass may hold, given what is kept so far (bounded build), in incidences.
     let bounded = held.filter(|_| spill.budget.is_some());
     let cheap = src.rescans_cheaply();
+    let partitioned = src.partitioned();
     let buckets = (bk.n * std::mem::size_of::<usize>() * 2) as u64;
     let avail = bounded.map(|h| {
         spill
@@ -596,13 +604,19 @@ fn build_from_source(
             Some(a) => {
                 bounded_pass_cap(spill, total, a, kept, spill.room().saturating_sub(buckets))
             }
+            None if partitioned => partitioned_pass_cap(spill, total),
             None if cheap => in_memory_pass_cap(spill, total),
             None => incidence_cap(spill, total),
         };
         spill.hand("context pass", cap as u64 * PASS_BYTES_PER_INCIDENCE);
         cap
     };
-    if bounded.is_none() && plan_passes(&counts, pass_cap(0), max_passes(spill)).is_none() {
+    let most = if partitioned {
+        MAX_PARTITIONED_PASSES
+    } else {
+        max_passes(spill)
+    };
+    if bounded.is_none() && plan_passes(&counts, pass_cap(0), most).is_none() {
         let mut b = ContextBuilder::new(cfg, spill)?;
         b.ensure_docs(u64::from(n_docs));
         src.scan(&mut |d, ks| if keep(d) { b.push_doc(d, ks) } else { Ok(()) })?;
