@@ -7,12 +7,17 @@
 //! file it holds no ids, no image and no checksum: it lives in a spill directory of its
 //! own, removed with the [`KeyFile`] (or the writer, when it is not finished).
 //!
+//! A key file also reads one document's keys at their place ([`KeyFile::get`]), and is the
+//! on-disk form of [`DocKeys`](super::DocKeys) (a document's keys followed by other values
+//! of it, [`KeyFileWriter::push_parts`]).
+//!
 //! Invariants: documents are pushed in dense ascending DocId order from `DocId(0)`, and a
-//! scan gives every document's keys as they were pushed, in that order; a file shorter or
+//! scan (or a read by DocId) gives every document's keys as they were pushed, in that order; a file shorter or
 //! longer than the keys pushed is an error naming it, never a wrong context.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use super::radix::read_ahead;
@@ -50,6 +55,13 @@ impl KeyFileWriter {
 
     /// Appends the keys of `doc`, which must be the next DocId.
     pub fn push(&mut self, doc: DocId, keys: &[u64]) -> Result<()> {
+        self.push_parts(doc, &[keys])
+    }
+
+    /// Appends `doc`'s record, the concatenation of `parts` (e.g. its keys, then other
+    /// values of it, as [`DocKeys`](super::DocKeys) does); the statistics count the first
+    /// part only. `doc` must be the next DocId.
+    pub fn push_parts(&mut self, doc: DocId, parts: &[&[u64]]) -> Result<()> {
         if doc.0 as usize != self.lens.len() {
             return Err(Error::config(format!(
                 "{}: document {} pushed where document {} was expected",
@@ -58,13 +70,15 @@ impl KeyFileWriter {
                 self.lens.len()
             )));
         }
-        let n = u32::try_from(keys.len())
+        let len: usize = parts.iter().map(|p| p.len()).sum();
+        let n = u32::try_from(len)
             .map_err(|_| Error::config(format!("document {}: more than 2^32 keys", doc.0)))?;
-        self.stats.add(doc, keys);
+        self.stats
+            .add(doc, parts.first().copied().unwrap_or_default());
         self.lens.push(n);
         self.bytes.clear();
-        self.bytes.reserve(8 * keys.len());
-        for &k in keys {
+        self.bytes.reserve(8 * len);
+        for &k in parts.iter().copied().flatten() {
             self.bytes.extend_from_slice(&k.to_le_bytes());
         }
         self.out
@@ -99,6 +113,7 @@ impl KeyFileWriter {
             path,
             lens,
             stats,
+            random: None,
         })
     }
 }
@@ -112,9 +127,36 @@ pub struct KeyFile {
     path: PathBuf,
     lens: Vec<u32>,
     stats: KeyStats,
+    /// For reads by DocId ([`KeyFile::get`]), made at the first: the file and where each
+    /// document's keys start.
+    random: Option<(File, Vec<u64>)>,
 }
 
 impl KeyFile {
+    /// Document `d`'s keys, read at their place in the file.
+    pub fn get(&mut self, d: DocId) -> Result<Vec<u64>> {
+        let path = &self.path;
+        if self.random.is_none() {
+            let file = File::open(path).map_err(|e| Error::io(path, e))?;
+            let mut starts = Vec::with_capacity(self.lens.len());
+            let mut at = 0u64;
+            for &n in &self.lens {
+                starts.push(at);
+                at += 8 * u64::from(n);
+            }
+            self.random = Some((file, starts));
+        }
+        let (file, starts) = self.random.as_ref().expect("made above");
+        let i = d.index();
+        let mut buf = vec![0u8; 8 * self.lens[i] as usize];
+        file.read_exact_at(&mut buf, starts[i])
+            .map_err(|e| Error::io(path, e))?;
+        Ok(buf
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+            .collect())
+    }
+
     /// The statistics of the keys (a first scan's, counted while they were written).
     pub fn stats(&self) -> &KeyStats {
         &self.stats
