@@ -41,6 +41,7 @@ pub mod output;
 pub mod pair_detail;
 pub mod prepared;
 pub mod run;
+pub mod stages;
 pub mod supershingle;
 #[cfg(test)]
 mod testutil;
@@ -50,7 +51,9 @@ pub mod union_find;
 pub mod verify;
 
 #[cfg(test)]
-mod tests;
+mod invariant_tests;
+#[cfg(test)]
+mod method_tests;
 
 pub use candidates::{candidate_rule, CandidateRule};
 pub use collapse::{collapse, Collapse, CollapseSummary, Equivalence};

@@ -22,10 +22,13 @@
 pub mod cluster;
 mod dfruns;
 pub mod divided;
-mod held;
+mod ingest;
 pub mod job;
+mod messages;
 pub mod net;
+mod pairing;
 pub mod reorder;
+mod report;
 pub mod rounds;
 pub mod sketch;
 pub mod topology;
