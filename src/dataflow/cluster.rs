@@ -85,12 +85,10 @@ use super::pairing::{pairs_stage, rows_stage};
 use super::report::{part_counts, process_reports, stage_phases, Stages, WorkerCounts};
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{
-    merge_groups, place_groups, run_group, spanning_forest, translation_header, GroupFound,
-    GroupJob, Member, Merged,
+    divided_method, merge_groups, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
+    Member, Merged,
 };
-use crate::cluster::threshold::image_kind;
-use crate::cluster::{candidate_rule, ClusterOutput, Job, Measure, Reads};
-use crate::context::ContextConfig;
+use crate::cluster::{ClusterOutput, Job, Measure, Reads};
 use crate::corpus::DuplicateIds;
 use crate::dedup::{write_kept_part, Dedup, Removal};
 use crate::sketch::pipeline::SketchStats;
@@ -216,25 +214,13 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let collapsed = collapse_stage(rounds, &local.docs, &local.starts)?;
     stages.lap("collapse", rounds, collapsed.classes.len() as u64);
 
-    // The method's translation of the threshold, from a run of the method on one document
-    // with an image of the run's size (empty when every image is: then the methods that
-    // infer the size from the images see none).
+    // The method's translation of the threshold (empty images when every image is: then
+    // the methods that infer the size from the images see none).
     let held = &local.held;
     let nonempty: u64 = (0..held.len()).filter(|&i| held.keys_len(i) > 0).count() as u64;
     let any = rounds.all_gather(nonempty).iter().any(|(_, c)| *c > 0);
     let (n, scheme) = (plan.params.sketch.size, plan.params.sketch.scheme);
-    let kind = image_kind(scheme).expect("not mod-m: checked by gathered_because");
-    let mut cfg = *job.cluster_config();
-    cfg.threshold = job.threshold_at(n);
-    cfg.image_kind = kind;
-    cfg.max_pairs = None;
-    let rule = translation_header(&cfg, scheme, n, any, spill).and_then(|head| {
-        let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {
-            Error::config(format!("{} has no candidate rule to divide by", cfg.method))
-        })?;
-        Ok((head, rule))
-    });
-    let (head, rule) = rule.map_err(|e| together(rounds, e))?;
+    let (cfg, head, rule) = divided_method(job, scheme, n, any).map_err(|e| together(rounds, e))?;
 
     // 4. Rows; 5. pairs (`pairing.rs`).
     let passes = row_passes(rounds, plan, &local, worker_budget)?;
@@ -314,10 +300,6 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let n_members = members.len() as u64;
     let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
     mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
-    cfg.context = ContextConfig {
-        min_df: 1,
-        max_df: None,
-    };
     let gj = GroupJob {
         job,
         cfg: &cfg,

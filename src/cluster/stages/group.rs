@@ -15,7 +15,7 @@ use crate::cluster::{
     collapse, fp_miner, run_method, verify_with_corpus, CandidateRule, ClusterConfig,
     ClusterInputs, CorpusSource, Grouping, Job, Regroup,
 };
-use crate::context::Context;
+use crate::context::{Context, ContextConfig};
 use crate::dedup::{Dedup, Reason, Representative, ScoreKind};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::SketchParams;
@@ -75,8 +75,7 @@ pub struct GroupFound {
 pub struct GroupJob<'a> {
     /// The job.
     pub job: &'a Job,
-    /// The method's configuration with the run's threshold (no `max_pairs`, no row
-    /// filter: the rows stage dropped the rows already).
+    /// The method's configuration with the run's threshold ([`super::divided_method`]).
     pub cfg: &'a ClusterConfig,
     /// The corpus file (read again for exact verification).
     pub path: &'a Path,
@@ -117,7 +116,15 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         raw: raws,
         canonical: canons,
     };
-    let (job, cfg) = (gj.job, gj.cfg);
+    let job = gj.job;
+    // The rows stage dropped the rows the row filter drops: the group's context keeps
+    // every row of its kept elements.
+    let mut cfg = *gj.cfg;
+    cfg.context = ContextConfig {
+        min_df: 1,
+        max_df: None,
+    };
+    let cfg = &cfg;
     let spill = job.spill_config();
     // The context of the representatives' kept elements (the globally dropped ones left
     // out), for the context methods.

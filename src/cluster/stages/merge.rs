@@ -1,6 +1,7 @@
-//! The first and last stages of a run divided into groups: [`translation_header`] finds
-//! the summary fields that translate the threshold (from the method on one document of
-//! the run's image size), and [`merge_groups`] merges the groups' results and the parts'
+//! The first and last stages of a run divided into groups: [`divided_method`] sets the
+//! method's configuration and candidate rule, [`translation_header`] finds the summary
+//! fields that translate the threshold (from the method on one document of the run's
+//! image size), and [`merge_groups`] merges the groups' results and the parts'
 //! counts into the output one process makes.
 //!
 //! Invariants: the merged clusters and pairs are ordered as one process orders them
@@ -8,9 +9,11 @@
 //! process checks them ([`crate::cluster::Method`]'s merged check, [`check_max_pairs`]);
 //! a deduplication whose kept parts do not hold exactly the documents kept is an error.
 
+use crate::cluster::threshold::image_kind;
 use crate::cluster::{
-    check_max_pairs, finish_clusters, fp_miner, run_method, ClusterConfig, ClusterInputs,
-    ClusterOutput, ClusterSummary, CollapseSummary, Job, Phase, ScoredPair, Threshold,
+    candidate_rule, check_max_pairs, finish_clusters, fp_miner, run_method, CandidateRule,
+    ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, Job, Phase,
+    ScoredPair, Threshold,
 };
 use crate::dedup::{Removal, Representative};
 use crate::sketch::Scheme;
@@ -47,6 +50,28 @@ pub fn translation_header(
         ..ClusterInputs::default()
     };
     Ok(run_method(&inputs, cfg)?.summary)
+}
+
+/// The method's configuration, threshold translation and candidate rule for a run divided
+/// into groups, with images of `n` elements in `scheme` (`any`: some image is not empty):
+/// the job's configuration at the threshold for `n`, without `max_pairs` (the merge checks
+/// it on the whole run).
+pub fn divided_method(
+    job: &Job,
+    scheme: Scheme,
+    n: usize,
+    any: bool,
+) -> Result<(ClusterConfig, ClusterSummary, CandidateRule)> {
+    let mut cfg = *job.cluster_config();
+    cfg.threshold = job.threshold_at(n);
+    cfg.image_kind =
+        image_kind(scheme).ok_or_else(|| Error::config("mod-m images have no divided run"))?;
+    cfg.max_pairs = None;
+    let head = translation_header(&cfg, scheme, n, any, job.spill_config())?;
+    let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {
+        Error::config(format!("{} has no candidate rule to divide by", cfg.method))
+    })?;
+    Ok((cfg, head, rule))
 }
 
 /// What the parts of a divided run counted, summed.

@@ -8,7 +8,8 @@
 //! tested on full lists by the prefix filter, [`link_candidates`]), `forest.rs` (a part's
 //! edges as a spanning forest, [`spanning_forest`], and the forests joined into placed
 //! groups, [`place_groups`]), `group.rs` (the method on one group, [`run_group`]),
-//! `merge.rs` (the threshold's translation, [`translation_header`], and the groups'
+//! `merge.rs` (the method's configuration and rule, [`divided_method`], the threshold's
+//! translation, [`translation_header`], and the groups'
 //! results merged into one output, [`merge_groups`]).
 //!
 //! Invariant: run over the parts of any partition and merged, the stages give what one
@@ -23,5 +24,5 @@ mod pairs;
 pub use classes::{fold_class, Prints};
 pub use forest::{place_groups, spanning_forest};
 pub use group::{run_group, GroupFound, GroupJob, Member, PairRow, RemovalRow};
-pub use merge::{merge_groups, translation_header, Merged, PartCounts};
+pub use merge::{divided_method, merge_groups, translation_header, Merged, PartCounts};
 pub use pairs::{count_pairs, link_candidates};
