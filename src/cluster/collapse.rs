@@ -44,6 +44,17 @@ pub struct CollapseSummary {
     pub shingle: u64,
 }
 
+impl CollapseSummary {
+    /// Adds the counts of `other` (another part's collapse) to these.
+    pub fn add(&mut self, other: &CollapseSummary) {
+        self.classes += other.classes;
+        self.removed += other.removed;
+        self.identical += other.identical;
+        self.lexical += other.lexical;
+        self.shingle += other.shingle;
+    }
+}
+
 /// Result of [`collapse`]: the representative of every document.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Collapse {

@@ -23,6 +23,8 @@ use rayon::prelude::*;
 use super::method::{MethodSpec, Reads};
 use super::run::{mask, Arm, Found};
 use super::{containment_join, Measure, ScoredPair, Threshold};
+use crate::context::prefix::{ceil_tol, PrefixFilter};
+pub use crate::context::prefix::{passes, prefix_len};
 use crate::sorted::intersection_size;
 use crate::{DocId, Error, Result};
 
@@ -61,19 +63,6 @@ pub struct ExactPair {
     pub jaccard: f64,
 }
 
-/// The one resemblance predicate used everywhere (join, verification, tests).
-#[inline]
-pub fn passes(overlap: usize, union: usize, t: f64) -> bool {
-    union > 0 && overlap as f64 / union as f64 >= t
-}
-
-/// The prefix filter's length for a set of `len` elements at resemblance `t`: two sets
-/// with resemblance `>= t`, each in one global order, share an element of their prefixes
-/// of this length (rounded toward longer prefixes, never shorter).
-pub fn prefix_len(len: usize, t: f64) -> usize {
-    len - ceil_tol(t * len as f64).min(len) + 1
-}
-
 fn check_t(t: f64) -> Result<()> {
     if !(t > 0.0 && t <= 1.0) {
         return Err(Error::config(format!(
@@ -81,10 +70,6 @@ fn check_t(t: f64) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-fn ceil_tol(x: f64) -> usize {
-    (x - 1e-9).ceil().max(0.0) as usize
 }
 
 /// All pairs of `sets` (each ascending and distinct; `sets[d]` is `DocId(d)`) with Jaccard
@@ -152,12 +137,13 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
     for (i, &d) in order.iter().enumerate() {
         pos_in_order[d as usize] = i as u32;
     }
-    let prefix_len = |len: usize| prefix_len(len, t);
+    let filter = PrefixFilter::Resemblance { t };
+    let prefix_len = |len: usize| filter.prefix_of_shared(len, len);
     // Inverted index over prefixes: rank -> (order position, position in set), ascending.
     // (CSR: the list of rank e is post[post_off[e]..post_off[e + 1]].)
     let prefix = |d: u32| {
         let x = ranked[d as usize];
-        &x[..prefix_len(x.len()).min(x.len())]
+        &x[..prefix_len(x.len())]
     };
     let mut post_off = vec![0usize; n_ranks + 1];
     for &d in &order {
@@ -187,7 +173,7 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
                 let x = ranked[xd as usize];
                 let lx = x.len();
                 let min_len = ceil_tol(t * lx as f64);
-                for (i, &e) in x[..prefix_len(lx).min(lx)].iter().enumerate() {
+                for (i, &e) in x[..prefix_len(lx)].iter().enumerate() {
                     let list = &post[post_off[e as usize]..post_off[e as usize + 1]];
                     let end = list.partition_point(|&(o, _)| (o as usize) < oi);
                     for &(o, j) in &list[..end] {
@@ -225,7 +211,7 @@ pub fn exact_join<S: AsRef<[u64]> + Sync>(
                     let xs = sets[xd as usize].as_ref();
                     let ov = intersection_size(xs, y);
                     let un = xs.len() + y.len() - ov;
-                    if passes(ov, un, t) {
+                    if filter.holds(ov, xs.len(), y.len()) {
                         let (a, b) = if xd < yd { (xd, yd) } else { (yd, xd) };
                         out.push(ExactPair {
                             a: DocId(a),

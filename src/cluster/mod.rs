@@ -13,7 +13,9 @@
 //! `config.rs`; `containment.rs` the mod-m containment step of union-find);
 //! `threshold.rs` every translation of a
 //! threshold; `verify.rs` exact verification and regrouping; `config.rs` the method and its
-//! options; `output.rs` the records and writers.
+//! options; `output.rs` the records and writers; `stages/` the stages of a run as
+//! functions over a partition (documents, rows, classes, groups), which the many-process
+//! run ([`crate::dataflow`]) calls on each worker's part.
 //!
 //! Invariants:
 //! - a cluster has at least two documents (singletons are not clusters); clusters are sorted
@@ -41,6 +43,7 @@ pub mod output;
 pub mod pair_detail;
 pub mod prepared;
 pub mod run;
+pub mod stages;
 pub mod supershingle;
 #[cfg(test)]
 mod testutil;
@@ -50,7 +53,9 @@ pub mod union_find;
 pub mod verify;
 
 #[cfg(test)]
-mod tests;
+mod invariant_tests;
+#[cfg(test)]
+mod method_tests;
 
 pub use candidates::{candidate_rule, CandidateRule};
 pub use collapse::{collapse, Collapse, CollapseSummary, Equivalence};

@@ -8,7 +8,7 @@
 //! and once; rows outside `min_df..=max_df` are dropped and counted.
 
 use super::spilled::RowsWriter;
-use super::{Context, ContextConfig, ContextStats};
+use super::{Context, ContextConfig, ContextStats, RowFate};
 use crate::fimi::Transactions;
 use crate::spill::{ExternalSorter, SpillConfig};
 use crate::{DocId, Error, Result};
@@ -116,8 +116,6 @@ impl RowGrouper {
         sorted: impl Iterator<Item = Result<[u32; 3]>>,
         keep: &dyn Fn(DocId) -> bool,
     ) -> Result<()> {
-        let min_df = cfg.min_df as usize;
-        let max_df = cfg.max_df.unwrap_or(u32::MAX) as usize;
         let mut cur_key: Option<u64> = None;
         let mut run: Vec<u32> = Vec::new();
         let sort_docs = self.sort_docs;
@@ -131,15 +129,15 @@ impl RowGrouper {
             }
             let st = &mut self.stats;
             st.elements += 1;
-            if run.len() < min_df {
-                st.dropped_rare += 1;
-            } else if run.len() > max_df {
-                st.dropped_common += 1;
-            } else {
-                self.keys.push(key);
-                self.rows.push(run);
-                st.max_row = st.max_row.max(run.len() as u64);
-                st.incidences += run.len() as u64;
+            match cfg.row_fate(run.len()) {
+                RowFate::Rare => st.dropped_rare += 1,
+                RowFate::Common => st.dropped_common += 1,
+                RowFate::Kept => {
+                    self.keys.push(key);
+                    self.rows.push(run);
+                    st.max_row = st.max_row.max(run.len() as u64);
+                    st.incidences += run.len() as u64;
+                }
             }
             run.clear();
         };

@@ -2,8 +2,10 @@
 //! row filter), [`Orientation`] (shingle-rows or doc-rows FIMI files) and [`ContextStats`]
 //! (what a build kept and dropped).
 //!
-//! Invariant: a valid config has `min_df >= 1` and `max_df >= min_df`
-//! ([`ContextConfig::validate`]); every build checks it.
+//! Invariants: a valid config has `min_df >= 1` and `max_df >= min_df`
+//! ([`ContextConfig::validate`]); every build checks it. [`ContextConfig::row_fate`] is the
+//! one rule deciding which rows are kept, for every build and for the divided run's owners
+//! of the keys.
 
 use crate::{Error, Result};
 
@@ -78,6 +80,29 @@ impl ContextConfig {
         }
         Ok(())
     }
+
+    /// What becomes of a row held by `df` documents: dropped as rare below `min_df`, as
+    /// common above `max_df`, kept otherwise.
+    pub fn row_fate(&self, df: usize) -> RowFate {
+        if df < self.min_df as usize {
+            RowFate::Rare
+        } else if df > self.max_df.map_or(usize::MAX, |m| m as usize) {
+            RowFate::Common
+        } else {
+            RowFate::Kept
+        }
+    }
+}
+
+/// What [`ContextConfig::row_fate`] decides for a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowFate {
+    /// Held by fewer than `min_df` documents: dropped.
+    Rare,
+    /// Held by more than `max_df` documents: dropped.
+    Common,
+    /// Kept.
+    Kept,
 }
 
 /// What building a context kept and dropped.

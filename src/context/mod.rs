@@ -19,10 +19,15 @@
 //! Files: `config.rs` (what to keep, orientation, stats), `builder.rs` (sorted runs and
 //! grouping into rows), `radix.rs` (the in-memory and streamed radix builds), `rows.rs` (the
 //! [`Context`] itself and its FIMI form), `images.rs` (the keys of images files as a key
-//! source, and [`context_of_images`]), `keyfile.rs` (keys written raw to a temporary file
-//! while a corpus is sketched, read back as a key source: [`KeyFile`]), `spilled.rs` (rows kept in a temporary file when a
+//! source, and [`context_of_images`]), `keyfile.rs` (keys written to temporary partitions by key
+//! range while a corpus is sketched, read back as a key source a range at a time:
+//! [`KeyFile`]), `docfile.rs` (documents' records in DocId order in a temporary file, read
+//! again in order or by DocId: [`DocFile`]), `doc_keys.rs` (a part's
+//! documents' keys and values in memory or in a key file, read in order or by index:
+//! [`DocKeys`]), `spilled.rs` (rows kept in a temporary file when a
 //! budget that bounds the whole process cannot hold them: [`SpilledContext`], read back as a
-//! [`RowSource`]), `pairs.rs` (pair counts).
+//! [`RowSource`]), `pairs.rs` (pair counts), `prefix.rs` (the prefix filter every pair search
+//! by prefixes uses: [`PrefixFilter`]).
 //!
 //! Invariants:
 //! - rows are ordered by ascending key, so a context built from the same images is the same
@@ -33,9 +38,12 @@
 
 mod builder;
 mod config;
+mod doc_keys;
 pub(crate) mod images;
+mod docfile;
 mod keyfile;
 mod pairs;
+pub mod prefix;
 mod radix;
 mod rows;
 mod spilled;
@@ -44,13 +52,16 @@ mod spilled;
 mod tests;
 
 pub use builder::ContextBuilder;
-pub use config::{ContextConfig, ContextStats, Orientation};
+pub use config::{ContextConfig, ContextStats, Orientation, RowFate};
+pub use doc_keys::DocKeys;
 pub use images::context_of_images;
+pub use docfile::{DocFile, DocFileWriter};
 pub use keyfile::{KeyFile, KeyFileWriter};
 pub use pairs::{
     pair_counts, pair_counts_in_memory_bytes, pair_counts_of_rows, pair_counts_spilled,
     pair_counts_streamed, pair_incidences,
 };
+pub use prefix::PrefixFilter;
 pub use radix::{BuiltContext, KeySource, KeyStats};
 pub use rows::Context;
 pub use spilled::{RowSource, SpilledContext};

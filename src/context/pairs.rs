@@ -8,6 +8,7 @@
 
 use rayon::prelude::*;
 
+use super::prefix::{smallest_by, PrefixFilter};
 use super::RowSource;
 use crate::fimi::Transactions;
 use crate::sorted::intersection_size;
@@ -158,8 +159,8 @@ pub fn pair_counts_of_rows(rows: &Transactions, n_docs: u32, k: u32) -> Vec<(Doc
     per_doc.into_iter().flatten().collect()
 }
 
-/// [`pair_counts_of_rows`] for `k >= 2` by prefix filtering (an exact candidate filter, as
-/// in the exact join): rows are ordered rarest first (`(length, index)`); a document holding
+/// [`pair_counts_of_rows`] for `k >= 2` by prefix filtering ([`PrefixFilter::Shared`], the
+/// exact join's filter): rows are ordered rarest first (`(length, index)`); a document holding
 /// `m` rows can share `k` of them with another only if the first `m - k + 1` of its rows in
 /// that order (its prefix) meet the other's prefix. So pairs are generated from the prefix
 /// rows only (the common rows, whose pairs grow with the square of the corpus, are never
@@ -172,24 +173,14 @@ fn pair_counts_prefix(
     k: u32,
 ) -> Vec<(DocId, DocId, u32)> {
     let n = doc_rows.len();
-    let k = k as usize;
+    let filter = PrefixFilter::Shared { k };
     let rank = |r: u32| (rows.get(r as usize).len(), r);
     // Each document's prefix rows.
     let prefixes: Vec<Vec<u32>> = (0..n)
         .into_par_iter()
         .map(|a| {
             let mine = doc_rows.get(a);
-            if mine.len() < k {
-                return Vec::new();
-            }
-            let p = mine.len() - k + 1;
-            let mut v = mine.to_vec();
-            if p < v.len() {
-                v.select_nth_unstable_by_key(p - 1, |&r| rank(r));
-                v.truncate(p);
-            }
-            v.sort_unstable();
-            v
+            smallest_by(mine, filter.prefix_of_shared(mine.len(), mine.len()), rank)
         })
         .collect();
     // Row -> documents holding it in their prefix (ascending DocIds).
@@ -215,7 +206,7 @@ fn pair_counts_prefix(
                 for &b in cand.iter() {
                     let rb = doc_rows.get(b as usize);
                     let c = intersection_size(ra, rb);
-                    if c >= k {
+                    if filter.holds(c, ra.len(), rb.len()) {
                         v.push((DocId(a as u32), DocId(b), c as u32));
                     }
                 }
@@ -246,7 +237,7 @@ pub fn pair_counts_streamed(
         return pair_counts_spilled(rows, k, spill);
     }
     let n = n_docs as usize;
-    let k = k as usize;
+    let filter = PrefixFilter::Shared { k };
     // Rows (of two or more documents) per document, and the length classes present.
     let mut held = vec![0u32; n];
     let mut classes = 0u64;
@@ -276,7 +267,7 @@ pub fn pair_counts_streamed(
                 let m = held[d as usize] as usize;
                 let s = &mut seen[d as usize];
                 *s += 1;
-                if m >= k && (*s as usize) <= m - k + 1 {
+                if (*s as usize) <= filter.prefix_of_shared(m, m) {
                     in_prefix.push(d);
                 }
             }
@@ -320,11 +311,14 @@ pub fn pair_counts_streamed(
                 .par_iter()
                 .map(|&p| {
                     let (a, b) = ((p >> 32) as u32, p as u32);
-                    let c = intersection_size(
+                    let (la, lb) = (
                         &lists[slot[a as usize] as usize],
                         &lists[slot[b as usize] as usize],
                     );
-                    (c >= k).then_some((DocId(a), DocId(b), c as u32))
+                    let c = intersection_size(la, lb);
+                    filter
+                        .holds(c, la.len(), lb.len())
+                        .then_some((DocId(a), DocId(b), c as u32))
                 })
                 .collect();
             out.extend(found.into_iter().flatten());

@@ -77,4 +77,4 @@ pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
-pub use unique::{duplicate_id_error, Duplicate, DuplicateIds, IdCheck};
+pub use unique::{duplicate_id_error, first_repeat, Duplicate, DuplicateIds, IdCheck};

@@ -174,6 +174,24 @@ pub(super) fn check_for(format: super::Format, cfg: &super::CorpusConfig) -> Opt
         .then(|| IdCheck::new(cfg.duplicate_ids))
 }
 
+/// The first repeated id among `ids` (`(line, id)` in input order) as
+/// [`DuplicateIds::Error`] finds it: `(its line, the id, the line of its first
+/// occurrence)`; `None` when no id repeats.
+pub fn first_repeat<'a>(
+    ids: impl IntoIterator<Item = (u64, &'a str)>,
+) -> Option<(u64, String, u64)> {
+    let mut check = IdCheck::new(DuplicateIds::Error);
+    let mut first_line: hashbrown::HashMap<&str, u64> = hashbrown::HashMap::new();
+    for (line, id) in ids {
+        if check.check(&mut id.to_string()).is_err() {
+            let first = first_line.get(id).copied().unwrap_or(0);
+            return Some((line, id.to_string(), first));
+        }
+        first_line.insert(id, line);
+    }
+    None
+}
+
 /// The error of a duplicate at `path:line` whose first occurrence is at `first` (file and
 /// line), when it could be found again.
 /// The error of id `id` at `line` of `path` repeating the one at `first_line`, as the

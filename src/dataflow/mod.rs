@@ -1,16 +1,33 @@
 //! Many processes (and many workers per process) on timely dataflow: the same output as
-//! one process, from a corpus read and sketched by every worker of every process.
+//! one process, from a corpus read and sketched by every worker of every process. This
+//! module launches the workers, exchanges data between them and detects a lost peer; the
+//! stages it runs are the library's ([`crate::cluster::stages`], [`crate::context`]).
 //!
-//! Layout: [`Topology`] (`topology.rs`) says which processes take part and which one this
-//! is, and reads hosts files; `net.rs` connects the processes (with a timeout and a
-//! handshake) and builds timely's communication on the sockets, watching each for a lost
-//! peer; [`sketch_distributed`] (`sketch.rs`) is the dataflow: each worker sketches its
-//! share of the corpus, and the batches are exchanged to process 0, which feeds them in
-//! input order to the same sink a one-process run feeds (the gathered path). The divided
-//! path (`cluster.rs`, driven by `divided.rs` over the rounds of `rounds.rs`) runs the
-//! cluster stage itself on every worker, exchanging by key, and process 0 receives
-//! results only; `job.rs` picks the path for a [`crate::cluster::Job`] or a
-//! [`crate::dedup::Dedup`] ([`run_job`], [`run_dedup`]).
+//! Files:
+//! - `topology.rs`: which processes take part and which one this is ([`Topology`]); hosts
+//!   files.
+//! - `net.rs`: connects the processes (timeout, handshake) and builds timely's
+//!   communication on the sockets, watching each for a lost peer.
+//! - `workers.rs`: the calling thread's wait for its workers, failing as soon as one fails
+//!   or panics, or a connection stays lost (loss detection).
+//! - `rounds.rs`: rounds of exchange by key and all-gathers over timely channels
+//!   ([`rounds::Rounds`]), with the bytes each sends ([`rounds::Wire`]).
+//! - `sketch.rs`: the gathered path ([`sketch_distributed`]): each worker sketches its
+//!   share, and the batches go to process 0 in input order, to the sink one process feeds;
+//!   `reorder.rs` puts them back in that order.
+//! - `cluster.rs`: the divided path, one worker's run of the cluster stages in order
+//!   ([`cluster::gathered_because`] says when a job takes it); `divided.rs` runs it on every
+//!   worker and hands process 0's result to the library's output.
+//! - `ingest.rs`: the divided path's read-and-sketch, ids and collapse exchanges.
+//! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
+//! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
+//!   their documents' holders, one sorted run a pass, merged back by document.
+//! - `messages.rs`: the divided path's message types and wire sizes, routes (owners by
+//!   hash, holders by DocId, pair owners) and the passes a budget needs.
+//! - `report.rs`: each worker's per-stage clock, traffic and counts, and process 0's
+//!   phases and per-process reports from them.
+//! - `job.rs`: picks the path for a [`crate::cluster::Job`] or a [`crate::dedup::Dedup`]
+//!   ([`run_job`], [`run_dedup`]).
 //!
 //! Invariants: every output is byte-identical to one process's, for any number of
 //! processes and workers (gathered: process 0 gets the images, ids, fingerprints and
@@ -22,10 +39,13 @@
 pub mod cluster;
 mod dfruns;
 pub mod divided;
-mod held;
+mod ingest;
 pub mod job;
+mod messages;
 pub mod net;
+mod pairing;
 pub mod reorder;
+mod report;
 pub mod rounds;
 pub mod sketch;
 pub mod topology;

@@ -1,0 +1,292 @@
+//! The first stages of a divided run on each worker: **read and sketch** its byte range
+//! (the ranges' counts gathered first, so each worker knows its first line and DocId),
+//! keeping its documents' ids, fingerprints and keys ([`DocKeys`], on disk under a budget);
+//! **ids**, exchanged by hash to owners that find a repeated id as one process does
+//! ([`first_repeat`]); **collapse**, documents exchanged by collapse key to owners that
+//! fold each class ([`fold_class`]).
+//!
+//! Invariants: every worker leaves each stage at the same round, an error included
+//! ([`together`]); the ids check finds the earliest repeat, as one in-order pass does,
+//! whatever the number of passes (every occurrence of an id is in one pass); the collapse
+//! classes are the one-process run's.
+
+use std::path::Path;
+
+use super::cluster::{Doc, Plan};
+use super::messages::{
+    owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PrintMsg, RangeMsg,
+    ID_MSG_BYTES,
+};
+use super::rounds::Rounds;
+use crate::cluster::stages::fold_class;
+use crate::cluster::{CollapseSummary, Equivalence, Reads};
+use crate::context::DocKeys;
+use crate::corpus::par::Share;
+use crate::corpus::split::{byte_range, count_range, place_ranges, LineRange, RangeCount, Split};
+use crate::corpus::{first_repeat, DuplicateIds, Format};
+use crate::sketch::image_fingerprint;
+use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
+use crate::{DocId, Error, Result};
+
+/// A worker's share of the corpus after the sketch.
+pub(super) struct Local {
+    /// Its documents, in DocId order.
+    pub docs: Vec<Doc>,
+    /// Their keys and positional values (the full shingle sets for the exact join).
+    pub held: DocKeys,
+    /// Every worker's range, placed (first line and DocId).
+    pub placed: Vec<LineRange>,
+    /// Every worker's first DocId.
+    pub starts: Vec<u64>,
+    /// The corpus's documents.
+    pub n_docs: u64,
+    /// What sketching its range counted.
+    pub stats: SketchStats,
+    /// Its documents' keys.
+    pub incidences: u64,
+}
+
+/// Reads and sketches this worker's byte range; keys wait on disk under `spill_dir`.
+pub(super) fn read_and_sketch(
+    rounds: &mut Rounds<'_>,
+    plan: &Plan,
+    spill_dir: Option<&Path>,
+) -> Result<Local> {
+    let me = rounds.index();
+    let (path, pipeline) = (&plan.path, plan.job.pipeline());
+    let share = Share {
+        index: me as u32,
+        count: rounds.peers() as u32,
+    };
+    let (start, end) = byte_range(path, share)?;
+    let count = count_range(path, &pipeline.corpus, start, end)?;
+    let all = rounds.all_gather(RangeMsg { start, end, count });
+    let ranges: Vec<(u64, u64)> = all.iter().map(|(_, r)| (r.start, r.end)).collect();
+    let counts: Vec<RangeCount> = all.iter().map(|(_, r)| r.count).collect();
+    let placed = place_ranges(&ranges, &counts);
+    let starts: Vec<u64> = placed.iter().map(|r| r.first_doc).collect();
+    let n_docs: u64 = counts.iter().map(|c| c.docs).sum();
+    if n_docs > u64::from(u32::MAX) {
+        let e = Error::Limit(format!(
+            "{}: more than {} documents",
+            path.display(),
+            u32::MAX
+        ));
+        return Err(together(rounds, e));
+    }
+    let scheme = plan.params.sketch.scheme;
+    let lexical = plan.job.equivalence() == Equivalence::Lexical;
+    let mut docs: Vec<Doc> = Vec::new();
+    let mut held = DocKeys::new(spill_dir)?;
+    let stats = sketch_share(
+        path,
+        pipeline,
+        &plan.sketcher,
+        Split::Range(placed[me]),
+        &mut |b: SketchBatch| {
+            let SketchBatch {
+                first,
+                ext_ids,
+                images,
+                raw_fingerprints,
+                canonical_fingerprints,
+                lines,
+                offsets,
+                ..
+            } = b;
+            for (i, (ext, img)) in ext_ids.into_iter().zip(images).enumerate() {
+                let image = if lexical {
+                    None
+                } else {
+                    image_fingerprint(&img)
+                };
+                let mut keys = Vec::new();
+                let mut values = Vec::new();
+                if scheme.is_positional() {
+                    img.keys(scheme, &mut keys);
+                    values = img.into_values();
+                } else {
+                    keys = img.into_values();
+                }
+                keys.sort_unstable();
+                keys.dedup();
+                held.push(keys, values)?;
+                docs.push(Doc {
+                    id: first + i as u32,
+                    ext,
+                    line: lines.get(i).copied().unwrap_or(0),
+                    offset: offsets.get(i).copied().unwrap_or(0),
+                    raw: raw_fingerprints[i],
+                    canonical: canonical_fingerprints[i],
+                    image,
+                });
+            }
+            Ok(())
+        },
+    )?;
+    if plan.job.cluster_config().method.reads() == Reads::Sets {
+        held = full_sets(plan, &docs, held.on_disk(), spill_dir)?;
+    }
+    let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
+    Ok(Local {
+        docs,
+        held,
+        placed,
+        starts,
+        n_docs,
+        stats,
+        incidences,
+    })
+}
+
+/// The exact join's keys: the documents' full shingle sets, read again at their offsets
+/// in this worker's range (on disk, a block of documents at a time).
+fn full_sets(
+    plan: &Plan,
+    docs: &[Doc],
+    on_disk: bool,
+    spill_dir: Option<&Path>,
+) -> Result<DocKeys> {
+    let (path, pipeline) = (&plan.path, plan.job.pipeline());
+    let offsets: Vec<u64> = docs.iter().map(|d| d.offset).collect();
+    let ids: Vec<String> = docs.iter().map(|d| d.ext.clone()).collect();
+    let block = if on_disk { 4096 } else { docs.len().max(1) };
+    let mut sets_held = DocKeys::new(spill_dir)?;
+    for from in (0..docs.len()).step_by(block) {
+        let to = (from + block).min(docs.len());
+        let wanted: Vec<DocId> = (from as u32..to as u32).map(DocId).collect();
+        let mut sets = shingle_sets_at(
+            path,
+            &pipeline.corpus,
+            &pipeline.text,
+            &plan.params.shingle,
+            &wanted,
+            &offsets,
+            Some(&ids),
+        )?
+        .ok_or_else(|| {
+            Error::Distributed(format!(
+                "{}: the documents cannot be read again at their offsets",
+                path.display()
+            ))
+        })?;
+        sets.sort_unstable_by_key(|s| s.0);
+        if sets.len() != to - from {
+            return Err(Error::Distributed(format!(
+                "{}: {} of {} documents read again at their offsets",
+                path.display(),
+                sets.len(),
+                to - from
+            )));
+        }
+        for (_, set) in sets {
+            sets_held.push(set, Vec::new())?;
+        }
+    }
+    Ok(sets_held)
+}
+
+/// The ids check, when the corpus's ids can repeat and a repeat is an error: the owner of
+/// an id's hash checks its ids in DocId order; under a budget in passes, each over a slice
+/// of the hashes, so that a pass's ids take at most a quarter of `worker_budget`. Returns
+/// the passes and the ids this worker checked; `None` when there is no check.
+pub(super) fn check_ids(
+    rounds: &mut Rounds<'_>,
+    plan: &Plan,
+    docs: &[Doc],
+    worker_budget: Option<u64>,
+) -> Result<Option<(u64, u64)>> {
+    let (path, pipeline) = (&plan.path, plan.job.pipeline());
+    if pipeline.corpus.format_of(path)? != Format::Jsonl
+        || pipeline.corpus.duplicate_ids != DuplicateIds::Error
+    {
+        return Ok(None);
+    }
+    let id_bytes: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
+    let id_passes = passes_for(rounds, id_bytes, worker_budget.map(|b| b / 4));
+    let mut dup: Option<(u64, String, u64)> = None;
+    let mut checked = 0u64;
+    for pass in 0..id_passes {
+        let msgs: Vec<IdMsg> = (docs.iter())
+            .filter_map(|d| {
+                let hash = xxhash_rust::xxh3::xxh3_64(d.ext.as_bytes());
+                (id_passes == 1 || slice(hash, id_passes) == pass).then(|| IdMsg {
+                    hash,
+                    doc: d.id,
+                    line: d.line,
+                    id: d.ext.clone(),
+                })
+            })
+            .collect();
+        let mut mine = rounds.exchange(msgs, |m: &IdMsg| spread(m.hash));
+        mine.sort_unstable_by_key(|m| m.doc);
+        checked += mine.len() as u64;
+        // The earliest repeat over the passes, as one pass finds it.
+        if let Some(found) = first_repeat(mine.iter().map(|m| (m.line, m.id.as_str()))) {
+            if dup.as_ref().is_none_or(|d| found < *d) {
+                dup = Some(found);
+            }
+        }
+    }
+    let found = rounds.all_gather(DupMsg(dup));
+    if let Some((line, id, first)) = found.into_iter().filter_map(|(_, d)| d.0).min() {
+        let e = crate::corpus::duplicate_id_error(path, line, &id, first);
+        return Err(together(rounds, e));
+    }
+    Ok(Some((id_passes, checked)))
+}
+
+/// What the collapse stage leaves on a worker.
+pub(super) struct Collapsed {
+    /// The classes this worker folded, counted.
+    pub summary: CollapseSummary,
+    /// Its documents folded into another, ascending.
+    pub folded_here: Vec<u32>,
+    /// The classes' links `(representative, member)` this worker found.
+    pub classes: Vec<(u32, u32)>,
+}
+
+/// The collapse: documents by image fingerprint (else canonical), one class per key.
+pub(super) fn collapse_stage(
+    rounds: &mut Rounds<'_>,
+    docs: &[Doc],
+    starts: &[u64],
+) -> Result<Collapsed> {
+    let prints: Vec<PrintMsg> = (docs.iter())
+        .map(|d| PrintMsg {
+            key: match d.image {
+                Some(f) => (true, f),
+                None => (false, d.canonical),
+            },
+            doc: d.id,
+            raw: d.raw,
+            canonical: d.canonical,
+        })
+        .collect();
+    let mut got = rounds.exchange(prints, |m: &PrintMsg| spread(m.key.1 ^ u64::from(m.key.0)));
+    got.sort_unstable_by_key(|m| (m.key, m.doc));
+    let mut summary = CollapseSummary::default();
+    let mut classes: Vec<(u32, u32)> = Vec::new();
+    for g in got.chunk_by(|a, b| a.key == b.key) {
+        if g.len() < 2 {
+            continue;
+        }
+        let prints: Vec<_> = (g.iter())
+            .map(|m| (m.doc, m.raw, m.canonical, m.key.0.then_some(m.key.1)))
+            .collect();
+        let (s, folded) = fold_class(&prints)?;
+        summary.add(&s);
+        classes.extend(folded);
+    }
+    let folded: Vec<Folded> = (classes.iter())
+        .map(|&(rep, doc)| Folded { doc, rep })
+        .collect();
+    let starts_r = starts.to_vec();
+    let mut mine = rounds.exchange(folded, move |f: &Folded| owner_of(&starts_r, f.doc));
+    mine.sort_unstable_by_key(|f| f.doc);
+    Ok(Collapsed {
+        summary,
+        folded_here: mine.into_iter().map(|f| f.doc).collect(),
+        classes,
+    })
+}

@@ -1,0 +1,222 @@
+//! What the workers of a divided run send each other, and where it goes: the message
+//! types with their wire sizes ([`Wire`]), the routes (a key's owner by hash, a DocId's
+//! holder by the ranges' first DocIds, a pair's owner by its smaller DocId's hash), and
+//! the memory arithmetic that sizes a stage's passes and rounds under a budget.
+//!
+//! Invariants: every route is a function of the key and the number of workers only, so
+//! every worker sends a key's items to the same owner; a wire size counts what the
+//! message's encoding carries (it is reported, never relied on for correctness);
+//! [`passes_for`] gives every worker the same number of passes (the most any needs).
+
+use serde::{Deserialize, Serialize};
+
+use super::rounds::{Rounds, Target, Wire};
+use crate::cluster::stages::{GroupFound, Member};
+use crate::corpus::split::RangeCount;
+use crate::Error;
+
+/// An id, to the owner of its hash.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct IdMsg {
+    pub hash: u64,
+    pub doc: u32,
+    pub line: u64,
+    pub id: String,
+}
+
+impl Wire for IdMsg {
+    fn wire_bytes(&self) -> u64 {
+        20 + self.id.wire_bytes()
+    }
+}
+
+/// Bytes an id's message takes besides the id's text while the ids are checked: the
+/// message sent, its encoding and the message received, and its entry in the owner's map.
+pub(super) const ID_MSG_BYTES: u64 = 160;
+
+/// A worker's first repeated id: `(line, id, line of its first occurrence)`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct DupMsg(pub Option<(u64, String, u64)>);
+
+impl Wire for DupMsg {
+    fn wire_bytes(&self) -> u64 {
+        1 + self.0.as_ref().map_or(0, |d| 24 + d.1.len() as u64)
+    }
+}
+
+/// A byte range and its counts, gathered by every worker.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct RangeMsg {
+    pub start: u64,
+    pub end: u64,
+    pub count: RangeCount,
+}
+
+impl Wire for RangeMsg {
+    fn wire_bytes(&self) -> u64 {
+        32
+    }
+}
+
+/// A document's fingerprints, to the owner of its collapse key.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct PrintMsg {
+    /// (image fingerprint present, the image fingerprint or else the canonical one).
+    pub key: (bool, u64),
+    pub doc: u32,
+    pub raw: u64,
+    pub canonical: u64,
+}
+
+impl Wire for PrintMsg {
+    fn wire_bytes(&self) -> u64 {
+        29
+    }
+}
+
+/// A document folded into its class's representative.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct Folded {
+    pub doc: u32,
+    pub rep: u32,
+}
+
+impl Wire for Folded {
+    fn wire_bytes(&self) -> u64 {
+        8
+    }
+}
+
+/// A row, to the owner of some of its documents.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct RowMsg {
+    pub to: u32,
+    pub docs: Vec<u32>,
+}
+
+impl Wire for RowMsg {
+    fn wire_bytes(&self) -> u64 {
+        12 + 4 * self.docs.len() as u64
+    }
+}
+
+impl AsRef<[u32]> for RowMsg {
+    fn as_ref(&self) -> &[u32] {
+        &self.docs
+    }
+}
+
+/// Bytes a worker holds per incidence of a pass of the rows stage: the incidences it
+/// sends, their encoding in flight, and the ones it receives and sorts.
+pub(super) const ROW_BYTES: u64 = 64;
+
+/// A document's shared kept elements (ascending), to the worker counting its pairs, or to
+/// one that asked for them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct KeysMsg {
+    pub to: u32,
+    pub doc: u32,
+    /// Its full set's size (the keys held by it alone included).
+    pub size: u32,
+    pub keys: Vec<u64>,
+}
+
+impl Wire for KeysMsg {
+    fn wire_bytes(&self) -> u64 {
+        12 + self.keys.wire_bytes()
+    }
+}
+
+/// Bytes a key of a list takes while it is exchanged: the message sent, its encoding and
+/// the message received.
+pub(super) const LIST_KEY_BYTES: u64 = 24;
+
+/// A group member's record, to the group's owner.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct Placed {
+    pub group: u32,
+    pub owner: u32,
+    pub member: Member,
+}
+
+impl Wire for Placed {
+    fn wire_bytes(&self) -> u64 {
+        let m = &self.member;
+        36 + m.ext.wire_bytes() + m.keys.wire_bytes() + m.values.wire_bytes() + m.image.wire_bytes()
+    }
+}
+
+impl Wire for GroupFound {
+    fn wire_bytes(&self) -> u64 {
+        let c: u64 = (self.clusters.iter())
+            .map(|c| 12 + 4 * c.0.len() as u64)
+            .sum();
+        let ids: u64 = self.ids.iter().map(|i| 12 + i.1.len() as u64).sum();
+        48 + c + 35 * self.pairs.len() as u64 + ids + 19 * self.removals.len() as u64
+    }
+}
+
+/// An error every worker meets at the same point (decided from what all of them sent, or
+/// from the job alone): worker 0 returns it at once, and every other worker first waits in
+/// a round worker 0 never joins, so no process ends (closing its connections, which stops
+/// the others with a lost peer) before process 0 has the error to report. They stop when
+/// process 0 does.
+pub(super) fn together(rounds: &mut Rounds<'_>, e: Error) -> Error {
+    if rounds.index() != 0 {
+        rounds.all_gather(0u64);
+    }
+    e
+}
+
+/// Spreads a key over the workers.
+pub(super) fn spread(x: u64) -> Target {
+    (x.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as Target
+}
+
+/// The pass of the rows stage that takes key `k` (of `passes`): a hash independent of
+/// [`spread`]'s, so each pass spreads over every worker.
+pub(super) fn slice(k: u64, passes: u64) -> u64 {
+    ((k ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 40) % passes
+}
+
+/// The passes (or rounds) every worker makes so that none holds more than `share` bytes of
+/// its `bytes` in one: the most any worker needs (one round of gathering), 1 without a
+/// share.
+pub(super) fn passes_for(rounds: &mut Rounds<'_>, bytes: u64, share: Option<u64>) -> u64 {
+    let Some(share) = share else {
+        return 1;
+    };
+    let most = (rounds.all_gather(bytes).into_iter())
+        .map(|(_, n)| n)
+        .max()
+        .unwrap_or(0);
+    most.div_ceil(share.max(1)).max(1)
+}
+
+/// The worker counting the pairs whose smaller DocId is `d` (a hash, so that the low
+/// DocIds, which have the most pairs after them, spread over every worker).
+pub(super) fn pair_owner(d: u32, peers: usize) -> Target {
+    spread(u64::from(d)) % peers
+}
+
+/// The worker holding DocId `d`: the last of the ranges starting at or before it.
+pub(super) fn owner_of(starts: &[u64], d: u32) -> Target {
+    starts.partition_point(|&s| s <= u64::from(d)) - 1
+}
+
+/// `docs` (a row's documents, ascending) once to each pair owner of its documents but the
+/// last: the workers that pair those documents with the ones after them.
+pub(super) fn to_pair_owners(docs: Vec<u32>, peers: usize, out: &mut Vec<RowMsg>) {
+    let mut to: Vec<usize> = docs[..docs.len().saturating_sub(1)]
+        .iter()
+        .map(|&d| pair_owner(d, peers))
+        .collect();
+    to.sort_unstable();
+    to.dedup();
+    for o in to {
+        out.push(RowMsg {
+            to: o as u32,
+            docs: docs.clone(),
+        });
+    }
+}

@@ -1,0 +1,292 @@
+//! The rows and pairs stages of a divided run. **Rows**: the representatives' candidate
+//! keys ([`CandidateRule::keys`]) go to the keys' owners, which keep or drop each row by
+//! the context's rule ([`ContextConfig::row_fate`], the context methods only); under a
+//! budget in passes, each over a slice of the keys. **Pairs**, counted exactly: for the
+//! prefix-filtered rules each kept shared element goes back to its documents' holders with
+//! its document frequency ([`DfRuns`]), each document's prefix ([`PrefixFilter`]) goes to
+//! the elements' owners and on to the pair owners, which test the candidates on the full
+//! lists ([`link_candidates`]); for the others each row goes once to the pair owners of its
+//! documents but the last, which count the pairs ([`count_pairs`]).
+//!
+//! Invariants: every key is in one pass of the rows, so the rows and their fates are the
+//! one-process context's; each pair `(a, b)` is counted on `a`'s pair owner only; every
+//! worker makes the same number of passes and rounds.
+
+use std::path::Path;
+
+use super::cluster::Doc;
+use super::dfruns::{DfMsg, DfRuns};
+use super::messages::{
+    owner_of, pair_owner, passes_for, slice, spread, to_pair_owners, KeysMsg, RowMsg,
+    LIST_KEY_BYTES,
+};
+use super::rounds::{Rounds, Target};
+use crate::cluster::stages::{count_pairs, link_candidates};
+use crate::cluster::CandidateRule;
+use crate::context::DocKeys;
+use crate::context::{ContextConfig, PrefixFilter, RowFate};
+use crate::Result;
+
+/// What the rows stage leaves on a worker.
+pub(super) struct Rows {
+    /// For the prefix-filtered rules: this worker's documents' shared kept elements with
+    /// their document frequencies.
+    pub dfs: DfRuns,
+    /// For the others: the rows to the pair owners.
+    pub to_owners: Vec<RowMsg>,
+    /// Incidences sent.
+    pub incidences: u64,
+    /// Rows held by this worker as a key's owner: kept, dropped as rare, dropped as common.
+    pub kept: u64,
+    pub rare: u64,
+    pub common: u64,
+    /// The dropped elements two documents share, of every worker, ascending.
+    pub dropped: Vec<u64>,
+}
+
+/// The rows stage in `passes` passes over slices of the keys: the representatives'
+/// (`is_rep`) keys of `rule`, by key.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn rows_stage(
+    rounds: &mut Rounds<'_>,
+    docs: &[Doc],
+    held: &mut DocKeys,
+    is_rep: &dyn Fn(&Doc) -> bool,
+    rule: &CandidateRule,
+    context: ContextConfig,
+    starts: &[u64],
+    passes: u64,
+    spill_dir: Option<&Path>,
+) -> Result<Rows> {
+    let peers = rounds.peers();
+    // Only the context methods filter rows by document frequency.
+    let ccfg = match rule {
+        CandidateRule::Elements { .. } => context,
+        _ => ContextConfig {
+            min_df: 1,
+            max_df: None,
+        },
+    };
+    let elements = rule.is_prefix_filtered();
+    let mut out = Rows {
+        dfs: DfRuns::new(spill_dir)?,
+        to_owners: Vec::new(),
+        incidences: 0,
+        kept: 0,
+        rare: 0,
+        common: 0,
+        dropped: Vec::new(),
+    };
+    let mut dropped_shared: Vec<u64> = Vec::new();
+    // The context methods: each kept element shared by two documents or more goes back to
+    // its documents' owners with its document frequency (for the prefix filter). The
+    // others: a row shared by two documents or more goes, once, to the owner of each of
+    // its documents but the last (the owners of the pairs' smaller DocIds). Each pass's
+    // elements with their frequencies reach their documents' owners as the pass ends: one
+    // sorted run a pass, on disk under a budget.
+    for pass in 0..passes {
+        let mut dfs: Vec<DfMsg> = Vec::new();
+        let mut inc: Vec<(u64, u32)> = Vec::new();
+        held.for_each(|i, keys, values| {
+            let d = &docs[i];
+            if is_rep(d) {
+                inc.extend(
+                    (rule.keys(keys, values).into_iter())
+                        .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                        .map(|k| (k, d.id)),
+                );
+            }
+            Ok(())
+        })?;
+        out.incidences += inc.len() as u64;
+        let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
+        rows.sort_unstable();
+        for r in rows.chunk_by(|a, b| a.0 == b.0) {
+            let df = r.len();
+            match ccfg.row_fate(df) {
+                RowFate::Rare => out.rare += 1,
+                RowFate::Common => out.common += 1,
+                RowFate::Kept => {
+                    out.kept += 1;
+                    if df < 2 {
+                        continue;
+                    }
+                    if elements {
+                        dfs.extend(r.iter().map(|x| DfMsg {
+                            doc: x.1,
+                            key: x.0,
+                            df: df as u32,
+                        }));
+                    } else {
+                        let docs = r.iter().map(|x| x.1).collect();
+                        to_pair_owners(docs, peers, &mut out.to_owners);
+                    }
+                    continue;
+                }
+            }
+            if df >= 2 {
+                dropped_shared.push(r[0].0);
+            }
+        }
+        drop(rows);
+        if elements {
+            let starts_d = starts.to_vec();
+            let got = rounds.exchange(dfs, move |m: &DfMsg| owner_of(&starts_d, m.doc));
+            out.dfs.add_run(got)?;
+        }
+    }
+    let dropped_all = rounds.all_gather(dropped_shared);
+    out.dropped = dropped_all.into_iter().flat_map(|(_, v)| v).collect();
+    out.dropped.sort_unstable();
+    Ok(out)
+}
+
+/// The pairs stage: this worker's edges `(a, b)` (`a`'s pairs are counted here) and the
+/// candidates it counted. `size` gives the full key count of this worker's documents; the
+/// lists of the prefix filter wait under `spill_dir` and travel in rounds of
+/// `round_bytes` (both under a budget only).
+pub(super) fn pairs_stage(
+    rounds: &mut Rounds<'_>,
+    rows: Rows,
+    rule: &CandidateRule,
+    size: &dyn Fn(u32) -> usize,
+    spill_dir: Option<&Path>,
+    round_bytes: Option<u64>,
+) -> Result<(Vec<(u32, u32)>, u64)> {
+    let (peers, me) = (rounds.peers(), rounds.index());
+    if !rule.is_prefix_filtered() {
+        let held = rounds.exchange(rows.to_owners, |r: &RowMsg| r.to as Target);
+        return Ok(count_pairs(
+            &held,
+            |d| pair_owner(d, peers) == me,
+            rule.min_shared(),
+        ));
+    }
+    let filter = match *rule {
+        CandidateRule::Resemblance { t } => PrefixFilter::Resemblance { t },
+        _ => PrefixFilter::Shared {
+            k: rule.min_shared(),
+        },
+    };
+    prefix_pairs(rounds, rows.dfs, filter, size, spill_dir, round_bytes)
+}
+
+/// The edges by prefix filtering, exactly. `dfs` are this worker's documents' shared kept
+/// elements `x(d)` (held by two documents or more) with their document frequencies, each
+/// document's in the global order (df, element). Each document's prefix
+/// ([`PrefixFilter::prefix_of_shared`]) goes to the elements' owners, which send each
+/// prefix row on to the pair owners of its documents (all but the last); the owner of `a`
+/// pairs it with the row's later documents `b` (so a hot row is paired by many workers);
+/// that worker also holds `x(a)` (sent to it here), asks `b`'s pair owner for `x(b)` once,
+/// and tests the candidate on the two lists ([`link_candidates`]). Every worker makes the
+/// same number of rounds.
+fn prefix_pairs(
+    rounds: &mut Rounds<'_>,
+    dfs: DfRuns,
+    filter: PrefixFilter,
+    size: &dyn Fn(u32) -> usize,
+    spill_dir: Option<&Path>,
+    round_bytes: Option<u64>,
+) -> Result<(Vec<(u32, u32)>, u64)> {
+    let (peers, me) = (rounds.peers(), rounds.index());
+    let n_rounds = passes_for(rounds, dfs.len() * LIST_KEY_BYTES, round_bytes);
+    let per_round = dfs.len().div_ceil(n_rounds).max(1);
+    // The lists this worker pairs, by document: (document, its entry in `stored`, size).
+    let mut stored = DocKeys::new(spill_dir)?;
+    let mut index: Vec<(u32, u32, u32)> = Vec::new();
+    let mut send = |rounds: &mut Rounds<'_>, out: Vec<KeysMsg>| -> Result<()> {
+        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
+        got.sort_unstable_by_key(|m| m.doc);
+        for m in got {
+            index.push((m.doc, stored.len() as u32, m.size));
+            stored.push(m.keys, Vec::new())?;
+        }
+        Ok(())
+    };
+    let mut prefix: Vec<(u64, u32)> = Vec::new();
+    let mut out: Vec<KeysMsg> = Vec::new();
+    let (mut pending, mut sent_rounds) = (0u64, 0u64);
+    dfs.for_each_doc(|doc, x| {
+        let full = size(doc);
+        let take = filter.prefix_of_shared(full, x.len());
+        if take == 0 {
+            return Ok(());
+        }
+        prefix.extend(x[..take].iter().map(|m| (m.key, doc)));
+        let mut keys: Vec<u64> = x.iter().map(|m| m.key).collect();
+        keys.sort_unstable();
+        pending += keys.len() as u64;
+        out.push(KeysMsg {
+            to: pair_owner(doc, peers) as u32,
+            doc,
+            size: full as u32,
+            keys,
+        });
+        if pending >= per_round && sent_rounds + 1 < n_rounds {
+            send(rounds, std::mem::take(&mut out))?;
+            sent_rounds += 1;
+            pending = 0;
+        }
+        Ok(())
+    })?;
+    while sent_rounds < n_rounds {
+        send(rounds, std::mem::take(&mut out))?;
+        sent_rounds += 1;
+    }
+    index.sort_unstable();
+    let mut prefix = rounds.exchange(prefix, |x: &(u64, u32)| spread(x.0));
+    prefix.sort_unstable();
+    let mut rows: Vec<RowMsg> = Vec::new();
+    for r in prefix.chunk_by(|a, b| a.0 == b.0) {
+        if r.len() >= 2 {
+            to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut rows);
+        }
+    }
+    drop(prefix);
+    let rows = rounds.exchange(rows, |r: &RowMsg| r.to as Target);
+    // The candidates `(a, b)` of this worker's `a`s, sorted and distinct.
+    let (cands, _) = count_pairs(&rows, |d| pair_owner(d, peers) == me, 1);
+    drop(rows);
+    // The other documents' lists, asked for once from their pair owners.
+    let mut wanted: Vec<u32> = (cands.iter().map(|p| p.1))
+        .filter(|&b| pair_owner(b, peers) != me)
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let asks: Vec<(u32, u32)> = wanted.into_iter().map(|b| (b, me as u32)).collect();
+    let asks = rounds.exchange(asks, move |a: &(u32, u32)| pair_owner(a.0, peers));
+    let find = |d: u32| -> Option<(u32, u32)> {
+        let i = index.binary_search_by_key(&d, |e| e.0).ok()?;
+        Some((index[i].1, index[i].2))
+    };
+    let mut answers: Vec<KeysMsg> = Vec::new();
+    for (b, to) in asks {
+        if let Some((at, size)) = find(b) {
+            let keys = stored.get(at as usize)?.0;
+            answers.push(KeysMsg {
+                to,
+                doc: b,
+                size,
+                keys,
+            });
+        }
+    }
+    let mut fetched = rounds.exchange(answers, |m: &KeysMsg| m.to as Target);
+    fetched.sort_unstable_by_key(|m| m.doc);
+    let list = |d: u32| -> Result<(Vec<u64>, usize)> {
+        if pair_owner(d, peers) == me {
+            match find(d) {
+                Some((at, size)) => Ok((stored.get(at as usize)?.0, size as usize)),
+                None => Ok((Vec::new(), 0)),
+            }
+        } else {
+            Ok(fetched
+                .binary_search_by_key(&d, |m| m.doc)
+                .map_or((Vec::new(), 0), |i| {
+                    (fetched[i].keys.clone(), fetched[i].size as usize)
+                }))
+        }
+    };
+    let edges = link_candidates(&cands, filter, list)?;
+    Ok((edges, cands.len() as u64))
+}
