@@ -2,10 +2,10 @@
 //! take. Every bytes-per-item rate and every share of a budget is here; a stage asks the
 //! plan (through the [`SpillConfig`] it was handed) and does not compute a share itself.
 //!
-//! A [`MemoryPlan`] is built once per job ([`crate::cluster::JobBuilder::build`], the index
-//! and the divided run build theirs the same way) from the budget or, without one, the
-//! defaults below, the worker and process counts and, once the input is read, what is
-//! known of it ([`Facts`]). [`MemoryPlan::stages`] lays the stages out in order, each with
+//! A [`MemoryPlan`] is built once per job ([`crate::cluster::JobBuilder::build`]) from the
+//! budget or, without one, the defaults below, the worker and process counts and, once the
+//! input is read, what is known of it ([`Facts`]); the index and the divided run take
+//! their shares from the same rules. [`MemoryPlan::stages`] lays the stages out in order, each with
 //! what the stages before it still hold (`carried`) and what it is given (`given`); the
 //! job's summary reports that table beside each stage's measured peak
 //! ([`MemoryPlan::explain`], `--explain-plan`).
@@ -29,7 +29,10 @@
 //!   runs the rest ([`component_shares`]);
 //! - **verify**: the candidates' shingle sets, read in batches of half the room
 //!   ([`verify_batch_docs`]; without a budget [`DEFAULT_VERIFY_BYTES`]);
-//! - **index**: [`index_needs`] for a whole index in memory.
+//! - **index**: [`index_needs`] for a whole index in memory;
+//! - **divided run** (per worker, [`worker_share`] of the process's budget): its rows stage
+//!   in [`divided_row_passes`], each round of an exchange in [`round_share`]
+//!   ([`exchange_passes`]), a group's verification in [`group_verify_share`].
 //!
 //! Invariants: for any budget, input facts and worker count that the plan accepts, every
 //! stage's `carried + given` is at most the budget ([`MemoryPlan::stages`], checked by a
@@ -110,13 +113,17 @@ pub const INDEX_BYTES_PER_DOC: u64 = 400;
 /// directory at its largest.
 pub const INDEX_BYTES_PER_VALUE: u64 = 24;
 
-/// Bytes a divided run's id message takes on the wire and in a worker's pass of ids.
+/// Bytes a divided run's id message takes besides the id's text while the ids are checked:
+/// the message sent, its encoding and the message received, and its entry in the owner's
+/// map.
 pub const ID_MSG_BYTES: u64 = 160;
 
-/// Bytes of one `(key, document)` row incidence a divided run exchanges and holds.
+/// Bytes a divided run's worker holds per incidence of a pass of the rows stage: the
+/// incidences it sends, their encoding in flight, and the ones it receives and sorts.
 pub const ROW_BYTES: u64 = 64;
 
-/// Bytes of a document's element list entry held by a divided run's pair owner.
+/// Bytes a key of a divided run's element list takes while it is exchanged: the message
+/// sent, its encoding and the message received.
 pub const LIST_KEY_BYTES: u64 = 24;
 
 /// The key file of the context-only methods is partitioned by the top this many bits of a
@@ -298,13 +305,52 @@ pub fn index_needs(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
     docs * (INDEX_BYTES_PER_DOC + bands * INDEX_BYTES_PER_VALUE) + values * INDEX_BYTES_PER_VALUE
 }
 
-/// The passes (a divided run's rounds) that `bytes` of exchanged items take under a
-/// `share` of a budget: at most half of the share a round, at least one round.
+/// The passes (a divided run's rounds) that `bytes` of exchanged items take so that no
+/// round holds more than `share` bytes, at least one round (one without a share).
 pub fn exchange_passes(bytes: u64, share: Option<u64>) -> u64 {
     match share {
         None => 1,
-        Some(s) => bytes.div_ceil((s / 2).max(1)).max(1),
+        Some(s) => bytes.div_ceil(s.max(1)).max(1),
     }
+}
+
+/// A worker's share of a process's budget of `budget` bytes shared by `per_process`
+/// workers.
+pub fn worker_share(budget: u64, per_process: usize) -> u64 {
+    budget / per_process.max(1) as u64
+}
+
+/// What one round of an exchange (ids, lists) or the batches waiting to be put back in
+/// order may hold: a quarter of the share.
+pub fn round_share(share: u64) -> u64 {
+    share / 4
+}
+
+/// What verifying one group of a divided run may hold: half of the worker's share (the
+/// group's context and members take the rest).
+pub fn group_verify_share(share: u64) -> u64 {
+    share / 2
+}
+
+/// Bytes a divided run's worker holds per document of its share besides the document's
+/// record (`record` bytes): the id's text (`id_len`) and its fingerprints.
+pub fn divided_doc_bytes(record: usize, id_len: usize) -> u64 {
+    (record + 16 + id_len) as u64
+}
+
+/// The passes of a divided run's rows stage for a worker whose most incidences are
+/// `incidences` and whose per-document data take `meta` bytes, under its `share`: a pass's
+/// incidences ([`ROW_BYTES`] each) fit in half of the share beside the data; `None` when the
+/// data alone take more than half.
+pub fn divided_row_passes(incidences: u64, meta: u64, share: u64) -> Option<u64> {
+    if meta > share / 2 {
+        return None;
+    }
+    Some(
+        (incidences * ROW_BYTES)
+            .div_ceil((share / 2 - meta).max(1))
+            .max(1),
+    )
 }
 
 /// The most passes a context build over keys in memory makes before it spills sorted runs

@@ -39,8 +39,8 @@
 mod builder;
 mod config;
 mod doc_keys;
-pub(crate) mod images;
 mod docfile;
+pub(crate) mod images;
 mod keyfile;
 mod pairs;
 pub mod prefix;
@@ -54,8 +54,8 @@ mod tests;
 pub use builder::ContextBuilder;
 pub use config::{ContextConfig, ContextStats, Orientation, RowFate};
 pub use doc_keys::DocKeys;
-pub use images::context_of_images;
 pub use docfile::{DocFile, DocFileWriter};
+pub use images::context_of_images;
 pub use keyfile::{KeyFile, KeyFileWriter};
 pub use pairs::{
     pair_counts, pair_counts_in_memory_bytes, pair_counts_of_rows, pair_counts_spilled,

@@ -80,7 +80,7 @@
 use std::path::{Path, PathBuf};
 
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
-use super::messages::{owner_of, together, Placed, ROW_BYTES};
+use super::messages::{owner_of, together, Placed};
 use super::pairing::{pairs_stage, rows_stage};
 use super::report::{part_counts, process_reports, stage_phases, Stages, WorkerCounts};
 use super::rounds::{Rounds, Target};
@@ -166,14 +166,15 @@ fn row_passes(
     worker_budget: Option<u64>,
 ) -> Result<u64> {
     let meta = (local.docs.iter())
-        .map(|d| (std::mem::size_of::<Doc>() + 16 + d.ext.len()) as u64)
+        .map(|d| crate::plan::divided_doc_bytes(std::mem::size_of::<Doc>(), d.ext.len()))
         .sum::<u64>();
     let needs = rounds.all_gather((local.incidences, meta));
     let Some(b) = worker_budget else {
         return Ok(1);
     };
     let most_meta = needs.iter().map(|(_, n)| n.1).max().unwrap_or(0);
-    if most_meta > b / 2 {
+    let most = needs.iter().map(|(_, n)| n.0).max().unwrap_or(0);
+    let Some(passes) = crate::plan::divided_row_passes(most, most_meta, b) else {
         let e = Error::Budget(format!(
             "{}: a worker holds {} KiB of per-document data (ids, offsets, \
              fingerprints) for its share of the documents, more than half of its \
@@ -185,11 +186,8 @@ fn row_passes(
             (plan.job.spill_config().budget).expect("a worker budget comes from the budget"),
         ));
         return Err(together(rounds, e));
-    }
-    let most = needs.iter().map(|(_, n)| n.0).max().unwrap_or(0);
-    Ok((most * ROW_BYTES)
-        .div_ceil((b / 2 - most_meta).max(1))
-        .max(1))
+    };
+    Ok(passes)
 }
 
 /// The stages of one worker; `Some` on worker 0 (of process 0).
@@ -199,7 +197,9 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut stages = Stages::default();
     let spill = job.spill_config();
     // Under a budget the keys wait on disk; each worker of a process gets its share.
-    let worker_budget = spill.budget.map(|b| b.0 / plan.per_process.max(1) as u64);
+    let worker_budget = spill
+        .budget
+        .map(|b| crate::plan::worker_share(b.0, plan.per_process));
     let spill_dir = worker_budget.map(|_| spill.dir());
     let spill_dir = spill_dir.as_deref();
 
@@ -239,7 +239,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         docs.binary_search_by_key(&doc, |d| d.id)
             .map_or(0, |i| held.keys_len(i))
     };
-    let round_bytes = worker_budget.map(|b| b / 4);
+    let round_bytes = worker_budget.map(crate::plan::round_share);
     let (edges, n_candidates) = pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
     stages.lap("pairs", rounds, n_candidates);
 

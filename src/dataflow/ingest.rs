@@ -15,7 +15,6 @@ use std::path::Path;
 use super::cluster::{Doc, Plan};
 use super::messages::{
     owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PrintMsg, RangeMsg,
-    ID_MSG_BYTES,
 };
 use super::rounds::Rounds;
 use crate::cluster::stages::fold_class;
@@ -24,6 +23,7 @@ use crate::context::DocKeys;
 use crate::corpus::par::Share;
 use crate::corpus::split::{byte_range, count_range, place_ranges, LineRange, RangeCount, Split};
 use crate::corpus::{first_repeat, DuplicateIds, Format};
+use crate::plan::{self, ID_MSG_BYTES};
 use crate::sketch::image_fingerprint;
 use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
 use crate::{DocId, Error, Result};
@@ -203,7 +203,7 @@ pub(super) fn check_ids(
         return Ok(None);
     }
     let id_bytes: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
-    let id_passes = passes_for(rounds, id_bytes, worker_budget.map(|b| b / 4));
+    let id_passes = passes_for(rounds, id_bytes, worker_budget.map(plan::round_share));
     let mut dup: Option<(u64, String, u64)> = None;
     let mut checked = 0u64;
     for pass in 0..id_passes {

@@ -30,10 +30,6 @@ impl Wire for IdMsg {
     }
 }
 
-/// Bytes an id's message takes besides the id's text while the ids are checked: the
-/// message sent, its encoding and the message received, and its entry in the owner's map.
-pub(super) const ID_MSG_BYTES: u64 = 160;
-
 /// A worker's first repeated id: `(line, id, line of its first occurrence)`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct DupMsg(pub Option<(u64, String, u64)>);
@@ -106,10 +102,6 @@ impl AsRef<[u32]> for RowMsg {
     }
 }
 
-/// Bytes a worker holds per incidence of a pass of the rows stage: the incidences it
-/// sends, their encoding in flight, and the ones it receives and sorts.
-pub(super) const ROW_BYTES: u64 = 64;
-
 /// A document's shared kept elements (ascending), to the worker counting its pairs, or to
 /// one that asked for them.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -126,10 +118,6 @@ impl Wire for KeysMsg {
         12 + self.keys.wire_bytes()
     }
 }
-
-/// Bytes a key of a list takes while it is exchanged: the message sent, its encoding and
-/// the message received.
-pub(super) const LIST_KEY_BYTES: u64 = 24;
 
 /// A group member's record, to the group's owner.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -180,17 +168,17 @@ pub(super) fn slice(k: u64, passes: u64) -> u64 {
 }
 
 /// The passes (or rounds) every worker makes so that none holds more than `share` bytes of
-/// its `bytes` in one: the most any worker needs (one round of gathering), 1 without a
-/// share.
+/// its `bytes` in one ([`crate::plan::exchange_passes`] of the most any worker needs, one
+/// round of gathering), 1 without a share.
 pub(super) fn passes_for(rounds: &mut Rounds<'_>, bytes: u64, share: Option<u64>) -> u64 {
-    let Some(share) = share else {
+    if share.is_none() {
         return 1;
-    };
+    }
     let most = (rounds.all_gather(bytes).into_iter())
         .map(|(_, n)| n)
         .max()
         .unwrap_or(0);
-    most.div_ceil(share.max(1)).max(1)
+    crate::plan::exchange_passes(most, share)
 }
 
 /// The worker counting the pairs whose smaller DocId is `d` (a hash, so that the low

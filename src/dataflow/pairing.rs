@@ -18,13 +18,13 @@ use super::cluster::Doc;
 use super::dfruns::{DfMsg, DfRuns};
 use super::messages::{
     owner_of, pair_owner, passes_for, slice, spread, to_pair_owners, KeysMsg, RowMsg,
-    LIST_KEY_BYTES,
 };
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{count_pairs, link_candidates};
 use crate::cluster::CandidateRule;
 use crate::context::DocKeys;
 use crate::context::{ContextConfig, PrefixFilter, RowFate};
+use crate::plan::LIST_KEY_BYTES;
 use crate::Result;
 
 /// What the rows stage leaves on a worker.

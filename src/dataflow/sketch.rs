@@ -364,7 +364,7 @@ fn gather(
         sink.begin(params)?;
     }
     // Batches that wait for the ones before them take at most a quarter of the budget.
-    let limit = spill.budget.map(|b| b.0 / 4);
+    let limit = spill.budget.map(|b| crate::plan::round_share(b.0));
     let mut order = Reorder::new(by_range, topo.peers(), limit, Some(spill.dir()))?;
     let mut reports: Vec<WorkerReport> = Vec::new();
     let t_start = Instant::now();
