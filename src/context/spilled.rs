@@ -11,11 +11,11 @@
 //! directory's registration).
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use super::{ContextStats, Orientation};
-use crate::codec::put_varint;
+use crate::codec::{put_varint, varint_bytewise, varint_in, ByteSource};
 use crate::fimi::write_rows;
 use crate::fimi::Transactions;
 use crate::spill::{ExternalSorter, SpillConfig, SpillDir};
@@ -137,39 +137,99 @@ impl SpilledContext {
 }
 
 impl RowSource for SpilledContext {
+    /// Reads the file in blocks of [`READ_BLOCK`] bytes, decoding the varints from the
+    /// block in place (the codec's fast path, byte-wise only at a block's end).
     fn for_each_row(&self, f: &mut dyn FnMut(&[u32]) -> Result<()>) -> Result<()> {
         let file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
-        let mut r = BufReader::with_capacity(1 << 20, file);
-        let mut row: Vec<u32> = Vec::new();
-        let path = &self.path;
-        let next = |r: &mut BufReader<File>| -> Result<u64> {
-            let mut v = 0u64;
-            let mut shift = 0u32;
-            loop {
-                let mut b = [0u8; 1];
-                r.read_exact(&mut b).map_err(|e| Error::io(path, e))?;
-                if shift > 63 {
-                    return Err(Error::format(path, "varint too long in a spilled row"));
-                }
-                v |= u64::from(b[0] & 0x7f) << shift;
-                if b[0] & 0x80 == 0 {
-                    return Ok(v);
-                }
-                shift += 7;
-            }
+        let mut r = RowReader {
+            file,
+            path: &self.path,
+            buf: vec![0; READ_BLOCK],
+            start: 0,
+            end: 0,
+            pos: 0,
         };
+        let mut row: Vec<u32> = Vec::new();
         for _ in 0..self.stats.rows {
-            let len = next(&mut r)? as usize;
+            let len = r.varint("a row's length")? as usize;
             row.clear();
             let mut prev = 0u64;
             for i in 0..len {
-                let g = next(&mut r)?;
+                let g = r.varint("a document of a row")?;
                 prev = if i == 0 { g } else { prev + g };
                 row.push(prev as u32);
             }
             f(&row)?;
         }
         Ok(())
+    }
+}
+
+/// Bytes a scan of a rows file reads at a time.
+const READ_BLOCK: usize = 4 << 20;
+
+/// The rows file read a block at a time.
+struct RowReader<'a> {
+    file: File,
+    path: &'a Path,
+    buf: Vec<u8>,
+    start: usize,
+    end: usize,
+    pos: u64,
+}
+
+impl RowReader<'_> {
+    /// Moves what is left to the front and fills the rest of the block (less at the end of
+    /// the file).
+    fn refill(&mut self) -> Result<()> {
+        self.buf.copy_within(self.start..self.end, 0);
+        self.end -= self.start;
+        self.start = 0;
+        while self.end < self.buf.len() {
+            match self.file.read(&mut self.buf[self.end..]) {
+                Ok(0) => break,
+                Ok(k) => self.end += k,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Error::io(self.path, e)),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl ByteSource for RowReader<'_> {
+    fn take(&mut self, n: usize, what: &str) -> Result<&[u8]> {
+        if self.end - self.start < n {
+            self.refill()?;
+            if self.end - self.start < n {
+                return Err(self.err(format!("truncated reading {what}")));
+            }
+        }
+        let at = self.start;
+        self.start += n;
+        self.pos += n as u64;
+        Ok(&self.buf[at..at + n])
+    }
+    #[inline]
+    fn varint(&mut self, what: &str) -> Result<u64> {
+        if self.end - self.start < 10 {
+            self.refill()?;
+        }
+        if let Some((v, n)) = varint_in(&self.buf[self.start..self.end]) {
+            self.start += n;
+            self.pos += n as u64;
+            return Ok(v);
+        }
+        varint_bytewise(self, what)
+    }
+    fn at(&self) -> u64 {
+        self.pos
+    }
+    fn left(&self) -> u64 {
+        u64::MAX
+    }
+    fn path(&self) -> &Path {
+        self.path
     }
 }
 
