@@ -355,7 +355,7 @@ mod tests {
         f.set_len(len - 8).unwrap();
         let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
         assert!(
-            e.contains("keys-") && e.contains("shorter than the keys"),
+            e.contains("docs-") && e.contains("shorter than the keys"),
             "{e}"
         );
         f.set_len(len + 8).unwrap();
