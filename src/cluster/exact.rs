@@ -252,6 +252,19 @@ where
     E: Fn(DocId, DocId) -> bool + Sync,
 {
     check_t(t)?;
+    let norm = normalised(pairs);
+    let mut docs: Vec<DocId> = norm.iter().flat_map(|&(a, b)| [a, b]).collect();
+    docs.sort_unstable();
+    docs.dedup();
+    let fetched: Vec<(DocId, Vec<u64>)> = docs
+        .par_iter()
+        .map(|&d| Ok((d, fetch(d)?)))
+        .collect::<Result<_>>()?;
+    verify_fetched(&norm, fetched, t, equivalent)
+}
+
+/// `pairs` with `a < b`, without self-pairs, sorted and without duplicates.
+fn normalised(pairs: &[(DocId, DocId)]) -> Vec<(DocId, DocId)> {
     let mut norm: Vec<(DocId, DocId)> = pairs
         .iter()
         .filter(|(a, b)| a != b)
@@ -259,19 +272,37 @@ where
         .collect();
     norm.sort_unstable();
     norm.dedup();
-    let mut docs: Vec<DocId> = norm.iter().flat_map(|&(a, b)| [a, b]).collect();
-    docs.sort_unstable();
-    docs.dedup();
-    let fetched: Vec<Vec<u64>> = docs
-        .par_iter()
-        .map(|&d| {
-            let mut s = fetch(d)?;
-            s.sort_unstable();
-            s.dedup();
-            Ok(s)
-        })
-        .collect::<Result<_>>()?;
-    let get = |d: DocId| &fetched[docs.binary_search(&d).expect("fetched")];
+    norm
+}
+
+/// [`verify_exact`] on shingle sets fetched already: `sets` holds each document of `pairs`
+/// once, ascending by DocId (each set is sorted and deduplicated in place, not copied).
+pub fn verify_fetched<E>(
+    pairs: &[(DocId, DocId)],
+    mut sets: Vec<(DocId, Vec<u64>)>,
+    t: f64,
+    equivalent: E,
+) -> Result<Vec<ExactPair>>
+where
+    E: Fn(DocId, DocId) -> bool + Sync,
+{
+    check_t(t)?;
+    let norm = normalised(pairs);
+    sets.par_iter_mut().for_each(|(_, s)| {
+        s.sort_unstable();
+        s.dedup();
+    });
+    let missing = |d: DocId| Error::config(format!("document {d} is not in the corpus"));
+    let get = |d: DocId| -> Result<&[u64]> {
+        sets.binary_search_by_key(&d, |s| s.0)
+            .map(|i| &sets[i].1[..])
+            .map_err(|_| missing(d))
+    };
+    for &(a, b) in &norm {
+        get(a)?;
+        get(b)?;
+    }
+    let get = |d: DocId| get(d).unwrap_or_default();
     Ok(norm
         .par_iter()
         .filter_map(|&(a, b)| {

@@ -28,12 +28,12 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::exact::ExactPair;
+use super::exact::{verify_fetched, ExactPair};
 use super::{finish_clusters, uf, verify_exact, ClusterOutput, Collapse, Method, ScoredPair};
 use crate::corpus::CorpusConfig;
 use crate::shingle::ShingleConfig;
 use crate::text::TextConfig;
-use crate::{DocId, Error, Result};
+use crate::{DocId, Result};
 
 /// How clusters are rebuilt from the verified pairs after exact verification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,14 +335,9 @@ pub fn verify_with_corpus(
         let sets = src.sets_of(&wanted)?;
         let bytes: u64 = sets.iter().map(|s| crate::plan::set_bytes(s.1.len())).sum();
         per_doc = Some(bytes / sets.len().max(1) as u64);
-        let fetch = |d: DocId| -> Result<Vec<u64>> {
-            sets.binary_search_by_key(&d, |s| s.0)
-                .map(|i| sets[i].1.clone())
-                .map_err(|_| Error::config(format!("document {d} is not in the corpus")))
-        };
-        ok.extend(verify_exact(
+        ok.extend(verify_fetched(
             &all[start..i],
-            fetch,
+            sets,
             t,
             same_group(collapse),
         )?);
