@@ -14,10 +14,11 @@
 //! finished).
 
 use std::fs::File;
-use std::io::{BufWriter, Read, Write};
+use std::io::{BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use super::keyfile::{changed, ended, read_full};
 use super::radix::read_ahead;
 use super::{KeySource, KeyStats};
 use crate::spill::SpillDir;
@@ -219,12 +220,7 @@ fn read_blocks(
     mut fresh: impl FnMut() -> Vec<u64>,
     mut emit: impl FnMut(std::ops::Range<usize>, Vec<u64>) -> bool,
 ) -> Result<()> {
-    let changed = |what: &str| {
-        Error::format(
-            path,
-            format!("{what} than the keys written to it (changed while it was read)"),
-        )
-    };
+    let changed = |what: &str| changed(path, what);
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut bytes: Vec<u8> = Vec::new();
     let mut d = 0usize;
@@ -247,25 +243,8 @@ fn read_blocks(
         }
         d = e;
     }
-    let mut extra = [0u8; 1];
-    if read_full(&mut file, &mut extra, path)? != 0 {
-        return Err(changed("longer"));
-    }
+    ended(&mut file, path)?;
     Ok(())
-}
-
-/// Reads until `buf` is full or the file ends; the bytes read.
-fn read_full(file: &mut File, buf: &mut [u8], path: &Path) -> Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match file.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(k) => got += k,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io(path, e)),
-        }
-    }
-    Ok(got)
 }
 
 #[cfg(test)]
@@ -273,37 +252,7 @@ mod tests {
     use super::*;
 
     fn docs() -> Vec<Vec<u64>> {
-        // Documents of every size around the block, empty ones, and extreme keys.
-        let mut v: Vec<Vec<u64>> = Vec::new();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for (i, n) in [
-            0usize,
-            3,
-            128,
-            0,
-            BLOCK_KEYS - 1,
-            2,
-            BLOCK_KEYS + 5,
-            1,
-            0,
-            77,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let mut d = Vec::with_capacity(n);
-            for _ in 0..n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                d.push(x);
-            }
-            if i == 1 {
-                d = vec![0, u64::MAX, 1];
-            }
-            v.push(d);
-        }
-        v
+        crate::context::keyfile::sample_docs(BLOCK_KEYS)
     }
 
     fn written(parent: &Path, docs: &[Vec<u64>]) -> DocFile {
@@ -347,42 +296,13 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let docs = docs();
         let mut kf = written(tmp.path(), &docs);
-        let len = std::fs::metadata(kf.path()).unwrap().len();
-        let f = std::fs::OpenOptions::new()
-            .write(true)
-            .open(kf.path())
-            .unwrap();
-        f.set_len(len - 8).unwrap();
-        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
-        assert!(
-            e.contains("docs-") && e.contains("shorter than the keys"),
-            "{e}"
-        );
-        f.set_len(len + 8).unwrap();
-        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
-        assert!(e.contains("longer than the keys"), "{e}");
-        // A consumer that stops early ends the scan with its error (the reader, blocked
-        // on a full channel, is released).
-        f.set_len(len).unwrap();
-        let mut seen = 0;
-        let e = kf
-            .scan(&mut |_, _| {
-                seen += 1;
-                if seen == 2 {
-                    return Err(Error::config("stop here"));
-                }
-                Ok(())
-            })
-            .unwrap_err();
-        assert!(e.to_string().ends_with("stop here"), "{e}");
+        let path = kf.path().to_path_buf();
         let mut w = DocFileWriter::create_in(tmp.path()).unwrap();
-        w.push(DocId(0), &[1]).unwrap();
-        let e = w.push(DocId(2), &[1]).unwrap_err().to_string();
-        assert!(
-            e.contains("document 2 pushed where document 1 was expected"),
-            "{e}"
-        );
-        // The file and its directory go with the key file, finished or not.
+        let f = super::super::keyfile::check_changed_file(&mut kf, &path, 8, "docs-", || {
+            w.push(DocId(0), &[1])?;
+            w.push(DocId(2), &[1])
+        });
+        // The file and its directory go with the document file, finished or not.
         drop((w, f, kf));
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);
     }

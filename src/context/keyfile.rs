@@ -243,12 +243,7 @@ fn read_blocks(
     fresh: &mut dyn FnMut() -> (Vec<u64>, Vec<u32>),
     emit: &mut dyn FnMut((Vec<u64>, Vec<u32>)) -> bool,
 ) -> Result<bool> {
-    let changed = |what: &str| {
-        Error::format(
-            path,
-            format!("{what} than the keys written to it (changed while it was read)"),
-        )
-    };
+    let changed = |what: &str| changed(path, what);
     let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut bytes: Vec<u8> = Vec::new();
     let mut left = count;
@@ -271,15 +266,29 @@ fn read_blocks(
         }
         left -= n as u64;
     }
-    let mut extra = [0u8; 1];
-    if read_full(&mut file, &mut extra, path)? != 0 {
-        return Err(changed("longer"));
-    }
+    ended(&mut file, path)?;
     Ok(true)
 }
 
+/// The error of a file of keys found `what` ("shorter", "longer") than what was written.
+pub(super) fn changed(path: &Path, what: &str) -> Error {
+    Error::format(
+        path,
+        format!("{what} than the keys written to it (changed while it was read)"),
+    )
+}
+
+/// An error unless `file` is at its end (nothing was added after what was written).
+pub(super) fn ended(file: &mut File, path: &Path) -> Result<()> {
+    let mut extra = [0u8; 1];
+    if read_full(file, &mut extra, path)? != 0 {
+        return Err(changed(path, "longer"));
+    }
+    Ok(())
+}
+
 /// Reads until `buf` is full or the file ends; the bytes read.
-fn read_full(file: &mut File, buf: &mut [u8], path: &Path) -> Result<usize> {
+pub(super) fn read_full(file: &mut File, buf: &mut [u8], path: &Path) -> Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match file.read(&mut buf[got..]) {
@@ -292,42 +301,82 @@ fn read_full(file: &mut File, buf: &mut [u8], path: &Path) -> Result<usize> {
     Ok(got)
 }
 
+/// Documents of every size around a block of `block` keys, empty ones, and extreme keys
+/// (for the tests of the key and document files).
+#[cfg(test)]
+pub(super) fn sample_docs(block: usize) -> Vec<Vec<u64>> {
+    let mut v: Vec<Vec<u64>> = Vec::new();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for (i, n) in [0usize, 3, 128, 0, block - 1, 2, block + 5, 1, 0, 77]
+        .into_iter()
+        .enumerate()
+    {
+        let mut d = Vec::with_capacity(n);
+        for _ in 0..n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            d.push(x);
+        }
+        if i == 1 {
+            d = vec![0, u64::MAX, 1];
+        }
+        v.push(d);
+    }
+    v
+}
+
+/// Checks that a scan of `src`, whose file `path` holds records of `record` bytes (named
+/// `prefix`...), reports the file cut short or grown, and ends with the error of a
+/// consumer that stops early; and that `out_of_order` (a writer given document 2 after
+/// document 0) fails naming both. Gives the file back at its length, open for writing.
+#[cfg(test)]
+pub(super) fn check_changed_file(
+    src: &mut dyn KeySource,
+    path: &Path,
+    record: u64,
+    prefix: &str,
+    out_of_order: impl FnOnce() -> Result<()>,
+) -> File {
+    let len = std::fs::metadata(path).unwrap().len();
+    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
+    f.set_len(len - record).unwrap();
+    let e = src.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
+    assert!(
+        e.contains(prefix) && e.contains("shorter than the keys"),
+        "{e}"
+    );
+    f.set_len(len + record).unwrap();
+    let e = src.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
+    assert!(e.contains("longer than the keys"), "{e}");
+    // A consumer that stops early ends the scan with its error (the reader, blocked on a
+    // full channel, is released).
+    f.set_len(len).unwrap();
+    let mut seen = 0;
+    let e = src
+        .scan(&mut |_, _| {
+            seen += 1;
+            if seen == 2 {
+                return Err(Error::config("stop here"));
+            }
+            Ok(())
+        })
+        .unwrap_err();
+    assert!(e.to_string().ends_with("stop here"), "{e}");
+    let e = out_of_order().unwrap_err().to_string();
+    assert!(
+        e.contains("document 2 pushed where document 1 was expected"),
+        "{e}"
+    );
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn docs() -> Vec<Vec<u64>> {
-        // Documents of every size around the block, empty ones, and extreme keys.
-        let mut v: Vec<Vec<u64>> = Vec::new();
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        for (i, n) in [
-            0usize,
-            3,
-            128,
-            0,
-            BLOCK_RECORDS - 1,
-            2,
-            BLOCK_RECORDS + 5,
-            1,
-            0,
-            77,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let mut d = Vec::with_capacity(n);
-            for _ in 0..n {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                d.push(x);
-            }
-            if i == 1 {
-                d = vec![0, u64::MAX, 1];
-            }
-            v.push(d);
-        }
-        v
+        sample_docs(BLOCK_RECORDS)
     }
 
     fn written(parent: &Path, docs: &[Vec<u64>]) -> KeyFile {
@@ -409,38 +458,11 @@ mod tests {
         let docs = docs();
         let mut kf = written(tmp.path(), &docs);
         let path = kf.paths().next().unwrap().to_path_buf();
-        let len = std::fs::metadata(&path).unwrap().len();
-        let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
-        f.set_len(len - 12).unwrap();
-        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
-        assert!(
-            e.contains("keys-") && e.contains("shorter than the keys"),
-            "{e}"
-        );
-        f.set_len(len + 12).unwrap();
-        let e = kf.scan(&mut |_, _| Ok(())).unwrap_err().to_string();
-        assert!(e.contains("longer than the keys"), "{e}");
-        // A consumer that stops early ends the scan with its error (the reader, blocked
-        // on a full channel, is released).
-        f.set_len(len).unwrap();
-        let mut seen = 0;
-        let e = kf
-            .scan(&mut |_, _| {
-                seen += 1;
-                if seen == 2 {
-                    return Err(Error::config("stop here"));
-                }
-                Ok(())
-            })
-            .unwrap_err();
-        assert!(e.to_string().ends_with("stop here"), "{e}");
         let mut w = KeyFileWriter::create_in(tmp.path()).unwrap();
-        w.push(DocId(0), &[1]).unwrap();
-        let e = w.push(DocId(2), &[1]).unwrap_err().to_string();
-        assert!(
-            e.contains("document 2 pushed where document 1 was expected"),
-            "{e}"
-        );
+        let f = check_changed_file(&mut kf, &path, 12, "keys-", || {
+            w.push(DocId(0), &[1])?;
+            w.push(DocId(2), &[1])
+        });
         // The files and their directory go with the key file, finished or not.
         drop((w, f, kf));
         assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 0);

@@ -210,17 +210,20 @@ impl ByteSource for RowReader<'_> {
         self.pos += n as u64;
         Ok(&self.buf[at..at + n])
     }
+    /// The codec's fast path on the block (refilled when fewer than 10 bytes are left),
+    /// byte-wise at the file's end.
     #[inline]
     fn varint(&mut self, what: &str) -> Result<u64> {
         if self.end - self.start < 10 {
             self.refill()?;
         }
-        if let Some((v, n)) = varint_in(&self.buf[self.start..self.end]) {
-            self.start += n;
-            self.pos += n as u64;
-            return Ok(v);
+        match varint_in(&self.buf[self.start..self.end]) {
+            None => varint_bytewise(self, what),
+            Some((v, n)) => {
+                self.take(n, what)?;
+                Ok(v)
+            }
         }
-        varint_bytewise(self, what)
     }
     fn at(&self) -> u64 {
         self.pos
