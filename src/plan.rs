@@ -314,6 +314,24 @@ pub fn exchange_passes(bytes: u64, share: Option<u64>) -> u64 {
     }
 }
 
+/// Without a budget, what a divided run's process holds beside its per-document data, as
+/// the one-process default plan holds at most [`DEFAULT_HELD_IMAGE_BYTES`] of images: its
+/// workers keep their documents' keys on disk and exchange rows, ids and lists in passes
+/// sized from it.
+pub const DIVIDED_DEFAULT_PROCESS_BYTES: u64 = DEFAULT_HELD_IMAGE_BYTES;
+
+/// The bytes a divided run's process plans with: its budget, or
+/// [`DIVIDED_DEFAULT_PROCESS_BYTES`].
+pub fn divided_process_bytes(budget: Option<MemoryBudget>) -> u64 {
+    budget.map_or(DIVIDED_DEFAULT_PROCESS_BYTES, |b| b.0)
+}
+
+/// A worker's default share grown to hold its per-document data (`meta` bytes) beside
+/// its passes: a default never refuses a run.
+pub fn divided_default_share(share: u64, meta: u64) -> u64 {
+    share.max(2 * meta + share / 2)
+}
+
 /// A worker's share of a process's budget of `budget` bytes shared by `per_process`
 /// workers.
 pub fn worker_share(budget: u64, per_process: usize) -> u64 {

@@ -156,15 +156,17 @@ pub(super) struct Assembled {
     pub removed: Option<Vec<Option<Removal>>>,
 }
 
-/// The passes of the rows stage: under a budget, each over a slice of the keys, so that a
-/// pass's incidences fit in half of a worker's budget (`worker_budget`) beside its
-/// per-document data.
+/// The passes of the rows stage, each over a slice of the keys, so that a pass's incidences
+/// fit in half of a worker's share (`worker_budget`) beside its per-document data; a budget
+/// that the data alone outgrow is refused, the default share grows to hold them
+/// ([`crate::plan::divided_row_passes`]).
 fn row_passes(
     rounds: &mut Rounds<'_>,
     plan: &Plan,
     local: &Local,
     worker_budget: Option<u64>,
 ) -> Result<u64> {
+    let budget = plan.job.spill_config().budget;
     let meta = (local.docs.iter())
         .map(|d| crate::plan::divided_doc_bytes(std::mem::size_of::<Doc>(), d.ext.len()))
         .sum::<u64>();
@@ -174,6 +176,10 @@ fn row_passes(
     };
     let most_meta = needs.iter().map(|(_, n)| n.1).max().unwrap_or(0);
     let most = needs.iter().map(|(_, n)| n.0).max().unwrap_or(0);
+    let b = match budget {
+        Some(_) => b,
+        None => crate::plan::divided_default_share(b, most_meta),
+    };
     let Some(passes) = crate::plan::divided_row_passes(most, most_meta, b) else {
         let e = Error::Budget(format!(
             "{}: a worker holds {} KiB of per-document data (ids, offsets, \
@@ -183,7 +189,7 @@ fn row_passes(
             plan.path.display(),
             most_meta.div_ceil(1 << 10),
             b >> 10,
-            (plan.job.spill_config().budget).expect("a worker budget comes from the budget"),
+            budget.map_or("-".into(), |b| b.to_string()),
         ));
         return Err(together(rounds, e));
     };
@@ -196,10 +202,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let job = &plan.job;
     let mut stages = Stages::default();
     let spill = job.spill_config();
-    // Under a budget the keys wait on disk; each worker of a process gets its share.
-    let worker_budget = spill
-        .budget
-        .map(|b| crate::plan::worker_share(b.0, plan.per_process));
+    // The keys wait on disk; each worker of a process gets its share of the budget, or of
+    // the default plan's (`plan::DIVIDED_DEFAULT_PROCESS_BYTES`).
+    let worker_budget = Some(crate::plan::worker_share(
+        crate::plan::divided_process_bytes(spill.budget),
+        plan.per_process,
+    ));
     let spill_dir = worker_budget.map(|_| spill.dir());
     let spill_dir = spill_dir.as_deref();
 

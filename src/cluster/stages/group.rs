@@ -169,7 +169,9 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
             ext_ids: Some(&ext_ids),
         };
         let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
-        let budget = spill.budget.map(|b| crate::plan::group_verify_share(b.0));
+        let budget = Some(spill.budget.map_or(crate::plan::DEFAULT_VERIFY_BYTES, |b| {
+            crate::plan::group_verify_share(b.0)
+        }));
         verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
     }
     let doc = |d: DocId| docs[d.index()];
