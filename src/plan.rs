@@ -134,7 +134,7 @@ pub const KEY_PARTITION_BITS: u32 = 8;
 pub const KEY_PARTITION_BUFFER_BYTES: usize = 64 << 10;
 
 /// The smallest batch a batched stage takes (pairs, components), so that it progresses.
-const MIN_BATCH_BYTES: u64 = 1 << 20;
+pub const MIN_BATCH_BYTES: u64 = 1 << 20;
 
 /// Bytes of text a token takes, for an estimate of a corpus's tokens from its size.
 pub const TEXT_BYTES_PER_TOKEN: u64 = 6;

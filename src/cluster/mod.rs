@@ -15,7 +15,7 @@
 //! threshold; `verify.rs` exact verification and regrouping; `config.rs` the method and its
 //! options; `output.rs` the records and writers; `stages/` the stages of a run as
 //! functions over a partition (documents, rows, classes, groups), which the many-process
-//! run ([`crate::dataflow`]) calls on each worker's part.
+//! run (`dataflow`, behind the `distributed` feature) calls on each worker's part.
 //!
 //! Invariants:
 //! - a cluster has at least two documents (singletons are not clusters); clusters are sorted
@@ -36,6 +36,7 @@ pub mod detection;
 pub mod exact;
 mod held_keys;
 pub mod job;
+mod job_output;
 pub mod lsh;
 pub mod method;
 mod options;

@@ -137,7 +137,7 @@ impl SpilledContext {
 }
 
 impl RowSource for SpilledContext {
-    /// Reads the file in blocks of [`READ_BLOCK`] bytes, decoding the varints from the
+    /// Reads the file in blocks of 4 MiB, decoding the varints from the
     /// block in place (the codec's fast path, byte-wise only at a block's end).
     fn for_each_row(&self, f: &mut dyn FnMut(&[u32]) -> Result<()>) -> Result<()> {
         let file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;

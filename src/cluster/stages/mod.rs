@@ -1,6 +1,6 @@
 //! The stages of a clustering run as functions over a partition (a slice of documents,
 //! rows, collapse classes or groups), so that a run divided among many workers
-//! ([`crate::dataflow`], behind the `distributed` feature) holds no stage logic of its
+//! (`dataflow`, behind the `distributed` feature) holds no stage logic of its
 //! own: it only moves each stage's inputs to the worker owning them and calls these.
 //!
 //! Layout: `classes.rs` (the collapse of the documents sharing a collapse key,
