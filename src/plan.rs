@@ -581,12 +581,15 @@ impl MemoryPlan {
                     (cap as u64 * PASS_BYTES_PER_INCIDENCE).max(work.min(avail))
                 }
                 None => {
-                    UNBUDGETED_PASS_INCIDENCES.max(
-                        usize::try_from(incidences)
-                            .unwrap_or(usize::MAX)
-                            .div_ceil(MAX_PASSES / 2),
-                    ) as u64
-                        * PASS_BYTES_PER_INCIDENCE
+                    // Keys in memory while the images fit the default, else the
+                    // partitioned key file.
+                    let total = usize::try_from(incidences).unwrap_or(usize::MAX);
+                    let cap = if images <= DEFAULT_HELD_IMAGE_BYTES {
+                        UNBUDGETED_PASS_INCIDENCES.max(total.div_ceil(MAX_PASSES / 2))
+                    } else {
+                        PARTITIONED_PASS_INCIDENCES
+                    };
+                    cap.min(total) as u64 * PASS_BYTES_PER_INCIDENCE
                 }
             };
             let rows = match self.budget {

@@ -43,6 +43,11 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
+    /// Print the memory plan after the run (each stage's planned share, the largest share
+    /// it was handed and each phase's measured peak) and add it to summary.json as
+    /// `memory_plan`.
+    #[arg(long)]
+    pub explain_plan: bool,
 }
 
 /// The clustering job's options (shared by `cluster` and `dedup`).
@@ -113,11 +118,6 @@ pub struct JobArgs {
     /// plan gives (the output is the same for any N).
     #[arg(long, value_name = "N")]
     pub partitions: Option<usize>,
-    /// Print the memory plan after the run (each stage's planned share, the largest share
-    /// it was handed and each phase's measured peak) and add it to summary.json as
-    /// `memory_plan`.
-    #[arg(long)]
-    pub explain_plan: bool,
 }
 
 impl JobArgs {
@@ -141,7 +141,7 @@ impl JobArgs {
             memory_budget: self.spill.memory_budget,
             tmp_dir: self.spill.tmp_dir.clone(),
             partitions: self.partitions,
-            explain_plan: self.explain_plan,
+            explain_plan: false,
         }
     }
 
@@ -165,7 +165,11 @@ fn run_local(
 
 pub fn run(args: Args) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let job = args.job.builder()?.build()?;
+    let job = args
+        .job
+        .builder()?
+        .explain_plan(args.explain_plan)
+        .build()?;
     let input = Input::from_paths(&args.input)?;
     #[cfg(feature = "distributed")]
     let out = match args.dist.topology()? {

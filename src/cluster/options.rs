@@ -63,7 +63,8 @@ pub struct JobOptions {
     /// Key-range partitions of the context build instead of the memory plan's passes
     /// (the same output for any count).
     pub partitions: Option<usize>,
-    /// Add the memory plan, and what each stage used, to the summary.
+    /// Add the memory plan, and what each stage used, to the summary of a clustering
+    /// (`memory_plan`; a deduplication's summary does not carry it).
     pub explain_plan: bool,
 }
 
