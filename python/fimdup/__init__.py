@@ -444,6 +444,8 @@ def cluster(
     max_itemsets: int = _JOB["max_itemsets"],
     memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
+    partitions: Optional[int] = _JOB["partitions"],
+    explain_plan: bool = _JOB["explain_plan"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],
@@ -470,7 +472,9 @@ def cluster(
     image elements, no transitive chains), "union-find", "lsh", "super-shingle" or "exact".
     ``threshold`` is a resemblance (default 0.8), translated to each method's k;
     ``min_common`` gives k itself. ``verify="exact"`` keeps only the pairs whose exact
-    resemblance passes the threshold.
+    resemblance passes the threshold. ``partitions`` fixes how many key ranges the context
+    is built in (the same output for any count); ``explain_plan=True`` adds the memory plan
+    to ``summary`` (``memory_plan``).
 
     >>> r = fimdup.cluster(["x y z w v u", "x y z w v u", "p q r s t"], shingle_len=3)
     >>> r.clusters, r.pairs.num_rows
@@ -567,6 +571,7 @@ def dedup(
     max_itemsets: int = _JOB["max_itemsets"],
     memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
+    partitions: Optional[int] = _JOB["partitions"],
     scheme: Optional[str] = _PIPE["scheme"],
     size: int = _PIPE["size"],
     unit: str = _PIPE["unit"],

@@ -122,20 +122,13 @@ impl HoldThenKeys<'_> {
     /// kept so far already needs more: ids (40 bytes and the text each), fingerprints and
     /// key counts (20 bytes a document), and the room for passes over the keys so far. A
     /// lower bound of what the build will count, so a run refused here would be refused
-    /// after the stream. What the process has resident counts too, as the build counts it
-    /// ([`crate::spill::in_use`], measured only when the resident memory read without
-    /// trimming the heap is past the budget): the refusal comes before the process outgrows
-    /// the budget.
+    /// after the stream.
     fn check_budget(&self) -> Result<()> {
         let (Some(b), Some(s)) = (self.budget, &self.spilled) else {
             return Ok(());
         };
         let docs = s.ext_ids.len();
-        let mut held = self.id_bytes + KEYED_DOC_BYTES * docs as u64;
-        let (work, _) = context_needs(held, self.keys_total);
-        if crate::spill::resident_bytes().is_some_and(|r| r + work > b.0) {
-            held = crate::spill::in_use(held);
-        }
+        let held = self.id_bytes + KEYED_DOC_BYTES * docs as u64;
         let (work, need) = context_needs(held, self.keys_total);
         if need > b.0 {
             return Err(context_refusal(self.corpus, docs, true, need, work, b));
