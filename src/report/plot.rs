@@ -132,21 +132,37 @@ pub fn svg_grid(
     width: u32,
     height: u32,
 ) -> Result<(String, Vec<Hit>), String> {
+    svg_document(width, height, |root, hits| {
+        let cols = cols.max(1);
+        let rows = panels.len().div_ceil(cols).max(1);
+        let areas = root.split_evenly((rows, cols));
+        for (i, (p, area)) in panels.iter().zip(areas.iter()).enumerate() {
+            draw_panel(i, p, area, hits)?;
+        }
+        Ok(())
+    })
+}
+
+/// One SVG document of `width x height` pixels on a white ground, drawn by `draw` (which
+/// records where it drew every finite point); the document and those places.
+fn svg_document(
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&Area<'_>, &mut Vec<Hit>) -> Result<(), String>,
+) -> Result<(String, Vec<Hit>), String> {
     let mut out = String::new();
     let mut hits = Vec::new();
     {
         let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let cols = cols.max(1);
-        let rows = panels.len().div_ceil(cols).max(1);
-        let areas = root.split_evenly((rows, cols));
-        for (i, (p, area)) in panels.iter().zip(areas.iter()).enumerate() {
-            draw_panel(i, p, area, &mut hits)?;
-        }
+        draw(&root, &mut hits)?;
         root.present().map_err(err)?;
     }
     Ok((out, hits))
 }
+
+/// A drawing area of an SVG document.
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
 
 /// Draws panels side by side over one legend, the entries of `legend` in rows under them
 /// (entry `i` in palette colour `i`, marked as its style draws it), into one SVG document of
@@ -157,11 +173,7 @@ pub fn svg_legend_below(
     width: u32,
     height: u32,
 ) -> Result<(String, Vec<Hit>), String> {
-    let mut out = String::new();
-    let mut hits = Vec::new();
-    {
-        let root = SVGBackend::with_string(&mut out, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
+    svg_document(width, height, |root, hits| {
         let style =
             TextStyle::from(("sans-serif", 16).into_font()).pos(Pos::new(HPos::Left, VPos::Center));
         // Each entry's place: its mark (28 px), its label and a gap, rows as wide as fit.
@@ -183,7 +195,7 @@ pub fn svg_legend_below(
         let (top, below) = root.split_vertically(height.saturating_sub(strip));
         let areas = top.split_evenly((1, panels.len().max(1)));
         for (i, (p, area)) in panels.iter().zip(areas.iter()).enumerate() {
-            draw_panel(i, p, area, &mut hits)?;
+            draw_panel(i, p, area, hits)?;
         }
         for (i, (s, &(x, row))) in legend.iter().zip(&places).enumerate() {
             let left = (width as i32 - rows_w[row as usize]) / 2;
@@ -193,14 +205,13 @@ pub fn svg_legend_below(
                 .draw(&Text::new(s.label.clone(), (x + 28, y), style.clone()))
                 .map_err(err)?;
         }
-        root.present().map_err(err)?;
-    }
-    Ok((out, hits))
+        Ok(())
+    })
 }
 
 /// Draws a legend mark of `style` with its left end at `(x, y)`.
 fn draw_mark(
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     style: &Style,
     color: RGBColor,
     (x, y): (i32, i32),
@@ -230,7 +241,7 @@ fn draw_mark(
 fn draw_panel(
     index: usize,
     p: &Panel<'_>,
-    area: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    area: &Area<'_>,
     hits: &mut Vec<Hit>,
 ) -> Result<(), String> {
     let area = match p.note {

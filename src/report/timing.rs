@@ -139,6 +139,19 @@ pub fn repeated<T>(repeat: &Repeat, mut step: impl FnMut() -> Result<T>) -> Resu
 mod tests {
     use super::*;
 
+    /// `repeated` of a step that sleeps `ms` milliseconds, at most `max` times within
+    /// `seconds`: how many steps ran, and the measure.
+    fn sleeping(max: usize, seconds: f64, ms: u64) -> (u32, Measured<()>) {
+        let mut n = 0;
+        let m = repeated(&Repeat { max, seconds }, || {
+            n += 1;
+            std::thread::sleep(std::time::Duration::from_millis(ms));
+            Ok(())
+        })
+        .unwrap();
+        (n, m)
+    }
+
     #[test]
     fn repeats_until_the_count_or_the_time() {
         // Quick steps: the count stops them.
@@ -157,37 +170,13 @@ mod tests {
         assert_eq!((n, m.value, m.seconds.runs), (4, 4, 4));
         assert!(m.seconds.least <= m.seconds.most);
         // A step longer than the time: once.
-        let mut n = 0;
-        let m = repeated(
-            &Repeat {
-                max: 5,
-                seconds: 0.01,
-            },
-            || {
-                n += 1;
-                std::thread::sleep(std::time::Duration::from_millis(15));
-                Ok(())
-            },
-        )
-        .unwrap();
+        let (n, m) = sleeping(5, 0.01, 15);
         assert_eq!((n, m.seconds.runs), (1, 1));
         assert_eq!(m.seconds.least, m.seconds.most);
         assert!(m.seconds.least >= 0.015);
         // Steps of at least 4 ms with 10 ms: at most three (4, 8, 12 ms: the third passes
         // the time), and every repetition but the last started inside the time.
-        let mut n = 0;
-        let m = repeated(
-            &Repeat {
-                max: 7,
-                seconds: 0.01,
-            },
-            || {
-                n += 1;
-                std::thread::sleep(std::time::Duration::from_millis(4));
-                Ok(())
-            },
-        )
-        .unwrap();
+        let (n, m) = sleeping(7, 0.01, 4);
         assert_eq!(n, m.seconds.runs);
         assert!(n <= 3 && m.seconds.least >= 0.004, "{n} {:?}", m.seconds);
         assert!(
