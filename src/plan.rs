@@ -144,9 +144,14 @@ pub fn tokens_of_text(text_bytes: u64) -> u64 {
     text_bytes / TEXT_BYTES_PER_TOKEN
 }
 
-/// What the external ids `ids` are counted for against a budget: 40 bytes and the text each.
+/// Bytes an external id is counted for against a budget besides its text: its `String`
+/// header and what the allocator adds.
+pub const ID_BYTES: u64 = 40;
+
+/// What the external ids `ids` are counted for against a budget: [`ID_BYTES`] and the text
+/// each.
 pub fn id_bytes(ids: &[String]) -> u64 {
-    ids.iter().map(|i| 40 + i.len() as u64).sum()
+    ids.iter().map(|i| ID_BYTES + i.len() as u64).sum()
 }
 
 /// Bytes one held image of `image_len` values takes (both value vectors of a positional
@@ -519,7 +524,7 @@ impl MemoryPlan {
     /// The per-document state of `facts`: ids, offsets and fingerprints.
     pub fn doc_state(&self, facts: &Facts) -> u64 {
         let docs = facts.docs.div_ceil(self.processes as u64);
-        docs * (40 + HELD_DOC_BYTES) + facts.id_text_bytes / self.processes as u64
+        docs * (ID_BYTES + HELD_DOC_BYTES) + facts.id_text_bytes / self.processes as u64
     }
 
     /// The stages of a job on an input of `facts`, in order, with their shares; a
