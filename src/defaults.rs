@@ -5,7 +5,8 @@
 //! Groups and their source:
 //! `corpus` ([`CorpusConfig`]), `pipeline` ([`PipelineOptions`]), `job` ([`JobOptions`]),
 //! `dedup` ([`DedupOptions`]), `truth` ([`TruthFormat`], no rule), `eval` ([`EvalOptions`]),
-//! `sweep` ([`SweepOptions`]), `index` ([`IndexConfig`]), `query` ([`QueryOptions`]),
+//! `method` (every method's own options, from their declarations; `method_catalogue` lists
+//! each with its methods, type, range and help), `sweep` ([`SweepOptions`]), `index` ([`IndexConfig`]), `query` ([`QueryOptions`]),
 //! `context` ([`ContextConfig`], [`Orientation`]), `mine` ([`Target`], no cap) and `overlap`
 //! ([`OverlapConfig`]).
 //!
@@ -45,6 +46,11 @@ pub fn defaults() -> Value {
         },
         "pipeline": PipelineOptions::default(),
         "job": JobOptions::default(),
+        "method": crate::cluster::declared::all_options()
+            .into_iter()
+            .map(|(d, _)| (d.name.to_string(), d.default_json()))
+            .collect::<serde_json::Map<String, Value>>(),
+        "method_catalogue": crate::cluster::declared::catalogue(),
         "dedup": DedupOptions::default(),
         "truth": {
             "truth_format": TruthFormat::default().name(),

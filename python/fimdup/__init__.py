@@ -29,6 +29,7 @@ shows the values the command uses.
 from __future__ import annotations
 
 import csv as _csv
+import inspect as _inspect
 import itertools as _itertools
 import json as _json
 import os as _os
@@ -78,6 +79,9 @@ _DEFAULTS: Dict[str, Dict[str, Any]] = _native.defaults()
 _CORPUS = _DEFAULTS["corpus"]
 _PIPE = _DEFAULTS["pipeline"]
 _JOB = _DEFAULTS["job"]
+#: Every method's own options, as the methods declare them (name, methods, type, default,
+#: range or choices, help): the keywords ``cluster`` and ``dedup`` add to their signatures.
+_METHOD_OPTIONS: List[Dict[str, Any]] = _DEFAULTS["method_catalogue"]
 _DEDUP = _DEFAULTS["dedup"]
 _TRUTH = _DEFAULTS["truth"]
 _EVAL = _DEFAULTS["eval"]
@@ -101,6 +105,38 @@ def defaults() -> Dict[str, Dict[str, Any]]:
     50000000
     """
     return _native.defaults()
+
+
+_PY_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
+
+
+def _with_method_options(fn: Any) -> Any:
+    """Adds every method's declared options to ``fn``'s signature (after ``max_df``) with
+    their defaults, and a paragraph on them to its docs; ``fn`` takes them as
+    ``**method_options``, and the library checks them against the chosen method."""
+    sig = _inspect.signature(fn)
+    params = [p for p in sig.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    at = next(i for i, p in enumerate(params) if p.name == "max_df") + 1
+    extra = []
+    lines = []
+    for o in _METHOD_OPTIONS:
+        t = _PY_TYPES[o["type"]]
+        ann = Optional[t] if o["default"] is None else t
+        extra.append(_inspect.Parameter(o["name"], _inspect.Parameter.KEYWORD_ONLY, default=o["default"], annotation=ann))
+        lines.append(f"    ``{o['name']}`` ({', '.join(o['methods'])}): {o['help']}")
+    fn.__signature__ = sig.replace(parameters=params[:at] + extra + params[at:])
+    fn.__doc__ = (fn.__doc__ or "") + "\n    Method options (each method's own, as its file declares them):\n\n" + "\n".join(lines) + "\n"
+    return fn
+
+
+def _method_values(fn: str, given: Dict[str, Any]) -> Dict[str, Any]:
+    """The method options among ``given`` (a call's ``**method_options``); an unknown
+    keyword is a ``TypeError`` as Python's own."""
+    names = {o["name"] for o in _METHOD_OPTIONS}
+    for k in given:
+        if k not in names:
+            raise TypeError(f"{fn}() got an unexpected keyword argument {k!r}")
+    return {k: v for k, v in given.items() if v is not None}
 
 
 def _pick(args: Dict[str, Any], keys: Sequence[str]) -> Dict[str, Any]:
@@ -424,6 +460,7 @@ def _job_opts(kw: Dict[str, Any]) -> str:
     return _json.dumps({k: (None if v is None else (_os.fspath(v) if isinstance(v, _os.PathLike) else v)) for k, v in kw.items()})
 
 
+@_with_method_options
 def cluster(
     texts: Any,
     ids: Any = None,
@@ -435,13 +472,7 @@ def cluster(
     verify: Optional[str] = _JOB["verify"],
     candidate_threshold: Optional[float] = _JOB["candidate_threshold"],
     max_df: Optional[int] = _JOB["max_df"],
-    bands: Optional[int] = _JOB["bands"],
-    fn_weight: float = _JOB["fn_weight"],
-    grouping: str = _JOB["grouping"],
-    super_per: Optional[int] = _JOB["super_per"],
-    no_split: bool = _JOB["no_split"],
     max_pairs: int = _JOB["max_pairs"],
-    max_itemsets: int = _JOB["max_itemsets"],
     memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
     partitions: Optional[int] = _JOB["partitions"],
@@ -465,11 +496,13 @@ def cluster(
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
     threads: Optional[int] = None,
+    **method_options: Any,
 ) -> Result:
     """Clusters of near-duplicate documents (``fimdup cluster``).
 
     ``method``: "concept" (maximal frequent itemsets: sets of documents sharing at least k
-    image elements, no transitive chains), "union-find", "lsh", "super-shingle" or "exact".
+    image elements, no transitive chains), "union-find", "lsh", "super-shingle", "exact" or
+    "simhash" (Charikar's fingerprints within Hamming distance ``hamming``).
     ``threshold`` is a resemblance (default 0.8), translated to each method's k;
     ``min_common`` gives k itself. ``verify="exact"`` keeps only the pairs whose exact
     resemblance passes the threshold. ``partitions`` fixes how many key ranges the context
@@ -483,6 +516,7 @@ def cluster(
     c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
     sk = _pick(locals(), _SKETCH_KEYS)
     job = _pick(locals(), _JOB_KEYS)
+    job.update(_method_values("cluster", method_options))
     return Result(_native.cluster(c, _sketch_json(sk), _job_opts(job), threads))
 
 
@@ -547,6 +581,7 @@ class DedupResult:
         return f"DedupResult({s['documents']} documents, {s['kept']} kept, {s['removed']} removed)"
 
 
+@_with_method_options
 def dedup(
     texts: Any,
     ids: Any = None,
@@ -562,13 +597,7 @@ def dedup(
     verify: Optional[str] = _JOB["verify"],
     candidate_threshold: Optional[float] = _JOB["candidate_threshold"],
     max_df: Optional[int] = _JOB["max_df"],
-    bands: Optional[int] = _JOB["bands"],
-    fn_weight: float = _JOB["fn_weight"],
-    grouping: str = _JOB["grouping"],
-    super_per: Optional[int] = _JOB["super_per"],
-    no_split: bool = _JOB["no_split"],
     max_pairs: int = _JOB["max_pairs"],
-    max_itemsets: int = _JOB["max_itemsets"],
     memory_budget: Optional[str] = _JOB["memory_budget"],
     tmp_dir: Optional[PathLike] = None,
     partitions: Optional[int] = _JOB["partitions"],
@@ -591,6 +620,7 @@ def dedup(
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
     threads: Optional[int] = None,
+    **method_options: Any,
 ) -> DedupResult:
     """Which documents to keep (``fimdup dedup``, without writing files).
 
@@ -607,6 +637,7 @@ def dedup(
     c = _corpus(texts, ids, keys, format=format, text_field=text_field, id_field=id_field)
     sk = _pick(locals(), _SKETCH_KEYS)
     job = _pick(locals(), _JOB_KEYS)
+    job.update(_method_values("dedup", method_options))
     d = dict(keep=keep, per_cluster=per_cluster, against=against)
     return DedupResult(_native.dedup(c, _sketch_json(sk), _job_opts(job), _job_opts(d), threads))
 

@@ -163,6 +163,23 @@ def test_threshold_and_min_common_equal_cli(cli, fimdup, corpus):
     assert _ref.read_clusters_jsonl(out / "clusters.jsonl") == res.clusters
 
 
+def test_method_options_come_from_the_declarations(cli, fimdup, corpus):
+    """simhash's own options (declared in its file) are flags and keywords alike; an
+    option of another method and an unknown keyword are refused."""
+    out = cli.cluster("--method", "simhash", "--bits", "128", "--hamming", "12", "--blocks", "16")
+    res = fimdup.cluster(corpus.texts, corpus.ids, method="simhash", bits=128, hamming=12, blocks=16)
+    assert _ref.read_pairs_csv(out / "pairs.csv") == pairs_rows(res.pairs)
+    assert _ref.read_clusters_jsonl(out / "clusters.jsonl") == res.clusters
+    assert res.summary["options"] == {"bits": 128, "hamming": 12, "blocks": 16}
+    assert res.summary["image_size"] == 128 and res.pairs.num_rows > 0
+    with pytest.raises(ValueError, match="option bands belongs to lsh, not to concept"):
+        fimdup.cluster(corpus.texts, corpus.ids, method="concept", bands=4)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bandz'"):
+        fimdup.cluster(corpus.texts, corpus.ids, method="lsh", bandz=4)
+    with pytest.raises(ValueError, match="option hamming takes a distance below"):
+        fimdup.cluster(corpus.texts, corpus.ids, method="simhash", hamming=64)
+
+
 SKETCH_OPTION_CASES = [
     (["--shingle-len", "4", "--scheme", "one-permutation", "--size", "64", "--seed", "3",
       "--stopwords", "english", "--stem", "--threshold", "0.75"],

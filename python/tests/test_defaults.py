@@ -15,8 +15,8 @@ import pytest
 # specific first.
 GROUPS = {
     "sketch": ["pipeline", "corpus"],
-    "cluster": ["job", "pipeline", "corpus"],
-    "dedup": ["dedup", "job", "pipeline", "corpus"],
+    "cluster": ["job", "method", "pipeline", "corpus"],
+    "dedup": ["dedup", "job", "method", "pipeline", "corpus"],
     "evaluate": ["eval", "truth"],
     "sweep": ["sweep", "truth", "pipeline", "corpus"],
     "report": ["sweep", "truth", "pipeline", "corpus"],
@@ -62,7 +62,7 @@ def test_the_keywords_handed_over_are_the_library_options(fimdup):
     """The keywords cluster and sketch pass by name are exactly the fields of the library's
     named options (unknown names are refused there)."""
     d = fimdup._fimdup.defaults()
-    for g in ("pipeline", "job"):
+    for g in ("pipeline", "job", "method"):
         assert set(d[g]) <= set(inspect.signature(fimdup.cluster).parameters), g
     assert set(d["pipeline"]) <= set(inspect.signature(fimdup.sketch).parameters)
     assert set(d["eval"]) <= set(inspect.signature(fimdup.evaluate).parameters)
@@ -77,8 +77,10 @@ def _shown(text, key, value):
 def test_help_states_the_default_values(fimdup):
     d = fimdup.defaults()
     text = pydoc.render_doc(fimdup.cluster, renderer=pydoc.plaintext)
-    for key in ("max_pairs", "max_itemsets", "fn_weight", "method", "grouping"):
+    for key in ("max_pairs", "method"):
         assert _shown(text, key, d["job"][key]), key
+    for key in ("max_itemsets", "fn_weight", "grouping", "bits"):
+        assert _shown(text, key, d["method"][key]), key
     for key in ("size", "modulus", "unit", "tokenizer", "lang"):
         assert _shown(text, key, d["pipeline"][key]), key
     text = pydoc.render_doc(fimdup.evaluate, renderer=pydoc.plaintext)

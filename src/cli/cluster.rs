@@ -3,9 +3,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use fimdup::cluster::{Grouping, Input, JobBuilder, JobOptions, Measure, Method, Verify};
+use fimdup::cluster::{Input, JobBuilder, JobOptions, Measure, Method, Verify};
 
 use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
+use super::method_args::MethodArgs;
 
 /// Cluster near-duplicate documents with one method.
 ///
@@ -15,6 +16,8 @@ use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
 /// lsh: banded k-mins signatures, a filtering pass, center clustering (H00).
 /// super-shingle: documents sharing a super shingle, joined by union-find (B97 5.3).
 /// exact: every pair whose exact resemblance of full shingle sets is >= t (prefix filtering).
+/// simhash: Charikar's fingerprints within Hamming distance h, joined by union-find (C02,
+/// MJS07's permuted tables).
 ///
 /// --threshold is a resemblance for every method, translated to each method's own k (stated
 /// in the summary); --min-common gives the paper's absolute k instead. Identical,
@@ -26,6 +29,7 @@ use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
   fimdup cluster out/default.img --method union-find --min-common 100 --max-df 1000 --out out/uf
   fimdup cluster out/big.0.img out/big.1.img --memory-budget 2GiB --tmp-dir /scratch --out out/big
   fimdup cluster docs.jsonl --method exact --measure containment --threshold 0.5 --out out/cont
+  fimdup cluster docs.jsonl --method simhash --bits 64 --hamming 3 --out out/simhash
   fimdup cluster docs.jsonl --method union-find --measure containment --scheme mod-m --modulus 4 \\
       --threshold 0.5 --out out/cont-uf")]
 pub struct Args {
@@ -57,7 +61,7 @@ pub struct JobArgs {
     #[arg(
         long,
         default_value_t = JobOptions::default().method,
-        value_name = "concept|union-find|lsh|super-shingle|exact"
+        value_name = "concept|union-find|lsh|super-shingle|exact|simhash"
     )]
     pub method: Method,
     /// Resemblance threshold in [0, 1], translated to the method's own k.
@@ -80,29 +84,12 @@ pub struct JobArgs {
     /// Drop image elements held by more than D documents first (B97 5.1).
     #[arg(long, value_name = "D")]
     pub max_df: Option<u32>,
-    /// concept: stop with an error when more itemsets than this come out.
-    #[arg(long, default_value_t = JobOptions::default().max_itemsets, value_name = "N")]
-    pub max_itemsets: u64,
     /// Stop with an error when the clusters have more member pairs than this.
     #[arg(long, default_value_t = JobOptions::default().max_pairs, value_name = "N")]
     pub max_pairs: u64,
-    /// concept: mine the whole context at once instead of one connected component at a time.
-    #[arg(long)]
-    pub no_split: bool,
-    /// lsh: number of bands b (rows r = n / b) instead of the optimised choice.
-    #[arg(long, value_name = "B")]
-    pub bands: Option<u32>,
-    /// lsh: weight of the false-negative area when choosing b and r (false positives get
-    /// 1 - w; the filtering pass removes false positives, so recall is worth more).
-    #[arg(long, default_value_t = JobOptions::default().fn_weight, value_name = "W")]
-    pub fn_weight: f64,
-    /// lsh: how filtered pairs become clusters.
-    #[arg(long, value_enum, default_value_t = JobOptions::default().grouping)]
-    pub grouping: Grouping,
-    /// super-shingle: image elements per super shingle [default: with --threshold on k-mins
-    /// images, the rows per band LSH chooses for it; else 8].
-    #[arg(long, value_name = "N")]
-    pub super_per: Option<u32>,
+    /// The methods' own options (declared in each method's file).
+    #[command(flatten)]
+    pub method_options: MethodArgs,
     /// Keep only the pairs whose exact resemblance passes the threshold (re-reads the
     /// documents; needs a corpus as INPUT).
     #[arg(long, value_name = "exact")]
@@ -131,17 +118,12 @@ impl JobArgs {
             verify: self.verify,
             candidate_threshold: self.candidate_threshold,
             max_df: self.max_df,
-            max_itemsets: self.max_itemsets,
             max_pairs: self.max_pairs,
-            no_split: self.no_split,
-            bands: self.bands,
-            fn_weight: self.fn_weight,
-            grouping: self.grouping,
-            super_per: self.super_per,
             memory_budget: self.spill.memory_budget,
             tmp_dir: self.spill.tmp_dir.clone(),
             partitions: self.partitions,
             explain_plan: false,
+            options: self.method_options.0.clone(),
         }
     }
 

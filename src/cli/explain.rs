@@ -75,15 +75,9 @@ pub struct Args {
     /// Drop image elements held by more than D documents (of the two).
     #[arg(long, value_name = "D")]
     pub max_df: Option<u32>,
-    /// lsh: number of bands b instead of the optimised choice.
-    #[arg(long, value_name = "B")]
-    pub bands: Option<u32>,
-    /// lsh: weight of the false-negative area when choosing the bands.
-    #[arg(long, default_value_t = JobOptions::default().fn_weight, value_name = "W")]
-    pub fn_weight: f64,
-    /// super-shingle: image elements per super shingle.
-    #[arg(long, value_name = "N")]
-    pub super_per: Option<u32>,
+    /// The methods' own options (as for `fimdup cluster`).
+    #[command(flatten)]
+    pub method_options: super::method_args::MethodArgs,
     /// Write a self-contained HTML page of the explanation to FILE.
     #[arg(long, value_name = "FILE")]
     pub html_out: Option<PathBuf>,
@@ -104,9 +98,7 @@ fn cluster_config(
         min_common: args.min_common,
         measure: args.measure,
         max_df: args.max_df,
-        super_per: args.super_per,
-        bands: args.bands,
-        fn_weight: args.fn_weight,
+        options: args.method_options.0.clone(),
         ..JobOptions::default()
     };
     Ok(*opts.builder(pipeline.clone())?.build()?.cluster_config())

@@ -16,6 +16,7 @@ mod eval;
 mod explain;
 mod gen;
 mod index;
+mod method_args;
 mod mine;
 mod overlap;
 mod sketch;

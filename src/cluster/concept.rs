@@ -19,6 +19,7 @@
 
 use rayon::prelude::*;
 
+use super::declared::{OptKind, OptionDecl};
 use super::method::{MethodSpec, Reads};
 use super::run::{estimate, Arm, Found};
 use super::uf;
@@ -82,10 +83,35 @@ pub struct ConceptConfig {
     pub split_components: bool,
 }
 
+/// The itemset cap when none is given.
+pub const DEFAULT_MAX_ITEMSETS: u64 = 1_000_000;
+
+/// The options concept declares.
+const OPTIONS: &[OptionDecl] = &[
+    OptionDecl {
+        name: "max_itemsets",
+        kind: OptKind::Count {
+            default: Some(DEFAULT_MAX_ITEMSETS),
+            min: 1,
+            max: u64::MAX,
+        },
+        help: "stop with an error when more itemsets than this come out",
+        get: |c| serde_json::json!(c.concept.max_itemsets),
+        set: |c, v| c.concept.max_itemsets = v.as_u64(),
+    },
+    OptionDecl {
+        name: "no_split",
+        kind: OptKind::Flag,
+        help: "mine the whole context at once instead of one connected component at a time",
+        get: |c| serde_json::json!(!c.concept.split_components),
+        set: |c, v| c.concept.split_components = !v.as_bool().unwrap_or(false),
+    },
+];
+
 impl Default for ConceptConfig {
     fn default() -> Self {
         ConceptConfig {
-            max_itemsets: Some(1_000_000),
+            max_itemsets: Some(DEFAULT_MAX_ITEMSETS),
             split_components: true,
         }
     }
@@ -412,6 +438,10 @@ pub(super) struct Concept;
 impl MethodSpec for Concept {
     fn name(&self) -> &'static str {
         "concept"
+    }
+
+    fn options(&self) -> &'static [OptionDecl] {
+        OPTIONS
     }
 
     fn reads(&self) -> Reads {

@@ -7,7 +7,9 @@
 //! runs.
 
 use super::method::{MethodSpec, Reads};
-use super::{ConceptConfig, ExactConfig, ImageKind, LshConfig, Measure, SuperShingleConfig};
+use super::{
+    ConceptConfig, ExactConfig, ImageKind, LshConfig, Measure, SimHashConfig, SuperShingleConfig,
+};
 use crate::context::ContextConfig;
 use crate::sketch::Scheme;
 use crate::{Error, Result};
@@ -52,12 +54,19 @@ methods! {
     SuperShingle => super::supershingle::SuperShingle,
     /// Exact similarity join on full shingle sets; clusters are connected components.
     Exact => super::exact::Exact,
+    /// Charikar's fingerprints within Hamming distance h (C02, MJS07), union-find.
+    SimHash => super::simhash::SimHash,
 }
 
 impl Method {
     /// The CLI name.
     pub fn name(self) -> &'static str {
         self.spec().name()
+    }
+
+    /// The options the method declares in its file ([`super::declared`]).
+    pub fn options(self) -> &'static [super::declared::OptionDecl] {
+        self.spec().options()
     }
 
     /// The image scheme a method runs on when none is asked for: k-mins for the banding
@@ -184,6 +193,9 @@ pub struct ClusterConfig {
     pub super_shingle: SuperShingleConfig,
     /// Exact-join options.
     pub exact: ExactConfig,
+    /// SimHash options (simhash, henzinger).
+    #[serde(default)]
+    pub simhash: SimHashConfig,
     /// Stop with [`Error::Limit`] when the clusters have more member pairs than this.
     pub max_pairs: Option<u64>,
     /// What a [`Threshold::Resemblance`] value measures: resemblance (every method) or
@@ -203,6 +215,7 @@ impl Default for ClusterConfig {
             lsh: LshConfig::default(),
             super_shingle: SuperShingleConfig::default(),
             exact: ExactConfig::default(),
+            simhash: SimHashConfig::default(),
             max_pairs: Some(50_000_000),
             measure: Measure::Resemblance,
         }
@@ -249,6 +262,7 @@ impl ClusterConfig {
         self.concept.validate()?;
         self.lsh.validate()?;
         self.super_shingle.validate()?;
+        self.simhash.validate()?;
         self.exact.validate()
     }
 }

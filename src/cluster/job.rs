@@ -32,6 +32,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::declared::MethodValues;
 use super::held_keys::{sketch_held_or_keys_by, HeldOrKeys};
 use super::method::Reads;
 use super::threshold::{candidate_threshold, VERIFY_SIGMAS};
@@ -147,8 +148,7 @@ pub struct JobBuilder {
     verify: Option<Verify>,
     candidate_threshold: Option<f64>,
     spill: SpillConfig,
-    bands: Option<u32>,
-    fn_weight: Option<f64>,
+    options: MethodValues,
     equivalence: Equivalence,
     keep_fingerprints: bool,
     held_images: u64,
@@ -169,8 +169,7 @@ impl JobBuilder {
             verify: None,
             candidate_threshold: None,
             spill: SpillConfig::default(),
-            bands: None,
-            fn_weight: None,
+            options: MethodValues::default(),
             equivalence: Equivalence::Shingle,
             keep_fingerprints: false,
             held_images: DEFAULT_HELD_IMAGE_BYTES,
@@ -260,23 +259,17 @@ impl JobBuilder {
         self
     }
 
-    /// LSH: `b` bands of `n / b` rows instead of the optimised choice.
-    pub fn lsh_bands(&mut self, b: Option<u32>) -> &mut Self {
-        self.bands = b;
-        self
-    }
-
-    /// LSH: the weight `w` in `[0, 1]` of the false-negative area when choosing the bands
-    /// (false positives weigh `1 - w`).
-    pub fn lsh_fn_weight(&mut self, w: Option<f64>) -> &mut Self {
-        self.fn_weight = w;
+    /// The method's own options by name ([`super::declared`]): checked against the method's
+    /// declarations by [`JobBuilder::build`], the others defaulted.
+    pub fn method_options(&mut self, v: MethodValues) -> &mut Self {
+        self.options = v;
         self
     }
 
     /// Checks every setting and their combinations.
     pub fn build(&self) -> Result<Job> {
         let mut cluster = self.cluster;
-        let pipeline = match &self.pipeline {
+        let mut pipeline = match &self.pipeline {
             Some(p) => p.clone(),
             None => {
                 let mut p = PipelineConfig::default();
@@ -284,25 +277,11 @@ impl JobBuilder {
                 p
             }
         };
+        let method = cluster.method;
+        self.options.apply(method, &mut cluster)?;
+        method.spec().configure(&mut cluster, &mut pipeline)?;
+        method.spec().check_scheme(pipeline.sketch.scheme)?;
         pipeline.validate()?;
-        let n = pipeline.sketch.size;
-        if let Some(b) = self.bands {
-            if b == 0 || n % b as usize != 0 {
-                return Err(Error::config(format!(
-                    "{b} LSH bands do not divide the image size {n}"
-                )));
-            }
-            cluster.lsh.bands_rows = Some((b, n as u32 / b));
-        }
-        if let Some(w) = self.fn_weight {
-            if !(0.0..=1.0).contains(&w) {
-                return Err(Error::config(format!(
-                    "the false-negative weight must be in [0, 1], not {w}"
-                )));
-            }
-            cluster.lsh.fn_weight = w;
-            cluster.lsh.fp_weight = 1.0 - w;
-        }
         if self.candidate_threshold.is_some() && self.verify.is_none() {
             return Err(Error::config(
                 "a candidate threshold only applies with exact verification",
@@ -350,6 +329,7 @@ impl JobBuilder {
             keep_fingerprints: self.keep_fingerprints,
             held_images: self.held_images,
             explain_plan: self.explain_plan,
+            options: super::declared::values_of(&cluster),
         })
     }
 }
@@ -370,6 +350,15 @@ pub struct Job {
     /// The memory plan of the job (its stages record what they were handed in `spill`).
     plan: MemoryPlan,
     explain_plan: bool,
+    /// The method's declared options with their values (the summary's `options`).
+    options: serde_json::Value,
+}
+
+impl Job {
+    /// The method's declared options with their values, as `summary.json` writes them.
+    pub fn method_options(&self) -> &serde_json::Value {
+        &self.options
+    }
 }
 
 /// An input read once ([`Job::prepare`]), ready for any number of jobs.
@@ -648,8 +637,11 @@ impl Job {
                         self.check_fit(
                             path,
                             n,
-                            p.sketch.size,
-                            p.sketch.scheme.is_positional(),
+                            p.sketch
+                                .scheme
+                                .values_of(p.sketch.size)
+                                .unwrap_or(p.sketch.size),
+                            p.sketch.scheme.is_positional() || p.sketch.scheme.is_fingerprint(),
                             extra,
                         )?;
                         let prep = Prepared::new_by(out.images, Some(&out.fingerprints), eq)?;
@@ -718,8 +710,12 @@ impl Job {
         self.check_fit(
             path,
             n,
-            params.sketch.size,
-            params.sketch.scheme.is_positional(),
+            params
+                .sketch
+                .scheme
+                .values_of(params.sketch.size)
+                .unwrap_or(params.sketch.size),
+            params.sketch.scheme.is_positional() || params.sketch.scheme.is_fingerprint(),
             extra,
         )
     }
@@ -901,6 +897,7 @@ impl Job {
             .then(|| self.explain(&self.facts(&s), &output.summary.phases));
         Ok(JobOutput {
             memory_plan,
+            options: self.options.clone(),
             distributed,
             input_stats,
             output,

@@ -33,6 +33,8 @@ pub struct JobOutput {
     pub distributed: Option<serde_json::Value>,
     /// With [`JobBuilder::explain_plan`](super::JobBuilder::explain_plan): the memory plan and what each stage used.
     pub memory_plan: Option<serde_json::Value>,
+    /// The method's declared options with their values (the summary's `options`).
+    pub options: serde_json::Value,
 }
 
 impl JobOutput {
@@ -44,6 +46,7 @@ impl JobOutput {
         v["seconds"] = serde_json::json!(self.seconds);
         v["peak_rss_bytes"] = serde_json::json!(self.peak_rss_bytes);
         v["scheme"] = serde_json::json!(self.scheme.name());
+        v["options"] = self.options.clone();
         v["renamed_ids"] = serde_json::json!(self.input_stats.renamed_ids);
         v["skipped_oversized"] = serde_json::json!(self.input_stats.skipped_oversized);
         if let Some(d) = &self.distributed {

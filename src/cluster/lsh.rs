@@ -20,6 +20,7 @@
 
 use rayon::prelude::*;
 
+use super::declared::{as_u32, OptKind, OptionDecl};
 use super::method::{MethodSpec, Reads};
 use super::run::{Arm, Found};
 use super::threshold::{self, choose_bands, k_for_threshold, ImageKind};
@@ -41,12 +42,61 @@ pub struct LshConfig {
     pub grouping: Grouping,
 }
 
+/// The weight of the false-negative area when none is given.
+pub const DEFAULT_FN_WEIGHT: f64 = 0.5;
+
+/// The options lsh declares.
+const OPTIONS: &[OptionDecl] = &[
+    OptionDecl {
+        name: "bands",
+        kind: OptKind::Count {
+            default: None,
+            min: 1,
+            max: crate::sketch::MAX_SIZE as u64,
+        },
+        help: "number of bands b (rows r = n / b; b must divide the image size n) [default: the optimised choice]",
+        get: |c| serde_json::json!(c.lsh.bands_rows.map(|(b, _)| b)),
+        // The rows follow from the image size (`configure`).
+        set: |c, v| c.lsh.bands_rows = Some((as_u32(v), 0)),
+    },
+    OptionDecl {
+        name: "fn_weight",
+        kind: OptKind::Real {
+            default: DEFAULT_FN_WEIGHT,
+            min: 0.0,
+            max: 1.0,
+        },
+        help: "weight of the false-negative area when choosing b and r (false positives get 1 - w; the filtering pass removes false positives, so recall is worth more)",
+        get: |c| serde_json::json!(c.lsh.fn_weight),
+        set: |c, v| {
+            let w = v.as_f64().unwrap_or(DEFAULT_FN_WEIGHT);
+            c.lsh.fn_weight = w;
+            c.lsh.fp_weight = 1.0 - w;
+        },
+    },
+    OptionDecl {
+        name: "grouping",
+        kind: OptKind::Choice {
+            default: "center",
+            choices: &["center", "union-find"],
+        },
+        help: "how filtered pairs become clusters: H00's centers, or connected components",
+        get: |c| serde_json::json!(c.lsh.grouping.to_string()),
+        set: |c, v| {
+            c.lsh.grouping = match v.as_str() {
+                Some("union-find") => Grouping::UnionFind,
+                _ => Grouping::Center,
+            }
+        },
+    },
+];
+
 impl Default for LshConfig {
     fn default() -> Self {
         LshConfig {
             bands_rows: None,
-            fp_weight: 0.5,
-            fn_weight: 0.5,
+            fp_weight: 1.0 - DEFAULT_FN_WEIGHT,
+            fn_weight: DEFAULT_FN_WEIGHT,
             seed: 0x6669_6d64_7570_6c73, // "fimdupls"
             grouping: Grouping::Center,
         }
@@ -322,6 +372,28 @@ pub(super) struct Lsh;
 impl MethodSpec for Lsh {
     fn name(&self) -> &'static str {
         "lsh"
+    }
+
+    fn options(&self) -> &'static [OptionDecl] {
+        OPTIONS
+    }
+
+    /// The rows of given bands: the image size over the bands, which must divide it.
+    fn configure(
+        &self,
+        cfg: &mut super::ClusterConfig,
+        pipeline: &mut crate::sketch::pipeline::PipelineConfig,
+    ) -> Result<()> {
+        let n = pipeline.sketch.size as u32;
+        if let Some((b, 0)) = cfg.lsh.bands_rows {
+            if b == 0 || n % b != 0 {
+                return Err(Error::config(format!(
+                    "option bands takes a divisor of the image size {n}, not {b}"
+                )));
+            }
+            cfg.lsh.bands_rows = Some((b, n / b));
+        }
+        Ok(())
     }
 
     fn reads(&self) -> Reads {

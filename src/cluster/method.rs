@@ -10,12 +10,14 @@
 //! same choices.
 
 use super::candidates::CandidateRule;
+use super::declared::OptionDecl;
 use super::detection::Detection;
 use super::pair_detail::{MethodDetail, PairView};
 use super::run::{Arm, Found};
 use super::{ClusterConfig, ClusterSummary, Regroup, Threshold};
+use crate::sketch::pipeline::PipelineConfig;
 use crate::sketch::Scheme;
-use crate::Result;
+use crate::{Error, Result};
 
 /// What a method reads of a sketched corpus.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +39,32 @@ pub enum Reads {
 pub(super) trait MethodSpec: Sync {
     /// The CLI name.
     fn name(&self) -> &'static str;
+
+    /// Its own options ([`super::declared`]): the flags, keywords, checks and summary
+    /// fields made from them.
+    fn options(&self) -> &'static [OptionDecl] {
+        &[]
+    }
+
+    /// After the given options are written into `cfg`: what follows from them and the
+    /// pipeline (lsh's rows, simhash's scheme and width), and the combinations the
+    /// declarations cannot check.
+    fn configure(&self, _cfg: &mut ClusterConfig, _pipeline: &mut PipelineConfig) -> Result<()> {
+        Ok(())
+    }
+
+    /// Refuses images of a scheme it cannot read: every method but the fingerprint ones
+    /// refuses simhash fingerprints, which hold bits, not elements.
+    fn check_scheme(&self, scheme: Scheme) -> Result<()> {
+        if scheme.is_fingerprint() {
+            return Err(Error::config(format!(
+                "{} reads image elements, not {} fingerprints: sketch another --scheme, or run simhash or henzinger",
+                self.name(),
+                scheme.name()
+            )));
+        }
+        Ok(())
+    }
 
     /// What it reads of a sketched corpus.
     fn reads(&self) -> Reads;

@@ -9,8 +9,9 @@
 //! corpus -> method -> verification -> output); [`Prepared`] (`prepared.rs`) a corpus
 //! sketched once for any method; [`run_method`] (`run.rs`) one method on primitive inputs,
 //! with each method's own step in its file (`concept.rs`, `union_find.rs`, `lsh.rs`,
-//! `supershingle.rs`, `exact.rs`, each a `method::MethodSpec` registered in
-//! `config.rs`; `containment.rs` the mod-m containment step of union-find);
+//! `supershingle.rs`, `exact.rs`, `simhash.rs`, each a `method::MethodSpec` registered in
+//! `config.rs` with its options declared in its file, `declared.rs`; `containment.rs` the
+//! mod-m containment step of union-find);
 //! `threshold.rs` every translation of a
 //! threshold; `verify.rs` exact verification and regrouping; `config.rs` the method and its
 //! options; `output.rs` the records and writers; `stages/` the stages of a run as
@@ -32,6 +33,7 @@ pub mod collapse;
 pub mod concept;
 pub mod config;
 pub mod containment;
+pub mod declared;
 pub mod detection;
 pub mod exact;
 mod held_keys;
@@ -44,6 +46,7 @@ pub mod output;
 pub mod pair_detail;
 pub mod prepared;
 pub mod run;
+pub mod simhash;
 pub mod stages;
 pub mod supershingle;
 #[cfg(test)]
@@ -63,6 +66,7 @@ pub use collapse::{collapse, Collapse, CollapseSummary, Equivalence};
 pub use concept::{concept_clusters, fp_miner, ConceptConfig, ConceptResult, MaximalMiner};
 pub use config::{ClusterConfig, Method, Threshold};
 pub use containment::{containment_join, mod_m_containment_pairs, ContainmentPair, Measure};
+pub use declared::{MethodValues, OptKind, OptionDecl};
 pub use exact::{exact_join, verify_exact, ExactConfig, ExactPair};
 pub use job::{Input, Job, JobBuilder, JobOutput, Sketched, Verify};
 pub use lsh::{center_clusters, Grouping, LshConfig};
@@ -76,6 +80,7 @@ pub use prepared::Prepared;
 pub use run::{
     check_max_pairs, components_with_support, finish_clusters, run_method, ClusterInputs,
 };
+pub use simhash::SimHashConfig;
 pub use supershingle::SuperShingleConfig;
 pub use threshold::{
     candidate_threshold, choose_bands, image_kind, k_for_threshold, ImageKind, VERIFY_SIGMAS,

@@ -7,12 +7,14 @@
 //! there once; the command's flags and the Python package's keywords take them from
 //! [`JobOptions::default`]: concept at resemblance 0.8, no verification, at most 1,000,000
 //! itemsets and 50,000,000 pairs, LSH false-negative weight 0.5 and center grouping, no
-//! memory budget.
+//! memory budget. A method's own options (`bands`, `max_itemsets`, `hamming`...) are the
+//! flattened [`MethodValues`], defaulted and checked from the method's declarations.
 
 use std::path::PathBuf;
 use std::str::FromStr;
 
-use super::{ClusterConfig, Grouping, JobBuilder, Measure, Method, Threshold, Verify};
+use super::declared::MethodValues;
+use super::{ClusterConfig, JobBuilder, Measure, Method, Threshold, Verify};
 use crate::sketch::by_name;
 use crate::sketch::pipeline::PipelineConfig;
 use crate::spill::{MemoryBudget, SpillConfig};
@@ -21,7 +23,7 @@ use crate::{Error, Result};
 /// Every option of a clustering job but the pipeline (see the module docs); serialized by
 /// the names the command takes ([`crate::defaults`]).
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct JobOptions {
     /// The method.
     #[serde(with = "by_name")]
@@ -40,21 +42,8 @@ pub struct JobOptions {
     pub candidate_threshold: Option<f64>,
     /// Drop image elements held by more than this many documents.
     pub max_df: Option<u32>,
-    /// concept: stop when more itemsets than this come out.
-    pub max_itemsets: u64,
     /// Stop when the clusters have more member pairs than this.
     pub max_pairs: u64,
-    /// concept: mine the whole context at once.
-    pub no_split: bool,
-    /// lsh: number of bands instead of the optimised choice.
-    pub bands: Option<u32>,
-    /// lsh: weight of the false-negative area when choosing the bands.
-    pub fn_weight: f64,
-    /// lsh: how filtered pairs become clusters.
-    #[serde(with = "by_name")]
-    pub grouping: Grouping,
-    /// super-shingle: image elements per super shingle.
-    pub super_per: Option<u32>,
     /// Bound on the run's memory.
     #[serde(with = "by_name::option")]
     pub memory_budget: Option<MemoryBudget>,
@@ -66,6 +55,10 @@ pub struct JobOptions {
     /// Add the memory plan, and what each stage used, to the summary of a clustering
     /// (`memory_plan`; a deduplication's summary does not carry it).
     pub explain_plan: bool,
+    /// The method's own options, by the names its file declares ([`super::declared`]);
+    /// any other key lands here too and is refused when the job is built.
+    #[serde(flatten)]
+    pub options: MethodValues,
 }
 
 impl Default for JobOptions {
@@ -80,20 +73,12 @@ impl Default for JobOptions {
             verify: None,
             candidate_threshold: None,
             max_df: c.context.max_df,
-            max_itemsets: c
-                .concept
-                .max_itemsets
-                .expect("the default concept options cap the itemsets"),
             max_pairs: c.max_pairs.expect("the default caps the pairs"),
-            no_split: !c.concept.split_components,
-            bands: None,
-            fn_weight: c.lsh.fn_weight,
-            grouping: c.lsh.grouping,
-            super_per: c.super_shingle.per,
             memory_budget: None,
             tmp_dir: None,
             partitions: None,
             explain_plan: false,
+            options: MethodValues::default(),
         }
     }
 }
@@ -110,7 +95,8 @@ impl JobOptions {
         }
     }
 
-    /// The method's options (not yet checked: [`JobBuilder::build`] does).
+    /// The job's options but the method's own (not yet checked: [`JobBuilder::build`]
+    /// checks them and adds the method's).
     pub fn cluster_config(&self) -> Result<ClusterConfig> {
         let mut cfg = ClusterConfig {
             method: self.method,
@@ -120,10 +106,6 @@ impl JobOptions {
             ..ClusterConfig::default()
         };
         cfg.context.max_df = self.max_df;
-        cfg.concept.max_itemsets = Some(self.max_itemsets);
-        cfg.concept.split_components = !self.no_split;
-        cfg.lsh.grouping = self.grouping;
-        cfg.super_shingle.per = self.super_per;
         Ok(cfg)
     }
 
@@ -133,8 +115,7 @@ impl JobOptions {
         let mut b = JobBuilder::new(self.method);
         b.cluster(self.cluster_config()?)
             .pipeline(pipeline)
-            .lsh_bands(self.bands)
-            .lsh_fn_weight(Some(self.fn_weight))
+            .method_options(self.options.clone())
             .verify(self.verify)
             .candidate_threshold(self.candidate_threshold)
             .spill(SpillConfig::new(self.memory_budget, self.tmp_dir.clone())?)
@@ -184,7 +165,7 @@ mod tests {
             .config(Default::default(), o.method.default_scheme())
             .unwrap();
         assert_eq!(p.sketch.scheme, Scheme::KMins);
-        let job = o.builder(p).unwrap().build().unwrap();
+        let job = o.builder(p.clone()).unwrap().build().unwrap();
         assert_eq!(job.verified_threshold(), Some(0.7));
         let both: JobOptions = serde_json::from_str(r#"{"threshold":0.7,"min_common":3}"#).unwrap();
         assert!(both.threshold().is_err());
@@ -193,6 +174,20 @@ mod tests {
             JobOptions::default()
         );
         assert!(serde_json::from_str::<JobOptions>(r#"{"method":"nope"}"#).is_err());
+        // a method's own option by its declared name; an unknown key is refused at build
+        let l: JobOptions = serde_json::from_str(r#"{"method":"lsh","bands":16}"#).unwrap();
+        let job = l.builder(p.clone()).unwrap().build().unwrap();
+        assert_eq!(job.cluster_config().lsh.bands_rows, Some((16, 8)));
+        assert_eq!(job.method_options()["bands"], 16);
+        assert_eq!(job.method_options()["grouping"], "center");
+        let u: JobOptions = serde_json::from_str(r#"{"method":"lsh","bandz":16}"#).unwrap();
+        let e = u
+            .builder(p.clone())
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown option \"bandz\""), "{e}");
         // written by name, read back the same
         let v = serde_json::to_value(&o).unwrap();
         assert_eq!(v["method"], "lsh");

@@ -53,6 +53,17 @@ pub enum MethodDetail {
         /// The resemblance threshold, when one was given.
         threshold: Option<f64>,
     },
+    /// simhash: the Hamming distance of the two fingerprints against h.
+    SimHash {
+        /// Fingerprint width f.
+        bits: u32,
+        /// Bits in which the fingerprints differ.
+        distance: u32,
+        /// The Hamming threshold h.
+        hamming: u32,
+        /// The resemblance the distance implies.
+        estimate: f64,
+    },
     /// lsh: the band layout, the bands whose hashes collide, and the filtering pass.
     Lsh {
         /// Bands b.

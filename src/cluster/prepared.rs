@@ -102,21 +102,22 @@ impl Prepared {
             Equivalence::Lexical => vec![None; images.len()],
         };
         let n = images.len();
-        let (keys, positional): (Vec<Vec<u64>>, Option<Vec<Vec<u64>>>) = if scheme.is_positional() {
-            let keys = images
-                .par_iter()
-                .map(|img| {
-                    let mut k = Vec::new();
-                    img.keys(scheme, &mut k);
-                    k
-                })
-                .collect();
-            let pos = images.into_iter().map(Image::into_values).collect();
-            (keys, Some(pos))
-        } else {
-            // Sorted schemes: the keys are the values themselves.
-            (images.into_iter().map(Image::into_values).collect(), None)
-        };
+        let (keys, positional): (Vec<Vec<u64>>, Option<Vec<Vec<u64>>>) =
+            if scheme.is_positional() || scheme.is_fingerprint() {
+                let keys = images
+                    .par_iter()
+                    .map(|img| {
+                        let mut k = Vec::new();
+                        img.keys(scheme, &mut k);
+                        k
+                    })
+                    .collect();
+                let pos = images.into_iter().map(Image::into_values).collect();
+                (keys, Some(pos))
+            } else {
+                // Sorted schemes: the keys are the values themselves.
+                (images.into_iter().map(Image::into_values).collect(), None)
+            };
         let collapse = match fingerprints {
             Some(f) => collapse(&f.raw, &f.canonical, &img_fp)?,
             None => {
@@ -413,12 +414,15 @@ impl Prepared {
                 self.scheme().name()
             )));
         }
+        cfg.method.spec().check_scheme(self.scheme())?;
         let containment_on_mod_m =
             cfg.measure == super::Measure::Containment && self.scheme() == Scheme::ModM;
         match (image_kind(self.scheme()), cfg.threshold) {
             (Some(kind), _) => cfg.image_kind = kind,
             (None, super::Threshold::Resemblance(_))
-                if cfg.method.reads() != Reads::Sets && !containment_on_mod_m =>
+                if cfg.method.reads() != Reads::Sets
+                    && !containment_on_mod_m
+                    && !self.scheme().is_fingerprint() =>
             {
                 return Err(Error::config(
                     "mod-m images have no fixed size, so a resemblance threshold cannot be translated: give an absolute min-common k",

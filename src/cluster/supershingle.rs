@@ -16,6 +16,7 @@
 
 use rayon::prelude::*;
 
+use super::declared::{as_u32, OptKind, OptionDecl};
 use super::method::{MethodSpec, Reads};
 use super::run::{Arm, Found};
 use super::{threshold, ClusterConfig, ScoredPair, Threshold};
@@ -36,6 +37,19 @@ pub struct SuperShingleConfig {
 
 /// Image elements per super shingle when no threshold chooses them.
 pub const DEFAULT_PER: u32 = 8;
+
+/// The options super-shingle declares.
+const OPTIONS: &[OptionDecl] = &[OptionDecl {
+    name: "super_per",
+    kind: OptKind::Count {
+        default: None,
+        min: 1,
+        max: crate::sketch::MAX_SIZE as u64,
+    },
+    help: "image elements per super shingle [default: with --threshold on k-mins images, the rows per band LSH chooses for it; else 8]",
+    get: |c| serde_json::json!(c.super_shingle.per),
+    set: |c, v| c.super_shingle.per = Some(as_u32(v)),
+}];
 
 impl Default for SuperShingleConfig {
     fn default() -> Self {
@@ -176,6 +190,10 @@ pub(super) struct SuperShingle;
 impl MethodSpec for SuperShingle {
     fn name(&self) -> &'static str {
         "super-shingle"
+    }
+
+    fn options(&self) -> &'static [OptionDecl] {
+        OPTIONS
     }
 
     fn reads(&self) -> Reads {

@@ -187,12 +187,13 @@ pub fn super_shingle_per(n: u32, t: f64, lsh: &LshConfig) -> Result<u32> {
 }
 
 /// How the images of a scheme translate a resemblance threshold (`None` for mod-m, whose
-/// images have no fixed size: give an absolute min-common k).
+/// images have no fixed size: give an absolute min-common k; and for simhash
+/// fingerprints, which the simhash methods translate themselves).
 pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
     match scheme {
         Scheme::BottomK => Some(ImageKind::BottomK),
         Scheme::KMins | Scheme::OnePermutation => Some(ImageKind::KMins),
-        Scheme::ModM => None,
+        Scheme::ModM | Scheme::SimHash => None,
     }
 }
 

@@ -51,6 +51,7 @@ pub fn run_divided(
         input_stats: stats.corpus,
         distributed: Some(divided_block(topo, per_process).to_json()?),
         memory_plan: None,
+        options: job.method_options().clone(),
     }))
 }
 

@@ -255,6 +255,14 @@ fn verdict_lines(v: &Verdict) -> Vec<String> {
                 threshold.map_or(String::new(), |t| format!(" vs threshold {t}"))
             ));
         }
+        MethodDetail::SimHash {
+            bits,
+            distance,
+            hamming,
+            estimate,
+        } => out.push(format!(
+            "hamming distance: {distance} of {bits} bits (h = {hamming}); estimate {estimate:.6}"
+        )),
         MethodDetail::Value {
             measure,
             value,

@@ -115,6 +115,11 @@ impl Index {
                  collection and would change with every sweep (use bag weighting or none)",
             ));
         }
+        if pipeline.sketch.scheme.is_fingerprint() {
+            return Err(Error::config(
+                "an index keeps image elements, not simhash fingerprints: choose another --scheme",
+            ));
+        }
         let text = text_params(&pipeline.text);
         let sketcher = Sketcher::new(pipeline.shingle, pipeline.sketch)?;
         let params = sketcher.params(text.clone());

@@ -162,6 +162,7 @@ pub fn min_shared(q: &Image, cfg: &SketchConfig, t: f64) -> usize {
         Scheme::KMins | Scheme::OnePermutation => cfg.size,
         Scheme::BottomK => cfg.size.min(q.len()),
         Scheme::ModM => q.len(),
+        Scheme::SimHash => unreachable!("an index refuses simhash images"),
     };
     ((t * m as f64 - 1e-9).ceil() as usize).max(1)
 }

@@ -6,10 +6,15 @@ use crate::{Error, Result};
 
 /// Number of image elements shared by `a` and `b`: equal positions (both non-empty) for
 /// positional schemes, the size of the intersection for sorted ones. This equals the number
-/// of shared [`Image::keys`] (up to the collision bound stated there).
+/// of shared [`Image::keys`] (up to the collision bound stated there). For simhash
+/// fingerprints, which have no keys: the agreeing bits.
 pub fn shared_elements(a: &Image, b: &Image, scheme: Scheme) -> usize {
     if a.is_empty() || b.is_empty() {
         return 0;
+    }
+    if scheme.is_fingerprint() {
+        // Fingerprints share bits: the agreeing ones.
+        return 64 * a.len().min(b.len()) - super::simhash::hamming(&a.values, &b.values) as usize;
     }
     if scheme.is_positional() {
         a.values
@@ -26,7 +31,9 @@ pub fn shared_elements(a: &Image, b: &Image, scheme: Scheme) -> usize {
 /// * bottom-k: `|MIN_n(A u B) n A n B| / |MIN_n(A u B)|` (B97 / S, unbiased), where `A`,
 ///   `B` are the images;
 /// * k-mins, one-permutation: equal positions / n;
-/// * mod-m: `|V(A) n V(B)| / |V(A) u V(B)|` (0 when both samples are empty).
+/// * mod-m: `|V(A) n V(B)| / |V(A) u V(B)|` (0 when both samples are empty);
+/// * simhash: the resemblance the Hamming distance implies
+///   ([`super::simhash::estimate_resemblance`]).
 pub fn estimate_resemblance(a: &Image, b: &Image, cfg: &SketchConfig) -> f64 {
     if a.is_empty() || b.is_empty() {
         return 0.0;
@@ -37,6 +44,10 @@ pub fn estimate_resemblance(a: &Image, b: &Image, cfg: &SketchConfig) -> f64 {
             shared_elements(a, b, cfg.scheme) as f64 / n as f64
         }
         Scheme::ModM => crate::shingle::resemblance(&a.values, &b.values),
+        Scheme::SimHash => super::simhash::estimate_resemblance(
+            super::simhash::hamming(&a.values, &b.values),
+            cfg.size as u32,
+        ),
         Scheme::BottomK => {
             let (x, y) = (&a.values, &b.values);
             let n = cfg.size;

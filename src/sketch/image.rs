@@ -55,7 +55,9 @@ impl Image {
     ///
     /// The empty image has no key.
     pub fn keys(&self, scheme: Scheme, out: &mut Vec<u64>) {
-        if scheme.is_positional() {
+        if scheme.is_fingerprint() {
+            // A fingerprint's words are bits, not elements: no keys.
+        } else if scheme.is_positional() {
             positional_keys(&self.values, out);
         } else {
             out.extend_from_slice(&self.values);

@@ -11,6 +11,7 @@
 //! | [`Scheme::KMins`] | `min_x h_i(x)` for `i < n` (IK09 "minimal elements in n permutations") | positional, exactly `n` |
 //! | [`Scheme::OnePermutation`] | per bin `i < n`: min of `pi(x)` over the `x` falling in bin `i`, empty bins densified | positional, exactly `n` |
 //! | [`Scheme::ModM`] | `{pi(x) : pi(x) mod m = 0}` (B97 MOD_m) | sorted, variable size |
+//! | [`Scheme::SimHash`] | Charikar's `n`-bit fingerprint ([`simhash`]) | `n / 64` words, bits not elements |
 //!
 //! Invariants:
 //! * A document with no shingle (empty, or fewer tokens than the shingle length) gets the
@@ -58,6 +59,7 @@ mod kmins;
 mod options;
 pub mod pipeline;
 mod scheme;
+pub mod simhash;
 mod sketcher;
 pub mod weight;
 

@@ -26,30 +26,52 @@ pub enum Scheme {
     OnePermutation,
     /// B97 MOD_m: all permuted values divisible by `m`. Sorted image of variable size.
     ModM,
+    /// Charikar's random-projection fingerprint of `n` bits (`n` a multiple of 64), held as
+    /// `n / 64` words ([`super::simhash`]). Not a set of elements: read by the methods that
+    /// compare fingerprints by Hamming distance only.
+    SimHash,
 }
 
 impl Scheme {
     /// All schemes, in file-code order.
-    pub const ALL: [Scheme; 4] = [
+    pub const ALL: [Scheme; 5] = [
         Scheme::BottomK,
         Scheme::KMins,
         Scheme::OnePermutation,
         Scheme::ModM,
+        Scheme::SimHash,
     ];
 
-    /// The command-line name (`bottom-k`, `k-mins`, `one-permutation`, `mod-m`).
+    /// The command-line name (`bottom-k`, `k-mins`, `one-permutation`, `mod-m`,
+    /// `simhash`).
     pub fn name(self) -> &'static str {
         match self {
             Scheme::BottomK => "bottom-k",
             Scheme::KMins => "k-mins",
             Scheme::OnePermutation => "one-permutation",
             Scheme::ModM => "mod-m",
+            Scheme::SimHash => "simhash",
         }
     }
 
     /// True for schemes whose image value `i` belongs to permutation (or bin) `i`.
     pub fn is_positional(self) -> bool {
         matches!(self, Scheme::KMins | Scheme::OnePermutation)
+    }
+
+    /// True for the fingerprint scheme (SimHash), whose image is bits, not elements.
+    pub fn is_fingerprint(self) -> bool {
+        self == Scheme::SimHash
+    }
+
+    /// The number of `u64` values of a non-empty image of size `n` (`None`: variable,
+    /// mod-m; bottom-k: at most `n`).
+    pub fn values_of(self, n: usize) -> Option<usize> {
+        match self {
+            Scheme::ModM => None,
+            Scheme::SimHash => Some(n / 64),
+            _ => Some(n),
+        }
     }
 
     /// Code stored in the images file.
@@ -59,6 +81,7 @@ impl Scheme {
             Scheme::KMins => 1,
             Scheme::OnePermutation => 2,
             Scheme::ModM => 3,
+            Scheme::SimHash => 4,
         }
     }
 
@@ -81,7 +104,7 @@ impl std::str::FromStr for Scheme {
             .find(|x| x.name() == s)
             .ok_or_else(|| {
                 Error::config(format!(
-                    "unknown scheme {s:?}; expected bottom-k, k-mins, one-permutation or mod-m"
+                    "unknown scheme {s:?}; expected bottom-k, k-mins, one-permutation, mod-m or simhash"
                 ))
             })
     }
@@ -92,7 +115,8 @@ impl std::str::FromStr for Scheme {
 pub struct SketchConfig {
     /// The scheme.
     pub scheme: Scheme,
-    /// Image size `n` (bottom-k, k-mins, one-permutation); default 128.
+    /// Image size `n` (bottom-k, k-mins, one-permutation; simhash: the width in bits, a
+    /// multiple of 64); default 128.
     pub size: usize,
     /// Modulus `m` (mod-m); default 25 (B97 kept 1 in 25).
     pub modulus: u64,
@@ -121,6 +145,12 @@ impl SketchConfig {
         if self.scheme != Scheme::ModM && (self.size == 0 || self.size > MAX_SIZE) {
             return Err(Error::config(format!(
                 "image size must be in 1..={MAX_SIZE}, got {}",
+                self.size
+            )));
+        }
+        if self.scheme == Scheme::SimHash && self.size % 64 != 0 {
+            return Err(Error::config(format!(
+                "a simhash fingerprint's width (the image size) must be a multiple of 64 bits, got {}",
                 self.size
             )));
         }

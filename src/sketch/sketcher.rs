@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::hash::{self, fmix64, reduce, splitmix64, Permutation};
-use super::{kmins, weight};
+use super::{kmins, simhash, weight};
 use super::{DocFreq, Image, Scheme, SketchConfig, SketchParams, TextParams, Weighting};
 use crate::shingle::{shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig};
 use crate::text::Canonical;
@@ -32,6 +32,7 @@ pub struct Scratch {
     filled: Vec<bool>,
     perm: Vec<u64>,
     sorted: Vec<u64>,
+    weighted: Vec<(u64, f64)>,
 }
 
 /// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
@@ -44,6 +45,8 @@ pub struct Sketcher {
     a: Vec<u64>,
     b: Vec<u64>,
     densify_key: u64,
+    /// SimHash projection keys, one per fingerprint word.
+    simhash_keys: Vec<u64>,
     df: Option<DocFreq>,
 }
 
@@ -81,8 +84,14 @@ impl Sketcher {
                 b.push(splitmix64(&mut s));
             }
         }
+        let simhash_keys = if cfg.scheme == Scheme::SimHash {
+            simhash::keys(cfg.seed, cfg.size / 64)
+        } else {
+            Vec::new()
+        };
         let mut s = cfg.seed ^ DOMAIN_DENSIFY.wrapping_mul(0xD6E8_FEB8_6659_FD93);
         Ok(Sketcher {
+            simhash_keys,
             shingle,
             cfg,
             pi: Permutation::new(cfg.seed, DOMAIN_PI),
@@ -153,6 +162,9 @@ impl Sketcher {
     }
 
     fn sketch_hashes_with(&self, hashes: &mut [u64], scratch: &mut Scratch) -> Image {
+        if self.cfg.scheme == Scheme::SimHash {
+            return self.simhash(hashes, &mut scratch.weighted);
+        }
         let mut elems = std::mem::take(&mut scratch.elems);
         let xs: &[u64] = match self.cfg.weighting {
             None => hashes,
@@ -169,6 +181,7 @@ impl Sketcher {
                 Scheme::KMins => self.k_mins(xs),
                 Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
                 Scheme::ModM => self.mod_m(xs),
+                Scheme::SimHash => unreachable!("simhash images are made above"),
             }
         };
         scratch.elems = elems;
@@ -210,6 +223,34 @@ impl Sketcher {
         v.dedup();
         v.truncate(n);
         Image { values: v.clone() }
+    }
+
+    /// The fingerprint of the shingle multiset: distinct shingles of weight 1 without a
+    /// weighting (integer votes), else the real weights of [`weight::weights`].
+    fn simhash(&self, hashes: &mut [u64], weighted: &mut Vec<(u64, f64)>) -> Image {
+        if self.cfg.weighting.is_none() {
+            hashes.sort_unstable();
+            let mut n = 0;
+            for i in 0..hashes.len() {
+                if i == 0 || hashes[i] != hashes[n - 1] {
+                    hashes[n] = hashes[i];
+                    n += 1;
+                }
+            }
+            if n == 0 {
+                return Image::empty();
+            }
+            return Image {
+                values: simhash::of_set(&hashes[..n], &self.simhash_keys),
+            };
+        }
+        weight::weights(hashes, self.cfg.weighting, self.df.as_ref(), weighted);
+        if weighted.is_empty() {
+            return Image::empty();
+        }
+        Image {
+            values: simhash::of_weighted(weighted, &self.simhash_keys),
+        }
     }
 
     fn k_mins(&self, xs: &[u64]) -> Image {

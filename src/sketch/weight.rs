@@ -151,6 +151,45 @@ pub fn pair_hash(t: u64, i: u32, seed: u64) -> u64 {
     xxh3_64_with_seed(&b, seed ^ BAG_DOMAIN)
 }
 
+/// The real weight of each distinct shingle of the multiset `hashes` (sorted in place) into
+/// `out` (cleared first; ascending by shingle): 1 without a weighting, the count with
+/// [`Weighting::Bag`], `count * ln(N / df)` (unscaled, unrounded) with [`Weighting::TfIdf`];
+/// shingles of weight 0 (present in every document) are left out. The weights SimHash and
+/// weighted sampling read, and those tf-idf flattening scales.
+pub fn weights(
+    hashes: &mut [u64],
+    weighting: Option<Weighting>,
+    df: Option<&DocFreq>,
+    out: &mut Vec<(u64, f64)>,
+) {
+    out.clear();
+    hashes.sort_unstable();
+    let runs = hashes.chunk_by(|a, b| a == b);
+    match weighting {
+        None => out.extend(runs.map(|r| (r[0], 1.0))),
+        Some(Weighting::Bag) => out.extend(runs.map(|r| (r[0], r.len() as f64))),
+        Some(Weighting::TfIdf { .. }) => {
+            tf_idf(hashes, df, out);
+            out.retain(|w| w.1 > 0.0);
+        }
+    }
+}
+
+/// `count * ln(N / df)` per distinct shingle of the sorted `hashes` (every shingle counts as
+/// `df = 1`, idf 1, without a table).
+fn tf_idf(hashes: &[u64], df: Option<&DocFreq>, out: &mut Vec<(u64, f64)>) {
+    let n = df.map_or(1, |d| d.docs.max(1)) as f64;
+    out.extend(hashes.chunk_by(|a, b| a == b).map(|r| {
+        let d = df.map_or(1, |d| d.df(r[0]).max(1)) as f64;
+        let idf = if df.is_some() {
+            (n / d).ln().max(0.0)
+        } else {
+            1.0
+        };
+        (r[0], r.len() as f64 * idf)
+    }));
+}
+
 /// Flattens the shingle multiset `hashes` (sorted in place) into the element set `out`
 /// (cleared first; not sorted) under `weighting`. For [`Weighting::TfIdf`] `df` must be
 /// given (without it every shingle counts as `df = 1`, i.e. plain tf scaling).
@@ -173,18 +212,8 @@ pub fn flatten(
             }
         }
         Weighting::TfIdf { total } => {
-            let n = df.map_or(1, |d| d.docs.max(1)) as f64;
-            let ws: Vec<(u64, f64)> = runs
-                .map(|r| {
-                    let d = df.map_or(1, |d| d.df(r[0]).max(1)) as f64;
-                    let idf = if df.is_some() {
-                        (n / d).ln().max(0.0)
-                    } else {
-                        1.0
-                    };
-                    (r[0], r.len() as f64 * idf)
-                })
-                .collect();
+            let mut ws = Vec::new();
+            tf_idf(hashes, df, &mut ws);
             let sum: f64 = ws.iter().map(|w| w.1).sum();
             if sum <= 0.0 {
                 return;

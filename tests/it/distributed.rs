@@ -483,6 +483,11 @@ fn single(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
 /// `cluster --method METHOD` with and without `--verify exact`: for every layout, the
 /// clusters and pairs of the single-process run, and a summary of the layout.
 fn cluster_matches_single_process(method: &str) {
+    cluster_matches_single_process_as(method, true)
+}
+
+/// As [`cluster_matches_single_process`], the run divided or (`divided` false) gathered.
+fn cluster_matches_single_process_as(method: &str, divided: bool) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
@@ -513,7 +518,7 @@ fn cluster_matches_single_process(method: &str) {
             assert_same_dir(&one, &run);
             let keys = ["documents", "pairs", "clusters", "collapsed", "k"];
             check_summary(&run, n, w, DOCS, &one_sum, &keys);
-            check_divided(&run, &one_sum, true);
+            check_divided(&run, &one_sum, divided);
         }
     }
 }
@@ -667,6 +672,12 @@ fn cluster_super_shingle_matches_single_process() {
 #[test]
 fn cluster_exact_matches_single_process() {
     cluster_matches_single_process("exact");
+}
+
+/// simhash has no rule by key: its fingerprints are gathered, with the same bytes.
+#[test]
+fn cluster_simhash_matches_single_process() {
+    cluster_matches_single_process_as("simhash", false);
 }
 
 /// Under a memory budget small enough to spill (see scale_cli.rs) on 2 and 3 processes,

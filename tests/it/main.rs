@@ -71,6 +71,7 @@ mod s_curve;
 mod scale_cli;
 mod scale_images;
 mod short_documents;
+mod simhash;
 mod sketch_file;
 mod sketch_pipeline;
 mod sketch_props;

@@ -12,6 +12,7 @@
 //! | k of n one-permutation bins ([`Detection::OnePermutation`]) | simulated: [`TRIALS`] pairs of images of sets of the pair's sizes (`one_permutation`), with the simulation's variance |
 //! | LSH bands and its filter ([`Detection::Bands`]) | exact on k-mins positions (a walk over the bands); simulated on one-permutation images |
 //! | super shingles ([`Detection::SuperShingles`]) | exact on k-mins positions: `P(Bin(groups, s^per) >= min_shared)`; simulated on one-permutation images |
+//! | simhash ([`Detection::SimHash`]) | `P(Bin(f, theta / pi) <= h)` with `cos theta = c / sqrt(a b)`: Charikar's law for random hyperplanes, which the fingerprint's +-1 projections approach for sets of more than a few dozen shingles |
 //! | the exact join ([`Detection::Step`]) | exact: `s >= t` |
 //! | exact verification ([`Detection::Verified`]) | the candidates' law times `s >= t` |
 //!
@@ -139,7 +140,7 @@ impl Positions {
         match scheme {
             Scheme::KMins => Some(Positions::KMins),
             Scheme::OnePermutation => Some(Positions::OnePermutation),
-            Scheme::BottomK | Scheme::ModM => None,
+            Scheme::BottomK | Scheme::ModM | Scheme::SimHash => None,
         }
     }
 }
@@ -198,6 +199,15 @@ pub enum Detection {
         /// The images' positions.
         positions: Positions,
     },
+    /// Two `bits`-bit simhash fingerprints differ in at most `hamming` bits, each bit
+    /// independently with probability `theta / pi`, `cos theta = common / sqrt(a b)` (the
+    /// angle of the sets' 0/1 vectors): `P(Bin(bits, theta / pi) <= hamming)`.
+    SimHash {
+        /// Fingerprint width f.
+        bits: u32,
+        /// Hamming threshold h.
+        hamming: u32,
+    },
     /// Exact resemblance at least `threshold`: 0 below, 1 from there.
     Step {
         /// The threshold.
@@ -227,7 +237,7 @@ impl Detection {
             Scheme::KMins => Detection::KMins { n, k },
             Scheme::OnePermutation => Detection::OnePermutation { n, k },
             Scheme::BottomK => Detection::BottomK { n, k },
-            Scheme::ModM => return None,
+            Scheme::ModM | Scheme::SimHash => return None,
         })
     }
 
@@ -316,6 +326,9 @@ impl Detection {
                     one_permutation::full_groups(bits, *per, *groups) >= *min_shared
                 }),
             },
+            Detection::SimHash { bits, hamming } => {
+                Probability::exact(simhash_probability(pair, *bits, *hamming))
+            }
             Detection::Step { threshold } => {
                 Probability::exact(f64::from(u8::from(s >= *threshold)))
             }
@@ -343,6 +356,10 @@ impl Detection {
                 "exact, from each pair's two set sizes and their intersection".to_string()
             }
             Detection::Step { .. } => "exact".to_string(),
+            Detection::SimHash { .. } => {
+                "Charikar's random-hyperplane law, from each pair's set sizes and intersection"
+                    .to_string()
+            }
             _ => "exact for independent positions".to_string(),
         }
     }
@@ -399,6 +416,9 @@ impl Detection {
             } => format!(
                 "P(>= {min_shared} of {groups} super shingles of {per} one-permutation bins agree) (super shingles)"
             ),
+            Detection::SimHash { bits, hamming } => format!(
+                "P(Bin({bits}, acos(c/sqrt(ab))/pi) <= {hamming}) (simhash; on equal sizes cos = 2s/(1+s))"
+            ),
             Detection::Step { threshold } => format!("s >= {threshold} (exact)"),
             Detection::Verified {
                 candidates,
@@ -409,6 +429,17 @@ impl Detection {
         };
         format!("{formula} [{}]", self.law())
     }
+}
+
+/// The probability that the `bits`-bit fingerprints of a pair's two sets differ in at most
+/// `hamming` bits (see [`Detection::SimHash`]); 0 when either set is empty.
+pub fn simhash_probability(pair: &PairSets, bits: u32, hamming: u32) -> f64 {
+    if pair.a == 0 || pair.b == 0 {
+        return 0.0;
+    }
+    let cos = pair.common as f64 / ((pair.a as f64) * (pair.b as f64)).sqrt();
+    let p = crate::sketch::simhash::bit_differs(cos.clamp(-1.0, 1.0).acos());
+    crate::sketch::simhash::within(hamming, bits, p)
 }
 
 /// `P(Binomial(n, p) >= k)`, summed in log space.
