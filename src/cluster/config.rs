@@ -56,6 +56,8 @@ methods! {
     Exact => super::exact::Exact,
     /// Charikar's fingerprints within Hamming distance h (C02, MJS07), union-find.
     SimHash => super::simhash::SimHash,
+    /// Super-shingle candidates kept when their fingerprints agree (Henzinger 2006).
+    Henzinger => super::henzinger::Henzinger,
 }
 
 impl Method {

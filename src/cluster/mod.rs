@@ -37,6 +37,7 @@ pub mod declared;
 pub mod detection;
 pub mod exact;
 mod held_keys;
+pub mod henzinger;
 pub mod job;
 mod job_output;
 pub mod lsh;

@@ -96,7 +96,7 @@ impl SimHashConfig {
     }
 }
 
-/// The options simhash declares (henzinger declares them too).
+/// The options simhash declares (henzinger declares `bits` and `hamming` too).
 pub(super) const OPTIONS: &[OptionDecl] = &[
     OptionDecl {
         name: "bits",

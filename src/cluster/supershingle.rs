@@ -38,8 +38,8 @@ pub struct SuperShingleConfig {
 /// Image elements per super shingle when no threshold chooses them.
 pub const DEFAULT_PER: u32 = 8;
 
-/// The options super-shingle declares.
-const OPTIONS: &[OptionDecl] = &[OptionDecl {
+/// The options super-shingle declares (henzinger declares `super_per` too).
+pub(super) const OPTIONS: &[OptionDecl] = &[OptionDecl {
     name: "super_per",
     kind: OptKind::Count {
         default: None,

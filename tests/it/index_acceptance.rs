@@ -98,6 +98,7 @@ fn reference_resemblance(a: &Image, b: &Image, cfg: &SketchConfig) -> f64 {
             equal as f64 / x.len().min(y.len()) as f64
         }
         Scheme::ModM => sx.intersection(&sy).count() as f64 / sx.union(&sy).count() as f64,
+        Scheme::SimHash => unreachable!("an index refuses simhash images"),
         Scheme::BottomK => {
             let smallest: Vec<u64> = sx.union(&sy).take(cfg.size).copied().collect();
             let both = smallest

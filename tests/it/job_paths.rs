@@ -187,9 +187,17 @@ fn bad_job_settings_are_refused_before_anything_runs() {
             .candidate_threshold(Some(0.9)),
         "must be in [0, 0.8]",
     );
-    refuse(JobBuilder::new(Method::Lsh).lsh_bands(Some(7)), "divide");
+    let opt = |k: &str, v: serde_json::Value| {
+        let mut o = fimdup::cluster::MethodValues::default();
+        o.set(k, v);
+        o
+    };
     refuse(
-        JobBuilder::new(Method::Lsh).lsh_fn_weight(Some(1.5)),
+        JobBuilder::new(Method::Lsh).method_options(opt("bands", 7.into())),
+        "a divisor of the image size",
+    );
+    refuse(
+        JobBuilder::new(Method::Lsh).method_options(opt("fn_weight", 1.5.into())),
         "[0, 1]",
     );
     refuse(

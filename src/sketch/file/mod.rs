@@ -9,14 +9,15 @@
 //! header   text:    u8 unit (0 word, 1 char), u8 flags (1 html, 2 lowercase, 4 stem),
 //!                   u8 has_stopwords, [varint len, UTF-8 bytes]
 //!          shingle: varint len, varint offset, u64 seed
-//!          sketch:  u8 scheme (0 bottom-k, 1 k-mins, 2 one-permutation, 3 mod-m),
+//!          sketch:  u8 scheme (0 bottom-k, 1 k-mins, 2 one-permutation, 3 mod-m,
+//!                   4 simhash),
 //!                   varint size, varint modulus, u64 seed,
 //!                   u8 weighting (0 none, 1 bag, 2 tf-idf) [tf-idf: varint total],
 //!                   u8 has_weight_table [u64 DocFreq fingerprint]
 //!          varint doc_count
 //! docs     doc_count times: varint id_len, id (UTF-8), varint nvalues, values:
 //!            sorted schemes: first value, then the gaps to the previous value, as varints
-//!            positional schemes: each value as a varint
+//!            positional schemes: each value as a varint (simhash: each word)
 //! trailer  u64      xxh64 (seed 0) of every byte before it
 //! ```
 //!
@@ -39,7 +40,7 @@
 //!
 //! Reading checks, in order: magic, version, checksum (so truncation and bit flips are
 //! caught before parsing), then every field (bounds, UTF-8, scheme codes, image layout:
-//! positional images have 0 or `size` values, sorted ones are strictly ascending, bottom-k
+//! positional images have 0 or `size` values (simhash `size / 64`), sorted ones are strictly ascending, bottom-k
 //! ones have at most `size`, mod-m values are multiples of `m`). Every failure is an
 //! [`Error::Format`](crate::Error::Format) naming the file and the byte offset; nothing
 //! panics.

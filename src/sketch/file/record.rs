@@ -2,7 +2,8 @@
 //! layout in [the module docs](super)).
 //!
 //! Invariant: [`parse_doc`] accepts exactly the images [`write_doc`] can write for the
-//! scheme: positional images have 0 or `size` values, sorted ones are strictly ascending,
+//! scheme: positional images have 0 or `size` values (simhash fingerprints 0 or
+//! `size / 64` words, written as positional values are), sorted ones are strictly ascending,
 //! bottom-k ones have at most `size`, mod-m values are multiples of the modulus.
 
 use super::SketchParams;
@@ -18,7 +19,7 @@ pub(super) fn write_doc(out: &mut Vec<u8>, id: &str, img: &Image, scheme: Scheme
     put_varint(out, id.len() as u64);
     out.extend_from_slice(id.as_bytes());
     put_varint(out, v.len() as u64);
-    if scheme.is_positional() {
+    if scheme.is_positional() || scheme.is_fingerprint() {
         for &x in v {
             put_varint(out, x);
         }
@@ -42,8 +43,9 @@ pub(super) fn parse_doc<S: ByteSource>(
     let id = c.string("external id")?;
     let nv = c.usize_max("value count", c.left())?;
     let mut v = Vec::with_capacity(nv.min(1 << 16));
-    if scheme.is_positional() {
-        if nv != 0 && nv != size {
+    if scheme.is_positional() || scheme.is_fingerprint() {
+        let want = scheme.values_of(size).unwrap_or(size);
+        if nv != 0 && nv != want {
             return Err(c.err(format!(
                 "document {d} ({id:?}): {nv} values in a {scheme} image of size {size}"
             )));
