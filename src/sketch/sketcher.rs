@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::hash::{self, fmix64, reduce, splitmix64, Permutation};
-use super::{kmins, weight};
+use super::{bbit, icws, kmins, weight};
 use super::{DocFreq, Image, Scheme, SketchConfig, SketchParams, TextParams, Weighting};
 use crate::shingle::{shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig};
 use crate::text::Canonical;
@@ -32,6 +32,7 @@ pub struct Scratch {
     filled: Vec<bool>,
     perm: Vec<u64>,
     sorted: Vec<u64>,
+    weights: Vec<(u64, f64)>,
 }
 
 /// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
@@ -44,6 +45,10 @@ pub struct Sketcher {
     a: Vec<u64>,
     b: Vec<u64>,
     densify_key: u64,
+    /// The per-sample keys of ICWS (empty for the other schemes).
+    icws_keys: Vec<u64>,
+    /// The key of the b-bit reduction.
+    bbit_key: u64,
     df: Option<DocFreq>,
 }
 
@@ -89,6 +94,12 @@ impl Sketcher {
             a,
             b,
             densify_key: splitmix64(&mut s),
+            icws_keys: if cfg.scheme == Scheme::Icws {
+                icws::sample_keys(cfg.seed, cfg.size)
+            } else {
+                Vec::new()
+            },
+            bbit_key: bbit::key(cfg.seed),
             df,
         })
     }
@@ -153,6 +164,14 @@ impl Sketcher {
     }
 
     fn sketch_hashes_with(&self, hashes: &mut [u64], scratch: &mut Scratch) -> Image {
+        if self.cfg.scheme == Scheme::Icws {
+            // A validated ICWS configuration has a weighting.
+            let w = self.cfg.weighting.unwrap_or(Weighting::Bag);
+            weight::weights(hashes, w, self.df.as_ref(), &mut scratch.weights);
+            let mut values = Vec::new();
+            icws::sample(&scratch.weights, &self.icws_keys, &mut values);
+            return self.reduced(Image { values });
+        }
         let mut elems = std::mem::take(&mut scratch.elems);
         let xs: &[u64] = match self.cfg.weighting {
             None => hashes,
@@ -169,9 +188,18 @@ impl Sketcher {
                 Scheme::KMins => self.k_mins(xs),
                 Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
                 Scheme::ModM => self.mod_m(xs),
+                Scheme::Icws => unreachable!("ICWS is sketched above"),
             }
         };
         scratch.elems = elems;
+        self.reduced(img)
+    }
+
+    /// The image with each value cut to the configured b bits ([`bbit::reduce`]), if any.
+    fn reduced(&self, mut img: Image) -> Image {
+        if let Some(b) = self.cfg.bits {
+            bbit::reduce(&mut img.values, b, self.bbit_key);
+        }
         img
     }
 

@@ -61,7 +61,9 @@ fn pipeline(scheme: Scheme, size: usize) -> PipelineConfig {
             size,
             modulus: 8,
             seed: 11,
-            weighting: None,
+            // ICWS samples weights: the bag of the shingles.
+            weighting: (scheme == Scheme::Icws).then_some(fimdup::sketch::Weighting::Bag),
+            bits: None,
         },
         ..PipelineConfig::default()
     }
@@ -93,7 +95,7 @@ fn reference_resemblance(a: &Image, b: &Image, cfg: &SketchConfig) -> f64 {
     let (sx, sy): (BTreeSet<u64>, BTreeSet<u64>) =
         (x.iter().copied().collect(), y.iter().copied().collect());
     match cfg.scheme {
-        Scheme::KMins | Scheme::OnePermutation => {
+        Scheme::KMins | Scheme::OnePermutation | Scheme::Icws => {
             let equal = x.iter().zip(y).filter(|(p, q)| p == q).count();
             equal as f64 / x.len().min(y.len()) as f64
         }

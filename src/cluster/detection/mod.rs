@@ -14,6 +14,7 @@
 //! | super shingles ([`Detection::SuperShingles`]) | exact on k-mins positions: `P(Bin(groups, s^per) >= min_shared)`; simulated on one-permutation images |
 //! | the exact join ([`Detection::Step`]) | exact: `s >= t` |
 //! | exact verification ([`Detection::Verified`]) | the candidates' law times `s >= t` |
+//! | a k-mins law on b-bit values ([`Detection::BBit`]) | the law with each position agreeing with probability `2^-b + (1 - 2^-b) s` |
 //!
 //! The sizes are those of the shingle *sets* (the images are made from the distinct shingle
 //! hashes; a document with fewer than `n` shingles has them all as its image, which the
@@ -134,12 +135,13 @@ pub enum Positions {
 }
 
 impl Positions {
-    /// The positions of `scheme`'s images (`None` for the sorted schemes).
+    /// The positions of `scheme`'s images (`None` for the sorted schemes and for ICWS, whose
+    /// positions agree with the weighted Jaccard, not the set resemblance of [`PairSets`]).
     pub fn of(scheme: Scheme) -> Option<Positions> {
         match scheme {
             Scheme::KMins => Some(Positions::KMins),
             Scheme::OnePermutation => Some(Positions::OnePermutation),
-            Scheme::BottomK | Scheme::ModM => None,
+            Scheme::BottomK | Scheme::ModM | Scheme::Icws => None,
         }
     }
 }
@@ -203,6 +205,15 @@ pub enum Detection {
         /// The threshold.
         threshold: f64,
     },
+    /// A k-mins law ([`Detection::KMins`], [`Detection::Bands`] or
+    /// [`Detection::SuperShingles`] on k-mins positions) on b-bit images: each position agrees
+    /// with probability `C + (1 - C) s`, `C = 2^-bits`, instead of `s` ([`Detection::b_bit`]).
+    BBit {
+        /// Bits per value.
+        bits: u8,
+        /// The law on full values.
+        law: Box<Detection>,
+    },
     /// Candidates found by `candidates`, then kept when their exact resemblance is at least
     /// `threshold` (exact verification).
     Verified {
@@ -227,7 +238,45 @@ impl Detection {
             Scheme::KMins => Detection::KMins { n, k },
             Scheme::OnePermutation => Detection::OnePermutation { n, k },
             Scheme::BottomK => Detection::BottomK { n, k },
-            Scheme::ModM => return None,
+            Scheme::ModM | Scheme::Icws => return None,
+        })
+    }
+
+    /// The law on `bits`-bit values of `law` on full values: `None` unless `law` is one of
+    /// k-mins positions (one-permutation bins and sorted images are not modelled on b-bit
+    /// values).
+    pub fn b_bit(law: Detection, bits: u8) -> Option<Detection> {
+        let kmins = match &law {
+            Detection::KMins { .. } => true,
+            Detection::Bands { positions, .. } | Detection::SuperShingles { positions, .. } => {
+                *positions == Positions::KMins
+            }
+            _ => false,
+        };
+        kmins.then(|| Detection::BBit {
+            bits,
+            law: Box::new(law),
+        })
+    }
+
+    /// The probability of a k-mins law when each position agrees with probability `p`.
+    fn at_agreement(&self, p: f64) -> Option<f64> {
+        Some(match self {
+            Detection::KMins { n, k } => binomial_tail(*n, p, *k),
+            Detection::Bands {
+                bands,
+                rows,
+                min_agree,
+                positions: Positions::KMins,
+            } => bands_probability(p, *bands, *rows, *min_agree),
+            Detection::SuperShingles {
+                groups,
+                per,
+                min_shared,
+                positions: Positions::KMins,
+                ..
+            } => binomial_tail(*groups, p.powi(*per as i32), *min_shared),
+            _ => return None,
         })
     }
 
@@ -319,6 +368,10 @@ impl Detection {
             Detection::Step { threshold } => {
                 Probability::exact(f64::from(u8::from(s >= *threshold)))
             }
+            Detection::BBit { bits, law } => Probability::exact(
+                law.at_agreement(crate::sketch::bbit::agreement(s, *bits))
+                    .unwrap_or(0.0),
+            ),
             Detection::Verified {
                 candidates,
                 threshold,
@@ -400,6 +453,12 @@ impl Detection {
                 "P(>= {min_shared} of {groups} super shingles of {per} one-permutation bins agree) (super shingles)"
             ),
             Detection::Step { threshold } => format!("s >= {threshold} (exact)"),
+            Detection::BBit { bits, law } => {
+                return format!(
+                    "{} with s -> 2^-{bits} + (1 - 2^-{bits}) s ({bits}-bit values)",
+                    law.describe()
+                );
+            }
             Detection::Verified {
                 candidates,
                 threshold,

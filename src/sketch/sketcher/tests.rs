@@ -10,7 +10,9 @@ fn sk(scheme: Scheme, n: usize) -> Sketcher {
         size: n,
         modulus: 4,
         seed: 9,
-        weighting: None,
+        // ICWS samples weights: the bag of the shingles.
+        weighting: (scheme == Scheme::Icws).then_some(crate::sketch::Weighting::Bag),
+        bits: None,
     };
     Sketcher::new(ShingleConfig::default(), cfg).unwrap()
 }
