@@ -590,4 +590,61 @@ mod tests {
         assert!(o(40).describe().contains("simulated"));
         assert!(d.describe().contains("exact"));
     }
+
+    /// The b-bit laws against a simulation of the mechanism: a position agrees when the
+    /// minima are equal (probability s), or else when their b bits agree by chance (2^-b);
+    /// the simulated fraction within 3 standard errors (binomial) of the law. Sorted
+    /// schemes have no b-bit law.
+    #[test]
+    fn b_bit_laws_match_a_simulation() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let pair = PairSets::new(100, 100, 70).unwrap(); // s = 70 / 130
+        let s = pair.resemblance();
+        let trials = 20_000;
+        for (bits, law) in [
+            (2u8, Detection::KMins { n: 64, k: 40 }),
+            (1, Detection::KMins { n: 64, k: 50 }),
+            (
+                2,
+                Detection::Bands {
+                    bands: 8,
+                    rows: 8,
+                    min_agree: 40,
+                    positions: Positions::KMins,
+                },
+            ),
+        ] {
+            let (n, k, rows) = match law {
+                Detection::KMins { n, k } => (n, k, None),
+                Detection::Bands {
+                    bands,
+                    rows,
+                    min_agree,
+                    ..
+                } => (bands * rows, min_agree, Some(rows)),
+                _ => unreachable!(),
+            };
+            let c = 0.5f64.powi(i32::from(bits));
+            let mut hits = 0usize;
+            for _ in 0..trials {
+                let agree: Vec<bool> = (0..n)
+                    .map(|_| rng.gen::<f64>() < s || rng.gen::<f64>() < c)
+                    .collect();
+                let count = agree.iter().filter(|&&x| x).count() as u32;
+                let band =
+                    rows.is_none_or(|r| agree.chunks(r as usize).any(|b| b.iter().all(|&x| x)));
+                hits += usize::from(count >= k && band);
+            }
+            let p = Detection::b_bit(law.clone(), bits)
+                .unwrap()
+                .probability(&pair)
+                .p;
+            let f = hits as f64 / trials as f64;
+            let se = (p * (1.0 - p) / trials as f64).sqrt();
+            assert!((f - p).abs() < 3.0 * se, "{law:?} b={bits}: {f} vs {p}");
+            assert!(p > 0.01 && p < 0.99, "{law:?} b={bits}: {p} says little");
+        }
+        assert!(Detection::b_bit(Detection::BottomK { n: 64, k: 40 }, 2).is_none());
+    }
 }
