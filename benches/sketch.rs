@@ -14,7 +14,7 @@ use fimdup::shingle::{token_hash, ShingleConfig};
 use fimdup::sketch::pipeline::{
     sketch_stream, sketch_stream_reference, PipelineConfig, SketchBatch, SketchSink,
 };
-use fimdup::sketch::{Scheme, Scratch, SketchConfig, SketchParams, Sketcher};
+use fimdup::sketch::{Scheme, Scratch, SketchConfig, SketchParams, Sketcher, Weighting};
 use fimdup::text::{Normalization, Tokenizer};
 use rand::{Rng, SeedableRng};
 
@@ -131,7 +131,13 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("sketch_token_hashes");
     g.sample_size(10);
     g.throughput(Throughput::Elements(toks.len() as u64));
-    for scheme in Scheme::ALL {
+    // Every scheme on the shingle set (ICWS on the bag, which it needs), then the bag
+    // flattened for k-mins beside ICWS sampling the same counts.
+    let runs = Scheme::ALL
+        .into_iter()
+        .map(|s| (s, s == Scheme::Icws, s.name().to_string()))
+        .chain([(Scheme::KMins, true, "k-mins-bag".to_string())]);
+    for (scheme, bag, name) in runs {
         let sk = Sketcher::new(
             shingle,
             SketchConfig {
@@ -139,11 +145,12 @@ fn bench(c: &mut Criterion) {
                 size: 128,
                 modulus: 25,
                 seed: 1,
-                weighting: None,
+                weighting: bag.then_some(Weighting::Bag),
+                bits: None,
             },
         )
         .unwrap();
-        g.bench_function(scheme.name(), |b| {
+        g.bench_function(name.as_str(), |b| {
             let mut s = Scratch::default();
             b.iter(|| {
                 for t in &toks {

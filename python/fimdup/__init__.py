@@ -366,6 +366,7 @@ def sketch(
     lang: str = _PIPE["lang"],
     modulus: int = _PIPE["modulus"],
     weighting: Optional[str] = _PIPE["weighting"],
+    b_bit: Optional[int] = _PIPE["b_bit"],
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
@@ -377,7 +378,10 @@ def sketch(
     image size; ``unit`` "word" or "char" shingles of ``shingle_len`` units (default 5 words
     or 9 characters). Canonical text as the command's flags say: ``tokenizer`` "unicode"
     (UAX #29 words), "alnum" or "whitespace"; ``normalize`` "none", "nfc" or "nfkc";
-    ``lang`` the language of ``stem`` and of ``stopwords="lang"``.
+    ``lang`` the language of ``stem`` and of ``stopwords="lang"``. ``scheme="icws"`` samples
+    the real-valued ``weighting`` ("bag" or "tfidf") by consistent weighted sampling;
+    ``b_bit`` (1, 2, 4 or 8) keeps that many bits of each value of a positional image
+    (b-bit minwise hashing).
 
     >>> imgs = fimdup.sketch(["a b c d e f g", "a b c d e f h"], size=16)
     >>> len(imgs), imgs.lengths.tolist()
@@ -492,6 +496,7 @@ def cluster(
     lang: str = _PIPE["lang"],
     modulus: int = _PIPE["modulus"],
     weighting: Optional[str] = _PIPE["weighting"],
+    b_bit: Optional[int] = _PIPE["b_bit"],
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
@@ -616,6 +621,7 @@ def dedup(
     lang: str = _PIPE["lang"],
     modulus: int = _PIPE["modulus"],
     weighting: Optional[str] = _PIPE["weighting"],
+    b_bit: Optional[int] = _PIPE["b_bit"],
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
@@ -900,6 +906,7 @@ def sweep(
     lang: str = _PIPE["lang"],
     modulus: int = _PIPE["modulus"],
     weighting: Optional[str] = _PIPE["weighting"],
+    b_bit: Optional[int] = _PIPE["b_bit"],
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],
@@ -983,6 +990,7 @@ def report(
     lang: str = _PIPE["lang"],
     modulus: int = _PIPE["modulus"],
     weighting: Optional[str] = _PIPE["weighting"],
+    b_bit: Optional[int] = _PIPE["b_bit"],
     format: Optional[str] = _CORPUS["format"],
     text_field: str = _CORPUS["text_field"],
     id_field: str = _CORPUS["id_field"],

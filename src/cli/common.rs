@@ -228,6 +228,7 @@ fn pipeline_options(text: &TextArgs, scheme: &SchemeArgs) -> PipelineOptions {
         modulus: scheme.modulus,
         seed: scheme.seed,
         weighting: scheme.weighting.map(Weighting::from),
+        b_bit: scheme.b_bit,
         unit: text.unit,
         shingle_len: text.shingle_len.as_ref().map(|l| l.0[0]),
         offset: text.offset,
@@ -246,7 +247,7 @@ fn pipeline_options(text: &TextArgs, scheme: &SchemeArgs) -> PipelineOptions {
 pub struct SchemeArgs {
     /// How the image is chosen from the shingles [default: bottom-k; k-mins for the lsh and
     /// super-shingle methods].
-    #[arg(long, value_name = "bottom-k|k-mins|one-permutation|mod-m")]
+    #[arg(long, value_name = "bottom-k|k-mins|one-permutation|mod-m|icws")]
     pub scheme: Option<Scheme>,
     /// Image size n (bottom-k, k-mins, one-permutation).
     #[arg(long, default_value_t = PipelineOptions::default().size, value_name = "N")]
@@ -260,6 +261,11 @@ pub struct SchemeArgs {
     /// Bag images over (shingle, occurrence) pairs, or tf-idf weighted bags (H00).
     #[arg(long, value_name = "bag|tfidf")]
     pub weighting: Option<WeightingArg>,
+    /// b-bit minwise hashing: keep B bits (1, 2, 4 or 8) of each value of a positional
+    /// image (k-mins, one-permutation, icws); images b/64 of the size, resemblance
+    /// corrected for chance agreement.
+    #[arg(long, value_name = "B")]
+    pub b_bit: Option<u8>,
 }
 
 /// The values of `--weighting`.
@@ -290,6 +296,7 @@ impl Default for SchemeArgs {
             modulus: d.modulus,
             seed: d.seed,
             weighting: None,
+            b_bit: d.b_bit,
         }
     }
 }

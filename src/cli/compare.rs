@@ -55,6 +55,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         let r = estimate_resemblance(&sk.sketch(&ca), &sk.sketch(&cb), &cfg);
         let mcfg = fimdup::sketch::SketchConfig {
             scheme: Scheme::ModM,
+            bits: None,
             ..cfg
         };
         let mk = Sketcher::new(shingle, mcfg)?;

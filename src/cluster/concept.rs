@@ -405,6 +405,14 @@ fn sub_transactions_spilled(
 /// method's k, mined for its maximal itemsets component by component.
 fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
+    if let super::ImageKind::BBit { bits } = kind {
+        return Err(crate::Error::config(format!(
+            "concept clusters mine the (position, value) rows of the context, which on \
+             {bits}-bit images hold 1/{} of the documents each: use union-find or lsh on \
+             b-bit images",
+            1u32 << bits
+        )));
+    }
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
     let miner = arm.need(arm.inputs.miner, "a miner")?;

@@ -55,6 +55,7 @@ methods! {
     /// Exact similarity join on full shingle sets; clusters are connected components.
     Exact => super::exact::Exact,
     /// Charikar's fingerprints within Hamming distance h (C02, MJS07), union-find.
+    #[serde(rename = "simhash")]
     SimHash => super::simhash::SimHash,
     /// Super-shingle candidates kept when their fingerprints agree (Henzinger 2006).
     Henzinger => super::henzinger::Henzinger,

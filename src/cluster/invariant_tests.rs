@@ -54,7 +54,7 @@ fn version_chain_union_find_joins_concept_does_not() {
                         crate::sketch::positional_keys(&k_mins(s, 128), &mut k);
                         k
                     }
-                    ImageKind::BottomK => bottom_k(s, 128),
+                    ImageKind::BottomK | ImageKind::BBit { .. } => bottom_k(s, 128),
                 })
                 .collect();
             let inputs = ClusterInputs {

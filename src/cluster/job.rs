@@ -282,6 +282,13 @@ impl JobBuilder {
         method.spec().configure(&mut cluster, &mut pipeline)?;
         method.spec().check_scheme(pipeline.sketch.scheme)?;
         pipeline.validate()?;
+        if let (Some(b), super::Method::Concept) = (pipeline.sketch.bits, cluster.method) {
+            return Err(Error::config(format!(
+                "--b-bit {b}: concept clusters mine the (position, value) rows of the context, \
+                 which on b-bit images hold 1/2^b of the documents each; --b-bit takes the \
+                 union-find and lsh methods"
+            )));
+        }
         if self.candidate_threshold.is_some() && self.verify.is_none() {
             return Err(Error::config(
                 "a candidate threshold only applies with exact verification",
@@ -538,8 +545,15 @@ impl Job {
         // Concept and union-find by resemblance need only the inverted context: under a
         // budget (or from images files) it is built in passes over the images on disk
         // instead of holding them.
-        let streamed =
-            method.reads() == Reads::Elements && self.cluster.measure == Measure::Resemblance;
+        // Not on b-bit images: their pairs come from blocks of the positional images
+        // (`bbit_pairs`), not from the context.
+        let bbit = match input {
+            Input::Images(paths) => ImageInputs::open(paths)?.params().sketch.bits.is_some(),
+            Input::Corpus(_) => self.pipeline().sketch.bits.is_some(),
+        };
+        let streamed = !bbit
+            && method.reads() == Reads::Elements
+            && self.cluster.measure == Measure::Resemblance;
         let (prep, corpus, offsets) = match input {
             Input::Images(paths) => {
                 if self.verify_at.is_some() || method.reads() == Reads::Sets {

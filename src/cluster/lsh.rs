@@ -22,8 +22,8 @@ use rayon::prelude::*;
 
 use super::declared::{as_u32, OptKind, OptionDecl};
 use super::method::{MethodSpec, Reads};
-use super::run::{Arm, Found};
-use super::threshold::{self, choose_bands, k_for_threshold, ImageKind};
+use super::run::{estimate, Arm, Found};
+use super::threshold::{self, choose_bands_for, k_for_threshold, ImageKind};
 use super::{ScoredPair, Threshold};
 use crate::{DocId, Error, Result};
 
@@ -194,21 +194,32 @@ pub fn candidate_pairs<S: AsRef<[u64]> + Sync>(
             "bands x rows = {bands} x {rows} must equal the image length {n}"
         )));
     }
-    // A band is a group of `rows` positions: its key is the crate's one group hash, which
+    Ok(pairs_sharing_groups(
+        images,
+        rows as usize,
+        bands as usize,
+        seed,
+    ))
+}
+
+/// Pairs `(a, b)`, `a < b`, sorted and distinct, of documents whose images agree on all
+/// `per` positions of at least one of the groups `j*per .. (j+1)*per`, `j < count` (groups
+/// past the image's end are left out), detected through equal group hashes.
+pub(crate) fn pairs_sharing_groups<S: AsRef<[u64]> + Sync>(
+    images: &[S],
+    per: usize,
+    count: usize,
+    seed: u64,
+) -> Vec<(DocId, DocId)> {
+    // A band is a group of `per` positions: its key is the crate's one group hash, which
     // holds the band index, so equal keys are equal bands of the same index.
     let mut entries: Vec<(u64, u32)> = images
         .par_iter()
         .enumerate()
         .flat_map_iter(|(d, im)| {
-            crate::sketch::hash::group_hashes(
-                im.as_ref(),
-                true,
-                rows as usize,
-                bands as usize,
-                seed,
-            )
-            .into_iter()
-            .map(move |h| (h, d as u32))
+            crate::sketch::hash::group_hashes(im.as_ref(), true, per, count, seed)
+                .into_iter()
+                .map(move |h| (h, d as u32))
         })
         .collect();
     entries.par_sort_unstable();
@@ -230,7 +241,7 @@ pub fn candidate_pairs<S: AsRef<[u64]> + Sync>(
         .collect();
     pairs.par_sort_unstable();
     pairs.dedup();
-    Ok(pairs)
+    pairs
 }
 
 /// Number of positions at which two images agree.
@@ -307,20 +318,32 @@ fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
             edges: Vec::new(),
         });
     }
+    // Full positional values, or b-bit ones (chance agreement in the translation, the
+    // band choice and the estimate).
+    let kind = match cfg.image_kind {
+        k @ ImageKind::BBit { .. } => k,
+        _ => ImageKind::KMins,
+    };
     let (k, t) = match cfg.threshold {
         Threshold::MinCommon(k) => {
             arm.summary.k_rule = format!("min-common {k} agreeing positions");
-            (k, f64::from(k) / n as f64)
+            (k, estimate(k, n, kind).unwrap_or(0.0))
         }
         Threshold::Resemblance(t) => {
-            arm.summary.k_rule = threshold::describe(t, n, ImageKind::KMins);
-            (k_for_threshold(t, n, ImageKind::KMins), t)
+            arm.summary.k_rule = threshold::describe(t, n, kind);
+            (k_for_threshold(t, n, kind), t)
         }
     };
     arm.summary.k = Some(k);
     let (b, r) = match cfg.lsh.bands_rows {
         Some(br) => br,
-        None => choose_bands(n as u32, t.min(1.0), cfg.lsh.fp_weight, cfg.lsh.fn_weight)?,
+        None => choose_bands_for(
+            n as u32,
+            t.min(1.0),
+            cfg.lsh.fp_weight,
+            cfg.lsh.fn_weight,
+            kind,
+        )?,
     };
     arm.summary.bands = Some(b);
     arm.summary.rows = Some(r);
@@ -335,7 +358,7 @@ fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         Grouping::Center => {
             let w: Vec<(DocId, DocId, f64)> = kept
                 .iter()
-                .map(|&(a, b, c)| (a, b, f64::from(c) / n as f64))
+                .map(|&(a, b, c)| (a, b, estimate(c, n, kind).unwrap_or(0.0)))
                 .collect();
             center_clusters(arm.n_docs(), &w)
                 .into_iter()
@@ -352,7 +375,7 @@ fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         }
     };
     arm.timer.lap("cluster");
-    let edges: Vec<ScoredPair> = Arm::scored(&kept, |_, c| Some(f64::from(c) / n as f64), |_| None);
+    let edges: Vec<ScoredPair> = Arm::scored(&kept, |_, c| estimate(c, n, kind), |_| None);
     Ok(Found { sets, edges })
 }
 

@@ -28,6 +28,7 @@
 //! - the output depends only on the inputs and the configuration, not on the thread count
 //!   nor on the entry point.
 
+pub mod bbit_pairs;
 pub mod candidates;
 pub mod collapse;
 pub mod concept;
@@ -84,7 +85,8 @@ pub use run::{
 pub use simhash::SimHashConfig;
 pub use supershingle::SuperShingleConfig;
 pub use threshold::{
-    candidate_threshold, choose_bands, image_kind, k_for_threshold, ImageKind, VERIFY_SIGMAS,
+    candidate_threshold, choose_bands, choose_bands_for, image_kind, image_kind_of,
+    k_for_threshold, ImageKind, VERIFY_SIGMAS,
 };
 pub use union_find::union_find_clusters;
 pub use verify::{verify_output, verify_with_corpus, CorpusSource, Regroup, MAX_CLIQUE_CLUSTER};

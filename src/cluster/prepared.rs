@@ -14,7 +14,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use super::method::Reads;
-use super::threshold::image_kind;
+use super::threshold::image_kind_of;
 use super::{
     collapse, fp_miner, run_method, ClusterConfig, ClusterInputs, ClusterOutput, Collapse,
     Equivalence, Method, Phase,
@@ -417,7 +417,7 @@ impl Prepared {
         cfg.method.spec().check_scheme(self.scheme())?;
         let containment_on_mod_m =
             cfg.measure == super::Measure::Containment && self.scheme() == Scheme::ModM;
-        match (image_kind(self.scheme()), cfg.threshold) {
+        match (image_kind_of(&self.params.sketch), cfg.threshold) {
             (Some(kind), _) => cfg.image_kind = kind,
             (None, super::Threshold::Resemblance(_))
                 if cfg.method.reads() != Reads::Sets

@@ -365,6 +365,7 @@ pub(super) fn estimate(c: u32, n: usize, kind: ImageKind) -> Option<f64> {
         ImageKind::KMins => q,
         // q = 2J/(1+J)  =>  J = q/(2-q) (first-order inversion, see `threshold`).
         ImageKind::BottomK => q / (2.0 - q),
+        ImageKind::BBit { bits } => crate::sketch::bbit::estimate(c as usize, n, bits),
     })
 }
 

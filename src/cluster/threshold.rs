@@ -38,14 +38,24 @@
 //! probability exactly `J`, so the expected number of agreeing positions is `J · n` and the
 //! translation is `k = ceil(t · n)`.
 //!
-//! In both cases `k = ceil(E[shared | J = t])` (with a 1e-9 tolerance against rounding noise):
+//! # b-bit images
+//!
+//! A b-bit image keeps `b` bits of each k-mins (or one-permutation, ICWS) value
+//! ([`crate::sketch::bbit`]): a position agrees with probability `p(s) = C + (1 - C) s`,
+//! `C = 2^-b` (two different minima agree on `b` bits by chance), so the expected number of
+//! agreeing positions is `n p(t)` and `k = ceil(n (C + (1 - C) t))`; the estimate from `c`
+//! agreeing positions is `(c/n - C) / (1 - C)`.
+//!
+//! In all cases `k = ceil(E[shared | J = t])` (with a 1e-9 tolerance against rounding noise):
 //! a pair exactly at the threshold is kept about half of the time.
 //!
 //! # Bands (LSH) and super shingles
 //!
 //! [`choose_bands`]: among the divisors `r` of `n` (so `b · r = n` and every row is used),
 //! pick the one minimising `w_fp · ∫₀ᵗ P(s) ds + w_fn · ∫ₜ¹ (1 - P(s)) ds` with
-//! `P(s) = 1 - (1 - s^r)^b`, the probability that a pair of resemblance `s` shares a band.
+//! `P(s) = 1 - (1 - p(s)^r)^b`, the probability that a pair of resemblance `s` shares a band,
+//! `p(s)` the probability that one position agrees ([`ImageKind::agreement`]: `s` for k-mins,
+//! `C + (1 - C) s` for b-bit images; [`choose_bands_for`]).
 //! Ties go to the smaller `r`. A super shingle of `per` positions of a k-mins image links two
 //! documents of resemblance `s` with probability `1 - (1 - s^per)^(n/per)`: LSH banding
 //! without the filtering pass, so [`super_shingle_per`] chooses `per` as LSH chooses its rows.
@@ -76,6 +86,23 @@ pub enum ImageKind {
     /// permutations".
     #[default]
     KMins,
+    /// Positional images keeping `bits` bits of each value (b-bit minwise hashing).
+    BBit {
+        /// Bits per value (1, 2, 4 or 8).
+        bits: u8,
+    },
+}
+
+impl ImageKind {
+    /// The probability that one position of two images of documents of resemblance `s`
+    /// agrees: `s` (k-mins; bottom-k images have no positions, `s` too), `C + (1 - C) s`
+    /// for b-bit images.
+    pub fn agreement(self, s: f64) -> f64 {
+        match self {
+            ImageKind::BBit { bits } => crate::sketch::bbit::agreement(s, bits),
+            ImageKind::KMins | ImageKind::BottomK => s.clamp(0.0, 1.0),
+        }
+    }
 }
 
 impl std::str::FromStr for ImageKind {
@@ -116,6 +143,7 @@ pub fn k_for_threshold(t: f64, n: usize, kind: ImageKind) -> u32 {
     let e = match kind {
         ImageKind::BottomK => expected_shared_bottom_k(t, n),
         ImageKind::KMins => expected_shared_k_mins(t, n),
+        ImageKind::BBit { .. } => kind.agreement(t) * n as f64,
     };
     ((e - 1e-9).ceil().max(1.0) as u64).min(u64::from(u32::MAX)) as u32
 }
@@ -127,6 +155,11 @@ pub fn describe(t: f64, n: usize, kind: ImageKind) -> String {
         ImageKind::KMins => format!("k-mins: k = ceil(t*n) = ceil({t}*{n}) = {k}"),
         ImageKind::BottomK => format!(
             "bottom-k: k = ceil(n*2t/(1+t)*(1-sqrt((1-t)/((1+t)*pi*n)))) with t={t}, n={n}: {k}"
+        ),
+        ImageKind::BBit { bits } => format!(
+            "{bits}-bit: k = ceil(n*(C+(1-C)*t)), C = 2^-{bits}, = ceil({n}*({}+{}*{t})) = {k}",
+            crate::sketch::bbit::chance(bits),
+            1.0 - crate::sketch::bbit::chance(bits)
         ),
     }
 }
@@ -152,13 +185,38 @@ fn simpson(f: impl Fn(f64) -> f64, lo: f64, hi: f64, steps: usize) -> f64 {
 
 /// The weighted error `w_fp · FP + w_fn · FN` of `(b, r)` at threshold `t`.
 pub fn band_error(t: f64, b: u32, r: u32, fp_weight: f64, fn_weight: f64) -> f64 {
-    let fp = simpson(|s| s_curve(s, b, r), 0.0, t, 1000);
-    let fnr = simpson(|s| 1.0 - s_curve(s, b, r), t, 1.0, 1000);
+    band_error_for(t, b, r, fp_weight, fn_weight, ImageKind::KMins)
+}
+
+/// [`band_error`] on images of `kind`: a band agrees with probability
+/// `kind.agreement(s)^r`.
+pub fn band_error_for(
+    t: f64,
+    b: u32,
+    r: u32,
+    fp_weight: f64,
+    fn_weight: f64,
+    kind: ImageKind,
+) -> f64 {
+    let p = |s: f64| s_curve(kind.agreement(s), b, r);
+    let fp = simpson(p, 0.0, t, 1000);
+    let fnr = simpson(|s| 1.0 - p(s), t, 1.0, 1000);
     fp_weight * fp + fn_weight * fnr
 }
 
 /// Chooses `(b, r)` with `b · r = n` minimising [`band_error`] (ties: smaller `r`).
 pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u32, u32)> {
+    choose_bands_for(n, t, fp_weight, fn_weight, ImageKind::KMins)
+}
+
+/// [`choose_bands`] on images of `kind` ([`band_error_for`]).
+pub fn choose_bands_for(
+    n: u32,
+    t: f64,
+    fp_weight: f64,
+    fn_weight: f64,
+    kind: ImageKind,
+) -> Result<(u32, u32)> {
     if n == 0 {
         return Err(Error::config("LSH needs images of at least one position"));
     }
@@ -170,7 +228,7 @@ pub fn choose_bands(n: u32, t: f64, fp_weight: f64, fn_weight: f64) -> Result<(u
     let mut best: Option<(f64, u32, u32)> = None;
     for r in (1..=n).filter(|r| n.is_multiple_of(*r)) {
         let b = n / r;
-        let e = band_error(t, b, r, fp_weight, fn_weight);
+        let e = band_error_for(t, b, r, fp_weight, fn_weight, kind);
         if best.is_none_or(|(be, _, _)| e < be) {
             best = Some((e, b, r));
         }
@@ -192,8 +250,16 @@ pub fn super_shingle_per(n: u32, t: f64, lsh: &LshConfig) -> Result<u32> {
 pub fn image_kind(scheme: Scheme) -> Option<ImageKind> {
     match scheme {
         Scheme::BottomK => Some(ImageKind::BottomK),
-        Scheme::KMins | Scheme::OnePermutation => Some(ImageKind::KMins),
+        Scheme::KMins | Scheme::OnePermutation | Scheme::Icws => Some(ImageKind::KMins),
         Scheme::ModM | Scheme::SimHash => None,
+    }
+}
+
+/// [`image_kind`] of a sketch configuration: [`ImageKind::BBit`] for b-bit images.
+pub fn image_kind_of(cfg: &crate::sketch::SketchConfig) -> Option<ImageKind> {
+    match cfg.bits {
+        Some(bits) => image_kind(cfg.scheme).map(|_| ImageKind::BBit { bits }),
+        None => image_kind(cfg.scheme),
     }
 }
 

@@ -3,15 +3,18 @@
 //! memory budget), joined into connected components ([`super::uf`]); each cluster's support
 //! is its weakest edge.
 //!
+//! On b-bit images the pairs come from blocks of positions instead of the context
+//! ([`super::bbit_pairs`]: the same pairs, without rows of 1/2^b of the documents).
+//!
 //! Invariant: edges come out sorted by `(a, b)` and components ordered by their smallest
 //! member, whatever the thread count.
 
 use super::method::{MethodSpec, Reads};
 use super::run::{components_with_support, estimate, Arm, Found};
-use super::Regroup;
+use super::{ImageKind, Regroup};
 use crate::context::{pair_counts, pair_counts_streamed, Context};
 use crate::spill::SpillConfig;
-use crate::{DocId, Result};
+use crate::{DocId, Error, Result};
 
 /// B97 4.1 on a context: the pairs sharing `>= k` elements (the `<id,id,count>` phase) and
 /// their connected components, each with its weakest edge as support.
@@ -31,6 +34,29 @@ fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let kind = arm.cfg.image_kind;
     let k = arm.k(arm.n, kind)?;
     arm.summary.k = Some(k);
+    if let ImageKind::BBit { bits } = kind {
+        // The context's rows would hold 1/2^b of the documents each: the blocks of
+        // `bbit_pairs` find the same pairs.
+        let positional = match (arm.inputs.positional, arm.inputs.spilled) {
+            (Some(p), None) if arm.inputs.context.is_none() => p,
+            _ => {
+                return Err(Error::config(
+                    "union-find on b-bit images needs the positional images in memory, not a \
+             ready context (its rows of (position, value) hold 1/2^b of the documents)",
+                ))
+            }
+        };
+        let images = super::run::mask(positional, arm.collapse());
+        let e = super::bbit_pairs::agreeing_pairs(&images, k, bits)?;
+        arm.timer.lap("pairs");
+        let sets = arm.components(&e);
+        arm.timer.lap("union-find");
+        let n = arm.n;
+        return Ok(Found {
+            sets,
+            edges: Arm::scored(&e, |_, c| estimate(c, n, kind), |_| None),
+        });
+    }
     let e = match arm.spilled_context()? {
         Some(sc) => pair_counts_streamed(sc, sc.n_docs(), k, arm.spill())?,
         None => {

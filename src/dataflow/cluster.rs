@@ -105,6 +105,8 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some("the method bands positional images only")
         } else if cfg.measure != Measure::Resemblance {
             Some("the measure is containment")
+        } else if pipeline.sketch.bits.is_some() && cfg.method.reads() == Reads::Elements {
+            Some("on b-bit images the pairs come from blocks of positions, not the context")
         } else if let Some(why) = cfg.undivided_because() {
             Some(why)
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
@@ -227,8 +229,9 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let held = &local.held;
     let nonempty: u64 = (0..held.len()).filter(|&i| held.keys_len(i) > 0).count() as u64;
     let any = rounds.all_gather(nonempty).iter().any(|(_, c)| *c > 0);
-    let (n, scheme) = (plan.params.sketch.size, plan.params.sketch.scheme);
-    let (cfg, head, rule) = divided_method(job, scheme, n, any).map_err(|e| together(rounds, e))?;
+    let n = plan.params.sketch.size;
+    let (cfg, head, rule) =
+        divided_method(job, &plan.params.sketch, n, any).map_err(|e| together(rounds, e))?;
 
     // 4. Rows; 5. pairs (`pairing.rs`).
     let passes = row_passes(rounds, plan, &local, worker_budget)?;

@@ -135,16 +135,18 @@ impl Index {
                 sketch: SketchConfig {
                     scheme: Scheme::ModM,
                     modulus: cfg.containment_modulus,
+                    bits: None,
                     ..pipeline.sketch
                 },
                 weight_table: None,
             });
         let bands = if pipeline.sketch.scheme.is_positional() {
-            Some(crate::cluster::choose_bands(
+            Some(crate::cluster::choose_bands_for(
                 pipeline.sketch.size as u32,
                 cfg.threshold,
                 1.0,
                 1.0,
+                crate::cluster::image_kind_of(&pipeline.sketch).unwrap_or_default(),
             )?)
         } else {
             None

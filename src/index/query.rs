@@ -150,7 +150,8 @@ pub struct Hit {
 /// Smallest number of shared image elements a document must have with a query image `q`
 /// for its estimated `measure` to reach `t` (`t > 0`), so that counting shared elements
 /// loses nothing:
-/// * k-mins / one-permutation: `est = equal positions / n`, so `>= ceil(t n)`;
+/// * k-mins / one-permutation / icws: `est = equal positions / n`, so `>= ceil(t n)`; on
+///   b-bit images `>= ceil(n (C + (1 - C) t))`, `C = 2^-b`;
 /// * bottom-k: `est = both / taken` with `taken = min(n, |Q u D|) >= min(n, |Q|)` and
 ///   `both <= |Q n D|`, so `>= ceil(t min(n, |Q|))`;
 /// * mod-m resemblance `|Q n D| / |Q u D|` and containment `|Q n D| / |Q|`: `>= ceil(t |Q|)`.
@@ -159,11 +160,13 @@ pub struct Hit {
 /// rounding in `t * m`.
 pub fn min_shared(q: &Image, cfg: &SketchConfig, t: f64) -> usize {
     let m = match cfg.scheme {
-        Scheme::KMins | Scheme::OnePermutation => cfg.size,
+        Scheme::KMins | Scheme::OnePermutation | Scheme::Icws => cfg.size,
         Scheme::BottomK => cfg.size.min(q.len()),
         Scheme::ModM => q.len(),
         Scheme::SimHash => unreachable!("an index refuses simhash images"),
     };
+    // b-bit: `est = (c/n - C) / (1 - C)` reaches t from `c = n (C + (1 - C) t)`.
+    let t = cfg.bits.map_or(t, |b| crate::sketch::bbit::agreement(t, b));
     ((t * m as f64 - 1e-9).ceil() as usize).max(1)
 }
 

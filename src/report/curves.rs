@@ -101,6 +101,18 @@ pub fn detection(
     scheme: Scheme,
     weighted: bool,
 ) -> Option<Detection> {
+    detection_bits(cfg, out, scheme, weighted, None)
+}
+
+/// [`detection`] on images keeping `bits` bits of each value (b-bit images:
+/// [`Detection::b_bit`], `None` where no law is modelled).
+pub fn detection_bits(
+    cfg: &ClusterConfig,
+    out: &ClusterOutput,
+    scheme: Scheme,
+    weighted: bool,
+    bits: Option<u8>,
+) -> Option<Detection> {
     let s = &out.summary;
     if cfg.measure == Measure::Containment {
         return None;
@@ -109,6 +121,10 @@ pub fn detection(
     let base = cfg
         .method
         .detection(cfg, s, (!weighted).then_some(scheme), n)?;
+    let base = match bits {
+        Some(b) if !matches!(base, Detection::Step { .. }) => Detection::b_bit(base, b)?,
+        _ => base,
+    };
     Some(match (s.candidate_threshold, &base) {
         // A step is the answer itself, verified or not.
         (Some(_), m) if !matches!(m, Detection::Step { .. }) => Detection::Verified {

@@ -213,10 +213,15 @@ impl<'t> ErrorCollector<'t> {
             canon: Canonicalizer::new(pipeline.text.clone())?,
             shingle: pipeline.shingle,
             // The views need the texts and shingles only: images without weights serve them
-            // (tf-idf weights need the corpus's document frequencies).
+            // (tf-idf weights need the corpus's document frequencies; ICWS samples weights,
+            // so its views are k-mins ones).
             explainer: Explainer::new(&PipelineConfig {
                 sketch: SketchConfig {
                     weighting: None,
+                    scheme: match pipeline.sketch.scheme {
+                        crate::sketch::Scheme::Icws => crate::sketch::Scheme::KMins,
+                        s => s,
+                    },
                     ..pipeline.sketch
                 },
                 ..pipeline.clone()

@@ -37,7 +37,7 @@
 
 use std::path::Path;
 
-use super::curves::{detection, CurveCollector, Curves};
+use super::curves::{detection_bits, CurveCollector, Curves};
 use super::errors::{Candidate, ErrorAnalysis, ErrorCollector, ErrorKind};
 use super::timing::{repeated, Repeat, Spread};
 use super::SweepRow;
@@ -451,11 +451,12 @@ pub fn sweep(
                 r.add_row(labels, &pred, listed.as_ref());
             }
             if !grid {
-                let model = detection(
+                let model = detection_bits(
                     job.cluster_config(),
                     &res,
                     m.scheme_for(base),
                     cfg.pipeline.sketch.weighting.is_some(),
+                    cfg.pipeline.sketch.bits,
                 );
                 curves.add_run(
                     m.name(),

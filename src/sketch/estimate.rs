@@ -30,7 +30,8 @@ pub fn shared_elements(a: &Image, b: &Image, scheme: Scheme) -> usize {
 /// Estimated resemblance of the documents of `a` and `b` (0 if either image is empty).
 /// * bottom-k: `|MIN_n(A u B) n A n B| / |MIN_n(A u B)|` (B97 / S, unbiased), where `A`,
 ///   `B` are the images;
-/// * k-mins, one-permutation: equal positions / n;
+/// * k-mins, one-permutation, icws (weighted Jaccard): equal positions / n; b-bit images
+///   `(P - C) / (1 - C)` with `P` = equal positions / n, `C = 2^-b` ([`super::bbit`]);
 /// * mod-m: `|V(A) n V(B)| / |V(A) u V(B)|` (0 when both samples are empty);
 /// * simhash: the resemblance the Hamming distance implies
 ///   ([`super::simhash::estimate_resemblance`]).
@@ -39,9 +40,13 @@ pub fn estimate_resemblance(a: &Image, b: &Image, cfg: &SketchConfig) -> f64 {
         return 0.0;
     }
     match cfg.scheme {
-        Scheme::KMins | Scheme::OnePermutation => {
+        Scheme::KMins | Scheme::OnePermutation | Scheme::Icws => {
             let n = a.len().min(b.len());
-            shared_elements(a, b, cfg.scheme) as f64 / n as f64
+            let agree = shared_elements(a, b, cfg.scheme);
+            match cfg.bits {
+                Some(bits) => super::bbit::estimate(agree, n, bits),
+                None => agree as f64 / n as f64,
+            }
         }
         Scheme::ModM => crate::shingle::resemblance(&a.values, &b.values),
         Scheme::SimHash => super::simhash::estimate_resemblance(

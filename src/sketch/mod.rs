@@ -12,6 +12,10 @@
 //! | [`Scheme::OnePermutation`] | per bin `i < n`: min of `pi(x)` over the `x` falling in bin `i`, empty bins densified | positional, exactly `n` |
 //! | [`Scheme::ModM`] | `{pi(x) : pi(x) mod m = 0}` (B97 MOD_m) | sorted, variable size |
 //! | [`Scheme::SimHash`] | Charikar's `n`-bit fingerprint ([`simhash`]) | `n / 64` words, bits not elements |
+//! | [`Scheme::Icws`] | `n` consistent weighted samples of the real-valued shingle weights ([`icws`]) | positional, exactly `n` |
+//!
+//! A positional image may keep only `b` bits of each value ([`SketchConfig::bits`], b-bit
+//! minwise hashing, [`bbit`]).
 //!
 //! Invariants:
 //! * A document with no shingle (empty, or fewer tokens than the shingle length) gets the
@@ -47,12 +51,15 @@
 //! `scheme` ([`Scheme`], [`SketchConfig`]), `image` ([`Image`] and its keys), `sketcher`
 //! ([`Sketcher`]), `estimate` (resemblance and containment from images), `fingerprint`
 //! (fingerprints and super shingles), [`hash`] (the permutations and the group hash),
-//! [`weight`](mod@weight), [`file`](mod@file) (the images file), [`inputs`], [`pipeline`].
+//! [`weight`](mod@weight), [`bbit`] (b-bit values), [`icws`] (consistent weighted
+//! sampling), [`file`](mod@file) (the images file), [`inputs`], [`pipeline`].
 
+pub mod bbit;
 mod estimate;
 pub mod file;
 mod fingerprint;
 pub mod hash;
+pub mod icws;
 mod image;
 pub mod inputs;
 mod kmins;

@@ -88,6 +88,8 @@ pub struct PipelineOptions {
     /// Bag or tf-idf weighting.
     #[serde(with = "by_name::option")]
     pub weighting: Option<Weighting>,
+    /// b-bit minwise hashing: keep 1, 2, 4 or 8 bits of each positional value.
+    pub b_bit: Option<u8>,
     /// Shingle unit.
     #[serde(with = "by_name")]
     pub unit: Unit,
@@ -127,6 +129,7 @@ impl Default for PipelineOptions {
             modulus: sketch.modulus,
             seed: sketch.seed,
             weighting: sketch.weighting,
+            b_bit: sketch.bits,
             unit: text.unit,
             shingle_len: None,
             offset: shingle.offset,
@@ -182,6 +185,7 @@ impl PipelineOptions {
             modulus: self.modulus,
             seed: self.seed,
             weighting: self.weighting,
+            bits: self.b_bit,
         };
         cfg.validate()?;
         Ok(cfg)

@@ -1,7 +1,9 @@
 //! The image schemes ([`Scheme`]) and their parameters ([`SketchConfig`]).
 //!
-//! Invariant: a validated configuration has `1 <= size <= MAX_SIZE` (not mod-m) and a
-//! modulus `>= 1` (mod-m); the scheme codes of the images file never change.
+//! Invariant: a validated configuration has `1 <= size <= MAX_SIZE` (not mod-m), a
+//! modulus `>= 1` (mod-m), b-bit values only on positional schemes with `b` in
+//! [`super::bbit::BITS`], and a weighting for ICWS; the scheme codes of the images file never
+//! change.
 
 use super::Weighting;
 use crate::{Error, Result};
@@ -30,20 +32,25 @@ pub enum Scheme {
     /// `n / 64` words ([`super::simhash`]). Not a set of elements: read by the methods that
     /// compare fingerprints by Hamming distance only.
     SimHash,
+    /// Ioffe's improved consistent weighted sampling (ICDM 2010) of the real-valued shingle
+    /// weights ([`super::icws`]): `n` samples, each agreeing with probability the weighted
+    /// Jaccard. Positional image; needs a weighting.
+    Icws,
 }
 
 impl Scheme {
     /// All schemes, in file-code order.
-    pub const ALL: [Scheme; 5] = [
+    pub const ALL: [Scheme; 6] = [
         Scheme::BottomK,
         Scheme::KMins,
         Scheme::OnePermutation,
         Scheme::ModM,
         Scheme::SimHash,
+        Scheme::Icws,
     ];
 
     /// The command-line name (`bottom-k`, `k-mins`, `one-permutation`, `mod-m`,
-    /// `simhash`).
+    /// `simhash`, `icws`).
     pub fn name(self) -> &'static str {
         match self {
             Scheme::BottomK => "bottom-k",
@@ -51,12 +58,13 @@ impl Scheme {
             Scheme::OnePermutation => "one-permutation",
             Scheme::ModM => "mod-m",
             Scheme::SimHash => "simhash",
+            Scheme::Icws => "icws",
         }
     }
 
     /// True for schemes whose image value `i` belongs to permutation (or bin) `i`.
     pub fn is_positional(self) -> bool {
-        matches!(self, Scheme::KMins | Scheme::OnePermutation)
+        matches!(self, Scheme::KMins | Scheme::OnePermutation | Scheme::Icws)
     }
 
     /// True for the fingerprint scheme (SimHash), whose image is bits, not elements.
@@ -82,11 +90,12 @@ impl Scheme {
             Scheme::OnePermutation => 2,
             Scheme::ModM => 3,
             Scheme::SimHash => 4,
+            Scheme::Icws => 5,
         }
     }
 
     pub(crate) fn from_code(c: u8) -> Option<Self> {
-        Scheme::ALL.get(c as usize).copied()
+        Scheme::ALL.into_iter().find(|s| s.code() == c)
     }
 }
 
@@ -104,7 +113,7 @@ impl std::str::FromStr for Scheme {
             .find(|x| x.name() == s)
             .ok_or_else(|| {
                 Error::config(format!(
-                    "unknown scheme {s:?}; expected bottom-k, k-mins, one-permutation, mod-m or simhash"
+                    "unknown scheme {s:?}; expected bottom-k, k-mins, one-permutation, mod-m, simhash or icws"
                 ))
             })
     }
@@ -124,6 +133,10 @@ pub struct SketchConfig {
     pub seed: u64,
     /// Bag / tf-idf images (H00); `None` uses the shingle set.
     pub weighting: Option<Weighting>,
+    /// b-bit minwise hashing (Li and Koenig 2010): keep `b` bits of each positional value
+    /// ([`super::bbit`]); `None` keeps the 64.
+    #[serde(default)]
+    pub bits: Option<u8>,
 }
 
 impl Default for SketchConfig {
@@ -134,13 +147,14 @@ impl Default for SketchConfig {
             modulus: 25,
             seed: 0,
             weighting: None,
+            bits: None,
         }
     }
 }
 
 impl SketchConfig {
-    /// Checks `1 <= size <= MAX_SIZE` (not for mod-m), `modulus >= 1` (mod-m) and the
-    /// weighting.
+    /// Checks `1 <= size <= MAX_SIZE` (not for mod-m), `modulus >= 1` (mod-m), the
+    /// weighting (required by ICWS) and the b-bit option ([`super::bbit::validate`]).
     pub fn validate(&self) -> Result<()> {
         if self.scheme != Scheme::ModM && (self.size == 0 || self.size > MAX_SIZE) {
             return Err(Error::config(format!(
@@ -160,6 +174,11 @@ impl SketchConfig {
         if let Some(w) = self.weighting {
             w.validate()?;
         }
-        Ok(())
+        if self.scheme == Scheme::Icws && self.weighting.is_none() {
+            return Err(Error::config(
+                "--scheme icws samples weighted shingles: give --weighting bag or tfidf",
+            ));
+        }
+        super::bbit::validate(self.bits, self.scheme)
     }
 }

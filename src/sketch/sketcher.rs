@@ -8,7 +8,7 @@
 use rayon::prelude::*;
 
 use super::hash::{self, fmix64, reduce, splitmix64, Permutation};
-use super::{kmins, simhash, weight};
+use super::{bbit, icws, kmins, simhash, weight};
 use super::{DocFreq, Image, Scheme, SketchConfig, SketchParams, TextParams, Weighting};
 use crate::shingle::{shingle_hashes_from_tokens, shingle_hashes_scratch, ShingleConfig};
 use crate::text::Canonical;
@@ -32,7 +32,7 @@ pub struct Scratch {
     filled: Vec<bool>,
     perm: Vec<u64>,
     sorted: Vec<u64>,
-    weighted: Vec<(u64, f64)>,
+    weights: Vec<(u64, f64)>,
 }
 
 /// A ready-to-use sketcher: shingle and sketch configuration plus the precomputed
@@ -47,6 +47,10 @@ pub struct Sketcher {
     densify_key: u64,
     /// SimHash projection keys, one per fingerprint word.
     simhash_keys: Vec<u64>,
+    /// The per-sample keys of ICWS (empty for the other schemes).
+    icws_keys: Vec<u64>,
+    /// The key of the b-bit reduction.
+    bbit_key: u64,
     df: Option<DocFreq>,
 }
 
@@ -98,6 +102,12 @@ impl Sketcher {
             a,
             b,
             densify_key: splitmix64(&mut s),
+            icws_keys: if cfg.scheme == Scheme::Icws {
+                icws::sample_keys(cfg.seed, cfg.size)
+            } else {
+                Vec::new()
+            },
+            bbit_key: bbit::key(cfg.seed),
             df,
         })
     }
@@ -163,7 +173,15 @@ impl Sketcher {
 
     fn sketch_hashes_with(&self, hashes: &mut [u64], scratch: &mut Scratch) -> Image {
         if self.cfg.scheme == Scheme::SimHash {
-            return self.simhash(hashes, &mut scratch.weighted);
+            return self.simhash(hashes, &mut scratch.weights);
+        }
+        if self.cfg.scheme == Scheme::Icws {
+            // A validated ICWS configuration has a weighting.
+            let w = self.cfg.weighting.unwrap_or(Weighting::Bag);
+            weight::weights(hashes, w, self.df.as_ref(), &mut scratch.weights);
+            let mut values = Vec::new();
+            icws::sample(&scratch.weights, &self.icws_keys, &mut values);
+            return self.reduced(Image { values });
         }
         let mut elems = std::mem::take(&mut scratch.elems);
         let xs: &[u64] = match self.cfg.weighting {
@@ -182,9 +200,18 @@ impl Sketcher {
                 Scheme::OnePermutation => self.one_permutation(xs, &mut scratch.filled),
                 Scheme::ModM => self.mod_m(xs),
                 Scheme::SimHash => unreachable!("simhash images are made above"),
+                Scheme::Icws => unreachable!("ICWS is sketched above"),
             }
         };
         scratch.elems = elems;
+        self.reduced(img)
+    }
+
+    /// The image with each value cut to the configured b bits ([`bbit::reduce`]), if any.
+    fn reduced(&self, mut img: Image) -> Image {
+        if let Some(b) = self.cfg.bits {
+            bbit::reduce(&mut img.values, b, self.bbit_key);
+        }
         img
     }
 
@@ -244,7 +271,8 @@ impl Sketcher {
                 values: simhash::of_set(&hashes[..n], &self.simhash_keys),
             };
         }
-        weight::weights(hashes, self.cfg.weighting, self.df.as_ref(), weighted);
+        let w = self.cfg.weighting.unwrap_or(Weighting::Bag);
+        weight::weights(hashes, w, self.df.as_ref(), weighted);
         if weighted.is_empty() {
             return Image::empty();
         }

@@ -151,14 +151,15 @@ pub fn pair_hash(t: u64, i: u32, seed: u64) -> u64 {
     xxh3_64_with_seed(&b, seed ^ BAG_DOMAIN)
 }
 
-/// The real weight of each distinct shingle of the multiset `hashes` (sorted in place) into
-/// `out` (cleared first; ascending by shingle): 1 without a weighting, the count with
-/// [`Weighting::Bag`], `count * ln(N / df)` (unscaled, unrounded) with [`Weighting::TfIdf`];
-/// shingles of weight 0 (present in every document) are left out. The weights SimHash and
-/// weighted sampling read, and those tf-idf flattening scales.
+/// The weight of every distinct shingle of the multiset `hashes` (sorted in place) under
+/// `weighting`, ascending by shingle, zero weights left out: the count for
+/// [`Weighting::Bag`], the scaled tf-idf weight (see the module docs; unrounded) for
+/// [`Weighting::TfIdf`]. For tf-idf `df` must be given (without it every shingle counts as
+/// `df = 1`, i.e. plain tf scaling). [`flatten`] rounds these weights; ICWS
+/// ([`super::icws`]) samples them as they are.
 pub fn weights(
     hashes: &mut [u64],
-    weighting: Option<Weighting>,
+    weighting: Weighting,
     df: Option<&DocFreq>,
     out: &mut Vec<(u64, f64)>,
 ) {
@@ -166,33 +167,36 @@ pub fn weights(
     hashes.sort_unstable();
     let runs = hashes.chunk_by(|a, b| a == b);
     match weighting {
-        None => out.extend(runs.map(|r| (r[0], 1.0))),
-        Some(Weighting::Bag) => out.extend(runs.map(|r| (r[0], r.len() as f64))),
-        Some(Weighting::TfIdf { .. }) => {
-            tf_idf(hashes, df, out);
+        Weighting::Bag => out.extend(runs.map(|r| (r[0], r.len() as f64))),
+        Weighting::TfIdf { total } => {
+            let n = df.map_or(1, |d| d.docs.max(1)) as f64;
+            out.extend(runs.map(|r| {
+                let d = df.map_or(1, |d| d.df(r[0]).max(1)) as f64;
+                let idf = if df.is_some() {
+                    (n / d).ln().max(0.0)
+                } else {
+                    1.0
+                };
+                (r[0], r.len() as f64 * idf)
+            }));
+            let sum: f64 = out.iter().map(|w| w.1).sum();
+            if sum <= 0.0 {
+                out.clear();
+                return;
+            }
+            let scale = total as f64 / sum;
+            for w in out.iter_mut() {
+                w.1 *= scale;
+            }
             out.retain(|w| w.1 > 0.0);
         }
     }
 }
 
-/// `count * ln(N / df)` per distinct shingle of the sorted `hashes` (every shingle counts as
-/// `df = 1`, idf 1, without a table).
-fn tf_idf(hashes: &[u64], df: Option<&DocFreq>, out: &mut Vec<(u64, f64)>) {
-    let n = df.map_or(1, |d| d.docs.max(1)) as f64;
-    out.extend(hashes.chunk_by(|a, b| a == b).map(|r| {
-        let d = df.map_or(1, |d| d.df(r[0]).max(1)) as f64;
-        let idf = if df.is_some() {
-            (n / d).ln().max(0.0)
-        } else {
-            1.0
-        };
-        (r[0], r.len() as f64 * idf)
-    }));
-}
-
 /// Flattens the shingle multiset `hashes` (sorted in place) into the element set `out`
-/// (cleared first; not sorted) under `weighting`. For [`Weighting::TfIdf`] `df` must be
-/// given (without it every shingle counts as `df = 1`, i.e. plain tf scaling).
+/// (cleared first; not sorted) under `weighting`: shingle `t` of weight `w`
+/// ([`weights`]) gives the pairs `(t, 0) .. (t, round(w) - 1)`. For [`Weighting::TfIdf`]
+/// `df` must be given (without it every shingle counts as `df = 1`, i.e. plain tf scaling).
 pub fn flatten(
     hashes: &mut [u64],
     weighting: Weighting,
@@ -200,31 +204,13 @@ pub fn flatten(
     seed: u64,
     out: &mut Vec<u64>,
 ) {
+    let mut ws = Vec::new();
+    weights(hashes, weighting, df, &mut ws);
     out.clear();
-    hashes.sort_unstable();
-    let runs = hashes.chunk_by(|a, b| a == b);
-    match weighting {
-        Weighting::Bag => {
-            for r in runs {
-                for i in 0..r.len() as u32 {
-                    out.push(pair_hash(r[0], i, seed));
-                }
-            }
-        }
-        Weighting::TfIdf { total } => {
-            let mut ws = Vec::new();
-            tf_idf(hashes, df, &mut ws);
-            let sum: f64 = ws.iter().map(|w| w.1).sum();
-            if sum <= 0.0 {
-                return;
-            }
-            let scale = total as f64 / sum;
-            for (t, w) in ws {
-                let k = (w * scale).round() as u32;
-                for i in 0..k {
-                    out.push(pair_hash(t, i, seed));
-                }
-            }
+    for (t, w) in ws {
+        let k = w.round() as u32;
+        for i in 0..k {
+            out.push(pair_hash(t, i, seed));
         }
     }
 }

@@ -73,6 +73,10 @@ fn configs() -> Vec<(ShingleConfig, SketchConfig)> {
             Some(Weighting::Bag),
             Some(Weighting::TfIdf { total: 200 }),
         ] {
+            if scheme == Scheme::Icws && weighting.is_none() {
+                // ICWS samples weights: refused without a weighting.
+                continue;
+            }
             v.push((
                 ShingleConfig::new(3, 1, 5).unwrap(),
                 SketchConfig {
@@ -81,6 +85,7 @@ fn configs() -> Vec<(ShingleConfig, SketchConfig)> {
                     modulus: 8,
                     seed: 42,
                     weighting,
+                    bits: None,
                 },
             ));
         }
@@ -222,6 +227,7 @@ fn crafted_bodies_with_valid_checksums_are_rejected() {
         modulus: 25,
         seed: 0,
         weighting: None,
+        bits: None,
     };
     let base = |scheme: Scheme, images: Vec<Image>| {
         let sk = Sketcher::new(sh, base_cfg(scheme)).unwrap();
@@ -270,8 +276,20 @@ fn crafted_bodies_with_valid_checksums_are_rejected() {
         (
             "scheme code",
             &sorted,
-            Box::new(move |b| b[SCHEME] = 4),
+            Box::new(move |b| b[SCHEME] = 9),
             "scheme",
+        ),
+        (
+            "b-bit code",
+            &sorted,
+            Box::new(move |b| b[SCHEME] = 0x51),
+            "b-bit code",
+        ),
+        (
+            "b-bit on a sorted scheme",
+            &sorted,
+            Box::new(move |b| b[SCHEME] = 0x20),
+            "--b-bit",
         ),
         (
             "zero size",

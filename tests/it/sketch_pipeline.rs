@@ -86,6 +86,7 @@ fn configs() -> Vec<(&'static str, PipelineConfig)> {
         modulus: 7,
         seed: 11,
         weighting,
+        bits: None,
     };
     let base = PipelineConfig::default();
     let mut v = vec![("default", base.clone())];

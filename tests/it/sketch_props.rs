@@ -98,6 +98,7 @@ fn sketcher(scheme: Scheme, size: usize, modulus: u64, seed: u64) -> Sketcher {
         modulus,
         seed,
         weighting: None,
+        bits: None,
     };
     Sketcher::new(ShingleConfig::default(), cfg).unwrap()
 }
@@ -303,6 +304,7 @@ fn bag_images_estimate_the_multiset_jaccard() {
             modulus: 1,
             seed: 500 + t as u64,
             weighting: Some(Weighting::Bag),
+            bits: None,
         };
         let sk = Sketcher::new(ShingleConfig::default(), cfg).unwrap();
         let (ia, ib) = (sk.sketch_hashes(&mut a), sk.sketch_hashes(&mut b));

@@ -58,6 +58,7 @@ fn rose_sketches_that_keep_everything_are_exact() {
                 modulus,
                 seed: 17,
                 weighting: None,
+                bits: None,
             };
             let sk = Sketcher::new(sh, cfg).unwrap();
             let (ia, ib) = (sk.sketch(&a), sk.sketch(&b));
@@ -94,10 +95,13 @@ fn short_and_empty_documents_get_the_empty_image() {
     for scheme in Scheme::ALL {
         let cfg = SketchConfig {
             scheme,
-            size: 16,
+            // A fingerprint's width is a multiple of 64 bits.
+            size: if scheme == Scheme::SimHash { 64 } else { 16 },
             modulus: 1,
             seed: 1,
-            weighting: None,
+            // ICWS samples weights: the bag of the shingles.
+            weighting: (scheme == Scheme::Icws).then_some(fimdup::sketch::Weighting::Bag),
+            bits: None,
         };
         let sk = Sketcher::new(sh, cfg).unwrap();
         let short = sk.sketch(&canon("a rose is a"));

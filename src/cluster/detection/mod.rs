@@ -15,6 +15,7 @@
 //! | simhash ([`Detection::SimHash`]) | `P(Bin(f, theta / pi) <= h)` with `cos theta = c / sqrt(a b)`: Charikar's law for random hyperplanes, which the fingerprint's +-1 projections approach for sets of more than a few dozen shingles |
 //! | the exact join ([`Detection::Step`]) | exact: `s >= t` |
 //! | exact verification ([`Detection::Verified`]) | the candidates' law times `s >= t` |
+//! | a k-mins law on b-bit values ([`Detection::BBit`]) | the law with each position agreeing with probability `2^-b + (1 - 2^-b) s` |
 //!
 //! The sizes are those of the shingle *sets* (the images are made from the distinct shingle
 //! hashes; a document with fewer than `n` shingles has them all as its image, which the
@@ -135,12 +136,13 @@ pub enum Positions {
 }
 
 impl Positions {
-    /// The positions of `scheme`'s images (`None` for the sorted schemes).
+    /// The positions of `scheme`'s images (`None` for the sorted schemes and for ICWS, whose
+    /// positions agree with the weighted Jaccard, not the set resemblance of [`PairSets`]).
     pub fn of(scheme: Scheme) -> Option<Positions> {
         match scheme {
             Scheme::KMins => Some(Positions::KMins),
             Scheme::OnePermutation => Some(Positions::OnePermutation),
-            Scheme::BottomK | Scheme::ModM | Scheme::SimHash => None,
+            Scheme::BottomK | Scheme::ModM | Scheme::SimHash | Scheme::Icws => None,
         }
     }
 }
@@ -213,6 +215,15 @@ pub enum Detection {
         /// The threshold.
         threshold: f64,
     },
+    /// A k-mins law ([`Detection::KMins`], [`Detection::Bands`] or
+    /// [`Detection::SuperShingles`] on k-mins positions) on b-bit images: each position agrees
+    /// with probability `C + (1 - C) s`, `C = 2^-bits`, instead of `s` ([`Detection::b_bit`]).
+    BBit {
+        /// Bits per value.
+        bits: u8,
+        /// The law on full values.
+        law: Box<Detection>,
+    },
     /// Candidates found by `candidates`, then kept when their exact resemblance is at least
     /// `threshold` (exact verification).
     Verified {
@@ -237,7 +248,45 @@ impl Detection {
             Scheme::KMins => Detection::KMins { n, k },
             Scheme::OnePermutation => Detection::OnePermutation { n, k },
             Scheme::BottomK => Detection::BottomK { n, k },
-            Scheme::ModM | Scheme::SimHash => return None,
+            Scheme::ModM | Scheme::SimHash | Scheme::Icws => return None,
+        })
+    }
+
+    /// The law on `bits`-bit values of `law` on full values: `None` unless `law` is one of
+    /// k-mins positions (one-permutation bins and sorted images are not modelled on b-bit
+    /// values).
+    pub fn b_bit(law: Detection, bits: u8) -> Option<Detection> {
+        let kmins = match &law {
+            Detection::KMins { .. } => true,
+            Detection::Bands { positions, .. } | Detection::SuperShingles { positions, .. } => {
+                *positions == Positions::KMins
+            }
+            _ => false,
+        };
+        kmins.then(|| Detection::BBit {
+            bits,
+            law: Box::new(law),
+        })
+    }
+
+    /// The probability of a k-mins law when each position agrees with probability `p`.
+    fn at_agreement(&self, p: f64) -> Option<f64> {
+        Some(match self {
+            Detection::KMins { n, k } => binomial_tail(*n, p, *k),
+            Detection::Bands {
+                bands,
+                rows,
+                min_agree,
+                positions: Positions::KMins,
+            } => bands_probability(p, *bands, *rows, *min_agree),
+            Detection::SuperShingles {
+                groups,
+                per,
+                min_shared,
+                positions: Positions::KMins,
+                ..
+            } => binomial_tail(*groups, p.powi(*per as i32), *min_shared),
+            _ => return None,
         })
     }
 
@@ -332,6 +381,10 @@ impl Detection {
             Detection::Step { threshold } => {
                 Probability::exact(f64::from(u8::from(s >= *threshold)))
             }
+            Detection::BBit { bits, law } => Probability::exact(
+                law.at_agreement(crate::sketch::bbit::agreement(s, *bits))
+                    .unwrap_or(0.0),
+            ),
             Detection::Verified {
                 candidates,
                 threshold,
@@ -420,6 +473,12 @@ impl Detection {
                 "P(Bin({bits}, acos(c/sqrt(ab))/pi) <= {hamming}) (simhash; on equal sizes cos = 2s/(1+s))"
             ),
             Detection::Step { threshold } => format!("s >= {threshold} (exact)"),
+            Detection::BBit { bits, law } => {
+                return format!(
+                    "{} with s -> 2^-{bits} + (1 - 2^-{bits}) s ({bits}-bit values)",
+                    law.describe()
+                );
+            }
             Detection::Verified {
                 candidates,
                 threshold,
@@ -561,5 +620,62 @@ mod tests {
         assert!(by_k.windows(2).all(|w| w[1] <= w[0]), "{by_k:?}");
         assert!(o(40).describe().contains("simulated"));
         assert!(d.describe().contains("exact"));
+    }
+
+    /// The b-bit laws against a simulation of the mechanism: a position agrees when the
+    /// minima are equal (probability s), or else when their b bits agree by chance (2^-b);
+    /// the simulated fraction within 3 standard errors (binomial) of the law. Sorted
+    /// schemes have no b-bit law.
+    #[test]
+    fn b_bit_laws_match_a_simulation() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let pair = PairSets::new(100, 100, 70).unwrap(); // s = 70 / 130
+        let s = pair.resemblance();
+        let trials = 20_000;
+        for (bits, law) in [
+            (2u8, Detection::KMins { n: 64, k: 40 }),
+            (1, Detection::KMins { n: 64, k: 50 }),
+            (
+                2,
+                Detection::Bands {
+                    bands: 8,
+                    rows: 8,
+                    min_agree: 40,
+                    positions: Positions::KMins,
+                },
+            ),
+        ] {
+            let (n, k, rows) = match law {
+                Detection::KMins { n, k } => (n, k, None),
+                Detection::Bands {
+                    bands,
+                    rows,
+                    min_agree,
+                    ..
+                } => (bands * rows, min_agree, Some(rows)),
+                _ => unreachable!(),
+            };
+            let c = 0.5f64.powi(i32::from(bits));
+            let mut hits = 0usize;
+            for _ in 0..trials {
+                let agree: Vec<bool> = (0..n)
+                    .map(|_| rng.gen::<f64>() < s || rng.gen::<f64>() < c)
+                    .collect();
+                let count = agree.iter().filter(|&&x| x).count() as u32;
+                let band =
+                    rows.is_none_or(|r| agree.chunks(r as usize).any(|b| b.iter().all(|&x| x)));
+                hits += usize::from(count >= k && band);
+            }
+            let p = Detection::b_bit(law.clone(), bits)
+                .unwrap()
+                .probability(&pair)
+                .p;
+            let f = hits as f64 / trials as f64;
+            let se = (p * (1.0 - p) / trials as f64).sqrt();
+            assert!((f - p).abs() < 3.0 * se, "{law:?} b={bits}: {f} vs {p}");
+            assert!(p > 0.01 && p < 0.99, "{law:?} b={bits}: {p} says little");
+        }
+        assert!(Detection::b_bit(Detection::BottomK { n: 64, k: 40 }, 2).is_none());
     }
 }

@@ -9,7 +9,7 @@
 //! process checks them ([`crate::cluster::Method`]'s merged check, [`check_max_pairs`]);
 //! a deduplication whose kept parts do not hold exactly the documents kept is an error.
 
-use crate::cluster::threshold::image_kind;
+use crate::cluster::threshold::image_kind_of;
 use crate::cluster::{
     candidate_rule, check_max_pairs, finish_clusters, fp_miner, run_method, CandidateRule,
     ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, Job, Phase,
@@ -58,14 +58,24 @@ pub fn translation_header(
 /// it on the whole run).
 pub fn divided_method(
     job: &Job,
-    scheme: Scheme,
+    sketch: &crate::sketch::SketchConfig,
     n: usize,
     any: bool,
 ) -> Result<(ClusterConfig, ClusterSummary, CandidateRule)> {
+    let scheme = sketch.scheme;
     let mut cfg = *job.cluster_config();
     cfg.threshold = job.threshold_at(n);
     cfg.image_kind =
-        image_kind(scheme).ok_or_else(|| Error::config("mod-m images have no divided run"))?;
+        image_kind_of(sketch).ok_or_else(|| Error::config("mod-m images have no divided run"))?;
+    if matches!(cfg.image_kind, crate::cluster::ImageKind::BBit { .. })
+        && cfg.method.reads() == crate::cluster::method::Reads::Elements
+    {
+        return Err(Error::config(format!(
+            "{} on b-bit images has no divided run (its rows of (position, value) hold 1/2^b \
+             of the documents each): run it in one process, or use --method lsh",
+            cfg.method
+        )));
+    }
     cfg.max_pairs = None;
     let head = translation_header(&cfg, scheme, n, any, job.spill_config())?;
     let rule = candidate_rule(&cfg, &head, scheme, n)?.ok_or_else(|| {

@@ -9,8 +9,9 @@
 //! header   text:    u8 unit (0 word, 1 char), u8 flags (1 html, 2 lowercase, 4 stem),
 //!                   u8 has_stopwords, [varint len, UTF-8 bytes]
 //!          shingle: varint len, varint offset, u64 seed
-//!          sketch:  u8 scheme (0 bottom-k, 1 k-mins, 2 one-permutation, 3 mod-m,
-//!                   4 simhash),
+//!          sketch:  u8 scheme (low nibble: 0 bottom-k, 1 k-mins, 2 one-permutation,
+//!                   3 mod-m, 4 simhash, 5 icws; high nibble: 0 full values, 1 + log2(b)
+//!                   for b-bit),
 //!                   varint size, varint modulus, u64 seed,
 //!                   u8 weighting (0 none, 1 bag, 2 tf-idf) [tf-idf: varint total],
 //!                   u8 has_weight_table [u64 DocFreq fingerprint]
@@ -18,6 +19,7 @@
 //! docs     doc_count times: varint id_len, id (UTF-8), varint nvalues, values:
 //!            sorted schemes: first value, then the gaps to the previous value, as varints
 //!            positional schemes: each value as a varint (simhash: each word)
+//!            b-bit images: ceil(nvalues b / 8) bytes, value i in bits i b .. (i+1) b
 //! trailer  u64      xxh64 (seed 0) of every byte before it
 //! ```
 //!

@@ -107,6 +107,10 @@ impl SketchParams {
                 },
             ),
             ("seed", self.sketch.seed.to_string()),
+            (
+                "b-bit",
+                self.sketch.bits.map_or("-".into(), |b| b.to_string()),
+            ),
             ("weighting", format!("{:?}", self.sketch.weighting)),
             ("weight table", format!("{:?}", self.weight_table)),
         ]
@@ -166,7 +170,9 @@ pub(super) fn write_params(out: &mut Vec<u8>, p: &SketchParams) {
     put_varint(out, p.shingle.len as u64);
     put_varint(out, p.shingle.offset as u64);
     out.extend_from_slice(&p.shingle.seed.to_le_bytes());
-    out.push(p.sketch.scheme.code());
+    // The high nibble of the scheme byte: 0 for full values, 1 + log2(b) for b-bit values.
+    let bits = p.sketch.bits.map_or(0, |b| 1 + b.trailing_zeros() as u8);
+    out.push(p.sketch.scheme.code() | bits << 4);
     put_varint(out, p.sketch.size as u64);
     put_varint(out, p.sketch.modulus);
     out.extend_from_slice(&p.sketch.seed.to_le_bytes());
@@ -231,9 +237,15 @@ pub(super) fn parse_params<S: ByteSource>(c: &mut S) -> Result<SketchParams> {
         seed: c.u64("shingle seed")?,
     };
     shingle.validate().map_err(|e| c.err(e))?;
-    let code = c.u8("scheme")?;
+    let byte = c.u8("scheme")?;
+    let code = byte & 15;
     let scheme =
         Scheme::from_code(code).ok_or_else(|| c.err(format!("unknown scheme code {code}")))?;
+    let bits = match byte >> 4 {
+        0 => None,
+        b @ 1..=4 => Some(1u8 << (b - 1)),
+        b => return Err(c.err(format!("unknown b-bit code {b}"))),
+    };
     let size = c.usize_max("image size", u32::MAX as u64)?;
     let modulus = c.varint("modulus")?;
     let seed = c.u64("seed")?;
@@ -256,6 +268,7 @@ pub(super) fn parse_params<S: ByteSource>(c: &mut S) -> Result<SketchParams> {
         modulus,
         seed,
         weighting,
+        bits,
     };
     sketch.validate().map_err(|e| c.err(e))?;
     Ok(SketchParams {

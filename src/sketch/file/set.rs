@@ -51,7 +51,7 @@ impl ImageSet {
         let mut out = Vec::new();
         write_header(&mut out, &self.params, self.images.len());
         for (id, img) in self.ext_ids.iter().zip(&self.images) {
-            write_doc(&mut out, id, img, self.params.sketch.scheme);
+            write_doc(&mut out, id, img, &self.params.sketch);
         }
         let sum = xxhash_rust::xxh64::xxh64(&out, 0);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -100,7 +100,7 @@ pub fn write_images<W: Write>(
     let mut hasher = xxhash_rust::xxh64::Xxh64::new(0);
     let mut buf = Vec::with_capacity(1 << 16);
     write_header(&mut buf, params, images.len());
-    let scheme = params.sketch.scheme;
+    let sketch = params.sketch;
     let mut flush = |buf: &mut Vec<u8>, w: &mut W| -> Result<()> {
         hasher.update(buf);
         w.write_all(buf).map_err(|e| Error::io(path, e))?;
@@ -108,7 +108,7 @@ pub fn write_images<W: Write>(
         Ok(())
     };
     for (id, img) in ext_ids.iter().zip(images) {
-        write_doc(&mut buf, id, img, scheme);
+        write_doc(&mut buf, id, img, &sketch);
         if buf.len() >= 1 << 16 {
             flush(&mut buf, w)?;
         }

@@ -8,7 +8,7 @@ use super::record::write_doc;
 use super::{Shard, SketchParams, MAGIC, STREAM_VERSION, TAG_DOC, TAG_END};
 use crate::codec::{put_header, put_varint};
 use crate::io::AtomicFile;
-use crate::sketch::{Image, Scheme};
+use crate::sketch::{Image, SketchConfig};
 use crate::{Error, Result};
 
 /// Writes a version-3 images file as the documents come (header first, then one record per
@@ -19,7 +19,7 @@ pub struct ImageWriter {
     path: PathBuf,
     hasher: xxhash_rust::xxh64::Xxh64,
     buf: Vec<u8>,
-    scheme: Scheme,
+    sketch: SketchConfig,
     count: u64,
 }
 
@@ -38,7 +38,7 @@ impl ImageWriter {
             path,
             hasher: xxhash_rust::xxh64::Xxh64::new(0),
             buf,
-            scheme: params.sketch.scheme,
+            sketch: params.sketch,
             count: 0,
         })
     }
@@ -55,7 +55,7 @@ impl ImageWriter {
     /// Appends one document.
     pub fn push(&mut self, ext_id: &str, image: &Image) -> Result<()> {
         self.buf.push(TAG_DOC);
-        write_doc(&mut self.buf, ext_id, image, self.scheme);
+        write_doc(&mut self.buf, ext_id, image, &self.sketch);
         self.count += 1;
         if self.buf.len() >= 1 << 16 {
             self.flush_buf()?;

@@ -10,7 +10,9 @@ fn sk(scheme: Scheme, n: usize) -> Sketcher {
         size: n,
         modulus: 4,
         seed: 9,
-        weighting: None,
+        // ICWS samples weights: the bag of the shingles.
+        weighting: (scheme == Scheme::Icws).then_some(crate::sketch::Weighting::Bag),
+        bits: None,
     };
     Sketcher::new(ShingleConfig::default(), cfg).unwrap()
 }
@@ -185,7 +187,7 @@ fn simhash_is_the_fingerprint_of_the_set() {
     )
     .unwrap();
     let mut w = Vec::new();
-    weight::weights(&mut xs, Some(Weighting::Bag), None, &mut w);
+    weight::weights(&mut xs, Weighting::Bag, None, &mut w);
     assert!(w.iter().all(|x| x.1 == 2.0 || x.1 == 3.0));
     assert_eq!(
         bag.sketch_hashes(&mut xs).values(),
