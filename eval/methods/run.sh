@@ -17,7 +17,7 @@ bin="${CARGO_TARGET_DIR:-$root/target}/release/fimdup"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 methods=concept,union-find,lsh,super-shingle,exact,simhash,henzinger
-grid=0.3:0.95:0.05
+grid=0.3:0.9:0.1
 
 # The default corpus: its own truth (a pair is a duplicate when the generator made it one).
 "$bin" sweep datasets/default/docs.jsonl --truth datasets/default/truth.csv \

@@ -17,7 +17,7 @@ def main():
         "# Every method on every labeled corpus",
         "",
         "Written by `eval/methods/run.sh` (`fimdup sweep` of concept, union-find, lsh, "
-        "super-shingle, exact, simhash and henzinger over thresholds 0.3 to 0.95 by 0.05, "
+        "super-shingle, exact, simhash and henzinger over thresholds 0.3 to 0.9 by 0.1, "
         "200 bootstrap resamples). Henzinger (SIGIR 2006) compared Broder's and Charikar's "
         "algorithms by their precision at the same recall; the second table of each corpus "
         "does that: each method's best precision among its thresholds whose recall reaches "
@@ -25,7 +25,8 @@ def main():
         "",
     ]
     for spec in sys.argv[2:]:
-        tag, title, d = spec.split(":", 2)
+        tag, rest = spec.split(":", 1)
+        title, d = rest.rsplit(":", 1)
         r = rows(f"{d}/results.csv")
         methods = list(dict.fromkeys(x["method"] for x in r))
         lines += [f"## {title}", "", "| method | threshold | k | P | R | best F1 [95 %] |", "|---|---:|---:|---:|---:|---:|"]

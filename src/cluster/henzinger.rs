@@ -31,9 +31,9 @@ use super::supershingle::{super_shingle_pairs, width};
 use super::{ClusterConfig, Regroup};
 use crate::shingle::ShingleConfig;
 use crate::sketch::pipeline::PipelineConfig;
-use crate::sketch::simhash::{estimate_resemblance, hamming};
+use crate::sketch::simhash::hamming;
 use crate::sketch::{Scheme, SketchConfig, Sketcher};
-use crate::{DocId, Error, Result};
+use crate::{DocId, Result};
 
 /// The seed of both sketches ("henzingr").
 const SEED: u64 = 0x6865_6e7a_696e_6772;
@@ -115,16 +115,7 @@ fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
         })
         .collect();
     arm.timer.lap("fingerprints");
-    let sets = arm.components(&edges);
-    arm.timer.lap("union-find");
-    Ok(Found {
-        sets,
-        edges: Arm::scored(
-            &edges,
-            |_, agree| Some(estimate_resemblance(f - agree, f)),
-            |_| None,
-        ),
-    })
+    Ok(super::simhash::joined(arm, f, &edges))
 }
 
 /// Henzinger's combined algorithm: super-shingle candidates kept when their fingerprints
@@ -146,21 +137,7 @@ impl MethodSpec for Henzinger {
 
     /// The width a multiple of 64, the Hamming threshold below it.
     fn configure(&self, cfg: &mut ClusterConfig, _pipeline: &mut PipelineConfig) -> Result<()> {
-        let bits = cfg.simhash.bits;
-        if bits % 64 != 0 {
-            return Err(Error::config(format!(
-                "option bits takes a multiple of 64 in 64..={}, not {bits}",
-                super::simhash::MAX_BITS
-            )));
-        }
-        if let Some(h) = cfg.simhash.hamming {
-            if h >= bits {
-                return Err(Error::config(format!(
-                    "option hamming takes a distance below the fingerprint's {bits} bits, not {h}"
-                )));
-            }
-        }
-        Ok(())
+        super::simhash::check_width(&cfg.simhash)
     }
 
     fn regroup(&self, _grouping_components: bool) -> Regroup {

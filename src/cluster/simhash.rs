@@ -141,12 +141,8 @@ pub(super) fn configure(
     cfg: &mut ClusterConfig,
     pipeline: &mut PipelineConfig,
 ) -> Result<()> {
+    check_width(&cfg.simhash)?;
     let bits = u64::from(cfg.simhash.bits);
-    if bits % 64 != 0 {
-        return Err(Error::config(format!(
-            "option bits takes a multiple of 64 in 64..={MAX_BITS}, not {bits}"
-        )));
-    }
     if pipeline.sketch.scheme != Scheme::SimHash {
         return Err(Error::config(format!(
             "{method} reads simhash fingerprints, not {} images: leave --scheme out or give simhash",
@@ -154,13 +150,6 @@ pub(super) fn configure(
         )));
     }
     pipeline.sketch.size = bits as usize;
-    if let Some(h) = cfg.simhash.hamming {
-        if u64::from(h) >= bits {
-            return Err(Error::config(format!(
-                "option hamming takes a distance below the fingerprint's {bits} bits, not {h}"
-            )));
-        }
-    }
     if let Some(b) = cfg.simhash.blocks {
         if bits % u64::from(b) != 0 {
             return Err(Error::config(format!(
@@ -365,16 +354,41 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     arm.summary.candidates = Some(e.len() as u64);
     arm.timer.lap("tables");
     let edges: Vec<(DocId, DocId, u32)> = e.iter().map(|&(a, b, d)| (a, b, f - d)).collect();
-    let sets = arm.components(&edges);
+    Ok(joined(arm, f, &edges))
+}
+
+/// The connected components of `edges` (`(a, b, agreeing bits)` of `f`-bit fingerprints),
+/// each edge scored by the resemblance its distance implies (simhash and henzinger).
+pub(super) fn joined(arm: &mut Arm<'_, '_>, f: u32, edges: &[(DocId, DocId, u32)]) -> Found {
+    let sets = arm.components(edges);
     arm.timer.lap("union-find");
-    Ok(Found {
+    Found {
         sets,
         edges: Arm::scored(
-            &edges,
+            edges,
             |_, agree| Some(estimate_resemblance(f - agree, f)),
             |_| None,
         ),
-    })
+    }
+}
+
+/// Refuses a width that is not a multiple of 64 and a Hamming threshold of the whole width
+/// or more (simhash and henzinger).
+pub(super) fn check_width(cfg: &SimHashConfig) -> Result<()> {
+    let bits = cfg.bits;
+    if bits % 64 != 0 || u64::from(bits) > MAX_BITS {
+        return Err(Error::config(format!(
+            "option bits takes a multiple of 64 in 64..={MAX_BITS}, not {bits}"
+        )));
+    }
+    if let Some(h) = cfg.hamming {
+        if h >= bits {
+            return Err(Error::config(format!(
+                "option hamming takes a distance below the fingerprint's {bits} bits, not {h}"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The simhash method: fingerprints within Hamming distance `h`, joined by union-find.
