@@ -409,7 +409,7 @@ impl MethodSpec for Lsh {
     ) -> Result<()> {
         let n = pipeline.sketch.size as u32;
         if let Some((b, 0)) = cfg.lsh.bands_rows {
-            if b == 0 || n % b != 0 {
+            if b == 0 || !n.is_multiple_of(b) {
                 return Err(Error::config(format!(
                     "option bands takes a divisor of the image size {n}, not {b}"
                 )));

@@ -212,7 +212,7 @@ pub fn plan_search(n: u64, f: u32, h: u32, given: Option<u32>) -> Search {
     }
     let all_pairs = (n as f64) * (n as f64) / 2.0 / 20.0;
     let best = (h + 1..=f)
-        .filter(|b| f % b == 0)
+        .filter(|b| f.is_multiple_of(*b))
         .map(|b| (tables_cost(b), b))
         .min_by(|x, y| x.0.total_cmp(&y.0));
     match best {
@@ -326,7 +326,7 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let fps = arm.need(arm.inputs.positional, "simhash fingerprints")?;
     let fps = super::run::mask(fps, arm.collapse());
     let f = arm.n as u32;
-    if f == 0 || f % 64 != 0 {
+    if f == 0 || !f.is_multiple_of(64) {
         return Err(Error::config(format!(
             "simhash needs fingerprints of a multiple of 64 bits, not {f}"
         )));
@@ -342,7 +342,7 @@ pub(super) fn run(arm: &mut Arm<'_, '_>) -> Result<Found> {
     let live = fps.iter().filter(|x| !x.is_empty()).count() as u64;
     let search = plan_search(live, f, h, arm.cfg.simhash.blocks);
     if let Search::Tables { blocks, .. } = search {
-        if f % blocks != 0 || blocks <= h {
+        if !f.is_multiple_of(blocks) || blocks <= h {
             return Err(Error::config(format!(
                 "option blocks takes a divisor of the width {f} above h = {h}, not {blocks}"
             )));
@@ -376,7 +376,7 @@ pub(super) fn joined(arm: &mut Arm<'_, '_>, f: u32, edges: &[(DocId, DocId, u32)
 /// or more (simhash and henzinger).
 pub(super) fn check_width(cfg: &SimHashConfig) -> Result<()> {
     let bits = cfg.bits;
-    if bits % 64 != 0 || u64::from(bits) > MAX_BITS {
+    if !bits.is_multiple_of(64) || u64::from(bits) > MAX_BITS {
         return Err(Error::config(format!(
             "option bits takes a multiple of 64 in 64..={MAX_BITS}, not {bits}"
         )));
@@ -538,7 +538,11 @@ mod tests {
             let fps = families(&mut rng, words, 600);
             let want = brute(&fps, h);
             let few = |b: &u32| choose(u64::from(*b), u64::from(h)) <= 20_000;
-            for b in (h + 1..=f).filter(|b| f % b == 0).filter(few).take(3) {
+            for b in (h + 1..=f)
+                .filter(|b| f.is_multiple_of(*b))
+                .filter(few)
+                .take(3)
+            {
                 let s = plan_search(fps.len() as u64, f, h, Some(b));
                 assert_eq!(pairs_within(&fps, f, h, s), want, "f={f} h={h} B={b}");
             }

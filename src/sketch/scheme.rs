@@ -162,7 +162,7 @@ impl SketchConfig {
                 self.size
             )));
         }
-        if self.scheme == Scheme::SimHash && self.size % 64 != 0 {
+        if self.scheme == Scheme::SimHash && !self.size.is_multiple_of(64) {
             return Err(Error::config(format!(
                 "a simhash fingerprint's width (the image size) must be a multiple of 64 bits, got {}",
                 self.size

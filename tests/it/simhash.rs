@@ -57,9 +57,9 @@ fn components(n: usize, pairs: &[(usize, usize)], ids: &[String]) -> BTreeSet<Ve
         parent[ra.max(rb)] = ra.min(rb);
     }
     let mut by: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
-    for d in 0..n {
+    for (d, id) in ids.iter().enumerate().take(n) {
         let r = find(&mut parent, d);
-        by.entry(r).or_default().push(ids[d].clone());
+        by.entry(r).or_default().push(id.clone());
     }
     by.into_values()
         .filter(|c| c.len() > 1)
