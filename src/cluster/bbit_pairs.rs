@@ -6,7 +6,7 @@
 //! `k` positions disagrees on at most `n - k`, so among `m = n - k + 1` disjoint blocks of
 //! `floor(n / m)` consecutive positions at least one has no disagreement. The candidates
 //! are the pairs with an equal block (equal group hashes of the same block index,
-//! [`super::lsh::pairs_sharing_groups`]); each is then counted exactly
+//! `lsh::pairs_sharing_groups`); each is then counted exactly
 //! ([`super::lsh::filter_pairs`]). No pair reaching `k` is missed, and every pair returned
 //! reaches it: the result is the union-find method's `<id, id, count>` phase on the same
 //! images.
