@@ -4,7 +4,8 @@
 //! corpus of 300-word documents written to a temporary file; plus the sequential reference
 //! pipeline (`sketch_stream_reference`) for the ratio, the same stream under the `alnum` and
 //! `whitespace` tokenizers and NFKC normalization, and the per-document sketch of each
-//! scheme from token hashes. Threads: the global rayon pool (`RAYON_NUM_THREADS`).
+//! scheme from token hashes, and the token hash itself on the corpus's words beside
+//! rapidhash v1. Threads: the global rayon pool (`RAYON_NUM_THREADS`).
 //! Run: `cargo bench --bench sketch`.
 
 use std::io::Write;
@@ -121,6 +122,35 @@ fn bench(c: &mut Criterion) {
         });
         g.finish();
     }
+    // The token hash alone on the documents' words (throughput in words), beside rapidhash
+    // v1, a hash of the multiply-mix family built for short keys.
+    let words: Vec<&str> = docs
+        .iter()
+        .flat_map(|t| t.split(' '))
+        .take(200_000)
+        .collect();
+    let mut g = c.benchmark_group("token_hash");
+    g.sample_size(20);
+    g.throughput(Throughput::Elements(words.len() as u64));
+    g.bench_function("xxh3", |b| {
+        b.iter(|| {
+            words
+                .iter()
+                .fold(0u64, |a, w| a ^ token_hash(std::hint::black_box(w), 0))
+        })
+    });
+    let secrets = rapidhash::v1::RapidSecrets::seed_cpp(0);
+    g.bench_function("rapidhash-v1", |b| {
+        b.iter(|| {
+            words.iter().fold(0u64, |a, w| {
+                a ^ rapidhash::v1::rapidhash_v1_inline::<false, false, false, false>(
+                    std::hint::black_box(w).as_bytes(),
+                    &secrets,
+                )
+            })
+        })
+    });
+    g.finish();
     // Sketching alone, from token hashes (no reading or canonicalization).
     let shingle = ShingleConfig::default();
     let toks: Vec<Vec<u64>> = docs

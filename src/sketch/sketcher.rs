@@ -246,6 +246,15 @@ impl Sketcher {
         }
         v.clear();
         v.extend(xs.iter().map(|&x| self.pi.apply(x)));
+        if v.len() <= SORT_BELOW_MAX {
+            // Few values (a short document): the bucket sort over all of u64.
+            sort_below(v, u64::MAX, sorted);
+            sorted.dedup();
+            sorted.truncate(n);
+            return Image {
+                values: sorted.clone(),
+            };
+        }
         v.sort_unstable();
         v.dedup();
         v.truncate(n);
@@ -348,6 +357,10 @@ pub(crate) fn densify(bins: &mut [u64], filled: &[bool], key: u64) {
 
 /// Buckets of [`sort_below`] (a power of two).
 const SORT_BUCKETS: usize = 256;
+
+/// Most values [`sort_below`] sorts over all of `u64` (a bucket then holds about 8 of
+/// them; more and the insertion steps would outgrow a comparison sort).
+const SORT_BELOW_MAX: usize = 8 * SORT_BUCKETS;
 
 /// Sorts `v` (values below `tau`) into `out`: one counting pass on the values' top bits,
 /// which puts them in order but within a bucket, then an insertion sort of that almost

@@ -146,6 +146,40 @@ impl Canonicalizer {
     /// goes through [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical
     /// text does, before the text would pass `u32::MAX` bytes.
     pub fn for_each_token<F: FnMut(&str)>(&self, raw: &str, scratch: &mut Scratch, mut f: F) {
+        let plain = self.cfg.unit == Unit::Word
+            && !self.cfg.html
+            && self.stop.is_none()
+            && self.stemmer.is_none()
+            && self.cfg.tokenizer == Tokenizer::Unicode;
+        if plain && raw.is_ascii() {
+            // The default options on ASCII text: every word is a token, and `f` has this one
+            // call site (the other paths reach it through `dyn`), so it is inlined here.
+            let s = if self.cfg.lowercase {
+                let lower = &mut scratch.lower;
+                lower.clear();
+                lower.push_str(raw);
+                lower.make_ascii_lowercase();
+                lower.as_str()
+            } else {
+                raw
+            };
+            let mut text_len = 0usize;
+            ascii_words(s, |w| {
+                let sep = usize::from(text_len != 0);
+                if text_len + sep + w.len() > u32::MAX as usize {
+                    return false;
+                }
+                text_len += sep + w.len();
+                f(w);
+                true
+            });
+            return;
+        }
+        self.for_each_token_general(raw, scratch, &mut f);
+    }
+
+    /// [`Canonicalizer::for_each_token`] for every configuration and text.
+    fn for_each_token_general(&self, raw: &str, scratch: &mut Scratch, f: &mut dyn FnMut(&str)) {
         let Scratch {
             html: hbuf,
             norm,

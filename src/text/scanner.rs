@@ -78,7 +78,7 @@ pub(super) fn ascii_words<'a>(s: &'a str, mut f: impl FnMut(&'a str) -> bool) {
     let mut base = 0usize;
     while base < n {
         let len = (n - base).min(64);
-        let m = word_mask(&b[base..base + len]);
+        let (m, jm) = word_mask(&b[base..base + len]);
         let prev = (m << 1) | carry;
         carry = m >> 63;
         // Run starts (word byte after a non-word one) and ends (non-word byte after a word
@@ -99,8 +99,9 @@ pub(super) fn ascii_words<'a>(s: &'a str, mut f: impl FnMut(&'a str) -> bool) {
                 }
                 seg = Some(i);
             } else {
-                // A run ends at `i` (b[i] is not a word byte; b[i - 1] is).
-                if i + 1 < n && joins(b[i - 1], b[i], b[i + 1]) {
+                // A run ends at `i` (b[i] is not a word byte; b[i - 1] is); only a joiner
+                // byte (most ends are spaces) is looked at further.
+                if (jm >> j) & 1 == 1 && i + 1 < n && joins(b[i - 1], b[i], b[i + 1]) {
                     skip_start = i + 1;
                     continue;
                 }
@@ -146,20 +147,34 @@ fn emit_segment<'a>(
     !alnum || f(&s[start..end])
 }
 
-/// Bit `j` set when `chunk[j]` (at most 64 ASCII bytes) is a word byte: `[0-9A-Za-z_]`.
+/// True for the bytes that may join two runs of word bytes (`.`, `'`, `:`, `,`, `;`).
+const IS_JOINER: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = BYTE_CLASS[i];
+        t[i] = c == C_MIDLETTER || c == C_MIDNUMLET || c == C_MIDNUM;
+        i += 1;
+    }
+    t
+};
+
+/// Two masks of `chunk` (at most 64 ASCII bytes): bit `j` of the first set when `chunk[j]`
+/// is a word byte (`[0-9A-Za-z_]`), of the second when it is a joiner ([`IS_JOINER`]).
 #[inline]
-fn word_mask(chunk: &[u8]) -> u64 {
+fn word_mask(chunk: &[u8]) -> (u64, u64) {
     debug_assert!(chunk.len() <= 64);
     #[cfg(target_arch = "x86_64")]
     if chunk.len() == 64 {
         // SAFETY: SSE2 is part of the x86-64 baseline; the four loads read `chunk[0..64]`.
         return unsafe { word_mask_sse2(chunk.as_ptr()) };
     }
-    let mut m = 0u64;
+    let (mut m, mut jm) = (0u64, 0u64);
     for (j, &c) in chunk.iter().enumerate() {
         m |= u64::from(IS_WORD[usize::from(c)]) << j;
+        jm |= u64::from(IS_JOINER[usize::from(c)]) << j;
     }
-    m
+    (m, jm)
 }
 
 /// [`word_mask`] of the 64 bytes at `p` with SSE2 (ASCII input: the signed comparisons
@@ -167,9 +182,10 @@ fn word_mask(chunk: &[u8]) -> u64 {
 /// as not a word byte all the same).
 #[cfg(target_arch = "x86_64")]
 #[inline]
-unsafe fn word_mask_sse2(p: *const u8) -> u64 {
+unsafe fn word_mask_sse2(p: *const u8) -> (u64, u64) {
     use std::arch::x86_64::*;
-    let mut m = 0u64;
+    let (mut m, mut jm) = (0u64, 0u64);
+    let joiners = [b'.', b'\'', b':', b',', b';'].map(|c| _mm_set1_epi8(c as i8));
     // Ranges by the bias trick: x + (0x80 - lo) < 0x80 - 128 + width, signed.
     let digit_bias = _mm_set1_epi8((0x80u8.wrapping_sub(b'0')) as i8);
     let digit_lim = _mm_set1_epi8((-128i16 + 10) as i8);
@@ -184,8 +200,13 @@ unsafe fn word_mask_sse2(p: *const u8) -> u64 {
         let u = _mm_cmpeq_epi8(v, under);
         let w = _mm_or_si128(_mm_or_si128(d, a), u);
         m |= u64::from(_mm_movemask_epi8(w) as u16) << (16 * k);
+        let mut j = _mm_cmpeq_epi8(v, joiners[0]);
+        for c in &joiners[1..] {
+            j = _mm_or_si128(j, _mm_cmpeq_epi8(v, *c));
+        }
+        jm |= u64::from(_mm_movemask_epi8(j) as u16) << (16 * k);
     }
-    m
+    (m, jm)
 }
 
 /// The byte-at-a-time scanner [`ascii_words`] replaced (its reference in tests).

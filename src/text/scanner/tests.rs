@@ -1,6 +1,6 @@
 //! The chunked scanner against the byte-at-a-time one.
 
-use super::{ascii_words, ascii_words_bytewise, word_mask, IS_WORD};
+use super::{ascii_words, ascii_words_bytewise, word_mask, IS_JOINER, IS_WORD};
 use proptest::prelude::*;
 
 /// A word scanner under test.
@@ -40,8 +40,17 @@ fn word_mask_matches_the_table_for_every_byte() {
     for c in 0u8..=255 {
         let chunk = [c; 64];
         let want = if IS_WORD[usize::from(c)] { u64::MAX } else { 0 };
-        assert_eq!(word_mask(&chunk), want, "byte {c:#x}");
-        assert_eq!(word_mask(&chunk[..5]), want & 0x1f, "byte {c:#x}");
+        let joiner = if IS_JOINER[usize::from(c)] {
+            u64::MAX
+        } else {
+            0
+        };
+        assert_eq!(word_mask(&chunk), (want, joiner), "byte {c:#x}");
+        assert_eq!(
+            word_mask(&chunk[..5]),
+            (want & 0x1f, joiner & 0x1f),
+            "byte {c:#x}"
+        );
     }
 }
 
