@@ -505,6 +505,15 @@ pub struct DistArgs {
         requires = "processes"
     )]
     pub connect_timeout: u64,
+    /// Seconds a connected process may send no heartbeat before the others stop the run
+    /// with exit 2 naming it (a process stopped, frozen or cut off).
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = fimdup::dataflow::DEFAULT_PEER_TIMEOUT.as_secs_f64(),
+        requires = "processes"
+    )]
+    pub peer_timeout: f64,
 }
 
 /// The flags of many processes in a build without the `distributed` feature: accepted
@@ -523,6 +532,8 @@ pub struct DistArgs {
     workers: Option<usize>,
     #[arg(long, value_name = "SECS", hide = true)]
     connect_timeout: Option<u64>,
+    #[arg(long, value_name = "SECS", hide = true)]
+    peer_timeout: Option<f64>,
 }
 
 #[cfg(not(feature = "distributed"))]
@@ -535,6 +546,7 @@ impl DistArgs {
             ("--hosts", self.hosts.is_some()),
             ("--workers", self.workers.is_some()),
             ("--connect-timeout", self.connect_timeout.is_some()),
+            ("--peer-timeout", self.peer_timeout.is_some()),
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
@@ -578,6 +590,13 @@ impl DistArgs {
             hosts,
         )?
         .with_connect_timeout(std::time::Duration::from_secs(self.connect_timeout));
+        if !(self.peer_timeout.is_finite() && self.peer_timeout > 0.0) {
+            anyhow::bail!(
+                "--peer-timeout takes a positive number of seconds, not {}",
+                self.peer_timeout
+            );
+        }
+        let t = t.with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout));
         Ok(Some(t))
     }
 }

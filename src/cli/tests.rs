@@ -164,13 +164,14 @@ fn groups(subcommand: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Flags whose defaults belong to the command, not to a library option.
-const COMMAND_OWN: [(&str, &str); 5] = [
+const COMMAND_OWN: [(&str, &str); 6] = [
     ("demo", "out"),
     ("sketch", "shard"),
     ("index build", "wait"),
     ("index add", "wait"),
     // the distributed runs' flag, checked against the library's constant below
     ("*", "connect_timeout"),
+    ("*", "peer_timeout"),
 ];
 
 /// Whether a flag's default (as clap shows it) is the library's default `want`.
@@ -265,10 +266,16 @@ fn the_connect_timeout_is_the_library_s() {}
 #[test]
 fn the_connect_timeout_is_the_library_s() {
     match parse(&["cluster", "in.jsonl", "--out", "o", "--processes", "1"]) {
-        Command::Cluster(a) => assert_eq!(
-            a.dist.connect_timeout,
-            fimdup::dataflow::DEFAULT_CONNECT_TIMEOUT.as_secs()
-        ),
+        Command::Cluster(a) => {
+            assert_eq!(
+                a.dist.connect_timeout,
+                fimdup::dataflow::DEFAULT_CONNECT_TIMEOUT.as_secs()
+            );
+            assert_eq!(
+                a.dist.peer_timeout,
+                fimdup::dataflow::DEFAULT_PEER_TIMEOUT.as_secs_f64()
+            );
+        }
         c => panic!("{c:?}"),
     }
 }

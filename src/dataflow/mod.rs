@@ -8,6 +8,8 @@
 //!   files.
 //! - `net.rs`: connects the processes (timeout, handshake) and builds timely's
 //!   communication on the sockets, watching each for a lost peer.
+//! - `heartbeat.rs`: heartbeats between the processes over UDP, so that a frozen peer
+//!   (stopped, hung, cut off) is found within the peer timeout and the run stops.
 //! - `workers.rs`: the calling thread's wait for its workers, failing as soon as one fails
 //!   or panics, or a connection stays lost (loss detection).
 //! - `rounds.rs`: rounds of exchange by key and all-gathers over timely channels
@@ -33,12 +35,13 @@
 //! processes and workers (gathered: process 0 gets the images, ids, fingerprints and
 //! offsets a one-process run gets; divided: see `cluster.rs`); the other processes write
 //! nothing but a divided deduplication's kept part of their own ranges; a lost process or
-//! a failed worker ends every process with an error ([`crate::Error::Distributed`] names
+//! a frozen one or a failed worker ends every process with an error ([`crate::Error::Distributed`] names
 //! the lost process) before process 0 writes anything.
 
 pub mod cluster;
 mod dfruns;
 pub mod divided;
+pub mod heartbeat;
 mod ingest;
 pub mod job;
 mod messages;
@@ -56,4 +59,6 @@ pub use sketch::{
     sketch_distributed, sketch_to_file_on, DistSketch, DistSketchFile, ProcessReport, StageReport,
     WorkerReport,
 };
-pub use topology::{read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT};
+pub use topology::{
+    read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
+};

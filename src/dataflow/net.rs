@@ -9,6 +9,9 @@
 //! are then handed to timely's communication layer
 //! ([`initialize_networking_from_sockets`]), which runs its own send and receive threads.
 //!
+//! Each process also sends and watches heartbeats ([`Heartbeat`]): a peer that stops sending
+//! them is recorded as lost as well, and its connection shut down.
+//!
 //! Each socket is [`Watched`]: when a read or write of a connection fails or finds it
 //! closed, the peer and the cause are recorded in a [`Losses`] list, which the run checks
 //! to fail stop with an error naming the lost process (timely's threads panic on a lost
@@ -28,6 +31,7 @@ use timely::communication::allocator::zero_copy::stream::Stream;
 use timely::communication::allocator::ProcessBuilder;
 use timely::communication::{AllocatorBuilder, Hooks};
 
+use super::heartbeat::Heartbeat;
 use super::Topology;
 use crate::{Error, Result};
 
@@ -39,7 +43,7 @@ const MAGIC: &[u8; 8] = b"fimdup\x01\x00";
 pub struct Losses(Arc<Mutex<Vec<(usize, String, Instant)>>>);
 
 impl Losses {
-    fn record(&self, peer: usize, what: String) {
+    pub(super) fn record(&self, peer: usize, what: String) {
         if let Ok(mut v) = self.0.lock() {
             if !v.iter().any(|(p, _, _)| *p == peer) {
                 v.push((peer, what, Instant::now()));
@@ -118,8 +122,10 @@ pub struct Comms {
     pub builders: Vec<AllocatorBuilder>,
     /// Keeps the communication threads (joined when dropped).
     pub guard: Box<dyn std::any::Any + Send>,
-    /// Failed or closed connections.
+    /// Failed or closed connections, and peers silent past the peer timeout.
     pub losses: Losses,
+    /// The heartbeats (none for one process); keep it until the run is over.
+    pub heartbeat: Option<Heartbeat>,
 }
 
 /// Connects this process to the others of `topo` (none for one process) and builds
@@ -136,9 +142,16 @@ pub fn connect(topo: &Topology, digest: u64) -> Result<Comms> {
             builders,
             guard: Box::new(()),
             losses,
+            heartbeat: None,
         });
     }
     let sockets = sockets(topo, digest)?;
+    let clones = sockets
+        .iter()
+        .map(|s| s.as_ref().map(TcpStream::try_clone).transpose())
+        .collect::<io::Result<Vec<_>>>()
+        .map_err(|e| Error::Distributed(format!("a connection: {e}")))?;
+    let heartbeat = Heartbeat::start(topo, digest, losses.clone(), clones)?;
     let sockets: Vec<Option<Watched>> = sockets
         .into_iter()
         .enumerate()
@@ -159,6 +172,7 @@ pub fn connect(topo: &Topology, digest: u64) -> Result<Comms> {
         builders: builders.into_iter().map(AllocatorBuilder::Tcp).collect(),
         guard: Box::new(guard),
         losses,
+        heartbeat: Some(heartbeat),
     })
 }
 

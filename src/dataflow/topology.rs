@@ -12,6 +12,11 @@ use crate::{Error, Result};
 /// How long processes wait for each other to connect, by default.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a connected process may send no heartbeat before the others stop the run, by
+/// default (a frozen peer is then found within about 24 s: this and one heartbeat
+/// interval, [`super::heartbeat::Heartbeat::interval`]).
+pub const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(20);
+
 /// The processes of a run, with timely's own meanings: `processes` (`-n`), this
 /// `process` (`-p`), the `hosts` (`-h`, one `host:port` per process) and the `workers`
 /// per process (`-w`).
@@ -22,6 +27,7 @@ pub struct Topology {
     workers: usize,
     hosts: Vec<String>,
     connect_timeout: Duration,
+    peer_timeout: Duration,
 }
 
 impl Topology {
@@ -56,6 +62,7 @@ impl Topology {
             workers,
             hosts,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            peer_timeout: DEFAULT_PEER_TIMEOUT,
         })
     }
 
@@ -63,6 +70,18 @@ impl Topology {
     pub fn with_connect_timeout(mut self, t: Duration) -> Self {
         self.connect_timeout = t;
         self
+    }
+
+    /// How long a connected process may send no heartbeat before the others stop the run
+    /// (default [`DEFAULT_PEER_TIMEOUT`]; at least 100 ms).
+    pub fn with_peer_timeout(mut self, t: Duration) -> Self {
+        self.peer_timeout = t.max(Duration::from_millis(100));
+        self
+    }
+
+    /// How long a connected process may send no heartbeat.
+    pub fn peer_timeout(&self) -> Duration {
+        self.peer_timeout
     }
 
     /// Number of processes.

@@ -16,6 +16,8 @@
 //!   exit 2 on process 0, the line named as one process names it, and no output.
 //! - Fail-stop: SIGKILL of process 1 (then of process 0) mid-run makes the others exit 2
 //!   within 30 s, naming a lost peer (process 0 naming process 1), and no output appears.
+//! - A frozen process (SIGSTOP) makes the others exit 2 within 30 s naming it (heartbeats,
+//!   `--peer-timeout`).
 //! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
 //!   number of entries or a missing file).
 
@@ -1292,6 +1294,63 @@ fn killing_one_process_stops_the_others() {
         "no process names the lost process 0 (127.0.0.1:{}): {errs:?}",
         ports[0]
     );
+}
+
+/// A frozen process (SIGSTOP: its connections stay open) stops the others through the
+/// heartbeats: with `--peer-timeout 2`, the other two exit 2 within 30 s, naming the frozen
+/// process and its silence, and write nothing. The frozen one is killed afterwards.
+#[test]
+fn a_frozen_process_stops_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gen = d.join("gen");
+    let n = FAIL_STOP_DOCS.to_string();
+    ok(&[
+        "gen",
+        "--out",
+        s(&gen),
+        "--docs",
+        &n,
+        "--seed",
+        "9",
+        "--stream",
+    ]);
+    let input = gen.join("docs.jsonl");
+    let args = [
+        "cluster",
+        s(&input),
+        "--threshold",
+        "0.8",
+        "--stem",
+        "--peer-timeout",
+        "2",
+    ];
+    let victim = 1;
+    let (mut procs, ports) = start(&d.join("freeze"), &args, 3, 1);
+    std::thread::sleep(Duration::from_secs(1));
+    for (p, proc) in procs.iter_mut().enumerate() {
+        if let Some(st) = proc.child.try_wait().unwrap() {
+            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
+            panic!("process {p} ended ({st}) before the freeze: {err}");
+        }
+    }
+    let pid = procs[victim].child.id() as libc::pid_t;
+    // SAFETY: a plain signal to a child process of this test.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    let frozen_at = Instant::now();
+    let mut frozen = procs.remove(victim);
+    let what = format!("after the freeze of process {victim}");
+    let done = wait_all(procs, frozen_at + Duration::from_secs(30), &what);
+    let secs = frozen_at.elapsed().as_secs_f64();
+    eprintln!("freeze: the others exited {secs:.1} s after process {victim} was stopped");
+    let errs = check_survivors(&done, victim, &ports, &format!("{what} ({secs:.1} s)"));
+    assert!(
+        errs.values()
+            .any(|e| names_peer(e, victim, &ports) && e.contains("sent no heartbeat")),
+        "no process names the frozen process {victim} and its silence: {errs:?}"
+    );
+    frozen.child.kill().unwrap();
+    frozen.child.wait().unwrap();
 }
 
 /// Fail-stop in the later stages of a divided run: one of 3 processes kills itself
