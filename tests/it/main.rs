@@ -47,6 +47,14 @@ mod distributed {
     fn left_out() {}
 }
 mod duplicate_ids;
+#[cfg(feature = "distributed")]
+mod launch;
+#[cfg(not(feature = "distributed"))]
+mod launch {
+    #[test]
+    #[ignore = "needs the `distributed` feature"]
+    fn left_out() {}
+}
 mod error_analysis;
 mod eval_cli;
 mod eval_metrics;
