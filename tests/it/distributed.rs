@@ -1205,20 +1205,44 @@ fn names_peer(stderr: &str, p: usize, ports: &[u16]) -> bool {
     stderr.contains(&format!("process {p}")) || stderr.contains(&format!("127.0.0.1:{}", ports[p]))
 }
 
+/// The fail-stop corpus, [`FAIL_STOP_DOCS`] generated documents, in `d/gen`.
+fn fail_stop_corpus(d: &Path) -> PathBuf {
+    let gen = d.join("gen");
+    let n = FAIL_STOP_DOCS.to_string();
+    ok(&[
+        "gen",
+        "--out",
+        s(&gen),
+        "--docs",
+        &n,
+        "--seed",
+        "9",
+        "--stream",
+    ]);
+    gen.join("docs.jsonl")
+}
+
+/// Starts 3 processes of `args` in `root` and lets them run about a second; all must still
+/// be running then.
+fn start_running(root: &Path, args: &[&str]) -> (Vec<Proc>, Vec<u16>) {
+    let (mut procs, ports) = start(root, args, 3, 1);
+    std::thread::sleep(Duration::from_secs(1));
+    for (p, proc) in procs.iter_mut().enumerate() {
+        if let Some(st) = proc.child.try_wait().unwrap() {
+            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
+            panic!("process {p} ended ({st}) within a second (FAIL_STOP_DOCS too small?): {err}");
+        }
+    }
+    (procs, ports)
+}
+
 /// Starts 3 processes of `args` in `root`, SIGKILLs process `victim` after about a second
 /// (all must still be running), and waits at most 30 s for the others, which must exit 2,
 /// each naming a lost peer ("process K" or its address), and write nothing (process 0
 /// included, when it survives: no output, no temporary file). Returns the survivors'
 /// standard errors by process and the ports.
 fn kill_one(root: &Path, args: &[&str], victim: usize) -> (BTreeMap<usize, String>, Vec<u16>) {
-    let (mut procs, ports) = start(root, args, 3, 1);
-    std::thread::sleep(Duration::from_secs(1));
-    for (p, proc) in procs.iter_mut().enumerate() {
-        if let Some(st) = proc.child.try_wait().unwrap() {
-            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
-            panic!("process {p} ended ({st}) before the kill (FAIL_STOP_DOCS too small?): {err}");
-        }
-    }
+    let (mut procs, ports) = start_running(root, args);
     procs[victim].child.kill().unwrap();
     let killed_at = Instant::now();
     let mut killed = procs.remove(victim);
@@ -1266,19 +1290,7 @@ fn check_survivors(
 fn killing_one_process_stops_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let gen = d.join("gen");
-    let n = FAIL_STOP_DOCS.to_string();
-    ok(&[
-        "gen",
-        "--out",
-        s(&gen),
-        "--docs",
-        &n,
-        "--seed",
-        "9",
-        "--stream",
-    ]);
-    let input = gen.join("docs.jsonl");
+    let input = fail_stop_corpus(d);
     // Stemming makes the sketch, which every process does, the long part of the run.
     let args = ["cluster", s(&input), "--threshold", "0.8", "--stem"];
     let (errs, ports) = kill_one(&d.join("kill-1"), &args, 1);
@@ -1303,19 +1315,7 @@ fn killing_one_process_stops_the_others() {
 fn a_frozen_process_stops_the_others() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let gen = d.join("gen");
-    let n = FAIL_STOP_DOCS.to_string();
-    ok(&[
-        "gen",
-        "--out",
-        s(&gen),
-        "--docs",
-        &n,
-        "--seed",
-        "9",
-        "--stream",
-    ]);
-    let input = gen.join("docs.jsonl");
+    let input = fail_stop_corpus(d);
     let args = [
         "cluster",
         s(&input),
@@ -1326,14 +1326,7 @@ fn a_frozen_process_stops_the_others() {
         "2",
     ];
     let victim = 1;
-    let (mut procs, ports) = start(&d.join("freeze"), &args, 3, 1);
-    std::thread::sleep(Duration::from_secs(1));
-    for (p, proc) in procs.iter_mut().enumerate() {
-        if let Some(st) = proc.child.try_wait().unwrap() {
-            let err = fs::read_to_string(&proc.stderr).unwrap_or_default();
-            panic!("process {p} ended ({st}) before the freeze: {err}");
-        }
-    }
+    let (mut procs, ports) = start_running(&d.join("freeze"), &args);
     let pid = procs[victim].child.id() as libc::pid_t;
     // SAFETY: a plain signal to a child process of this test.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);

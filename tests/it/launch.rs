@@ -16,7 +16,7 @@
 use crate::common::{ok, s};
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The first code block of `lang` after the line holding `anchor` in the README.
@@ -88,11 +88,24 @@ fn run_isolated(script: &str, hosts: &str, bin: &Path, cwd: &Path, env: &[(&str,
     );
 }
 
-/// The one-process outputs of `cluster CORPUS --threshold 0.8` in `dir/single`.
-fn single(dir: &Path, corpus: &Path) -> std::path::PathBuf {
-    let out = dir.join("single");
-    ok(&["cluster", s(corpus), "--threshold", "0.8", "--out", s(&out)]);
-    out
+/// A generated corpus of 2,000 documents (`seed`) as `dir/sub/corpus.jsonl`, where the
+/// examples read it, and its one-process outputs (`cluster --threshold 0.8`, as the
+/// examples run): (the outputs' directory, `dir/sub`).
+fn corpus_in(dir: &Path, sub: &str, seed: u64) -> (PathBuf, PathBuf) {
+    let corpus = crate::common::gen(dir, "corpus", 2000, seed, "", &[]);
+    let want = dir.join("single");
+    ok(&[
+        "cluster",
+        s(&corpus),
+        "--threshold",
+        "0.8",
+        "--out",
+        s(&want),
+    ]);
+    let at = dir.join(sub);
+    fs::create_dir_all(&at).unwrap();
+    fs::copy(&corpus, at.join("corpus.jsonl")).unwrap();
+    (want, at)
 }
 
 /// `clusters.jsonl` and `pairs.csv` of `got` are those of `want`.
@@ -114,11 +127,7 @@ fn the_slurm_example_runs_as_written() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let corpus = crate::common::gen(d, "corpus", 2000, 5, "", &[]);
-    let want = single(d, &corpus);
-    let shared = d.join("shared");
-    fs::create_dir_all(&shared).unwrap();
-    fs::copy(&corpus, shared.join("corpus.jsonl")).unwrap();
+    let (want, shared) = corpus_in(d, "shared", 5);
     let script =
         readme_block("On a Slurm cluster", "sh").replace("/shared/", &format!("{}/", s(&shared)));
     let tasks = 3;
@@ -164,8 +173,7 @@ fn the_kubernetes_example_runs_as_written() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let corpus = crate::common::gen(d, "corpus", 2000, 6, "", &[]);
-    let want = single(d, &corpus);
+    let (want, data) = corpus_in(d, "data", 6);
     let yaml = readme_block("On Kubernetes, an indexed Job", "yaml");
     // The container's command: the third string of `command: ["sh", "-c", "..."]`.
     let at =
@@ -179,9 +187,6 @@ fn the_kubernetes_example_runs_as_written() {
         .trim()
         .parse()
         .unwrap();
-    let data = d.join("data");
-    fs::create_dir_all(&data).unwrap();
-    fs::copy(&corpus, data.join("corpus.jsonl")).unwrap();
     // One pod per completion index, each with its own /tmp (the hosts file it writes).
     let mut script = String::from("pids=()\n");
     for i in 0..completions {
@@ -216,11 +221,7 @@ fn the_ssh_example_runs_as_written() {
     }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let corpus = crate::common::gen(d, "corpus", 2000, 7, "", &[]);
-    let want = single(d, &corpus);
-    let shared = d.join("shared");
-    fs::create_dir_all(&shared).unwrap();
-    fs::copy(&corpus, shared.join("corpus.jsonl")).unwrap();
+    let (want, shared) = corpus_in(d, "shared", 7);
     let hosts: String = (1..=3).map(|i| format!("127.0.0.{i}:7700\n")).collect();
     fs::write(shared.join("hosts.txt"), hosts).unwrap();
     let script = readme_block("On a plain list of hosts", "sh")
