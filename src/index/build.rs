@@ -8,13 +8,13 @@ use std::path::Path;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
-use super::{CorpusSpec, Index, IndexConfig, Measure, Postings, Sweep};
+use super::segment::Table;
+use super::{CorpusSpec, Index, IndexConfig, Measure, Sweep};
 use crate::cluster::uf::UnionFind;
 use crate::corpus::CorpusConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, text_params, PipelineConfig};
 use crate::sketch::{
-    super_shingles, Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams,
-    Sketcher, Weighting,
+    Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams, Sketcher, Weighting,
 };
 use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
@@ -164,11 +164,11 @@ impl Index {
             last_seen: Vec::new(),
             source: Vec::new(),
             labels: Vec::new(),
-            context: Postings::default(),
-            cont_context: Postings::default(),
-            band_table: Postings::default(),
+            segments: Vec::new(),
+            deleted: roaring::RoaringBitmap::new(),
             sweeps: Vec::new(),
             latest: HashMap::new(),
+            origin: None,
         })
     }
 
@@ -478,28 +478,11 @@ impl Index {
             documents: rep.documents,
             added: rep.added,
         });
-        // 2. Postings of the new documents, added in place.
-        let images = &self.images;
-        self.context.extend(start as u32, end - start, |i, out| {
-            images[start + i].keys(scheme, out)
-        });
-        if !self.cont_images.is_empty() {
-            let cont = &self.cont_images;
-            self.cont_context
-                .extend(start as u32, end - start, |i, out| {
-                    cont[start + i].keys(Scheme::ModM, out)
-                });
-        }
-        if let Some((b, r)) = self.bands {
-            let cfg = self.params.sketch;
-            self.band_table.extend(start as u32, end - start, |i, out| {
-                out.extend(super_shingles(
-                    &images[start + i],
-                    &cfg,
-                    b as usize,
-                    r as usize,
-                ))
-            });
+        // 2. The new documents' segment, with their postings; the segments before it are
+        // not touched.
+        if end > start {
+            let seg = self.build_segment(start as u32, (end - start) as u32);
+            self.segments.push(seg);
         }
         // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, found and
         // joined a chunk of new documents at a time (the components, hence the labels and
@@ -518,7 +501,7 @@ impl Index {
                 .map_init(HashMap::new, |counts, i| {
                     let hits = self.scan(
                         &self.images[i],
-                        &self.context,
+                        Table::Context,
                         scheme,
                         t,
                         Measure::Resemblance,
@@ -557,6 +540,9 @@ impl Index {
         if sweep > 0 {
             rep.lost = self.lost_and_found(sweep);
         }
+        // 5. The merge policy: segments of one level merged (the clusters, the lost and
+        // found and every query answer do not depend on the segments).
+        self.merge_by_policy();
         Ok(rep)
     }
 
@@ -575,7 +561,7 @@ impl Index {
                 let ext = &self.ext_ids[d as usize];
                 let hits = self.scan(
                     &self.images[d as usize],
-                    &self.context,
+                    Table::Context,
                     scheme,
                     t,
                     Measure::Resemblance,

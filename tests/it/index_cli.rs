@@ -75,20 +75,27 @@ fn corpora(dir: &Path) -> String {
     pages[3].join(" ")
 }
 
+/// The files of the current generation and of the segment directories (not the manifest,
+/// which holds the input path), by `gen/NAME` or `seg-NNNNNN/NAME`.
 fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let cur = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-    let g = dir.join(cur.split(' ').next().unwrap());
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&g)
-        .unwrap()
-        .map(|e| {
+    let mut dirs = vec![(dir.join(cur.split(' ').next().unwrap()), "gen".to_string())];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let n = e.unwrap().file_name().into_string().unwrap();
+        if n.starts_with("seg-") {
+            dirs.push((dir.join(&n), n));
+        }
+    }
+    let mut v: Vec<(String, Vec<u8>)> = Vec::new();
+    for (d, label) in dirs {
+        for e in std::fs::read_dir(&d).unwrap() {
             let e = e.unwrap();
-            (
-                e.file_name().into_string().unwrap(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .filter(|(n, _)| n != "manifest.json") // holds the input path
-        .collect();
+            let n = e.file_name().into_string().unwrap();
+            if n != "manifest.json" {
+                v.push((format!("{label}/{n}"), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
     v.sort();
     v
 }
@@ -324,17 +331,37 @@ fn errors_exit_2() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(!d.join("i2").exists());
-    // a damaged file
-    let cur = std::fs::read_to_string(d.join("idx/CURRENT")).unwrap();
-    let ctx = d
-        .join("idx")
-        .join(cur.split(' ').next().unwrap())
-        .join("context.bin");
-    let mut bytes = std::fs::read(&ctx).unwrap();
+    // a damaged segment file: every reading command exits 2 naming it and the offset
+    let ctx = d.join("idx/seg-000001/context.bin");
+    let orig = std::fs::read(&ctx).unwrap();
+    let mut bytes = orig.clone();
     let n = bytes.len();
     bytes[n / 2] ^= 4;
-    std::fs::write(&ctx, bytes).unwrap();
+    std::fs::write(&ctx, &bytes).unwrap();
+    let reads: [&[&str]; 4] = [
+        &["index", "query", &idx, &s("a.jsonl")],
+        &["index", "add", &idx, &s("b.jsonl")],
+        &["index", "merge", &idx],
+        &["index", "remove", &idx, "u1"],
+    ];
+    let flipped = format!("context.bin: checksum mismatch in bytes 0..{n}");
+    for args in reads {
+        let o = fimdup(args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&flipped), "{args:?}: {err}");
+    }
+    bytes.truncate(n / 3);
+    std::fs::write(&ctx, &bytes).unwrap();
     let o = fimdup(&["index", "query", &idx, &s("a.jsonl")], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("context.bin"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("context.bin: at byte {}:", n / 3)),
+        "{err}"
+    );
+    // the generation and the segment stay as they were: repaired, the index reads again
+    std::fs::write(&ctx, &orig).unwrap();
+    let o = fimdup(&["index", "query", &idx, &s("a.jsonl")], None);
+    assert_eq!(o.status.code(), Some(0));
 }
