@@ -357,8 +357,8 @@ fn listed_segments(dir: &Path, entries: &BTreeSet<String>, current: &str) -> BTr
     let mut listed: BTreeSet<String> = segments_of(dir, current).into_iter().map(|x| x.0).collect();
     if let Some(prev) = entries
         .iter()
-        .filter(|n| n.starts_with("gen-") && n.as_str() < current)
-        .last()
+        .rev()
+        .find(|n| n.starts_with("gen-") && n.as_str() < current)
     {
         if dir.join(prev).join("manifest.json").exists() {
             listed.extend(segments_of(dir, prev).into_iter().map(|x| x.0));
