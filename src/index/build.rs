@@ -49,9 +49,11 @@ pub(super) fn check_fits(
     Ok(())
 }
 
-/// A sweep being added: its number, its first DocId, the next ordinal, the report so far.
+/// A sweep being added: its number, whether it is a batch, its first DocId, the next
+/// ordinal, the report so far.
 struct SweepState {
     sweep: u32,
+    batch: bool,
     start: usize,
     ordinal: u64,
     rep: AddReport,
@@ -378,6 +380,27 @@ impl Index {
         self.finish_sweep(st, input, corpus)
     }
 
+    /// Adds a batch of sketched documents, as [`Index::add_documents`] does, but as new
+    /// documents rather than a complete crawl: it is recorded as a sweep (flagged
+    /// [`Sweep::batch`]), and no document is lost by it (the report's `lost` is empty); the
+    /// next complete sweep reports as lost what the complete sweep before it and the batches
+    /// since held and it lacks.
+    pub fn add_batch(
+        &mut self,
+        docs: Vec<NewDoc>,
+        tag: Option<&str>,
+        input: &str,
+        corpus: CorpusSpec,
+    ) -> Result<AddReport> {
+        let tag = self.sweep_tag(tag)?;
+        let mut st = self.begin_sweep(tag, docs.len())?;
+        st.batch = true;
+        for d in docs {
+            self.push_doc(&mut st, d)?;
+        }
+        self.finish_sweep(st, input, corpus)
+    }
+
     /// Starts a sweep of `expected` documents tagged `tag` (checked by [`Index::sweep_tag`]).
     fn begin_sweep(&mut self, tag: String, expected: usize) -> Result<SweepState> {
         if self.images.len() + expected > u32::MAX as usize {
@@ -397,6 +420,7 @@ impl Index {
         self.latest.reserve(expected);
         Ok(SweepState {
             sweep: self.sweeps.len() as u32,
+            batch: false,
             start: self.images.len(),
             ordinal: 0,
             rep: AddReport {
@@ -464,6 +488,7 @@ impl Index {
     ) -> Result<AddReport> {
         let SweepState {
             sweep,
+            batch,
             start,
             mut rep,
             ..
@@ -477,6 +502,7 @@ impl Index {
             corpus,
             documents: rep.documents,
             added: rep.added,
+            batch,
         });
         // 2. The new documents' segment, with their postings; the segments before it are
         // not touched.
@@ -537,7 +563,7 @@ impl Index {
         rep.clusters = sizes.iter().filter(|&&s| s >= 2).count() as u64;
         drop((uf, min_of, sizes));
         // 4. Lost and found.
-        if sweep > 0 {
+        if sweep > 0 && !batch {
             rep.lost = self.lost_and_found(sweep);
         }
         // 5. The merge policy: segments of one level merged (the clusters, the lost and
@@ -546,12 +572,19 @@ impl Index {
         Ok(rep)
     }
 
+    /// The lost and found of the complete sweep `sweep`: the latest versions last seen in
+    /// the complete sweep before it or in a batch since, each with its best match among the
+    /// documents seen in `sweep`.
     fn lost_and_found(&self, sweep: u32) -> Vec<Lost> {
+        let mut since = sweep - 1;
+        while since > 0 && self.sweeps[since as usize].batch {
+            since -= 1;
+        }
         let mut lost: Vec<u32> = self
             .latest
             .values()
             .copied()
-            .filter(|&d| self.last_seen[d as usize] == sweep - 1)
+            .filter(|&d| (since..sweep).contains(&self.last_seen[d as usize]))
             .collect();
         lost.sort_unstable();
         let scheme = self.params.sketch.scheme;
