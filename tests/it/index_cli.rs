@@ -480,3 +480,74 @@ fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
         "{err}"
     );
 }
+
+/// `index remove` and `index merge` end to end: removed ids vanish from every answer (the
+/// rest unchanged), unknown ids are reported, and a merge into one segment changes no answer.
+#[test]
+fn remove_and_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    corpora(d);
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    let idx = s("idx");
+    ok(&fimdup(
+        &["index", "build", &s("a.jsonl"), "--out", &idx, "--json"],
+        None,
+    ));
+    ok(&fimdup(
+        &["index", "add", &idx, &s("b.jsonl"), "--json"],
+        None,
+    ));
+    let query = || {
+        ok(&fimdup(
+            &[
+                "index",
+                "query",
+                &idx,
+                "--jsonl",
+                &s("a.jsonl"),
+                "--threshold",
+                "0.5",
+                "--json",
+            ],
+            None,
+        ))["queries"]
+            .clone()
+    };
+    let before = query();
+    let gone = ["u4", "u4-copy"];
+    let mut want = before.clone();
+    let mut dropped = 0;
+    for q in want.as_array_mut().unwrap() {
+        let hits = q["hits"].as_array_mut().unwrap();
+        let n = hits.len();
+        hits.retain(|h| !gone.contains(&h["ext_id"].as_str().unwrap()));
+        dropped += n - hits.len();
+    }
+    assert!(dropped >= 4, "{dropped}");
+    let r = ok(&fimdup(
+        &["index", "remove", &idx, "u4", "u4-copy", "zzz", "--json"],
+        None,
+    ));
+    assert_eq!(r["removed"], 2);
+    assert_eq!(r["unknown"], serde_json::json!(["zzz"]));
+    assert_eq!(query(), want);
+    let m = ok(&fimdup(&["index", "merge", &idx, "--json"], None));
+    assert_eq!(
+        (m["segments_before"].as_u64(), m["segments_after"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(query(), want);
+    // the generation lists one segment
+    let cur = std::fs::read_to_string(d.join("idx/CURRENT")).unwrap();
+    let man: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            d.join("idx")
+                .join(cur.split(' ').next().unwrap())
+                .join("manifest.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(man["segments"].as_array().unwrap().len(), 1);
+}
