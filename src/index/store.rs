@@ -1059,3 +1059,94 @@ fn write_file(
     f.commit()?;
     Ok(entry)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A file of 2.5 blocks, written through [`write_file`] in pieces of random sizes.
+    fn big_file(dir: &Path) -> (FileEntry, Vec<u8>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let bytes: Vec<u8> = (0..(5 * BLOCK / 2) as usize).map(|_| rng.gen()).collect();
+        let e = write_file(dir, "big.bin", |w, p| {
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let k = rng.gen_range(1..=rest.len().min(300_000));
+                w.write_all(&rest[..k]).map_err(|e| Error::io(p, e))?;
+                rest = &rest[k..];
+            }
+            Ok(())
+        })
+        .unwrap();
+        (e, bytes)
+    }
+
+    #[test]
+    fn block_checksums_are_those_of_the_slices() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e, bytes) = big_file(dir.path());
+        assert_eq!(e.bytes, bytes.len() as u64);
+        assert_eq!(e.xxh64, format!("{:016x}", xxh64(&bytes, 0)));
+        let want: Vec<String> = bytes
+            .chunks(BLOCK as usize)
+            .map(|b| format!("{:016x}", xxh64(b, 0)))
+            .collect();
+        assert_eq!(want.len(), 3);
+        assert_eq!(e.blocks, want);
+        let m = dir.path().join("manifest.json");
+        assert!(check_files(dir.path(), &m, std::slice::from_ref(&e)).is_ok());
+    }
+
+    #[test]
+    fn damage_is_named_by_its_block_or_where_the_file_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e, bytes) = big_file(dir.path());
+        let p = dir.path().join("big.bin");
+        let m = dir.path().join("manifest.json");
+        let check = |b: &[u8]| {
+            std::fs::write(&p, b).unwrap();
+            check_files(dir.path(), &m, std::slice::from_ref(&e))
+                .unwrap_err()
+                .to_string()
+        };
+        let cases: Vec<(Vec<u8>, String)> = vec![
+            {
+                let mut b = bytes.clone();
+                b[(3 * BLOCK / 2) as usize] ^= 1;
+                (
+                    b,
+                    format!("checksum mismatch in bytes {}..{}", BLOCK, 2 * BLOCK),
+                )
+            },
+            {
+                let mut b = bytes.clone();
+                *b.last_mut().unwrap() ^= 0x80;
+                (
+                    b,
+                    format!("checksum mismatch in bytes {}..{}", 2 * BLOCK, bytes.len()),
+                )
+            },
+            (
+                bytes[..1_258_291].to_vec(),
+                "at byte 1258291: cut short".into(),
+            ),
+            {
+                // a flip before the cut is named first
+                let mut b = bytes[..1_258_291].to_vec();
+                b[10] ^= 2;
+                (b, format!("checksum mismatch in bytes 0..{BLOCK}"))
+            },
+            {
+                let mut b = bytes.clone();
+                b.push(0);
+                (b, format!("at byte {}: longer than listed", bytes.len()))
+            },
+        ];
+        for (b, want) in cases {
+            let got = check(&b);
+            assert!(got.contains(&want), "{got} lacks {want}");
+            assert!(got.contains("big.bin"), "{got}");
+        }
+    }
+}
