@@ -799,3 +799,141 @@ fn removed_documents_are_invisible_and_merges_drop_them() {
         assert_eq!(h[0].doc, d0);
     }
 }
+
+/// Random histories of complete sweeps (unchanged, changed, new and dropped pages), batches,
+/// removals, full merges and save/open round trips: after every step the segments cover the
+/// DocIds in order, the clusters are those of a brute-force union-find over the documents
+/// not removed, and queries equal a brute-force scan of them.
+#[test]
+fn random_histories_match_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut hits, mut dead, mut segmented) = (0, 0, 0);
+    for (h, scheme) in [Scheme::BottomK, Scheme::KMins, Scheme::BottomK]
+        .into_iter()
+        .enumerate()
+    {
+        let mut rng = ChaCha8Rng::seed_from_u64(1000 + h as u64);
+        let pool = corpus(500 + h as u64, 50, "p");
+        let cfg = IndexConfig {
+            threshold: 0.4,
+            ..IndexConfig::default()
+        };
+        let p = pipeline(scheme, 48);
+        let path = dir.path().join(format!("h{h}"));
+        let mut idx = Index::new(&p, cfg).unwrap();
+        let mut removed: BTreeSet<String> = BTreeSet::new();
+        let mut kinds = Vec::new();
+        for step in 0..14 {
+            let op = if step == 0 { 0 } else { rng.gen_range(0..6) };
+            kinds.push(op);
+            let tag = format!("t{step}");
+            match op {
+                // a complete sweep: part of the pool, some pages edited
+                0 | 1 => {
+                    let mut docs = Vec::new();
+                    for (id, text) in &pool {
+                        if rng.gen_bool(0.4) {
+                            let t = if rng.gen_bool(0.2) {
+                                let w: Vec<String> = text.split(' ').map(String::from).collect();
+                                edit(&mut rng, &w, 2).join(" ")
+                            } else {
+                                text.clone()
+                            };
+                            docs.push((id.clone(), t));
+                        }
+                    }
+                    let nd = sketch(&idx, &docs);
+                    let r = idx
+                        .add_documents(nd, Some(&tag), "m", CorpusSpec::default())
+                        .unwrap();
+                    assert_eq!(r.added + r.unchanged, docs.len() as u64);
+                }
+                // a batch of new pages, copies of pool pages under new ids
+                2 => {
+                    let docs: Vec<(String, String)> = (0..rng.gen_range(1..12))
+                        .map(|i| {
+                            let (_, t) = &pool[rng.gen_range(0..pool.len())];
+                            (format!("b{step}-{i}"), t.clone())
+                        })
+                        .collect();
+                    let nd = sketch(&idx, &docs);
+                    let r = idx
+                        .add_batch(nd, Some(&tag), "m", CorpusSpec::default())
+                        .unwrap();
+                    assert!(r.lost.is_empty());
+                }
+                // removals of present ids
+                3 => {
+                    let ids: Vec<String> = (0..3)
+                        .map(|_| {
+                            idx.ext_id(DocId(rng.gen_range(0..idx.len() as u32)))
+                                .to_string()
+                        })
+                        .collect();
+                    idx.remove(&ids).unwrap();
+                    removed.extend(ids);
+                }
+                4 => {
+                    idx.merge_all();
+                    assert_eq!(idx.segment_count(), 1);
+                }
+                _ => {
+                    idx.save(&path).unwrap();
+                    idx = Index::open(&path).unwrap();
+                }
+            }
+            // Removed ids stay removed in every version stored before the removal; a later
+            // sweep stores them again as new documents.
+            let n = idx.len();
+            let live: Vec<bool> = (0..n).map(|d| !idx.is_deleted(DocId(d as u32))).collect();
+            for (d, _) in live.iter().enumerate().filter(|(_, &l)| !l) {
+                assert!(removed.contains(idx.ext_id(DocId(d as u32))));
+            }
+            let ranges = idx.segment_ranges();
+            dead += live.iter().filter(|&&l| !l).count();
+            segmented += usize::from(ranges.len() > 1);
+            assert_eq!(ranges.first().map_or(0, |r| r.start), 0);
+            assert_eq!(ranges.last().map_or(0, |r| r.end) as usize, n);
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+            let sk = idx.params().sketch;
+            let want = brute_labels_live(idx.images(), &sk, 0.4, &|d| live[d]);
+            assert_eq!(
+                idx.labels(),
+                &want[..],
+                "history {h} step {step} ops {kinds:?}"
+            );
+            let live_images: Vec<Image> = (0..n)
+                .map(|d| {
+                    if live[d] {
+                        idx.images()[d].clone()
+                    } else {
+                        Image::empty()
+                    }
+                })
+                .collect();
+            let qs = idx.query_sketcher().unwrap();
+            for (_, text) in pool.iter().step_by(13) {
+                let (_, qi, _) = qs.sketch_text(text);
+                let o = QueryOptions {
+                    threshold: 0.4,
+                    ..QueryOptions::default()
+                };
+                let answer = got(&idx.query_image(&qi, None, &o).unwrap());
+                assert_eq!(
+                    answer,
+                    brute(&qi, &live_images, &sk, 0.4, Measure::Resemblance),
+                    "history {h} step {step} ops {kinds:?}"
+                );
+                hits += answer.len();
+            }
+        }
+        assert!(
+            kinds.iter().collect::<BTreeSet<_>>().len() >= 4,
+            "{kinds:?}"
+        );
+    }
+    assert!(
+        hits > 300 && dead > 20 && segmented > 10,
+        "{hits} {dead} {segmented}"
+    );
+}
