@@ -75,7 +75,7 @@ pub use inherent::Index;
 pub use lock::{WriteLock, LOCK};
 pub use postings::Postings;
 pub use query::{min_shared, Candidates, Hit, Query, QueryOptions, QueryResult, QuerySketcher};
-pub use segment::{MergeReport, RemoveReport, MERGE_FACTOR};
+pub use segment::{max_segments, MergeReport, RemoveReport, MERGE_FACTOR};
 
 /// What a query measures: the one [`crate::cluster::Measure`] of the crate. For a
 /// query, `Resemblance` is the estimated resemblance of the query and the document and

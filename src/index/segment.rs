@@ -10,10 +10,14 @@
 //! * A sweep adds one segment (none when it stores no document); nothing of the segments
 //!   before it changes. Merging replaces adjacent segments by one covering their union, with
 //!   the postings a single build of those documents would have, minus the removed ones.
-//! * Merge policy ([`MERGE_FACTOR`]): a segment's level is `floor(log_F(docs))`; whenever the
-//!   last `F` segments have one level they are merged into one (and so on, up the levels),
-//!   so an index of `n` documents has at most about `(F - 1) log_F n` segments and a
-//!   document is rewritten about `log_F n` times over its life.
+//! * Merge policy ([`MERGE_FACTOR`] `F`): a segment's level is `floor(log_F(docs))`;
+//!   whenever the last `F` segments have one level they are merged into one (and so on, up
+//!   the levels), so a steady stream of sweeps rewrites a document about `log_F n` times
+//!   over its life. Segments can only merge with their neighbours (a segment is a DocId
+//!   range), so small segments left behind a large one are merged too once the index has
+//!   more than [`max_segments`] segments: the `F` adjacent ones with the fewest documents,
+//!   until it has no more. An index of `n` documents therefore never keeps more than
+//!   `(F - 1) (floor(log_F n) + 1)` segments after a sweep, which bounds a query's fan-out.
 //! * A removed document keeps its DocId (ids are never reused or renumbered) and its cluster
 //!   becomes itself; the clusters of the other documents are the connected components of the
 //!   graph over the documents not removed, as a fresh build of them would give. A merge
@@ -79,6 +83,12 @@ pub struct MergeReport {
     pub segments_after: u64,
     /// Documents whose postings were rewritten.
     pub documents_rewritten: u64,
+}
+
+/// The most segments the merge policy leaves in an index of `docs` documents:
+/// `(F - 1) (floor(log_F docs) + 1)`, `F` = [`MERGE_FACTOR`].
+pub fn max_segments(docs: u64) -> usize {
+    (MERGE_FACTOR - 1) * (level(docs.min(u32::MAX as u64) as u32) as usize + 1)
 }
 
 /// The level of a segment of `len` documents.
@@ -165,7 +175,8 @@ impl Index {
     }
 
     /// Applies the merge policy (see the [module docs](self)): merges the last
-    /// [`MERGE_FACTOR`] segments while they have one level.
+    /// [`MERGE_FACTOR`] segments while they have one level, then, while there are more
+    /// than [`max_segments`], the [`MERGE_FACTOR`] adjacent ones with the fewest documents.
     pub fn merge_by_policy(&mut self) -> MergeReport {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
@@ -182,6 +193,18 @@ impl Index {
                 break;
             }
             self.merge_range(n - MERGE_FACTOR, n, &mut rep);
+        }
+        let cap = max_segments(self.len() as u64);
+        while self.segments.len() > cap {
+            let n = self.segments.len();
+            let w = MERGE_FACTOR.min(n);
+            let from = (0..=n - w)
+                .min_by_key(|&i| {
+                    let docs: u64 = self.segments[i..i + w].iter().map(|s| s.len as u64).sum();
+                    (docs, std::cmp::Reverse(i))
+                })
+                .expect("a window");
+            self.merge_range(from, from + w, &mut rep);
         }
         rep.segments_after = self.segments.len() as u64;
         rep

@@ -937,3 +937,57 @@ fn random_histories_match_brute_force() {
         "{hits} {dead} {segmented}"
     );
 }
+
+/// Small segments behind a larger one never form a tail of one level; the cap of
+/// `max_segments` merges them anyway, and the answers stay those of one build.
+#[test]
+fn stranded_small_segments_are_merged_under_the_cap() {
+    let texts = corpus(61, 250, "s");
+    let mut sizes = Vec::new();
+    for _ in 0..3 {
+        sizes.push(100);
+        sizes.extend([3; 7]);
+    }
+    let total: usize = sizes.iter().sum();
+    assert!(texts.len() >= total, "{}", texts.len());
+    let texts = &texts[..total];
+    let cfg = IndexConfig {
+        threshold: 0.4,
+        containment: true,
+        ..IndexConfig::default()
+    };
+    let p = pipeline(Scheme::BottomK, 64);
+    let mut idx = Index::new(&p, cfg.clone()).unwrap();
+    let mut from = 0;
+    let mut most = 0;
+    for (i, &n) in sizes.iter().enumerate() {
+        let docs = sketch(&idx, &texts[from..from + n]);
+        idx.add_documents(docs, Some(&format!("s{i}")), "m", CorpusSpec::default())
+            .unwrap();
+        from += n;
+        let cap = fimdup::index::max_segments(idx.len() as u64);
+        assert!(
+            idx.segment_count() <= cap,
+            "{} > {cap}",
+            idx.segment_count()
+        );
+        most = most.max(idx.segment_count());
+    }
+    // 24 segments without the cap; 21 at most with it
+    assert_eq!(fimdup::index::max_segments(total as u64), 21);
+    assert_eq!(most, 21);
+    assert!(idx.segment_count() < 24);
+    let mut one = Index::new(&p, cfg).unwrap();
+    let all = sketch(&one, texts);
+    one.add_documents(all, Some("all"), "m", CorpusSpec::default())
+        .unwrap();
+    assert_eq!(idx.labels(), one.labels());
+    let queries = some_queries(texts);
+    let mut a = answers(&idx, &queries);
+    for h in a.iter_mut().flatten() {
+        h.last_seen = "all".into();
+    }
+    let want = answers(&one, &queries);
+    assert!(want.iter().filter(|h| !h.is_empty()).count() > 50);
+    assert_eq!(a, want);
+}
