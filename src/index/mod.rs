@@ -35,16 +35,21 @@
 //!   Lost documents (external id not seen in the latest sweep) STAY in the index, tagged
 //!   with the sweep they were last seen in, so that later sweeps can still find where they
 //!   moved (B97 6.2) and so that clusters equal those of a single build over all sweeps.
+//!   A batch ([`Index::add_batch`], `dedup --against INDEX --add`) is a sweep of new
+//!   documents that loses nothing; the next complete sweep reports as lost what the
+//!   complete sweep before it and the batches since held and it lacks.
 //! * tf-idf weighted images are refused: their weights depend on the whole collection, so
 //!   they cannot be extended incrementally.
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).
 //!
 //! # Memory
-//! The index is held in memory while it is used: [`memory_needed`] counts it ([`BYTES_PER_DOC`] a document,
-//! [`BYTES_PER_VALUE`] an image value, about 3 KB a document at 128 values). A sweep's
-//! postings are added in place ([`Postings::extend`]) and the generation files are written
-//! and read one at a time, streamed, so a build, a sweep or an open holds little beside the
-//! index itself. Under a memory budget ([`Index::build_with`], [`Index::add_corpus_with`],
+//! The index is held in memory while it is used: [`memory_needed`] counts it
+//! ([`BYTES_PER_DOC`] a document, [`BYTES_PER_VALUE`] an image value, about 3 KB a document
+//! at 128 values). A sweep's postings are built as one new segment ([`Postings::extend`]);
+//! a merge frees its parts' postings before it builds the merged ones. Only new segments
+//! and the small per-generation files are written, one file at a time, streamed, so a
+//! build, a sweep, a merge or an open holds little beside the index itself. Under a memory
+//! budget ([`Index::build_with`], [`Index::add_corpus_with`],
 //! [`Index::open_for_write_with`]) the sweep is sketched to a temporary images file first,
 //! and when the index with it would not fit the call fails with
 //! [`Error::Budget`](crate::Error::Budget) before the index is touched; the index is the
