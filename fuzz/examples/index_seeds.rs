@@ -19,7 +19,8 @@ fn main() {
             let sel = index_selector(which, name).expect("every file has a selector");
             let mut seed = vec![sel];
             seed.extend_from_slice(&bytes);
-            std::fs::write(out.join(format!("base{which}-{name}")), seed).expect("write seed");
+            let file = name.replace('/', "-");
+            std::fs::write(out.join(format!("base{which}-{file}")), seed).expect("write seed");
         }
     }
 }

@@ -1,7 +1,7 @@
-//! Index directories: one file of a small valid index (`CURRENT`, `manifest.json`,
-//! `images.bin`, `context.bin`, `docs.bin`, `bands.bin`, `containment.bin`,
-//! `containment-context.bin`) replaced by the input, the checksums that guard it forged to
-//! match. The first byte picks the base index and the file ([`fimdup_fuzz::index_slot`]).
+//! Index directories: one file of a small valid index (`CURRENT`, the generation's
+//! `manifest.json` and `state.bin`, a segment's `images.bin`, `context.bin`, `docs.bin`,
+//! `bands.bin`, `containment.bin`, `containment-context.bin`) replaced by the input, the
+//! checksums that guard it forged to match. The first byte picks the base index and the file ([`fimdup_fuzz::index_slot`]).
 //! An index that opens is used as `index query` and `index add` use it.
 #![no_main]
 
@@ -60,4 +60,6 @@ fuzz_target!(|data: &[u8]| {
         })
         .collect();
     let _ = idx.add_documents(docs, Some("fuzz-sweep"), "f.jsonl", CorpusSpec::default());
+    let _ = idx.remove(&["doc3".to_string()]);
+    let _ = idx.merge_all();
 });

@@ -93,7 +93,8 @@ pub fn read_both(path: &Path, cfg: &CorpusConfig) -> Outcome {
 
 /// One file of a saved index generation.
 pub struct IndexFile {
-    /// Its name in the generation directory.
+    /// Its path: the name in the generation directory (`manifest.json`, `state.bin`), or
+    /// `seg-NNNNNN/NAME` for a segment's file.
     pub name: String,
     /// Its bytes.
     pub bytes: Vec<u8>,
@@ -105,7 +106,7 @@ pub struct BaseIndex {
     pub generation: String,
     /// `CURRENT`.
     pub current: Vec<u8>,
-    /// The generation's files, `manifest.json` included.
+    /// The generation's files (`manifest.json` included) and the segments' files.
     pub files: Vec<IndexFile>,
 }
 
@@ -199,6 +200,19 @@ fn build_base(which: usize) -> BaseIndex {
             bytes: std::fs::read(e.path()).expect("index file"),
         });
     }
+    for e in std::fs::read_dir(dir.path()).expect("index dir") {
+        let seg = e.expect("entry").file_name().to_string_lossy().into_owned();
+        if !seg.starts_with("seg-") {
+            continue;
+        }
+        for f in std::fs::read_dir(dir.path().join(&seg)).expect("segment dir") {
+            let f = f.expect("entry");
+            files.push(IndexFile {
+                name: format!("{seg}/{}", f.file_name().to_string_lossy()),
+                bytes: std::fs::read(f.path()).expect("segment file"),
+            });
+        }
+    }
     files.sort_by(|a, b| a.name.cmp(&b.name));
     BaseIndex {
         generation,
@@ -227,29 +241,52 @@ pub fn index_selector(which: usize, name: &str) -> Option<u8> {
 }
 
 /// Writes base index `which` to `dir` with the file `name` replaced by `bytes`, the
-/// manifest's size and checksum of that file and the manifest's checksum in `CURRENT`
-/// forged to match (so the file's parser, not the checksum check, sees the bytes).
+/// manifest's size and checksums (whole and per block) of that file and the manifest's
+/// checksum in `CURRENT` forged to match (so the file's parser, not the checksum check, sees
+/// the bytes).
 pub fn write_damaged_index(dir: &Path, which: usize, name: &str, bytes: &[u8]) {
     use xxhash_rust::xxh64::xxh64;
     let base = base_index(which);
     let gdir = dir.join(&base.generation);
     std::fs::create_dir_all(&gdir).expect("generation dir");
+    let path_of = |n: &str| {
+        if n.contains('/') {
+            dir.join(n)
+        } else {
+            gdir.join(n)
+        }
+    };
     let mut manifest = Vec::new();
     for f in &base.files {
         if f.name == "manifest.json" {
             manifest = f.bytes.clone();
         } else {
-            std::fs::write(gdir.join(&f.name), &f.bytes).expect("write index file");
+            let p = path_of(&f.name);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("segment dir");
+            std::fs::write(p, &f.bytes).expect("write index file");
         }
     }
     if name != "CURRENT" && name != "manifest.json" {
-        std::fs::write(gdir.join(name), bytes).expect("write fuzzed file");
+        std::fs::write(path_of(name), bytes).expect("write fuzzed file");
         let mut m: serde_json::Value = serde_json::from_slice(&manifest).expect("base manifest");
-        if let Some(files) = m["files"].as_array_mut() {
+        let (list, file) = match name.split_once('/') {
+            Some((seg, file)) => {
+                let segs = m["segments"].as_array_mut().expect("segments");
+                let e = segs.iter_mut().find(|e| e["name"] == seg).expect("segment");
+                (&mut e["files"], file)
+            }
+            None => (&mut m["files"], name),
+        };
+        if let Some(files) = list.as_array_mut() {
             for f in files {
-                if f["name"] == name {
+                if f["name"] == file {
                     f["bytes"] = bytes.len().into();
                     f["xxh64"] = format!("{:016x}", xxh64(bytes, 0)).into();
+                    f["blocks"] = bytes
+                        .chunks(1 << 20)
+                        .map(|b| format!("{:016x}", xxh64(b, 0)))
+                        .collect::<Vec<_>>()
+                        .into();
                 }
             }
         }

@@ -29,6 +29,7 @@ use super::common::{input_notes, print_json, progress};
   fimdup dedup docs.jsonl.zst --threshold 0.7 --verify exact --keep longest --out out/clean
   fimdup dedup data/ --text-column content --keep field:meta.date:desc --out out/clean
   fimdup dedup new.jsonl --against out/index --out out/new-only
+  fimdup dedup new.jsonl --against out/index --add --tag batch-7 --out out/new-only
   fimdup dedup docs.jsonl --method union-find --per-cluster --out out/uf-per-cluster")]
 pub struct Args {
     /// The corpus (any format `fimdup sketch` reads).
@@ -46,6 +47,17 @@ pub struct Args {
     /// Also remove documents resembling a document of this index (`fimdup index build`).
     #[arg(long, value_name = "INDEX")]
     pub against: Option<PathBuf>,
+    /// Then add the kept documents to the --against index (one new segment, a batch sweep
+    /// that loses nothing), under its writer lock taken before the index is read.
+    #[arg(long, requires = "against")]
+    pub add: bool,
+    /// Tag of the batch added with --add [default: sweep-<number>].
+    #[arg(long, value_name = "T", requires = "add")]
+    pub tag: Option<String>,
+    /// With --add, when another process is writing the index, wait up to this many seconds
+    /// for it to finish before giving up (exit 2).
+    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
+    pub wait: u64,
     /// The format of the kept documents.
     #[arg(
         long,
@@ -80,6 +92,9 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let dedup = args.options().builder(args.job.builder()?).build()?;
     #[cfg(not(feature = "distributed"))]
     args.dist.refuse()?;
+    if args.add {
+        return run_adding(&args, &dedup);
+    }
     #[cfg(feature = "distributed")]
     if let Some(topo) = args.dist.topology()? {
         return match fimdup::dataflow::run_dedup(&dedup, &args.input, &args.out, &topo)? {
@@ -94,6 +109,41 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let out = dedup.run(&args.input, &args.out, &|n| pb.set_position(n));
     pb.finish_and_clear();
     report(&args, &out?)
+}
+
+/// `--against INDEX --add`: the index opened under its writer lock, the batch deduplicated
+/// against it, the kept documents added, the new generation saved before the lock goes.
+fn run_adding(args: &Args, dedup: &fimdup::dedup::Dedup) -> anyhow::Result<()> {
+    #[cfg(feature = "distributed")]
+    anyhow::ensure!(
+        args.dist.topology()?.is_none(),
+        "--add runs in one process (it holds the index's writer lock)"
+    );
+    let dir = args.against.as_ref().expect("--add requires --against");
+    let (mut idx, lock) =
+        fimdup::index::Index::open_for_write(dir, std::time::Duration::from_secs(args.wait))?;
+    let pb = progress(None, "sketching");
+    let done = dedup.run_adding(
+        &args.input,
+        &args.out,
+        &mut idx,
+        args.tag.as_deref(),
+        &|n| pb.set_position(n),
+    );
+    pb.finish_and_clear();
+    let (out, rep) = done?;
+    let generation = idx.save_locked(&lock)?;
+    drop(lock);
+    report(args, &out)?;
+    eprintln!(
+        "added {} kept documents to {} as sweep {} (generation {}, {} documents)",
+        rep.added,
+        dir.display(),
+        rep.tag,
+        generation,
+        idx.len()
+    );
+    Ok(())
 }
 
 /// Prints the summary.

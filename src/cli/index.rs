@@ -24,6 +24,57 @@ pub(super) enum Cmd {
     Query(QueryArgs),
     /// Add a new sweep: new and changed documents get new DocIds, joined to the clusters.
     Add(AddArgs),
+    /// Remove documents by external id (every version): queries, clusters and sweeps no
+    /// longer see them, and merges drop them.
+    Remove(RemoveArgs),
+    /// Merge every segment of the index into one (dropping removed documents).
+    Merge(MergeArgs),
+}
+
+/// `fimdup index remove`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup index remove idx https://example.com/a https://example.com/b
+  fimdup index remove idx --ids-file gone.txt --json
+
+Every version of each external id is marked removed in a new generation (a tombstone list);
+the segments are not rewritten until they are merged. The clusters the documents were in are
+split into what remains connected. Takes the writer lock like `index add`.")]
+pub struct RemoveArgs {
+    /// Index directory.
+    pub index: PathBuf,
+    /// External ids to remove.
+    pub ids: Vec<String>,
+    /// Also the external ids in this file, one a line.
+    #[arg(long, value_name = "FILE")]
+    pub ids_file: Option<PathBuf>,
+    /// When another process is writing the index, wait up to this many seconds for it to
+    /// finish before giving up (exit 2).
+    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
+    pub wait: u64,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `fimdup index merge`.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fimdup index merge idx
+
+`index add` merges segments of similar size by itself (log-structured, 8 at a time); `merge`
+forces one segment of everything, without the removed documents. Readers keep the previous
+generation until the new one is complete. Takes the writer lock like `index add`.")]
+pub struct MergeArgs {
+    /// Index directory.
+    pub index: PathBuf,
+    /// When another process is writing the index, wait up to this many seconds for it to
+    /// finish before giving up (exit 2).
+    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
+    pub wait: u64,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `fimdup index build`.
@@ -166,7 +217,72 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         Cmd::Build(a) => build(a),
         Cmd::Query(a) => query(a),
         Cmd::Add(a) => add(a),
+        Cmd::Remove(a) => remove(a),
+        Cmd::Merge(a) => merge(a),
     }
+}
+
+fn remove(a: RemoveArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let mut ids = a.ids.clone();
+    if let Some(f) = &a.ids_file {
+        let text = std::fs::read_to_string(f).map_err(|e| fimdup::Error::io(f, e))?;
+        ids.extend(text.lines().filter(|l| !l.is_empty()).map(String::from));
+    }
+    anyhow::ensure!(!ids.is_empty(), "give external ids or --ids-file FILE");
+    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let rep = idx.remove(&ids)?;
+    let generation = idx.save_locked(&lock)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if a.json {
+        print_json(&serde_json::json!({
+            "index": a.index,
+            "generation": generation,
+            "removed": rep.removed,
+            "unknown": rep.unknown,
+            "clusters": rep.clusters,
+            "removed_total": idx.deleted_count(),
+            "seconds": secs,
+        }))?;
+    }
+    eprintln!(
+        "removed {} documents ({} ids unknown), {} clusters in {:.2}s -> {} (generation {})",
+        rep.removed,
+        rep.unknown.len(),
+        rep.clusters,
+        secs,
+        a.index.display(),
+        generation
+    );
+    Ok(())
+}
+
+fn merge(a: MergeArgs) -> anyhow::Result<()> {
+    let t0 = Instant::now();
+    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let rep = idx.merge_all();
+    let generation = idx.save_locked(&lock)?;
+    let secs = t0.elapsed().as_secs_f64();
+    if a.json {
+        print_json(&serde_json::json!({
+            "index": a.index,
+            "generation": generation,
+            "segments_before": rep.segments_before,
+            "segments_after": rep.segments_after,
+            "documents_rewritten": rep.documents_rewritten,
+            "seconds": secs,
+        }))?;
+    }
+    eprintln!(
+        "merged {} segments into {} ({} documents rewritten) in {:.2}s -> {} (generation {})",
+        rep.segments_before,
+        rep.segments_after,
+        rep.documents_rewritten,
+        secs,
+        a.index.display(),
+        generation
+    );
+    Ok(())
 }
 
 impl BuildArgs {

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::{Keep, KeyValue};
 use crate::corpus::texts::{SharedTexts, TextId, TextKey};
 use crate::corpus::{self, CorpusConfig, Format};
-use crate::index::{Index, QueryOptions};
+use crate::index::{Index, NewDoc, QueryOptions};
 use crate::sketch::pipeline::for_each_canonical_batch;
 use crate::{DocId, Error, Result};
 
@@ -216,8 +216,25 @@ pub fn against_index(
     cfg: &CorpusConfig,
     threshold: f64,
     n: usize,
-) -> Result<Vec<Option<(String, f64)>>> {
+) -> Result<IndexMatches> {
     let index = Index::open(dir)?;
+    Ok(against_opened(&index, path, cfg, threshold, n, false)?.0)
+}
+
+/// Each document's best match in an index (external id, estimate), when one reaches the
+/// threshold.
+pub type IndexMatches = Vec<Option<(String, f64)>>;
+
+/// [`against_index`] of an opened index; with `keep_images`, also every document sketched
+/// with the index's parameters, ready to be added to it.
+pub(super) fn against_opened(
+    index: &Index,
+    path: &Path,
+    cfg: &CorpusConfig,
+    threshold: f64,
+    n: usize,
+    keep_images: bool,
+) -> Result<(IndexMatches, Vec<NewDoc>)> {
     let qs = index.query_sketcher()?;
     let opts = QueryOptions {
         threshold,
@@ -225,10 +242,11 @@ pub fn against_index(
         ..QueryOptions::default()
     };
     let mut out = Vec::with_capacity(n);
+    let mut docs = Vec::with_capacity(if keep_images { n } else { 0 });
     for_each_canonical_batch(path, cfg, &qs.canon, &|_| {}, |batch, canon| {
         debug_assert_eq!(batch.len(), canon.len());
-        let hits: Result<Vec<Option<(String, f64)>>> = qs
-            .sketch_batch(&canon)
+        let imgs = qs.sketch_batch(&canon);
+        let hits: Result<IndexMatches> = imgs
             .par_iter()
             .map(|(img, cont)| {
                 let h = index.query_image(img, cont.as_ref(), &opts)?;
@@ -236,10 +254,19 @@ pub fn against_index(
             })
             .collect();
         out.extend(hits?);
+        if keep_images {
+            for (d, (image, containment)) in batch.iter().zip(imgs) {
+                docs.push(NewDoc {
+                    ext_id: d.ext_id.clone(),
+                    image,
+                    containment,
+                });
+            }
+        }
         Ok(())
     })?;
     check_count(path, out.len(), n)?;
-    Ok(out)
+    Ok((out, docs))
 }
 
 #[cfg(test)]

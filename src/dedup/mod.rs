@@ -11,7 +11,10 @@
 //! * with [`DedupBuilder::per_cluster`], one document per cluster of the method is kept
 //!   (what union-find based tools do), for comparison;
 //! * with [`DedupBuilder::against`], documents that resemble a document of an existing
-//!   index at the threshold are removed first, naming the indexed document.
+//!   index at the threshold are removed first, naming the indexed document; and
+//!   [`Dedup::run_adding`] then adds the kept documents to that index as a batch (one new
+//!   segment), the index opened by the caller under its writer lock, so no other writer
+//!   adds between the check and the addition.
 //!
 //! Then the input is read a second time and the kept records are written
 //! ([`mod@write`]): byte for byte for line formats (JSONL, plain lines, CSV/TSV rows, WARC

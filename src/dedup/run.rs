@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::keys::{against_index, keep_order, read_keys};
+use super::keys::{against_index, against_opened, keep_order, read_keys};
 use super::select::{self, count_reasons, Reason, Removal, Representative, ScoreKind};
 use super::write::{removed_rows, write_kept, write_removed, RemovedRow};
 use super::{Dedup, Keep, OutFormat};
@@ -215,6 +215,49 @@ impl Dedup {
         Ok(())
     }
 
+    /// [`Dedup::run`] against `index` (opened with its writer lock held, the index of
+    /// [`DedupBuilder::against`](super::DedupBuilder::against)), then the kept documents,
+    /// sketched with the index's parameters, added to it as a batch
+    /// ([`Index::add_batch`](crate::index::Index::add_batch), tagged `tag`); the caller
+    /// saves the index. An index that keeps its sources is refused: its source ordinals
+    /// would name the input's documents, of which only the kept ones are added.
+    pub fn run_adding(
+        &self,
+        input: &Path,
+        out: &Path,
+        index: &mut crate::index::Index,
+        tag: Option<&str>,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(DedupOutput, crate::index::AddReport)> {
+        if self.against.is_none() {
+            return Err(Error::config(
+                "adding the kept documents to an index needs the index deduplicated against",
+            ));
+        }
+        if index.config().keep_sources {
+            return Err(Error::config(
+                "the kept documents cannot be added to an index that keeps its sources (its \
+                 exact queries re-read each document's corpus); add the kept file with \
+                 `fimdup index add`",
+            ));
+        }
+        let t0 = Instant::now();
+        self.check_input(input)?;
+        let s = self
+            .job
+            .prepare(&Input::Corpus(input.to_path_buf()), progress)?;
+        let (output, docs) = self.finish_against(t0, input, Some(out), s, None, Some(index))?;
+        let kept: Vec<crate::index::NewDoc> = docs
+            .into_iter()
+            .zip(&output.removed)
+            .filter(|(_, r)| r.is_none())
+            .map(|(d, _)| d)
+            .collect();
+        let corpus = crate::index::CorpusSpec::from_config(&self.job.pipeline().corpus);
+        let rep = index.add_batch(kept, tag, &input.to_string_lossy(), corpus)?;
+        Ok((output, rep))
+    }
+
     /// Runs the method on the prepared corpus, chooses the documents to keep and writes
     /// the output into `out` (when given); `distributed` is what a multi-process engine
     /// adds to the summary.
@@ -223,9 +266,24 @@ impl Dedup {
         t0: Instant,
         input: &Path,
         out: Option<&Path>,
-        mut s: crate::cluster::Sketched,
+        s: crate::cluster::Sketched,
         distributed: Option<serde_json::Value>,
     ) -> Result<DedupOutput> {
+        Ok(self.finish_against(t0, input, out, s, distributed, None)?.0)
+    }
+
+    /// [`Dedup::finish`], against the opened index `adding` instead of the one at the
+    /// [`against`](super::DedupBuilder::against) path when given, and then also returning
+    /// every document sketched with that index's parameters (in input order).
+    fn finish_against(
+        &self,
+        t0: Instant,
+        input: &Path,
+        out: Option<&Path>,
+        mut s: crate::cluster::Sketched,
+        distributed: Option<serde_json::Value>,
+        adding: Option<&crate::index::Index>,
+    ) -> Result<(DedupOutput, Vec<crate::index::NewDoc>)> {
         let job = &self.job;
         let corpus_cfg = &job.pipeline().corpus;
         let mut cl = job.run_on(&mut s)?;
@@ -238,9 +296,17 @@ impl Dedup {
         );
 
         let mut removed: Vec<Option<Removal>> = vec![None; n];
+        let mut docs = Vec::new();
         if let (Some(dir), Some(t)) = (&self.against, self.threshold) {
             let ta = Instant::now();
-            let hits = against_index(dir, input, corpus_cfg, t, n)?;
+            let hits = match adding {
+                Some(index) => {
+                    let (hits, d) = against_opened(index, input, corpus_cfg, t, n, true)?;
+                    docs = d;
+                    hits
+                }
+                None => against_index(dir, input, corpus_cfg, t, n)?,
+            };
             for (d, h) in hits.into_iter().enumerate() {
                 if let Some((id, est)) = h {
                     removed[d] = Some(Removal {
@@ -300,7 +366,7 @@ impl Dedup {
         if let Some(kept) = &kept_file {
             debug_assert_eq!(kept.documents, out.summary.kept);
         }
-        Ok(out)
+        Ok((out, docs))
     }
 
     /// Writes `removed.csv`, `clusters.jsonl` and `summary.json` of what was chosen (into

@@ -8,13 +8,13 @@ use std::path::Path;
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
-use super::{CorpusSpec, Index, IndexConfig, Measure, Postings, Sweep};
+use super::segment::Table;
+use super::{CorpusSpec, Index, IndexConfig, Measure, Sweep};
 use crate::cluster::uf::UnionFind;
 use crate::corpus::CorpusConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, text_params, PipelineConfig};
 use crate::sketch::{
-    super_shingles, Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams,
-    Sketcher, Weighting,
+    Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams, Sketcher, Weighting,
 };
 use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
@@ -49,9 +49,11 @@ pub(super) fn check_fits(
     Ok(())
 }
 
-/// A sweep being added: its number, its first DocId, the next ordinal, the report so far.
+/// A sweep being added: its number, whether it is a batch, its first DocId, the next
+/// ordinal, the report so far.
 struct SweepState {
     sweep: u32,
+    batch: bool,
     start: usize,
     ordinal: u64,
     rep: AddReport,
@@ -164,11 +166,11 @@ impl Index {
             last_seen: Vec::new(),
             source: Vec::new(),
             labels: Vec::new(),
-            context: Postings::default(),
-            cont_context: Postings::default(),
-            band_table: Postings::default(),
+            segments: Vec::new(),
+            deleted: roaring::RoaringBitmap::new(),
             sweeps: Vec::new(),
             latest: HashMap::new(),
+            origin: None,
         })
     }
 
@@ -378,6 +380,27 @@ impl Index {
         self.finish_sweep(st, input, corpus)
     }
 
+    /// Adds a batch of sketched documents, as [`Index::add_documents`] does, but as new
+    /// documents rather than a complete crawl: it is recorded as a sweep (flagged
+    /// [`Sweep::batch`]), and no document is lost by it (the report's `lost` is empty); the
+    /// next complete sweep reports as lost what the complete sweep before it and the batches
+    /// since held and it lacks.
+    pub fn add_batch(
+        &mut self,
+        docs: Vec<NewDoc>,
+        tag: Option<&str>,
+        input: &str,
+        corpus: CorpusSpec,
+    ) -> Result<AddReport> {
+        let tag = self.sweep_tag(tag)?;
+        let mut st = self.begin_sweep(tag, docs.len())?;
+        st.batch = true;
+        for d in docs {
+            self.push_doc(&mut st, d)?;
+        }
+        self.finish_sweep(st, input, corpus)
+    }
+
     /// Starts a sweep of `expected` documents tagged `tag` (checked by [`Index::sweep_tag`]).
     fn begin_sweep(&mut self, tag: String, expected: usize) -> Result<SweepState> {
         if self.images.len() + expected > u32::MAX as usize {
@@ -397,6 +420,7 @@ impl Index {
         self.latest.reserve(expected);
         Ok(SweepState {
             sweep: self.sweeps.len() as u32,
+            batch: false,
             start: self.images.len(),
             ordinal: 0,
             rep: AddReport {
@@ -464,6 +488,7 @@ impl Index {
     ) -> Result<AddReport> {
         let SweepState {
             sweep,
+            batch,
             start,
             mut rep,
             ..
@@ -477,29 +502,13 @@ impl Index {
             corpus,
             documents: rep.documents,
             added: rep.added,
+            batch,
         });
-        // 2. Postings of the new documents, added in place.
-        let images = &self.images;
-        self.context.extend(start as u32, end - start, |i, out| {
-            images[start + i].keys(scheme, out)
-        });
-        if !self.cont_images.is_empty() {
-            let cont = &self.cont_images;
-            self.cont_context
-                .extend(start as u32, end - start, |i, out| {
-                    cont[start + i].keys(Scheme::ModM, out)
-                });
-        }
-        if let Some((b, r)) = self.bands {
-            let cfg = self.params.sketch;
-            self.band_table.extend(start as u32, end - start, |i, out| {
-                out.extend(super_shingles(
-                    &images[start + i],
-                    &cfg,
-                    b as usize,
-                    r as usize,
-                ))
-            });
+        // 2. The new documents' segment, with their postings; the segments before it are
+        // not touched.
+        if end > start {
+            let seg = self.build_segment(start as u32, (end - start) as u32);
+            self.segments.push(seg);
         }
         // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, found and
         // joined a chunk of new documents at a time (the components, hence the labels and
@@ -518,7 +527,7 @@ impl Index {
                 .map_init(HashMap::new, |counts, i| {
                     let hits = self.scan(
                         &self.images[i],
-                        &self.context,
+                        Table::Context,
                         scheme,
                         t,
                         Measure::Resemblance,
@@ -554,18 +563,28 @@ impl Index {
         rep.clusters = sizes.iter().filter(|&&s| s >= 2).count() as u64;
         drop((uf, min_of, sizes));
         // 4. Lost and found.
-        if sweep > 0 {
+        if sweep > 0 && !batch {
             rep.lost = self.lost_and_found(sweep);
         }
+        // 5. The merge policy: segments of one level merged (the clusters, the lost and
+        // found and every query answer do not depend on the segments).
+        self.merge_by_policy();
         Ok(rep)
     }
 
+    /// The lost and found of the complete sweep `sweep`: the latest versions last seen in
+    /// the complete sweep before it or in a batch since, each with its best match among the
+    /// documents seen in `sweep`.
     fn lost_and_found(&self, sweep: u32) -> Vec<Lost> {
+        let mut since = sweep - 1;
+        while since > 0 && self.sweeps[since as usize].batch {
+            since -= 1;
+        }
         let mut lost: Vec<u32> = self
             .latest
             .values()
             .copied()
-            .filter(|&d| self.last_seen[d as usize] == sweep - 1)
+            .filter(|&d| (since..sweep).contains(&self.last_seen[d as usize]))
             .collect();
         lost.sort_unstable();
         let scheme = self.params.sketch.scheme;
@@ -575,7 +594,7 @@ impl Index {
                 let ext = &self.ext_ids[d as usize];
                 let hits = self.scan(
                     &self.images[d as usize],
-                    &self.context,
+                    Table::Context,
                     scheme,
                     t,
                     Measure::Resemblance,

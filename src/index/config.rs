@@ -64,6 +64,11 @@ pub struct Sweep {
     pub documents: u64,
     /// Documents stored as new DocIds (new or changed).
     pub added: u64,
+    /// A batch ([`Index::add_batch`](super::Index::add_batch)): new documents, not a
+    /// complete crawl, so nothing is lost by it and the next complete sweep reports what
+    /// the sweep before the batch (and the batches since) held and it lacks.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub batch: bool,
 }
 
 /// The serializable part of a [`CorpusConfig`].

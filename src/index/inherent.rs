@@ -1,11 +1,18 @@
 //! The [`Index`] itself: its fields and the accessors of what it holds.
 //!
-//! Invariant: the per-document vectors (`ext_ids`, `images`, `first_sweep`, `last_seen`,
-//! `labels`, and `cont_images` / `source` when kept) all have one entry per DocId.
+//! Invariants: the per-document vectors (`ext_ids`, `images`, `first_sweep`, `last_seen`,
+//! `labels`, and `cont_images` / `source` when kept) all have one entry per DocId; the
+//! segments cover the DocIds `0..len()` in order, each a contiguous range; `latest` maps an
+//! external id to its latest version that is not deleted; a deleted document is its own
+//! cluster (its label is itself).
+
+use std::path::PathBuf;
 
 use hashbrown::HashMap;
+use roaring::RoaringBitmap;
 
-use super::{IndexConfig, Postings, Sweep};
+use super::segment::Segment;
+use super::{IndexConfig, Sweep};
 use crate::shingle::ShingleConfig;
 use crate::sketch::{Image, SketchParams};
 use crate::text::{StopWords, TextConfig};
@@ -26,11 +33,13 @@ pub struct Index {
     pub(crate) last_seen: Vec<u32>,
     pub(crate) source: Vec<u64>,
     pub(crate) labels: Vec<u32>,
-    pub(crate) context: Postings,
-    pub(crate) cont_context: Postings,
-    pub(crate) band_table: Postings,
+    pub(crate) segments: Vec<Segment>,
+    pub(crate) deleted: RoaringBitmap,
     pub(crate) sweeps: Vec<Sweep>,
     pub(crate) latest: HashMap<String, u32>,
+    /// The index directory (canonical) whose segment directories hold the segments marked
+    /// stored, when the index was opened from one or saved to one.
+    pub(crate) origin: Option<PathBuf>,
 }
 
 impl Index {
@@ -89,7 +98,26 @@ impl Index {
         &self.labels
     }
 
-    /// The clusters of at least two documents, each ascending, ordered by smallest member.
+    /// True when `d` was removed ([`Index::remove`]): no query, cluster or sweep sees it.
+    pub fn is_deleted(&self, d: DocId) -> bool {
+        self.deleted.contains(d.0)
+    }
+
+    /// Number of removed documents.
+    pub fn deleted_count(&self) -> u64 {
+        self.deleted.len()
+    }
+
+    /// The DocId ranges of the segments, in order.
+    pub fn segment_ranges(&self) -> Vec<std::ops::Range<u32>> {
+        self.segments
+            .iter()
+            .map(|s| s.base..s.base + s.len)
+            .collect()
+    }
+
+    /// The clusters of at least two documents, each ascending, ordered by smallest member
+    /// (removed documents are in none).
     pub fn clusters(&self) -> Vec<Vec<DocId>> {
         let mut by: HashMap<u32, Vec<DocId>> = HashMap::new();
         for (d, &l) in self.labels.iter().enumerate() {

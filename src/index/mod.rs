@@ -5,47 +5,62 @@
 //! An [`Index`] holds, per document (DocId `i`, dense, in insertion order): the external
 //! id, the image, optionally a second mod-m image for containment, the sweep it was first
 //! and last seen in, optionally the ordinal of its source document in that sweep's corpus,
-//! and its cluster label. Besides it holds the inverted context (element key -> documents,
-//! [`Postings`]), for positional schemes the LSH band table (band key -> documents), and
-//! the sweeps (tag, input, corpus options).
+//! and its cluster label. The documents are divided into segments, contiguous DocId ranges
+//! (one per sweep, merged as they accumulate, see [`segment`]); each segment holds the
+//! inverted context of its documents (element key -> documents, [`Postings`]) and for
+//! positional schemes their LSH band table (band key -> documents). Besides the index
+//! holds the sweeps (tag, input, corpus options) and the removed documents (tombstones).
 //!
 //! # Invariants
 //! * Query results do not depend on how the index was built: candidates are the documents
 //!   sharing at least `need` image elements with the query, where `need` is a bound that
 //!   every document with estimated measure `>= t` satisfies (see [`min_shared`]), so
 //!   [`Index::query_image`] returns exactly what a brute-force scan of all images with the
-//!   same estimator returns.
+//!   same estimator returns. A query visits every segment; each document is in exactly
+//!   one, so the answer does not depend on how the documents are divided into segments
+//!   (nor on merges).
 //! * Clusters are the connected components of the graph "estimated resemblance `>= t`"
 //!   (`t` = the index threshold, B97 union-find). [`Index::add_documents`] only compares the
 //!   new documents with everything (old and new), never old with old; because the
 //!   components of a graph do not depend on the order its edges arrive in, building in
 //!   two sweeps gives the same clusters as building once over both. A cluster's label is its
 //!   smallest DocId.
+//! * Removed documents ([`Index::remove`], all versions of an external id) keep their DocIds
+//!   but no query, cluster, sweep or lost-and-found report sees them: the clusters are the
+//!   components of the graph over the documents not removed, and a later sweep stores a
+//!   removed external id again as a new document. Merges drop their postings and images.
 //! * Sweeps: a document whose external id is already in the index with an identical image
 //!   (its latest version) is not stored again; that version is marked seen in the new sweep.
 //!   A changed document is stored as a new version (a new DocId) tagged with the sweep.
 //!   Lost documents (external id not seen in the latest sweep) STAY in the index, tagged
 //!   with the sweep they were last seen in, so that later sweeps can still find where they
 //!   moved (B97 6.2) and so that clusters equal those of a single build over all sweeps.
+//!   A batch ([`Index::add_batch`], `dedup --against INDEX --add`) is a sweep of new
+//!   documents that loses nothing; the next complete sweep reports as lost what the
+//!   complete sweep before it and the batches since held and it lacks.
 //! * tf-idf weighted images are refused: their weights depend on the whole collection, so
 //!   they cannot be extended incrementally.
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).
 //!
 //! # Memory
-//! The index is held in memory: [`memory_needed`] counts it ([`BYTES_PER_DOC`] a document,
-//! [`BYTES_PER_VALUE`] an image value, about 3 KB a document at 128 values). A sweep's
-//! postings are added in place ([`Postings::extend`]) and the generation files are written
-//! and read one at a time, streamed, so a build, a sweep or an open holds little beside the
-//! index itself. Under a memory budget ([`Index::build_with`], [`Index::add_corpus_with`],
+//! The index is held in memory while it is used: [`memory_needed`] counts it
+//! ([`BYTES_PER_DOC`] a document, [`BYTES_PER_VALUE`] an image value, about 3 KB a document
+//! at 128 values). A sweep's postings are built as one new segment ([`Postings::extend`]);
+//! a merge frees its parts' postings before it builds the merged ones. Only new segments
+//! and the small per-generation files are written, one file at a time, streamed, so a
+//! build, a sweep, a merge or an open holds little beside the index itself. Under a memory
+//! budget ([`Index::build_with`], [`Index::add_corpus_with`],
 //! [`Index::open_for_write_with`]) the sweep is sketched to a temporary images file first,
 //! and when the index with it would not fit the call fails with
 //! [`Error::Budget`](crate::Error::Budget) before the index is touched; the index is the
 //! same with or without a budget.
 //!
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
-//! accessors), `build` (new index, sweeps, clusters, lost and found), `query` (queries of
-//! images and of texts, [`Index::query_texts`], and exact measures), [`Postings`] (key -> documents), [`overlap`] (collection overlap). The
-//! on-disk layout, the atomic generation switch and the checksums are in [`store`], the
+//! accessors), `build` (new index, sweeps, clusters, lost and found), [`segment`]
+//! (segments, the merge policy, merges, removals), `query` (queries of images and of
+//! texts, [`Index::query_texts`], and exact measures), [`Postings`] (key -> documents),
+//! [`overlap`] (collection overlap). The on-disk layout (segment directories, generations,
+//! format versions), the atomic generation switch and the checksums are in [`store`], the
 //! writer lock in `lock` ([`WriteLock`]); the byte codec is the crate's one,
 //! [`crate::codec`].
 
@@ -56,6 +71,7 @@ mod lock;
 pub mod overlap;
 mod postings;
 mod query;
+pub mod segment;
 pub mod store;
 
 pub use build::{memory_needed, AddReport, Lost, NewDoc, BYTES_PER_DOC, BYTES_PER_VALUE};
@@ -64,6 +80,7 @@ pub use inherent::Index;
 pub use lock::{WriteLock, LOCK};
 pub use postings::Postings;
 pub use query::{min_shared, Candidates, Hit, Query, QueryOptions, QueryResult, QuerySketcher};
+pub use segment::{max_segments, MergeReport, RemoveReport, MERGE_FACTOR};
 
 /// What a query measures: the one [`crate::cluster::Measure`] of the crate. For a
 /// query, `Resemblance` is the estimated resemblance of the query and the document and

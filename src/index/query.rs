@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use hashbrown::HashMap;
 
 use super::config::check_threshold;
-use super::{Index, Measure, Postings};
+use super::segment::Table;
+use super::{Index, Measure};
 use crate::corpus::{CorpusConfig, DuplicateIds, Format};
 use crate::sketch::pipeline::for_each_canonical_batch;
 use crate::sketch::{
@@ -192,12 +193,12 @@ impl Index {
     }
 
     /// Documents with estimated `measure(q, d) >= t` among those `keep` accepts, found via
-    /// `postings` (unsorted).
+    /// the table `table` of every segment (unsorted); removed documents are never found.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn scan(
         &self,
         q: &Image,
-        postings: &Postings,
+        table: Table,
         scheme: Scheme,
         t: f64,
         measure: Measure,
@@ -218,10 +219,20 @@ impl Index {
         counts.clear();
         let mut keys = Vec::with_capacity(q.len());
         q.keys(scheme, &mut keys);
-        for k in keys {
-            for &d in postings.get(k) {
-                if keep(d) {
-                    *counts.entry(d).or_default() += 1;
+        let any_deleted = !self.deleted.is_empty();
+        // Each document is in exactly one segment, so counting segment by segment counts
+        // every document's shared keys once.
+        for s in &self.segments {
+            let postings = s.table(table);
+            if postings.is_empty() {
+                continue;
+            }
+            for &k in &keys {
+                for &d in postings.get(k) {
+                    let d = s.base + d;
+                    if keep(d) && !(any_deleted && self.deleted.contains(d)) {
+                        *counts.entry(d).or_default() += 1;
+                    }
                 }
             }
         }
@@ -278,10 +289,9 @@ impl Index {
                     let qc = qc.ok_or_else(|| {
                         Error::config("a containment query needs the query's mod-m image")
                     })?;
-                    let p = &self.cont_context;
                     self.scan(
                         qc,
-                        p,
+                        Table::Containment,
                         Scheme::ModM,
                         t,
                         Measure::Containment,
@@ -289,12 +299,12 @@ impl Index {
                         |_| true,
                     )
                 } else {
-                    let p = &self.context;
+                    let p = Table::Context;
                     self.scan(q, p, scheme, t, Measure::Containment, &mut counts, |_| true)
                 }
             }
             (Measure::Resemblance, Candidates::Context) => {
-                let p = &self.context;
+                let p = Table::Context;
                 self.scan(q, p, scheme, t, Measure::Resemblance, &mut counts, |_| true)
             }
             (Measure::Resemblance, Candidates::Lsh) => {
@@ -307,10 +317,13 @@ impl Index {
                 let cfg = &self.params.sketch;
                 let mut cands: Vec<u32> = Vec::new();
                 for k in super_shingles(q, cfg, b as usize, r as usize) {
-                    cands.extend_from_slice(self.band_table.get(k));
+                    for s in &self.segments {
+                        cands.extend(s.band_table.get(k).iter().map(|&d| s.base + d));
+                    }
                 }
                 cands.sort_unstable();
                 cands.dedup();
+                cands.retain(|&d| !self.deleted.contains(d));
                 cands
                     .into_iter()
                     .filter_map(|d| {

@@ -1,38 +1,62 @@
-//! The index directory: generations, the manifest, checksums and the atomic switch.
+//! The index directory: immutable segments, generations, the manifest, checksums and the
+//! atomic switch.
 //!
 //! ```text
 //! INDEX/
-//!   CURRENT                      "gen-000002 <xxh64 of its manifest.json, 16 hex>\n"
-//!   gen-000001/                  the previous generation (kept for readers still on it)
-//!   gen-000002/
-//!     manifest.json              format, version, generation, every parameter (SketchParams),
-//!                                stop-word list, threshold, LSH (bands, rows), doc count,
-//!                                sweeps (tag, input, corpus options), files (bytes + xxh64)
+//!   CURRENT                      "gen-000003 <xxh64 of its manifest.json, 16 hex>\n"
+//!   LOCK                         the writer lock
+//!   seg-000001/                  a segment: the documents of a DocId range (never modified)
 //!     images.bin                 the images file of `fimdup sketch` (external ids + images)
 //!     containment.bin            mod-m images (only with --containment)
-//!     context.bin                inverted context: key -> documents (roaring bitmaps)
+//!     context.bin                inverted context: key -> local ids (roaring bitmaps)
 //!     containment-context.bin    the same over the mod-m images (only with --containment)
-//!     bands.bin                  LSH band table: band key -> documents (positional schemes)
-//!     docs.bin                   per document: first sweep, last sweep, cluster label,
+//!     bands.bin                  LSH band table: band key -> local ids (positional schemes)
+//!     docs.bin                   first DocId, count; per document: first sweep,
 //!                                [source ordinal]
+//!   seg-000002/                  the next sweep's documents
+//!   gen-000002/                  the previous generation (kept for readers still on it)
+//!   gen-000003/
+//!     manifest.json              format, version, generation, every parameter (SketchParams),
+//!                                stop-word list, threshold, LSH (bands, rows), doc count,
+//!                                sweeps (tag, input, corpus options), the segments in DocId
+//!                                order (name, first DocId, count, files: bytes + xxh64),
+//!                                the generation's files (bytes + xxh64)
+//!     state.bin                  per document: last sweep seen in, cluster label
+//!     deleted.bin                the removed DocIds (only when there are some)
 //! ```
+//!
+//! A sweep writes one new segment directory and a new generation; the segments already
+//! there are listed again, not rewritten. `state.bin` is the only per-document file a sweep
+//! rewrites: the sweep marks old documents seen and may join old clusters, so it holds two
+//! small integers per document (about 4 bytes a document), against some hundreds of bytes a
+//! document in a segment. A merge writes the merged segment and a generation listing it in
+//! place of its parts.
 //!
 //! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
 //! version; all integers are LEB128 varints (see [`super::Postings::encode`]). Files are
 //! written and read one at a time and streamed (size and checksum computed on the way), so
 //! no file's bytes are held whole.
 //!
+//! # Versions
+//! The manifest's `version` is [`VERSION`] (2, segments). Version 1 (every file in the
+//! generation directory, `docs.bin` holding last sweeps and labels too) is still read, as
+//! one segment; the next save of it writes version 2. Any other version is refused with an
+//! error naming both versions.
+//!
 //! # Atomicity and concurrency
-//! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes a
-//! complete new generation directory (each file fsynced, then the directory), then its
-//! manifest, and only then replaces `CURRENT` by an atomic rename followed by an fsync of the
-//! index directory. A reader takes no lock: it reads `CURRENT` once and opens the generation
-//! it names, so it sees either the old or the new index, never a mix. A crash at any point
-//! (SIGKILL, power loss) leaves `CURRENT` naming either the old, intact generation or the
-//! new, complete one; what an interrupted save leaves behind (an unfinished generation
-//! directory, a `.fimdup-*.tmp` file beside `CURRENT`) is ignored by readers and removed by
-//! the next save. After the switch, generations older than the previous one are deleted, so a
-//! reader that read `CURRENT` just before the switch still finds its files.
+//! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes its new
+//! segment directories completely (each file fsynced, then the directory, then the index
+//! directory), then a complete new generation directory, then its manifest, and only then
+//! replaces `CURRENT` by an atomic rename followed by an fsync of the index directory. A
+//! reader takes no lock: it reads `CURRENT` once and opens the generation it names, whose
+//! segments are immutable, so it sees either the old or the new index, never a mix (never a
+//! half-merged one). A crash at any point (SIGKILL, power loss) leaves `CURRENT` naming
+//! either the old, intact generation or the new, complete one; what an interrupted save
+//! leaves behind (an unfinished generation or segment directory, a `.fimdup-*.tmp` file) is
+//! ignored by readers and removed by the next save. After the switch, generations older than
+//! the previous one are deleted, and so are the segment directories neither the new nor the
+//! previous generation lists, so a reader that read `CURRENT` just before the switch still
+//! finds its files.
 //!
 //! One writer at a time: a read-modify-write (a new sweep) takes the lock BEFORE it reads
 //! `CURRENT` ([`Index::open_for_write`]) and keeps it until its save
@@ -44,9 +68,11 @@
 //!
 //! # Integrity
 //! `CURRENT` holds the manifest's checksum, the manifest holds each file's size and xxh64
-//! (seed 0), and every file is checked before it is parsed; then every field is checked
-//! (bounds, ascending keys, document ids, sweep numbers, labels). Truncated, bit-flipped or
-//! foreign files give an [`Error::Format`] naming the file, never a panic.
+//! (seed 0) and the xxh64 of each of its [`BLOCK`]-byte blocks, and every file is checked
+//! before it is parsed, so damage is reported with the file and the offset of the first bad
+//! block (or where the file was cut short); then every field is checked (bounds, ascending
+//! keys, document ids, sweep numbers, labels). Truncated, bit-flipped or foreign files give
+//! an [`Error::Format`] naming the file, never a panic.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -54,37 +80,68 @@ use std::time::Duration;
 use std::io::{Read, Write};
 
 use hashbrown::HashMap;
+use roaring::RoaringBitmap;
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
 use super::build::check_fits;
+use super::segment::Segment;
 use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
 use crate::codec::{put_header, put_varint, ByteSource};
 use crate::io::AtomicFile;
 use crate::sketch::file::{read_images_streamed, scan_images_streamed, write_images, Stream};
-use crate::sketch::SketchParams;
+use crate::sketch::{Image, SketchParams};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// `format` field of the manifest.
 pub const FORMAT: &str = "fimdup-index";
-/// Current index format version.
-pub const VERSION: u32 = 1;
+/// Current index format version (the manifest's `version`): 2, segments.
+pub const VERSION: u32 = 2;
+/// The one older version still read: every file in the generation directory.
+pub const VERSION_UNSEGMENTED: u32 = 1;
 /// The pointer file naming the current generation.
 pub const CURRENT: &str = "CURRENT";
+/// Bytes per checksummed block of a file (the manifest lists each block's xxh64).
+pub const BLOCK: u64 = 1 << 20;
 
+/// Version of the postings files (`context.bin`, `bands.bin`, ...), unchanged since 1.
+const FILE_VERSION: u32 = 1;
 const MAGIC_CONTEXT: &[u8; 8] = b"FIMDUPCX";
 const MAGIC_BANDS: &[u8; 8] = b"FIMDUPBT";
+/// `docs.bin` of a version-1 generation (first, last sweep, label, [source]).
 const MAGIC_DOCS: &[u8; 8] = b"FIMDUPDC";
+/// `docs.bin` of a segment (first DocId, count; first sweep, [source]).
+const MAGIC_SEG_DOCS: &[u8; 8] = b"FIMDUPSD";
+/// `state.bin` of a generation (count; last sweep, label).
+const MAGIC_STATE: &[u8; 8] = b"FIMDUPST";
+/// `deleted.bin` of a generation (count; ascending DocId gaps).
+const MAGIC_DELETED: &[u8; 8] = b"FIMDUPDL";
 
-/// One file of a generation, as listed in the manifest.
+/// One file of a generation or a segment, as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct FileEntry {
-    /// File name inside the generation directory.
+    /// File name inside its directory.
     pub name: String,
     /// Size in bytes.
     pub bytes: u64,
     /// xxh64 (seed 0) of the content, 16 hex digits.
     pub xxh64: String,
+    /// xxh64 (seed 0) of each [`BLOCK`]-byte block, 16 hex digits each (empty in version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blocks: Vec<String>,
+}
+
+/// A segment as listed in the manifest.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SegmentEntry {
+    /// Its directory inside the index directory (`seg-NNNNNN`).
+    pub name: String,
+    /// Its first DocId.
+    pub first_doc: u64,
+    /// Its number of documents.
+    pub docs: u64,
+    /// Its files.
+    pub files: Vec<FileEntry>,
 }
 
 /// The manifest of a generation.
@@ -112,7 +169,10 @@ pub struct Manifest {
     pub doc_count: u64,
     /// The sweeps, oldest first.
     pub sweeps: Vec<Sweep>,
-    /// The files of this generation.
+    /// The segments in DocId order (none in version 1).
+    #[serde(default)]
+    pub segments: Vec<SegmentEntry>,
+    /// The files of the generation directory itself.
     pub files: Vec<FileEntry>,
 }
 
@@ -120,12 +180,24 @@ fn gen_name(g: u64) -> String {
     format!("gen-{g:06}")
 }
 
-fn parse_gen(name: &str) -> Option<u64> {
-    let n = name.strip_prefix("gen-")?;
+fn seg_name(s: u64) -> String {
+    format!("seg-{s:06}")
+}
+
+fn parse_numbered(name: &str, prefix: &str) -> Option<u64> {
+    let n = name.strip_prefix(prefix)?;
     if n.len() < 6 || !n.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     n.parse().ok()
+}
+
+fn parse_gen(name: &str) -> Option<u64> {
+    parse_numbered(name, "gen-")
+}
+
+fn parse_seg(name: &str) -> Option<u64> {
+    parse_numbered(name, "seg-")
 }
 
 fn fmt_err(path: impl AsRef<Path>, msg: impl Into<String>) -> Error {
@@ -170,6 +242,13 @@ pub fn read_current(dir: &Path) -> Result<(u64, u64)> {
     Ok((g, h))
 }
 
+/// The manifest of generation `g` of `dir`, when it can be read (for the clean-up of
+/// segment directories; a damaged one is `None`).
+fn manifest_of(dir: &Path, g: u64) -> Option<Manifest> {
+    let bytes = std::fs::read(dir.join(gen_name(g)).join("manifest.json")).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
 impl Index {
     /// Writes the index as a new generation of the directory `dir` (created if needed) and
     /// switches `CURRENT` to it atomically; returns the generation number. Takes the writer
@@ -203,12 +282,18 @@ impl Index {
         if let Some(budget) = spill.budget {
             let (gdir, _, m) = read_manifest(dir)?;
             let mut values = 0u64;
-            for f in &m.files {
-                if f.name == "images.bin" || f.name == "containment.bin" {
-                    let p = gdir.join(&f.name);
-                    scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
-                        values += img.len() as u64;
-                    })?;
+            let mut lists: Vec<(PathBuf, &[FileEntry])> = vec![(gdir.clone(), &m.files[..])];
+            for s in &m.segments {
+                lists.push((dir.join(&s.name), &s.files[..]));
+            }
+            for (fdir, files) in lists {
+                for f in files {
+                    if f.name == "images.bin" || f.name == "containment.bin" {
+                        let p = fdir.join(&f.name);
+                        scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
+                            values += img.len() as u64;
+                        })?;
+                    }
                 }
             }
             check_fits(
@@ -224,7 +309,10 @@ impl Index {
         Ok((idx, lock))
     }
 
-    /// [`Index::save`] into the directory whose writer lock is `lock`.
+    /// [`Index::save`] into the directory whose writer lock is `lock`. Segments read from
+    /// this directory (by [`Index::open`]) and still there are listed again, not rewritten;
+    /// every other segment (a new sweep's, a merged one, or all of them when the index came
+    /// from elsewhere or from memory) is written to a new segment directory.
     pub fn save_locked(&self, lock: &WriteLock) -> Result<u64> {
         let dir = lock.dir();
         let previous = match read_current(dir) {
@@ -233,6 +321,7 @@ impl Index {
             Err(e) => return Err(e),
         };
         let mut existing = Vec::new();
+        let mut segs = Vec::new();
         let mut stale_tmp = Vec::new();
         for e in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
             let e = e.map_err(|e| Error::io(dir, e))?;
@@ -240,6 +329,8 @@ impl Index {
             let Some(name) = name.to_str() else { continue };
             if let Some(g) = parse_gen(name) {
                 existing.push(g);
+            } else if let Some(s) = parse_seg(name) {
+                segs.push((s, name.to_string()));
             } else if crate::io::is_atomic_temp(name) {
                 // The temporary file of a `CURRENT` switch that was killed; only a writer
                 // (and this one holds the lock) makes them.
@@ -253,58 +344,52 @@ impl Index {
             .unwrap_or(0)
             .max(previous.unwrap_or(0))
             + 1;
+        let here = std::fs::canonicalize(dir).map_err(|e| Error::io(dir, e))?;
+        let reuse = self.origin.as_deref() == Some(here.as_path());
+        let mut next_seg = segs.iter().map(|s| s.0).max().unwrap_or(0) + 1;
+        let mut seg_entries = Vec::with_capacity(self.segments.len());
+        for s in &self.segments {
+            match &s.stored {
+                Some(e) if reuse && segment_in_place(dir, e) => seg_entries.push(e.clone()),
+                _ => {
+                    seg_entries.push(self.write_segment(dir, &seg_name(next_seg), s)?);
+                    next_seg += 1;
+                }
+            }
+        }
+
         let gdir = dir.join(gen_name(generation));
         std::fs::create_dir(&gdir).map_err(|e| Error::io(&gdir, e))?;
         crate::io::sync_dir(dir)?;
-
-        // Each file is encoded and written a piece at a time, its size and checksum
-        // computed on the way: no file's bytes are ever held whole.
         let mut entries = Vec::new();
-        entries.push(write_file(&gdir, "images.bin", |w, p| {
-            write_images(w, p, &self.params, &self.ext_ids, &self.images)
-        })?);
-        if let Some(cp) = &self.cont_params {
-            entries.push(write_file(&gdir, "containment.bin", |w, p| {
-                write_images(w, p, cp, &self.ext_ids, &self.cont_images)
-            })?);
-        }
-        let postings_file = |name: &str, p: &Postings, magic: &[u8; 8]| {
-            write_file(&gdir, name, |w, path| {
-                let mut head = Vec::new();
-                put_header(&mut head, magic, VERSION);
-                w.write_all(&head).map_err(|e| Error::io(path, e))?;
-                p.encode_with(&mut |b: &[u8]| w.write_all(b).map_err(|e| Error::io(path, e)))
-            })
-        };
-        entries.push(postings_file("context.bin", &self.context, MAGIC_CONTEXT)?);
-        if self.cont_params.is_some() {
-            entries.push(postings_file(
-                "containment-context.bin",
-                &self.cont_context,
-                MAGIC_CONTEXT,
-            )?);
-        }
-        if self.bands.is_some() {
-            entries.push(postings_file("bands.bin", &self.band_table, MAGIC_BANDS)?);
-        }
-        entries.push(write_file(&gdir, "docs.bin", |w, path| {
-            let mut docs = Vec::with_capacity(1 << 16);
-            put_header(&mut docs, MAGIC_DOCS, VERSION);
-            put_varint(&mut docs, self.len() as u64);
+        entries.push(write_file(&gdir, "state.bin", |w, path| {
+            let mut buf = Vec::with_capacity(1 << 16);
+            put_header(&mut buf, MAGIC_STATE, FILE_VERSION);
+            put_varint(&mut buf, self.len() as u64);
             for d in 0..self.len() {
-                put_varint(&mut docs, self.first_sweep[d] as u64);
-                put_varint(&mut docs, self.last_seen[d] as u64);
-                put_varint(&mut docs, self.labels[d] as u64);
-                if self.cfg.keep_sources {
-                    put_varint(&mut docs, self.source[d]);
-                }
-                if docs.len() >= 1 << 16 {
-                    w.write_all(&docs).map_err(|e| Error::io(path, e))?;
-                    docs.clear();
+                put_varint(&mut buf, self.last_seen[d] as u64);
+                put_varint(&mut buf, self.labels[d] as u64);
+                if buf.len() >= 1 << 16 {
+                    w.write_all(&buf).map_err(|e| Error::io(path, e))?;
+                    buf.clear();
                 }
             }
-            w.write_all(&docs).map_err(|e| Error::io(path, e))
+            w.write_all(&buf).map_err(|e| Error::io(path, e))
         })?);
+        if !self.deleted.is_empty() {
+            entries.push(write_file(&gdir, "deleted.bin", |w, path| {
+                let mut buf = Vec::new();
+                put_header(&mut buf, MAGIC_DELETED, FILE_VERSION);
+                put_varint(&mut buf, self.deleted.len());
+                let mut prev = 0u64;
+                for (i, d) in self.deleted.iter().enumerate() {
+                    put_varint(&mut buf, if i == 0 { d as u64 } else { d as u64 - prev });
+                    prev = d as u64;
+                }
+                w.write_all(&buf).map_err(|e| Error::io(path, e))
+            })?);
+        }
+        crate::io::sync_dir(&gdir)?;
 
         let manifest = Manifest {
             format: FORMAT.into(),
@@ -318,6 +403,7 @@ impl Index {
             bands: self.bands,
             doc_count: self.len() as u64,
             sweeps: self.sweeps.clone(),
+            segments: seg_entries,
             files: entries,
         };
         let mbytes = serde_json::to_vec_pretty(&manifest)
@@ -325,10 +411,28 @@ impl Index {
         crate::io::write_atomic(gdir.join("manifest.json"), &mbytes)?;
         let current = format!("{} {:016x}\n", gen_name(generation), xxh64(&mbytes, 0));
         crate::io::write_atomic(dir.join(CURRENT), current.as_bytes())?;
-        // Old generations: keep the previous one for readers that opened it.
-        for g in existing {
+        // Old generations: keep the previous one for readers that opened it, and the
+        // segments it or the new one lists. When the previous manifest cannot be read no
+        // segment is removed.
+        for &g in &existing {
             if g != generation && Some(g) != previous {
                 let _ = std::fs::remove_dir_all(dir.join(gen_name(g)));
+            }
+        }
+        let prev_manifest = match previous {
+            Some(g) => manifest_of(dir, g).map(Some),
+            None => Some(None),
+        };
+        if let Some(prev) = prev_manifest {
+            let mut keep: hashbrown::HashSet<&str> =
+                manifest.segments.iter().map(|s| s.name.as_str()).collect();
+            if let Some(p) = &prev {
+                keep.extend(p.segments.iter().map(|s| s.name.as_str()));
+            }
+            for (_, name) in &segs {
+                if !keep.contains(name.as_str()) {
+                    let _ = std::fs::remove_dir_all(dir.join(name));
+                }
             }
         }
         for p in stale_tmp {
@@ -337,115 +441,139 @@ impl Index {
         Ok(generation)
     }
 
+    /// Writes the segment `s` to the new directory `name` of `dir` (its files, then the
+    /// directory and `dir` fsynced); returns its manifest entry.
+    fn write_segment(&self, dir: &Path, name: &str, s: &Segment) -> Result<SegmentEntry> {
+        let sdir = dir.join(name);
+        std::fs::create_dir(&sdir).map_err(|e| Error::io(&sdir, e))?;
+        let (from, to) = (s.base as usize, (s.base + s.len) as usize);
+        let mut files = Vec::new();
+        files.push(write_file(&sdir, "images.bin", |w, p| {
+            write_images(
+                w,
+                p,
+                &self.params,
+                &self.ext_ids[from..to],
+                &self.images[from..to],
+            )
+        })?);
+        if let Some(cp) = &self.cont_params {
+            files.push(write_file(&sdir, "containment.bin", |w, p| {
+                write_images(
+                    w,
+                    p,
+                    cp,
+                    &self.ext_ids[from..to],
+                    &self.cont_images[from..to],
+                )
+            })?);
+        }
+        let postings_file = |name: &str, p: &Postings, magic: &[u8; 8]| {
+            write_file(&sdir, name, |w, path| {
+                let mut head = Vec::new();
+                put_header(&mut head, magic, FILE_VERSION);
+                w.write_all(&head).map_err(|e| Error::io(path, e))?;
+                p.encode_with(&mut |b: &[u8]| w.write_all(b).map_err(|e| Error::io(path, e)))
+            })
+        };
+        files.push(postings_file("context.bin", &s.context, MAGIC_CONTEXT)?);
+        if self.cont_params.is_some() {
+            files.push(postings_file(
+                "containment-context.bin",
+                &s.cont_context,
+                MAGIC_CONTEXT,
+            )?);
+        }
+        if self.bands.is_some() {
+            files.push(postings_file("bands.bin", &s.band_table, MAGIC_BANDS)?);
+        }
+        files.push(write_file(&sdir, "docs.bin", |w, path| {
+            let mut docs = Vec::with_capacity(1 << 16);
+            put_header(&mut docs, MAGIC_SEG_DOCS, FILE_VERSION);
+            put_varint(&mut docs, from as u64);
+            put_varint(&mut docs, (to - from) as u64);
+            for d in from..to {
+                put_varint(&mut docs, self.first_sweep[d] as u64);
+                if self.cfg.keep_sources {
+                    put_varint(&mut docs, self.source[d]);
+                }
+                if docs.len() >= 1 << 16 {
+                    w.write_all(&docs).map_err(|e| Error::io(path, e))?;
+                    docs.clear();
+                }
+            }
+            w.write_all(&docs).map_err(|e| Error::io(path, e))
+        })?);
+        crate::io::sync_dir(&sdir)?;
+        crate::io::sync_dir(dir)?;
+        Ok(SegmentEntry {
+            name: name.to_string(),
+            first_doc: from as u64,
+            docs: (to - from) as u64,
+            files,
+        })
+    }
+
     /// Opens the generation `CURRENT` names, checking every checksum and field.
     pub fn open(dir: &Path) -> Result<Index> {
         let (gdir, mpath, m) = read_manifest(dir)?;
-        // Every file's size and checksum first (streamed), then each file is decoded on its
-        // own, streamed too: no file's bytes are ever held whole.
-        let mut files: HashMap<String, (PathBuf, u64)> = HashMap::new();
-        for f in &m.files {
-            if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
-                return Err(fmt_err(&mpath, format!("bad file name {:?}", f.name)));
+        let n = u32::try_from(m.doc_count)
+            .map_err(|_| fmt_err(&mpath, "document count exceeds 2^32 - 1"))?;
+        let mut acc = Loaded::with_capacity(n as usize, m.keep_sources);
+        let v1 = m.version == VERSION_UNSEGMENTED;
+        let mut gfiles = check_files(&gdir, &mpath, &m.files)?;
+        let mut segments = Vec::new();
+        if v1 {
+            if n > 0 {
+                segments.push(read_segment(&m, &mpath, &mut gfiles, 0, n, true, &mut acc)?);
             }
-            let p = gdir.join(&f.name);
-            let (len, sum) = file_xxh64(&p)?;
-            if len != f.bytes {
+        } else {
+            for e in &m.segments {
+                if parse_seg(&e.name).is_none() || e.name.len() != 10 {
+                    return Err(fmt_err(&mpath, format!("bad segment name {:?}", e.name)));
+                }
+                if e.first_doc != acc.images.len() as u64
+                    || e.docs == 0
+                    || e.first_doc + e.docs > n as u64
+                {
+                    return Err(fmt_err(
+                        &mpath,
+                        format!(
+                            "segment {} covers DocIds {}..{}, not the next ones of {n}",
+                            e.name,
+                            e.first_doc,
+                            e.first_doc + e.docs
+                        ),
+                    ));
+                }
+                let sdir = dir.join(&e.name);
+                let mut files = check_files(&sdir, &mpath, &e.files)?;
+                let (base, len) = (e.first_doc as u32, e.docs as u32);
+                let mut seg = read_segment(&m, &mpath, &mut files, base, len, false, &mut acc)?;
+                seg.stored = Some(e.clone());
+                segments.push(seg);
+            }
+            if acc.images.len() != n as usize {
                 return Err(fmt_err(
-                    &p,
+                    &mpath,
                     format!(
-                        "{} bytes, the manifest says {} (truncated or modified)",
-                        len, f.bytes
+                        "the segments hold {} documents, the manifest says {n}",
+                        acc.images.len()
                     ),
                 ));
             }
-            if format!("{sum:016x}") != f.xxh64 {
-                return Err(fmt_err(
-                    &p,
-                    "checksum mismatch (corrupted or modified file)",
-                ));
-            }
-            files.insert(f.name.clone(), (p, len));
+            let (p, _) = take(&mut gfiles, &mpath, "state.bin")?;
+            read_state(&p, &m, &mut acc)?;
         }
-        let mut take = |name: &str, needed: bool| -> Result<Option<(PathBuf, u64)>> {
-            match files.remove(name) {
-                Some(x) => Ok(Some(x)),
-                None if needed => Err(fmt_err(&mpath, format!("lists no {name}"))),
-                None => Ok(None),
-            }
+        let deleted = match gfiles.remove("deleted.bin") {
+            Some((p, _)) => read_deleted(&p, n, &acc.labels)?,
+            None => RoaringBitmap::new(),
         };
-        let n = u32::try_from(m.doc_count)
-            .map_err(|_| fmt_err(&mpath, "document count exceeds 2^32 - 1"))?;
-        let nsweeps = m.sweeps.len() as u64;
-
-        // Each document takes at least two bytes.
-        let (ip, ilen) = take("images.bin", true)?.expect("needed");
-        let set = read_images_streamed(&ip, ilen / 2)?;
-        m.params.ensure_compatible(&set.params, &ip)?;
-        if set.images.len() != n as usize {
-            return Err(fmt_err(
-                &ip,
-                format!("{} images, the manifest says {n}", set.images.len()),
-            ));
-        }
-        let (cont_images, cont_context) = match &m.containment_params {
-            Some(cp) => {
-                let (p, len) = take("containment.bin", true)?.expect("needed");
-                let cs = read_images_streamed(&p, len / 2)?;
-                cp.ensure_compatible(&cs.params, &p)?;
-                if cs.ext_ids != set.ext_ids {
-                    return Err(fmt_err(&p, "documents differ from images.bin"));
-                }
-                let (p, _) = take("containment-context.bin", true)?.expect("needed");
-                (cs.images, read_postings(&p, MAGIC_CONTEXT, n)?)
-            }
-            None => (Vec::new(), Postings::default()),
-        };
-        let (p, _) = take("context.bin", true)?.expect("needed");
-        let context = read_postings(&p, MAGIC_CONTEXT, n)?;
-        let band_table = match m.bands {
-            Some(_) => {
-                let (p, _) = take("bands.bin", true)?.expect("needed");
-                read_postings(&p, MAGIC_BANDS, n)?
-            }
-            None => Postings::default(),
-        };
-        let (p, _) = take("docs.bin", true)?.expect("needed");
-        let mut r = Stream::new(crate::io::open_read(&p)?, &p);
-        r.header(MAGIC_DOCS, VERSION, "index file")?;
-        if r.varint("document count")? != n as u64 {
-            return Err(r.err("document count differs from the manifest"));
-        }
-        let (mut first_sweep, mut last_seen, mut labels, mut source) = (
-            Vec::with_capacity(n as usize),
-            Vec::with_capacity(n as usize),
-            Vec::with_capacity(n as usize),
-            Vec::new(),
-        );
-        for d in 0..n as u64 {
-            let f = r.varint_below(nsweeps, "first sweep")?;
-            let l = r.varint_below(nsweeps, "last sweep")?;
-            if l < f {
-                return Err(r.err("last sweep before first sweep"));
-            }
-            let lab = r.varint_below(d + 1, "cluster label")?;
-            if labels
-                .get(lab as usize)
-                .is_some_and(|&x: &u32| x as u64 != lab)
-            {
-                return Err(r.err("cluster label is not its cluster's smallest document"));
-            }
-            first_sweep.push(f as u32);
-            last_seen.push(l as u32);
-            labels.push(lab as u32);
-            if m.keep_sources {
-                source.push(r.varint("source ordinal")?);
-            }
-        }
-        finish(&mut r)?;
-        drop(r);
         let mut latest = HashMap::with_capacity(n as usize);
-        for (d, e) in set.ext_ids.iter().enumerate() {
-            latest.insert(e.clone(), d as u32);
+        for (d, e) in acc.ext_ids.iter().enumerate() {
+            if !deleted.contains(d as u32) {
+                latest.insert(e.clone(), d as u32);
+            }
         }
         let cfg = IndexConfig {
             threshold: m.threshold,
@@ -471,20 +599,276 @@ impl Index {
             cfg,
             bands: m.bands,
             cont_params: m.containment_params,
-            ext_ids: set.ext_ids,
-            images: set.images,
-            cont_images,
-            first_sweep,
-            last_seen,
-            source,
-            labels,
-            context,
-            cont_context,
-            band_table,
+            ext_ids: acc.ext_ids,
+            images: acc.images,
+            cont_images: acc.cont_images,
+            first_sweep: acc.first_sweep,
+            last_seen: acc.last_seen,
+            source: acc.source,
+            labels: acc.labels,
+            segments,
+            deleted,
             sweeps: m.sweeps,
             latest,
+            origin: (!v1).then(|| std::fs::canonicalize(dir).ok()).flatten(),
         })
     }
+}
+
+/// True when the segment `e` is in `dir` with its files of the listed sizes (a save lists
+/// it again instead of writing it).
+fn segment_in_place(dir: &Path, e: &SegmentEntry) -> bool {
+    let sdir = dir.join(&e.name);
+    e.files.iter().all(|f| {
+        std::fs::metadata(sdir.join(&f.name)).is_ok_and(|md| md.is_file() && md.len() == f.bytes)
+    })
+}
+
+/// The per-document vectors as the segments are read.
+struct Loaded {
+    ext_ids: Vec<String>,
+    images: Vec<Image>,
+    cont_images: Vec<Image>,
+    first_sweep: Vec<u32>,
+    last_seen: Vec<u32>,
+    labels: Vec<u32>,
+    source: Vec<u64>,
+}
+
+impl Loaded {
+    fn with_capacity(n: usize, sources: bool) -> Self {
+        Loaded {
+            ext_ids: Vec::with_capacity(n),
+            images: Vec::with_capacity(n),
+            cont_images: Vec::new(),
+            first_sweep: Vec::with_capacity(n),
+            last_seen: Vec::with_capacity(n),
+            labels: Vec::with_capacity(n),
+            source: Vec::with_capacity(if sources { n } else { 0 }),
+        }
+    }
+}
+
+/// Checks the size and checksum (each block's) of every file of `files` in `fdir`
+/// (streamed); returns them by name with their paths and sizes.
+fn check_files(
+    fdir: &Path,
+    mpath: &Path,
+    files: &[FileEntry],
+) -> Result<HashMap<String, (PathBuf, u64)>> {
+    let mut out = HashMap::new();
+    for f in files {
+        if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
+            return Err(fmt_err(mpath, format!("bad file name {:?}", f.name)));
+        }
+        let p = fdir.join(&f.name);
+        let (len, sum, blocks) = file_xxh64(&p)?;
+        if !f.blocks.is_empty() {
+            let want_blocks = f.bytes.div_ceil(BLOCK) as usize;
+            if f.blocks.len() != want_blocks {
+                return Err(fmt_err(
+                    mpath,
+                    format!(
+                        "{} lists {} blocks for {} bytes",
+                        f.name,
+                        f.blocks.len(),
+                        f.bytes
+                    ),
+                ));
+            }
+            for (i, (got, want)) in blocks.iter().zip(&f.blocks).enumerate() {
+                let whole = (i as u64 + 1) * BLOCK <= len.min(f.bytes) || len == f.bytes;
+                if whole && format!("{got:016x}") != *want {
+                    return Err(fmt_err(
+                        &p,
+                        format!(
+                            "checksum mismatch in bytes {}..{} (corrupted or modified file)",
+                            i as u64 * BLOCK,
+                            ((i as u64 + 1) * BLOCK).min(len)
+                        ),
+                    ));
+                }
+            }
+        }
+        if len != f.bytes {
+            let what = if len < f.bytes {
+                "cut short"
+            } else {
+                "longer than listed"
+            };
+            return Err(fmt_err(
+                &p,
+                format!(
+                    "at byte {}: {what} ({len} bytes, the manifest says {}; truncated or \
+                     modified)",
+                    len.min(f.bytes),
+                    f.bytes
+                ),
+            ));
+        }
+        if format!("{sum:016x}") != f.xxh64 {
+            return Err(fmt_err(
+                &p,
+                "checksum mismatch (corrupted or modified file)",
+            ));
+        }
+        out.insert(f.name.clone(), (p, len));
+    }
+    Ok(out)
+}
+
+/// The file `name` of `files` (checked), an error naming the manifest when it lists none.
+fn take(
+    files: &mut HashMap<String, (PathBuf, u64)>,
+    mpath: &Path,
+    name: &str,
+) -> Result<(PathBuf, u64)> {
+    files
+        .remove(name)
+        .ok_or_else(|| fmt_err(mpath, format!("lists no {name}")))
+}
+
+/// Reads one segment's files (already checked), documents `base .. base + n`, appending
+/// their per-document data to `acc`; in a version-1 generation (`v1`) `docs.bin` holds the
+/// last sweeps and labels too.
+fn read_segment(
+    m: &Manifest,
+    mpath: &Path,
+    files: &mut HashMap<String, (PathBuf, u64)>,
+    base: u32,
+    n: u32,
+    v1: bool,
+    acc: &mut Loaded,
+) -> Result<Segment> {
+    let nsweeps = m.sweeps.len() as u64;
+    // Each document takes at least two bytes.
+    let (ip, ilen) = take(files, mpath, "images.bin")?;
+    let set = read_images_streamed(&ip, ilen / 2)?;
+    m.params.ensure_compatible(&set.params, &ip)?;
+    if set.images.len() != n as usize {
+        return Err(fmt_err(
+            &ip,
+            format!("{} images, the manifest says {n}", set.images.len()),
+        ));
+    }
+    let mut seg = Segment {
+        base,
+        len: n,
+        ..Segment::default()
+    };
+    if let Some(cp) = &m.containment_params {
+        let (p, len) = take(files, mpath, "containment.bin")?;
+        let cs = read_images_streamed(&p, len / 2)?;
+        cp.ensure_compatible(&cs.params, &p)?;
+        if cs.ext_ids != set.ext_ids {
+            return Err(fmt_err(&p, "documents differ from images.bin"));
+        }
+        let (p, _) = take(files, mpath, "containment-context.bin")?;
+        seg.cont_context = read_postings(&p, MAGIC_CONTEXT, n)?;
+        acc.cont_images.extend(cs.images);
+    }
+    let (p, _) = take(files, mpath, "context.bin")?;
+    seg.context = read_postings(&p, MAGIC_CONTEXT, n)?;
+    if m.bands.is_some() {
+        let (p, _) = take(files, mpath, "bands.bin")?;
+        seg.band_table = read_postings(&p, MAGIC_BANDS, n)?;
+    }
+    acc.ext_ids.extend(set.ext_ids);
+    acc.images.extend(set.images);
+    let (p, _) = take(files, mpath, "docs.bin")?;
+    let mut r = Stream::new(crate::io::open_read(&p)?, &p);
+    if v1 {
+        r.header(MAGIC_DOCS, FILE_VERSION, "index file")?;
+    } else {
+        r.header(MAGIC_SEG_DOCS, FILE_VERSION, "index segment file")?;
+        if r.varint("first document")? != base as u64 {
+            return Err(r.err("first document differs from the manifest"));
+        }
+    }
+    if r.varint("document count")? != n as u64 {
+        return Err(r.err("document count differs from the manifest"));
+    }
+    for d in base as u64..base as u64 + n as u64 {
+        let f = r.varint_below(nsweeps, "first sweep")?;
+        if v1 {
+            let l = r.varint_below(nsweeps, "last sweep")?;
+            if l < f {
+                return Err(r.err("last sweep before first sweep"));
+            }
+            let lab = r.varint_below(d + 1, "cluster label")?;
+            if acc
+                .labels
+                .get(lab as usize)
+                .is_some_and(|&x: &u32| x as u64 != lab)
+            {
+                return Err(r.err("cluster label is not its cluster's smallest document"));
+            }
+            acc.last_seen.push(l as u32);
+            acc.labels.push(lab as u32);
+        }
+        acc.first_sweep.push(f as u32);
+        if m.keep_sources {
+            acc.source.push(r.varint("source ordinal")?);
+        }
+    }
+    finish(&mut r)?;
+    Ok(seg)
+}
+
+/// Reads `state.bin`: every document's last sweep and cluster label.
+fn read_state(p: &Path, m: &Manifest, acc: &mut Loaded) -> Result<()> {
+    let nsweeps = m.sweeps.len() as u64;
+    let mut r = Stream::new(crate::io::open_read(p)?, p);
+    r.header(MAGIC_STATE, FILE_VERSION, "index state file")?;
+    if r.varint("document count")? != m.doc_count {
+        return Err(r.err("document count differs from the manifest"));
+    }
+    for d in 0..m.doc_count {
+        let l = r.varint_below(nsweeps, "last sweep")?;
+        if l < acc.first_sweep[d as usize] as u64 {
+            return Err(r.err("last sweep before first sweep"));
+        }
+        let lab = r.varint_below(d + 1, "cluster label")?;
+        if acc
+            .labels
+            .get(lab as usize)
+            .is_some_and(|&x: &u32| x as u64 != lab)
+        {
+            return Err(r.err("cluster label is not its cluster's smallest document"));
+        }
+        acc.last_seen.push(l as u32);
+        acc.labels.push(lab as u32);
+    }
+    finish(&mut r)
+}
+
+/// Reads `deleted.bin`: the removed DocIds (each below `n`, each its own cluster).
+fn read_deleted(p: &Path, n: u32, labels: &[u32]) -> Result<RoaringBitmap> {
+    let mut r = Stream::new(crate::io::open_read(p)?, p);
+    r.header(MAGIC_DELETED, FILE_VERSION, "index file")?;
+    let count = r.varint("removed count")?;
+    if count > n as u64 {
+        return Err(r.err(format!("{count} removed documents in an index of {n}")));
+    }
+    let mut out = RoaringBitmap::new();
+    let mut prev = 0u64;
+    for i in 0..count {
+        let gap = r.varint("removed document")?;
+        if i > 0 && gap == 0 {
+            return Err(r.err("removed documents are not strictly ascending"));
+        }
+        let d = prev
+            .checked_add(gap)
+            .filter(|&d| d < n as u64)
+            .ok_or_else(|| r.err("removed document out of range"))?;
+        if labels[d as usize] as u64 != d {
+            return Err(r.err("a removed document is in a cluster"));
+        }
+        out.insert(d as u32);
+        prev = d;
+    }
+    finish(&mut r)?;
+    Ok(out)
 }
 
 /// Reads and checks (checksum, format, version, generation) the manifest of the generation
@@ -513,25 +897,40 @@ fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
             "checksum does not match the one in CURRENT (corrupted or modified manifest)",
         ));
     }
-    let m: Manifest = serde_json::from_slice(&mbytes)
+    // Format and version first, so that a manifest of another version is named as such
+    // rather than misread or called malformed.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        format: String,
+        version: u32,
+    }
+    let head: Head = serde_json::from_slice(&mbytes)
         .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
-    if m.format != FORMAT {
+    if head.format != FORMAT {
         return Err(fmt_err(
             &mpath,
-            format!("not a fimdup index (format {:?})", m.format),
+            format!("not a fimdup index (format {:?})", head.format),
         ));
     }
-    if m.version != VERSION {
+    if head.version != VERSION && head.version != VERSION_UNSEGMENTED {
         return Err(fmt_err(
             &mpath,
             format!(
-                "index format version {}, this fimdup reads {VERSION}",
-                m.version
+                "index format version {}, this fimdup reads versions {VERSION_UNSEGMENTED} \
+                 and {VERSION}: use the fimdup that wrote it, or build the index again from \
+                 its sweeps' inputs (listed in this manifest) with `fimdup index build` and \
+                 `fimdup index add`",
+                head.version
             ),
         ));
     }
+    let m: Manifest = serde_json::from_slice(&mbytes)
+        .map_err(|e| fmt_err(&mpath, format!("malformed manifest: {e}")))?;
     if m.generation != generation {
         return Err(fmt_err(&mpath, "manifest of another generation"));
+    }
+    if m.version == VERSION_UNSEGMENTED && !m.segments.is_empty() {
+        return Err(fmt_err(&mpath, "a version-1 manifest lists segments"));
     }
     Ok((gdir, mpath, m))
 }
@@ -539,7 +938,7 @@ fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
 /// Reads a postings file, streamed.
 fn read_postings(path: &Path, magic: &[u8; 8], n: u32) -> Result<Postings> {
     let mut r = Stream::new(crate::io::open_read(path)?, path);
-    r.header(magic, VERSION, "index file")?;
+    r.header(magic, FILE_VERSION, "index file")?;
     let p = Postings::decode(&mut r, n)?;
     finish(&mut r)?;
     Ok(p)
@@ -554,38 +953,81 @@ fn finish(r: &mut Stream) -> Result<()> {
     }
 }
 
-/// The size and xxh64 (seed 0) of the file at `path`, read a piece at a time.
-fn file_xxh64(path: &Path) -> Result<(u64, u64)> {
+/// The size, the xxh64 (seed 0) and the xxh64 of each [`BLOCK`] of the file at `path`,
+/// read a piece at a time.
+fn file_xxh64(path: &Path) -> Result<(u64, u64, Vec<u64>)> {
     let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    let mut h = Xxh64::new(0);
+    let mut h = BlockHasher::default();
     let mut buf = vec![0u8; 1 << 20];
-    let mut len = 0u64;
     loop {
         match f.read(&mut buf) {
             Ok(0) => break,
-            Ok(k) => {
-                h.update(&buf[..k]);
-                len += k as u64;
-            }
+            Ok(k) => h.update(&buf[..k]),
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Err(Error::io(path, e)),
         }
     }
-    Ok((len, h.digest()))
+    Ok(h.finish())
 }
 
-/// A writer that counts and hashes (xxh64, seed 0) what goes through it.
+/// The xxh64 (seed 0) of a byte stream and of each of its [`BLOCK`]-byte blocks.
+struct BlockHasher {
+    whole: Xxh64,
+    block: Xxh64,
+    in_block: u64,
+    bytes: u64,
+    blocks: Vec<u64>,
+}
+
+impl Default for BlockHasher {
+    fn default() -> Self {
+        BlockHasher {
+            whole: Xxh64::new(0),
+            block: Xxh64::new(0),
+            in_block: 0,
+            bytes: 0,
+            blocks: Vec::new(),
+        }
+    }
+}
+
+impl BlockHasher {
+    fn update(&mut self, mut b: &[u8]) {
+        self.whole.update(b);
+        self.bytes += b.len() as u64;
+        while !b.is_empty() {
+            let k = ((BLOCK - self.in_block) as usize).min(b.len());
+            self.block.update(&b[..k]);
+            self.in_block += k as u64;
+            b = &b[k..];
+            if self.in_block == BLOCK {
+                self.blocks.push(self.block.digest());
+                self.block = Xxh64::new(0);
+                self.in_block = 0;
+            }
+        }
+    }
+
+    /// Size, whole checksum, block checksums (the last block may be short).
+    fn finish(mut self) -> (u64, u64, Vec<u64>) {
+        if self.in_block > 0 {
+            self.blocks.push(self.block.digest());
+        }
+        (self.bytes, self.whole.digest(), self.blocks)
+    }
+}
+
+/// A writer that counts and hashes (xxh64, seed 0, whole and per block) what goes through
+/// it.
 struct Hashing<'a> {
     inner: &'a mut AtomicFile,
-    hasher: Xxh64,
-    bytes: u64,
+    hasher: BlockHasher,
 }
 
 impl Write for Hashing<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let k = self.inner.write(buf)?;
         self.hasher.update(&buf[..k]);
-        self.bytes += k as u64;
         Ok(k)
     }
     fn flush(&mut self) -> std::io::Result<()> {
@@ -593,26 +1035,118 @@ impl Write for Hashing<'_> {
     }
 }
 
-/// Writes the file `name` of the generation directory `gdir` atomically with `body` (given
-/// the writer and the file's path), and returns its manifest entry.
+/// Writes the file `name` of the directory `fdir` atomically with `body` (given the writer
+/// and the file's path), and returns its manifest entry.
 fn write_file(
-    gdir: &Path,
+    fdir: &Path,
     name: &str,
     body: impl FnOnce(&mut Hashing<'_>, &Path) -> Result<()>,
 ) -> Result<FileEntry> {
-    let path = gdir.join(name);
+    let path = fdir.join(name);
     let mut f = AtomicFile::create(&path)?;
     let mut w = Hashing {
         inner: &mut f,
-        hasher: Xxh64::new(0),
-        bytes: 0,
+        hasher: BlockHasher::default(),
     };
     body(&mut w, &path)?;
+    let (bytes, sum, blocks) = std::mem::take(&mut w.hasher).finish();
     let entry = FileEntry {
         name: name.to_string(),
-        bytes: w.bytes,
-        xxh64: format!("{:016x}", w.hasher.digest()),
+        bytes,
+        xxh64: format!("{sum:016x}"),
+        blocks: blocks.iter().map(|b| format!("{b:016x}")).collect(),
     };
     f.commit()?;
     Ok(entry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// A file of 2.5 blocks, written through [`write_file`] in pieces of random sizes.
+    fn big_file(dir: &Path) -> (FileEntry, Vec<u8>) {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let bytes: Vec<u8> = (0..(5 * BLOCK / 2) as usize).map(|_| rng.gen()).collect();
+        let e = write_file(dir, "big.bin", |w, p| {
+            let mut rest = &bytes[..];
+            while !rest.is_empty() {
+                let k = rng.gen_range(1..=rest.len().min(300_000));
+                w.write_all(&rest[..k]).map_err(|e| Error::io(p, e))?;
+                rest = &rest[k..];
+            }
+            Ok(())
+        })
+        .unwrap();
+        (e, bytes)
+    }
+
+    #[test]
+    fn block_checksums_are_those_of_the_slices() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e, bytes) = big_file(dir.path());
+        assert_eq!(e.bytes, bytes.len() as u64);
+        assert_eq!(e.xxh64, format!("{:016x}", xxh64(&bytes, 0)));
+        let want: Vec<String> = bytes
+            .chunks(BLOCK as usize)
+            .map(|b| format!("{:016x}", xxh64(b, 0)))
+            .collect();
+        assert_eq!(want.len(), 3);
+        assert_eq!(e.blocks, want);
+        let m = dir.path().join("manifest.json");
+        assert!(check_files(dir.path(), &m, std::slice::from_ref(&e)).is_ok());
+    }
+
+    #[test]
+    fn damage_is_named_by_its_block_or_where_the_file_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let (e, bytes) = big_file(dir.path());
+        let p = dir.path().join("big.bin");
+        let m = dir.path().join("manifest.json");
+        let check = |b: &[u8]| {
+            std::fs::write(&p, b).unwrap();
+            check_files(dir.path(), &m, std::slice::from_ref(&e))
+                .unwrap_err()
+                .to_string()
+        };
+        let cases: Vec<(Vec<u8>, String)> = vec![
+            {
+                let mut b = bytes.clone();
+                b[(3 * BLOCK / 2) as usize] ^= 1;
+                (
+                    b,
+                    format!("checksum mismatch in bytes {}..{}", BLOCK, 2 * BLOCK),
+                )
+            },
+            {
+                let mut b = bytes.clone();
+                *b.last_mut().unwrap() ^= 0x80;
+                (
+                    b,
+                    format!("checksum mismatch in bytes {}..{}", 2 * BLOCK, bytes.len()),
+                )
+            },
+            (
+                bytes[..1_258_291].to_vec(),
+                "at byte 1258291: cut short".into(),
+            ),
+            {
+                // a flip before the cut is named first
+                let mut b = bytes[..1_258_291].to_vec();
+                b[10] ^= 2;
+                (b, format!("checksum mismatch in bytes 0..{BLOCK}"))
+            },
+            {
+                let mut b = bytes.clone();
+                b.push(0);
+                (b, format!("at byte {}: longer than listed", bytes.len()))
+            },
+        ];
+        for (b, want) in cases {
+            let got = check(&b);
+            assert!(got.contains(&want), "{got} lacks {want}");
+            assert!(got.contains("big.bin"), "{got}");
+        }
+    }
 }

@@ -304,6 +304,130 @@ fn against_an_index_removes_what_it_holds() {
         .any(|r| !first_ids.contains(&r.id) && first_ids.contains(&r.rep)));
 }
 
+/// The ids of `queries` (JSONL) that the index at `idx` holds as an exact copy of themselves.
+fn held(idx: &Path, queries: &Path) -> HashSet<String> {
+    let o = ok(&[
+        "index",
+        "query",
+        s(idx),
+        "--jsonl",
+        s(queries),
+        "--threshold",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| {
+            q["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["ext_id"] == q["query"])
+        })
+        .map(|q| q["query"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// `--against INDEX --add`: the kept documents (and only they) are added to the index as a
+/// batch in a new segment; the same batch again keeps nothing; a complete sweep afterwards
+/// reports the batch's documents it lacks as lost, and nothing of the sweep before.
+#[test]
+fn against_an_index_and_add() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = std::fs::read_to_string(default_corpus().join("docs.jsonl")).unwrap();
+    let lines: Vec<&str> = docs.lines().collect();
+    let first = dir.path().join("first.jsonl");
+    std::fs::write(&first, lines[..500].join("\n") + "\n").unwrap();
+    let batch = dir.path().join("batch.jsonl");
+    std::fs::write(&batch, lines[300..900].join("\n") + "\n").unwrap();
+    let index = dir.path().join("index");
+    ok(&["index", "build", s(&first), "--html", "--out", s(&index)]);
+    let out = dir.path().join("out");
+    let add = |out: &Path, tag: &str| -> serde_json::Value {
+        let o = ok(&[
+            "dedup",
+            s(&batch),
+            "--html",
+            "--against",
+            s(&index),
+            "--add",
+            "--tag",
+            tag,
+            "--out",
+            s(out),
+            "--json",
+        ]);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let sum = add(&out, "b1");
+    let kept_ids = ids_of_jsonl(&std::fs::read(out.join("kept.jsonl")).unwrap());
+    assert_eq!(sum["kept"].as_u64().unwrap() as usize, kept_ids.len());
+    assert!(kept_ids.len() > 100, "{}", kept_ids.len());
+    assert!(sum["removed_by"]["against_index"].as_u64().unwrap() >= 200);
+    // the index holds the first 500 and the kept ones, nothing else of the batch
+    let batch_ids = ids_of_jsonl(&std::fs::read(&batch).unwrap());
+    let first_ids = ids_of_jsonl(&std::fs::read(&first).unwrap());
+    let holds = held(&index, &batch);
+    for id in &batch_ids {
+        let want = kept_ids.contains(id) || first_ids.contains(id);
+        assert_eq!(holds.contains(id), want, "{id}");
+    }
+    let cur = std::fs::read_to_string(index.join("CURRENT")).unwrap();
+    let m: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            index
+                .join(cur.split(' ').next().unwrap())
+                .join("manifest.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        m["doc_count"].as_u64().unwrap() as usize,
+        500 + kept_ids.len()
+    );
+    assert_eq!(m["segments"].as_array().unwrap().len(), 2);
+    assert_eq!(m["sweeps"][1]["tag"], "b1");
+    assert_eq!(m["sweeps"][1]["batch"], true);
+    assert_eq!(
+        m["sweeps"][1]["added"].as_u64().unwrap() as usize,
+        kept_ids.len()
+    );
+    // the same batch again: what was kept is in the index now; only documents removed the
+    // first time as near-duplicates of another batch document (by the method's score, which
+    // the index's estimate need not reach) can be kept, and they are added
+    let out2 = dir.path().join("out2");
+    let again = add(&out2, "b2");
+    let kept2 = ids_of_jsonl(&std::fs::read(out2.join("kept.jsonl")).unwrap());
+    let first_removed: HashMap<String, String> =
+        removed(&out).into_iter().map(|r| (r.id, r.rep)).collect();
+    for id in &kept2 {
+        let rep = &first_removed[id];
+        assert!(kept_ids.contains(rep), "{id} kept again, removed for {rep}");
+    }
+    assert!(kept2.len() < 10, "{kept2:?}");
+    assert_eq!(
+        again["removed_by"]["against_index"].as_u64().unwrap() as usize,
+        batch_ids.len() - kept2.len()
+    );
+    let kept_ids: Vec<String> = kept_ids.into_iter().chain(kept2).collect();
+    // a complete sweep of the first 500: the batch's documents are lost, none of the first
+    let o = ok(&["index", "add", s(&index), s(&first), "--json"]);
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["unchanged"], 500);
+    let lost: HashSet<String> = rep["lost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["ext_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(lost, kept_ids.iter().cloned().collect::<HashSet<_>>());
+}
+
 fn gunzip(b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
     flate2::read::MultiGzDecoder::new(b)

@@ -479,3 +479,515 @@ fn two_sweeps_give_the_clusters_of_one_build() {
         assert_eq!(two.last_seen(l0.doc), "s1");
     }
 }
+
+/// Components of "estimated resemblance >= t" among the documents `live` accepts, by an
+/// O(n^2) scan, as labels (smallest member); any other document is its own label.
+fn brute_labels_live(
+    images: &[Image],
+    cfg: &SketchConfig,
+    t: f64,
+    live: &dyn Fn(usize) -> bool,
+) -> Vec<u32> {
+    let n = images.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], mut x: usize) -> usize {
+        while p[x] != x {
+            x = p[x];
+        }
+        x
+    }
+    for i in (0..n).filter(|&i| live(i)) {
+        for j in (0..i).filter(|&j| live(j)) {
+            if reference_resemblance(&images[i], &images[j], cfg) >= t {
+                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+    }
+    (0..n).map(|i| find(&mut parent, i) as u32).collect()
+}
+
+/// Every answer of `idx` to `queries` (resemblance and containment from the context, and
+/// LSH on positional schemes) at a few thresholds.
+fn answers(idx: &Index, queries: &[String]) -> Vec<Vec<fimdup::index::Hit>> {
+    let qs = idx.query_sketcher().unwrap();
+    let mut out = Vec::new();
+    for q in queries {
+        let (_, qi, qc) = qs.sketch_text(q);
+        for t in [0.2, 0.5, 0.9] {
+            let mut all = vec![QueryOptions {
+                threshold: t,
+                ..QueryOptions::default()
+            }];
+            all.push(QueryOptions {
+                measure: Measure::Containment,
+                ..all[0]
+            });
+            if idx.params().sketch.scheme.is_positional() {
+                all.push(QueryOptions {
+                    candidates: Candidates::Lsh,
+                    ..all[0]
+                });
+            }
+            for o in all {
+                out.push(idx.query_image(&qi, qc.as_ref(), &o).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// Queries: some indexed texts and edited copies of others.
+fn some_queries(texts: &[(String, String)]) -> Vec<String> {
+    let mut rng = ChaCha8Rng::seed_from_u64(17);
+    let mut queries: Vec<String> = texts.iter().step_by(5).map(|d| d.1.clone()).collect();
+    for d in texts.iter().step_by(9) {
+        let w: Vec<String> = d.1.split(' ').map(String::from).collect();
+        let k = rng.gen_range(0..8);
+        queries.push(edit(&mut rng, &w, k).join(" "));
+    }
+    queries
+}
+
+#[cfg(unix)]
+fn inode(p: &std::path::Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(p).unwrap().ino()
+}
+
+#[test]
+fn segments_answer_like_one_build() {
+    let dir = tempfile::tempdir().unwrap();
+    for (si, scheme) in [Scheme::BottomK, Scheme::KMins, Scheme::ModM]
+        .into_iter()
+        .enumerate()
+    {
+        let texts = corpus(40 + si as u64, 90, "d");
+        let cfg = IndexConfig {
+            containment: true,
+            threshold: 0.4,
+            ..IndexConfig::default()
+        };
+        let p = pipeline(scheme, 64);
+        // 11 sweeps of disjoint documents: 60, eight of 7 (merged by the policy into one of
+        // 56 when the eighth arrives), 3, and the rest; saved and opened again now and then.
+        let mut sizes = vec![60, 7, 7, 7, 7, 7, 7, 7, 7, 3];
+        let used: usize = sizes.iter().sum();
+        assert!(texts.len() > used + 10, "{}", texts.len());
+        sizes.push(texts.len() - used);
+        let path = dir.path().join(scheme.name());
+        let mut multi = Index::new(&p, cfg.clone()).unwrap();
+        let mut from = 0;
+        let mut first_inode = None;
+        for (i, &n) in sizes.iter().enumerate() {
+            let docs = sketch(&multi, &texts[from..from + n]);
+            multi
+                .add_documents(docs, Some(&format!("s{i}")), "mem", CorpusSpec::default())
+                .unwrap();
+            from += n;
+            if i % 3 == 0 || i == sizes.len() - 1 {
+                multi.save(&path).unwrap();
+                multi = Index::open(&path).unwrap();
+                // The first segment is never rewritten: the same file, listed again.
+                let f = path.join("seg-000001/images.bin");
+                assert_eq!(*first_inode.get_or_insert_with(|| inode(&f)), inode(&f));
+            }
+            if i == 8 {
+                assert_eq!(multi.segment_ranges(), [0..60, 60..116], "{scheme}");
+            }
+        }
+        let n = texts.len() as u32;
+        assert_eq!(
+            multi.segment_ranges(),
+            [0..60, 60..116, 116..119, 119..n],
+            "{scheme}"
+        );
+        let mut one = Index::new(&p, cfg).unwrap();
+        let all = sketch(&one, &texts);
+        one.add_documents(all, Some("all"), "mem", CorpusSpec::default())
+            .unwrap();
+        assert_eq!(one.segment_count(), 1);
+        assert_eq!(multi.images(), one.images());
+        assert_eq!(multi.labels(), one.labels(), "{scheme}");
+        let want = brute_labels(one.images(), &one.params().sketch, 0.4);
+        assert_eq!(one.labels(), &want[..], "{scheme}");
+        assert!(one.clusters().len() > 20, "{scheme}");
+        let queries = some_queries(&texts);
+        let want = answers(&one, &queries);
+        assert!(want.iter().filter(|h| !h.is_empty()).count() > 100);
+        // every answer equals brute force too (resemblance from the context)
+        let qs = one.query_sketcher().unwrap();
+        for q in &queries {
+            let (_, qi, _) = qs.sketch_text(q);
+            let o = QueryOptions {
+                threshold: 0.5,
+                ..QueryOptions::default()
+            };
+            let b = brute(
+                &qi,
+                one.images(),
+                &one.params().sketch,
+                0.5,
+                Measure::Resemblance,
+            );
+            assert_eq!(got(&multi.query_image(&qi, None, &o).unwrap()), b);
+        }
+        let mut got_multi = answers(&multi, &queries);
+        // the sweep tags differ (one sweep against eleven)
+        for h in got_multi.iter_mut().flatten() {
+            h.last_seen = "all".into();
+        }
+        assert_eq!(got_multi, want, "{scheme}: segmented vs one build");
+        // a full merge changes no answer, on disk either
+        let rep = multi.merge_all();
+        assert_eq!((rep.segments_before, rep.segments_after), (4, 1));
+        assert_eq!(
+            multi.segment_ranges(),
+            vec![std::ops::Range { start: 0, end: n }]
+        );
+        let mut merged = answers(&multi, &queries);
+        for h in merged.iter_mut().flatten() {
+            h.last_seen = "all".into();
+        }
+        assert_eq!(merged, want, "{scheme}: merged");
+        multi.save(&path).unwrap();
+        let back = Index::open(&path).unwrap();
+        assert_eq!(
+            back.segment_ranges(),
+            vec![std::ops::Range { start: 0, end: n }]
+        );
+        assert_eq!(back.labels(), one.labels());
+        let mut reread = answers(&back, &queries);
+        for h in reread.iter_mut().flatten() {
+            h.last_seen = "all".into();
+        }
+        assert_eq!(reread, want, "{scheme}: merged, saved and opened");
+        // the segments of the generation before are kept for its readers, older ones not
+        let segs: Vec<String> = std::fs::read_dir(&path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("seg-"))
+            .collect();
+        assert_eq!(segs.len(), 5, "{segs:?}");
+    }
+}
+
+#[test]
+fn removed_documents_are_invisible_and_merges_drop_them() {
+    let dir = tempfile::tempdir().unwrap();
+    for scheme in [Scheme::BottomK, Scheme::KMins] {
+        let texts = corpus(77, 100, "d");
+        let cfg = IndexConfig {
+            containment: true,
+            threshold: 0.4,
+            ..IndexConfig::default()
+        };
+        let p = pipeline(scheme, 64);
+        let path = dir.path().join(scheme.name());
+        let mut idx = Index::new(&p, cfg).unwrap();
+        let third = texts.len() / 3;
+        for (i, chunk) in texts.chunks(third).enumerate() {
+            let docs = sketch(&idx, chunk);
+            idx.add_documents(docs, Some(&format!("s{i}")), "m", CorpusSpec::default())
+                .unwrap();
+        }
+        idx.save(&path).unwrap();
+        let mut idx = Index::open(&path).unwrap();
+        assert!(idx.segment_count() >= 3);
+        // the base page of every third family (most are in clusters), and an unknown id
+        let mut gone: Vec<String> = (0..100).step_by(3).map(|f| format!("d{f}")).collect();
+        gone.push("nope".into());
+        let clustered_before = idx.clusters().len();
+        let rep = idx.remove(&gone).unwrap();
+        assert_eq!(rep.removed, 34);
+        assert_eq!(rep.unknown, ["nope"]);
+        let dead: Vec<bool> = (0..idx.len())
+            .map(|d| gone.contains(&idx.ext_id(DocId(d as u32)).to_string()))
+            .collect();
+        for (d, &x) in dead.iter().enumerate() {
+            assert_eq!(idx.is_deleted(DocId(d as u32)), x);
+        }
+        let sk = idx.params().sketch;
+        let check = |idx: &Index, what: &str| {
+            let live = |d: usize| !dead[d];
+            let want = brute_labels_live(idx.images(), &sk, 0.4, &live);
+            assert_eq!(idx.labels(), &want[..], "{scheme} {what}: labels");
+            let qs = idx.query_sketcher().unwrap();
+            let live_images: Vec<Image> = (0..idx.len())
+                .map(|d| {
+                    if dead[d] {
+                        Image::empty()
+                    } else {
+                        idx.images()[d].clone()
+                    }
+                })
+                .collect();
+            let mut found = 0;
+            for q in some_queries(&texts) {
+                let (_, qi, qc) = qs.sketch_text(&q);
+                for t in [0.3, 0.7] {
+                    let o = QueryOptions {
+                        threshold: t,
+                        ..QueryOptions::default()
+                    };
+                    let h = got(&idx.query_image(&qi, qc.as_ref(), &o).unwrap());
+                    assert_eq!(
+                        h,
+                        brute(&qi, &live_images, &sk, t, Measure::Resemblance),
+                        "{scheme} {what}"
+                    );
+                    found += h.len();
+                    if scheme.is_positional() {
+                        let l = QueryOptions {
+                            candidates: Candidates::Lsh,
+                            ..o
+                        };
+                        for x in idx.query_image(&qi, qc.as_ref(), &l).unwrap() {
+                            assert!(!dead[x.doc.index()], "{scheme} {what}: LSH");
+                        }
+                    }
+                }
+            }
+            assert!(found > 100, "{what}: {found}");
+        };
+        check(&idx, "removed");
+        assert!(idx.clusters().len() < clustered_before + 34);
+        idx.save(&path).unwrap();
+        let back = Index::open(&path).unwrap();
+        check(&back, "saved");
+        assert_eq!(back.deleted_count(), 34);
+        let mut merged = back.clone();
+        merged.merge_all();
+        check(&merged, "merged");
+        for (d, &x) in dead.iter().enumerate() {
+            if x {
+                assert!(
+                    merged.images()[d].is_empty(),
+                    "a merge drops removed images"
+                );
+            }
+        }
+        merged.save(&path).unwrap();
+        let mut merged = Index::open(&path).unwrap();
+        check(&merged, "merged, saved");
+        assert_eq!(merged.deleted_count(), 34);
+        // removing again finds nothing; a new sweep stores a removed id again, new
+        let rep = merged.remove(&gone[..3]).unwrap();
+        assert_eq!(rep.removed, 0);
+        let back_again: Vec<(String, String)> = texts
+            .iter()
+            .filter(|d| d.0 == "d0" || d.0 == "d1")
+            .cloned()
+            .collect();
+        let docs = sketch(&merged, &back_again);
+        let r = merged
+            .add_documents(docs, Some("again"), "m", CorpusSpec::default())
+            .unwrap();
+        assert_eq!((r.added, r.unchanged), (1, 1), "{scheme}");
+        let d0 = DocId(merged.len() as u32 - 1);
+        assert_eq!(merged.ext_id(d0), "d0");
+        let all_live = |d: usize| d >= dead.len() || !dead[d];
+        let want = brute_labels_live(merged.images(), &sk, 0.4, &all_live);
+        assert_eq!(merged.labels(), &want[..], "{scheme}: re-added");
+        let (_, qi, qc) = merged
+            .query_sketcher()
+            .unwrap()
+            .sketch_text(&back_again[0].1);
+        let h = merged
+            .query_image(&qi, qc.as_ref(), &QueryOptions::default())
+            .unwrap();
+        assert_eq!(h[0].doc, d0);
+    }
+}
+
+/// Random histories of complete sweeps (unchanged, changed, new and dropped pages), batches,
+/// removals, full merges and save/open round trips: after every step the segments cover the
+/// DocIds in order, the clusters are those of a brute-force union-find over the documents
+/// not removed, and queries equal a brute-force scan of them.
+#[test]
+fn random_histories_match_brute_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut hits, mut dead, mut segmented) = (0, 0, 0);
+    for (h, scheme) in [Scheme::BottomK, Scheme::KMins, Scheme::BottomK]
+        .into_iter()
+        .enumerate()
+    {
+        let mut rng = ChaCha8Rng::seed_from_u64(1000 + h as u64);
+        let pool = corpus(500 + h as u64, 50, "p");
+        let cfg = IndexConfig {
+            threshold: 0.4,
+            ..IndexConfig::default()
+        };
+        let p = pipeline(scheme, 48);
+        let path = dir.path().join(format!("h{h}"));
+        let mut idx = Index::new(&p, cfg).unwrap();
+        let mut removed: BTreeSet<String> = BTreeSet::new();
+        let mut kinds = Vec::new();
+        for step in 0..14 {
+            let op = if step == 0 { 0 } else { rng.gen_range(0..6) };
+            kinds.push(op);
+            let tag = format!("t{step}");
+            match op {
+                // a complete sweep: part of the pool, some pages edited
+                0 | 1 => {
+                    let mut docs = Vec::new();
+                    for (id, text) in &pool {
+                        if rng.gen_bool(0.4) {
+                            let t = if rng.gen_bool(0.2) {
+                                let w: Vec<String> = text.split(' ').map(String::from).collect();
+                                edit(&mut rng, &w, 2).join(" ")
+                            } else {
+                                text.clone()
+                            };
+                            docs.push((id.clone(), t));
+                        }
+                    }
+                    let nd = sketch(&idx, &docs);
+                    let r = idx
+                        .add_documents(nd, Some(&tag), "m", CorpusSpec::default())
+                        .unwrap();
+                    assert_eq!(r.added + r.unchanged, docs.len() as u64);
+                }
+                // a batch of new pages, copies of pool pages under new ids
+                2 => {
+                    let docs: Vec<(String, String)> = (0..rng.gen_range(1..12))
+                        .map(|i| {
+                            let (_, t) = &pool[rng.gen_range(0..pool.len())];
+                            (format!("b{step}-{i}"), t.clone())
+                        })
+                        .collect();
+                    let nd = sketch(&idx, &docs);
+                    let r = idx
+                        .add_batch(nd, Some(&tag), "m", CorpusSpec::default())
+                        .unwrap();
+                    assert!(r.lost.is_empty());
+                }
+                // removals of present ids
+                3 => {
+                    let ids: Vec<String> = (0..3)
+                        .map(|_| {
+                            idx.ext_id(DocId(rng.gen_range(0..idx.len() as u32)))
+                                .to_string()
+                        })
+                        .collect();
+                    idx.remove(&ids).unwrap();
+                    removed.extend(ids);
+                }
+                4 => {
+                    idx.merge_all();
+                    assert_eq!(idx.segment_count(), 1);
+                }
+                _ => {
+                    idx.save(&path).unwrap();
+                    idx = Index::open(&path).unwrap();
+                }
+            }
+            // Removed ids stay removed in every version stored before the removal; a later
+            // sweep stores them again as new documents.
+            let n = idx.len();
+            let live: Vec<bool> = (0..n).map(|d| !idx.is_deleted(DocId(d as u32))).collect();
+            for (d, _) in live.iter().enumerate().filter(|(_, &l)| !l) {
+                assert!(removed.contains(idx.ext_id(DocId(d as u32))));
+            }
+            let ranges = idx.segment_ranges();
+            dead += live.iter().filter(|&&l| !l).count();
+            segmented += usize::from(ranges.len() > 1);
+            assert_eq!(ranges.first().map_or(0, |r| r.start), 0);
+            assert_eq!(ranges.last().map_or(0, |r| r.end) as usize, n);
+            assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
+            let sk = idx.params().sketch;
+            let want = brute_labels_live(idx.images(), &sk, 0.4, &|d| live[d]);
+            assert_eq!(
+                idx.labels(),
+                &want[..],
+                "history {h} step {step} ops {kinds:?}"
+            );
+            let live_images: Vec<Image> = (0..n)
+                .map(|d| {
+                    if live[d] {
+                        idx.images()[d].clone()
+                    } else {
+                        Image::empty()
+                    }
+                })
+                .collect();
+            let qs = idx.query_sketcher().unwrap();
+            for (_, text) in pool.iter().step_by(13) {
+                let (_, qi, _) = qs.sketch_text(text);
+                let o = QueryOptions {
+                    threshold: 0.4,
+                    ..QueryOptions::default()
+                };
+                let answer = got(&idx.query_image(&qi, None, &o).unwrap());
+                assert_eq!(
+                    answer,
+                    brute(&qi, &live_images, &sk, 0.4, Measure::Resemblance),
+                    "history {h} step {step} ops {kinds:?}"
+                );
+                hits += answer.len();
+            }
+        }
+        assert!(
+            kinds.iter().collect::<BTreeSet<_>>().len() >= 4,
+            "{kinds:?}"
+        );
+    }
+    assert!(
+        hits > 300 && dead > 20 && segmented > 10,
+        "{hits} {dead} {segmented}"
+    );
+}
+
+/// Small segments behind a larger one never form a tail of one level; the cap of
+/// `max_segments` merges them anyway, and the answers stay those of one build.
+#[test]
+fn stranded_small_segments_are_merged_under_the_cap() {
+    let texts = corpus(61, 250, "s");
+    let mut sizes = Vec::new();
+    for _ in 0..3 {
+        sizes.push(100);
+        sizes.extend([3; 7]);
+    }
+    let total: usize = sizes.iter().sum();
+    assert!(texts.len() >= total, "{}", texts.len());
+    let texts = &texts[..total];
+    let cfg = IndexConfig {
+        threshold: 0.4,
+        containment: true,
+        ..IndexConfig::default()
+    };
+    let p = pipeline(Scheme::BottomK, 64);
+    let mut idx = Index::new(&p, cfg.clone()).unwrap();
+    let mut from = 0;
+    let mut most = 0;
+    for (i, &n) in sizes.iter().enumerate() {
+        let docs = sketch(&idx, &texts[from..from + n]);
+        idx.add_documents(docs, Some(&format!("s{i}")), "m", CorpusSpec::default())
+            .unwrap();
+        from += n;
+        let cap = fimdup::index::max_segments(idx.len() as u64);
+        assert!(
+            idx.segment_count() <= cap,
+            "{} > {cap}",
+            idx.segment_count()
+        );
+        most = most.max(idx.segment_count());
+    }
+    // 24 segments without the cap; 21 at most with it
+    assert_eq!(fimdup::index::max_segments(total as u64), 21);
+    assert_eq!(most, 21);
+    assert!(idx.segment_count() < 24);
+    let mut one = Index::new(&p, cfg).unwrap();
+    let all = sketch(&one, texts);
+    one.add_documents(all, Some("all"), "m", CorpusSpec::default())
+        .unwrap();
+    assert_eq!(idx.labels(), one.labels());
+    let queries = some_queries(texts);
+    let mut a = answers(&idx, &queries);
+    for h in a.iter_mut().flatten() {
+        h.last_seen = "all".into();
+    }
+    let want = answers(&one, &queries);
+    assert!(want.iter().filter(|h| !h.is_empty()).count() > 50);
+    assert_eq!(a, want);
+}

@@ -75,20 +75,27 @@ fn corpora(dir: &Path) -> String {
     pages[3].join(" ")
 }
 
+/// The files of the current generation and of the segment directories (not the manifest,
+/// which holds the input path), by `gen/NAME` or `seg-NNNNNN/NAME`.
 fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let cur = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
-    let g = dir.join(cur.split(' ').next().unwrap());
-    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(&g)
-        .unwrap()
-        .map(|e| {
+    let mut dirs = vec![(dir.join(cur.split(' ').next().unwrap()), "gen".to_string())];
+    for e in std::fs::read_dir(dir).unwrap() {
+        let n = e.unwrap().file_name().into_string().unwrap();
+        if n.starts_with("seg-") {
+            dirs.push((dir.join(&n), n));
+        }
+    }
+    let mut v: Vec<(String, Vec<u8>)> = Vec::new();
+    for (d, label) in dirs {
+        for e in std::fs::read_dir(&d).unwrap() {
             let e = e.unwrap();
-            (
-                e.file_name().into_string().unwrap(),
-                std::fs::read(e.path()).unwrap(),
-            )
-        })
-        .filter(|(n, _)| n != "manifest.json") // holds the input path
-        .collect();
+            let n = e.file_name().into_string().unwrap();
+            if n != "manifest.json" {
+                v.push((format!("{label}/{n}"), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
     v.sort();
     v
 }
@@ -324,17 +331,223 @@ fn errors_exit_2() {
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(!d.join("i2").exists());
-    // a damaged file
-    let cur = std::fs::read_to_string(d.join("idx/CURRENT")).unwrap();
-    let ctx = d
-        .join("idx")
-        .join(cur.split(' ').next().unwrap())
-        .join("context.bin");
-    let mut bytes = std::fs::read(&ctx).unwrap();
+    // a damaged segment file: every reading command exits 2 naming it and the offset
+    let ctx = d.join("idx/seg-000001/context.bin");
+    let orig = std::fs::read(&ctx).unwrap();
+    let mut bytes = orig.clone();
     let n = bytes.len();
     bytes[n / 2] ^= 4;
-    std::fs::write(&ctx, bytes).unwrap();
+    std::fs::write(&ctx, &bytes).unwrap();
+    let reads: [&[&str]; 4] = [
+        &["index", "query", &idx, &s("a.jsonl")],
+        &["index", "add", &idx, &s("b.jsonl")],
+        &["index", "merge", &idx],
+        &["index", "remove", &idx, "u1"],
+    ];
+    let flipped = format!("context.bin: checksum mismatch in bytes 0..{n}");
+    for args in reads {
+        let o = fimdup(args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(&flipped), "{args:?}: {err}");
+    }
+    bytes.truncate(n / 3);
+    std::fs::write(&ctx, &bytes).unwrap();
     let o = fimdup(&["index", "query", &idx, &s("a.jsonl")], None);
     assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("context.bin"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains(&format!("context.bin: at byte {}:", n / 3)),
+        "{err}"
+    );
+    // the generation and the segment stay as they were: repaired, the index reads again
+    std::fs::write(&ctx, &orig).unwrap();
+    let o = fimdup(&["index", "query", &idx, &s("a.jsonl")], None);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+/// Copies the directory `from` (files only, one level of subdirectories) to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &to.join(e.file_name()));
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    }
+}
+
+/// tests/it/data/index-v1 holds an index of format version 1 (every file in the generation
+/// directory) made by the fimdup before segments: `index build sweep1.jsonl --scheme k-mins
+/// --size 32 --containment --tag s1`, `index add sweep2.jsonl --tag s2`, and its answers to
+/// `index query --jsonl sweep2.jsonl --threshold 0.3 --json` (query-v1.json). This fimdup
+/// answers the same from it, a sweep added to it writes version 2 with the answers of an
+/// index built from scratch, and a manifest of an unknown version is refused naming both.
+#[test]
+fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data/index-v1");
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    copy_tree(&data.join("idx"), &idx);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (s1, s2) = (s(&data.join("sweep1.jsonl")), s(&data.join("sweep2.jsonl")));
+    let query = |i: &Path| {
+        let q = ok(&fimdup(
+            &[
+                "index",
+                "query",
+                &s(i),
+                "--jsonl",
+                &s2,
+                "--threshold",
+                "0.3",
+                "--json",
+            ],
+            None,
+        ));
+        q["queries"].clone()
+    };
+    let want: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("query-v1.json")).unwrap()).unwrap();
+    let v1_answers = query(&idx);
+    assert_eq!(v1_answers, want["queries"]);
+    assert!(v1_answers.as_array().unwrap().len() > 20);
+    // a third sweep (sweep 1's pages under new ids) upgrades it: the old documents in one
+    // segment, the new ones in another; the same answers as a fresh index of the sweeps
+    let s3p = tmp.path().join("sweep3.jsonl");
+    let text = std::fs::read_to_string(data.join("sweep1.jsonl")).unwrap();
+    std::fs::write(&s3p, text.replace("{\"id\": \"", "{\"id\": \"c-")).unwrap();
+    assert!(std::fs::read_to_string(&s3p)
+        .unwrap()
+        .contains("\"c-a0v0\""));
+    let s3 = s(&s3p);
+    ok(&fimdup(
+        &["index", "add", &s(&idx), &s3, "--tag", "s3", "--json"],
+        None,
+    ));
+    let cur = std::fs::read_to_string(idx.join("CURRENT")).unwrap();
+    let g = cur.split(' ').next().unwrap().to_string();
+    assert_eq!(g, "gen-000003");
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(idx.join(&g).join("manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(m["version"], 2);
+    assert_eq!(m["segments"].as_array().unwrap().len(), 2);
+    let fresh = tmp.path().join("fresh");
+    let build = [
+        "index",
+        "build",
+        &s1,
+        "--out",
+        &s(&fresh),
+        "--scheme",
+        "k-mins",
+        "--size",
+        "32",
+        "--containment",
+        "--tag",
+        "s1",
+        "--json",
+    ];
+    ok(&fimdup(&build, None));
+    ok(&fimdup(
+        &["index", "add", &s(&fresh), &s2, "--tag", "s2", "--json"],
+        None,
+    ));
+    ok(&fimdup(
+        &["index", "add", &s(&fresh), &s3, "--tag", "s3", "--json"],
+        None,
+    ));
+    assert_eq!(query(&idx), query(&fresh));
+    // an unknown version: refused, naming both
+    let mpath = idx.join(&g).join("manifest.json");
+    let mut m = m;
+    m["version"] = 7.into();
+    let mb = serde_json::to_vec(&m).unwrap();
+    std::fs::write(&mpath, &mb).unwrap();
+    std::fs::write(
+        idx.join("CURRENT"),
+        format!("{g} {:016x}\n", xxhash_rust::xxh64::xxh64(&mb, 0)),
+    )
+    .unwrap();
+    let o = fimdup(&["index", "query", &s(&idx), &s2], None);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("manifest.json: index format version 7, this fimdup reads versions 1 and 2"),
+        "{err}"
+    );
+}
+
+/// `index remove` and `index merge` end to end: removed ids vanish from every answer (the
+/// rest unchanged), unknown ids are reported, and a merge into one segment changes no answer.
+#[test]
+fn remove_and_merge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    corpora(d);
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    let idx = s("idx");
+    ok(&fimdup(
+        &["index", "build", &s("a.jsonl"), "--out", &idx, "--json"],
+        None,
+    ));
+    ok(&fimdup(
+        &["index", "add", &idx, &s("b.jsonl"), "--json"],
+        None,
+    ));
+    let query = || {
+        ok(&fimdup(
+            &[
+                "index",
+                "query",
+                &idx,
+                "--jsonl",
+                &s("a.jsonl"),
+                "--threshold",
+                "0.5",
+                "--json",
+            ],
+            None,
+        ))["queries"]
+            .clone()
+    };
+    let before = query();
+    let gone = ["u4", "u4-copy"];
+    let mut want = before.clone();
+    let mut dropped = 0;
+    for q in want.as_array_mut().unwrap() {
+        let hits = q["hits"].as_array_mut().unwrap();
+        let n = hits.len();
+        hits.retain(|h| !gone.contains(&h["ext_id"].as_str().unwrap()));
+        dropped += n - hits.len();
+    }
+    assert!(dropped >= 4, "{dropped}");
+    let r = ok(&fimdup(
+        &["index", "remove", &idx, "u4", "u4-copy", "zzz", "--json"],
+        None,
+    ));
+    assert_eq!(r["removed"], 2);
+    assert_eq!(r["unknown"], serde_json::json!(["zzz"]));
+    assert_eq!(query(), want);
+    let m = ok(&fimdup(&["index", "merge", &idx, "--json"], None));
+    assert_eq!(
+        (m["segments_before"].as_u64(), m["segments_after"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(query(), want);
+    // the generation lists one segment
+    let cur = std::fs::read_to_string(d.join("idx/CURRENT")).unwrap();
+    let man: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            d.join("idx")
+                .join(cur.split(' ').next().unwrap())
+                .join("manifest.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(man["segments"].as_array().unwrap().len(), 1);
 }

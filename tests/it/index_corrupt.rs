@@ -1,7 +1,8 @@
-//! Damaged indexes: truncated, bit-flipped and foreign files are rejected with an error
-//! naming the file, never a panic, both when the checksums catch the damage and when the
-//! checksums are forged (so the parsers themselves see the damage); a crashed writer's
-//! half-written generation is ignored.
+//! Damaged indexes: truncated, bit-flipped and foreign files (of a segment or of the
+//! generation) are rejected with an error naming the file and the offset, never a panic,
+//! both when the checksums catch the damage and when the checksums are forged (so the
+//! parsers themselves see the damage); a crashed writer's half-written generation or
+//! segment is ignored.
 
 use std::path::{Path, PathBuf};
 
@@ -60,16 +61,34 @@ fn gen_dir(dir: &Path) -> PathBuf {
     dir.join(cur.split(' ').next().unwrap())
 }
 
-/// Rewrites the manifest's entry for `name` and CURRENT so the checksums match `bytes`.
+/// The one segment directory of the index at `dir`.
+fn seg_dir(dir: &Path) -> PathBuf {
+    dir.join("seg-000001")
+}
+
+/// Rewrites the file `name` of the segment (or, for `state.bin`, of the generation), its
+/// manifest entry and CURRENT so the checksums match `bytes`.
 fn forge(dir: &Path, name: &str, bytes: &[u8]) {
     let g = gen_dir(dir);
-    std::fs::write(g.join(name), bytes).unwrap();
+    let in_gen = name == "state.bin" || name == "deleted.bin";
+    let fdir = if in_gen { g.clone() } else { seg_dir(dir) };
+    std::fs::write(fdir.join(name), bytes).unwrap();
     let mpath = g.join("manifest.json");
     let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&mpath).unwrap()).unwrap();
-    for f in m["files"].as_array_mut().unwrap() {
+    let files = if in_gen {
+        &mut m["files"]
+    } else {
+        &mut m["segments"][0]["files"]
+    };
+    for f in files.as_array_mut().unwrap() {
         if f["name"] == name {
             f["bytes"] = bytes.len().into();
             f["xxh64"] = format!("{:016x}", xxh64(bytes, 0)).into();
+            f["blocks"] = bytes
+                .chunks(1 << 20)
+                .map(|b| format!("{:016x}", xxh64(b, 0)))
+                .collect::<Vec<_>>()
+                .into();
         }
     }
     let mb = serde_json::to_vec(&m).unwrap();
@@ -113,13 +132,18 @@ fn damaged_files_are_rejected_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let idx = build(dir.path());
     let g = gen_dir(dir.path());
-    let mut names: Vec<String> = std::fs::read_dir(&g)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
+    let listing = |d: &Path| {
+        let mut v: Vec<String> = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(listing(&g), ["manifest.json", "state.bin"]);
+    let seg = listing(&seg_dir(dir.path()));
     assert_eq!(
-        names,
+        seg,
         [
             "bands.bin",
             "containment-context.bin",
@@ -127,35 +151,47 @@ fn damaged_files_are_rejected_naming_the_file() {
             "context.bin",
             "docs.bin",
             "images.bin",
-            "manifest.json"
         ]
     );
-    names.push("../CURRENT".into());
+    let mut paths: Vec<PathBuf> = seg.iter().map(|n| seg_dir(dir.path()).join(n)).collect();
+    paths.push(g.join("manifest.json"));
+    paths.push(g.join("state.bin"));
+    paths.push(dir.path().join("CURRENT"));
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let mut checked = 0;
-    for name in &names {
-        let path = g.join(name);
-        let orig = std::fs::read(&path).unwrap();
+    for path in &paths {
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let orig = std::fs::read(path).unwrap();
         for (what, f) in damages(orig.len(), &mut rng) {
             let mut b = orig.clone();
             f(&mut b);
-            std::fs::write(&path, &b).unwrap();
+            std::fs::write(path, &b).unwrap();
             let Err(err) = Index::open(dir.path()) else {
                 panic!("{name} {what} accepted");
             };
             let shown = err.to_string();
-            let short = name.trim_start_matches("../");
+            // (a damaged CURRENT may name a generation whose manifest then does not match it)
             assert!(
-                shown.contains(short),
+                shown.contains(&path.display().to_string())
+                    || (name == "CURRENT" && shown.contains(name)),
                 "{name} {what}: error {shown:?} names another file"
             );
             assert!(
                 matches!(err, fimdup::Error::Format { .. }),
                 "{name} {what}: {err:?}"
             );
+            if name.ends_with(".bin") {
+                // Checked by blocks: the offset of the damage is named.
+                let at = if let Some(cut) = what.strip_prefix("truncated to ") {
+                    format!("at byte {cut}:")
+                } else {
+                    "checksum mismatch in bytes 0..".to_string()
+                };
+                assert!(shown.contains(&at), "{name} {what}: {shown}");
+            }
             checked += 1;
         }
-        std::fs::write(&path, &orig).unwrap();
+        std::fs::write(path, &orig).unwrap();
     }
     assert!(checked > 200);
     // undamaged again
@@ -169,6 +205,7 @@ fn parsers_survive_damage_behind_forged_checksums() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path());
     let g = gen_dir(dir.path());
+    let sd = seg_dir(dir.path());
     let mut rng = ChaCha8Rng::seed_from_u64(2);
     let (cur0, man0) = (
         std::fs::read(dir.path().join("CURRENT")).unwrap(),
@@ -182,8 +219,10 @@ fn parsers_survive_damage_behind_forged_checksums() {
         "context.bin",
         "docs.bin",
         "images.bin",
+        "state.bin",
     ] {
-        let orig = std::fs::read(g.join(name)).unwrap();
+        let fdir = if name == "state.bin" { &g } else { &sd };
+        let orig = std::fs::read(fdir.join(name)).unwrap();
         for (what, f) in damages(orig.len(), &mut rng) {
             let mut b = orig.clone();
             f(&mut b);
@@ -198,7 +237,7 @@ fn parsers_survive_damage_behind_forged_checksums() {
                 }
             }
         }
-        std::fs::write(g.join(name), &orig).unwrap();
+        std::fs::write(fdir.join(name), &orig).unwrap();
         std::fs::write(g.join("manifest.json"), &man0).unwrap();
         std::fs::write(dir.path().join("CURRENT"), &cur0).unwrap();
     }
@@ -224,7 +263,7 @@ fn foreign_and_missing_indexes_are_clear_errors() {
     build(dir.path());
     let g = gen_dir(dir.path());
     // a file of one kind in place of another
-    let img = std::fs::read(g.join("images.bin")).unwrap();
+    let img = std::fs::read(seg_dir(dir.path()).join("images.bin")).unwrap();
     forge(dir.path(), "docs.bin", &img);
     let e = Index::open(dir.path()).unwrap_err();
     assert!(e.to_string().contains("docs.bin"), "{e}");
@@ -248,16 +287,21 @@ fn foreign_and_missing_indexes_are_clear_errors() {
 fn a_crashed_writer_leaves_the_old_generation_readable() {
     let dir = tempfile::tempdir().unwrap();
     let idx = build(dir.path());
-    // a writer that died after writing part of generation 5
+    // a writer that died after writing part of generation 5 and of a segment
     let junk = dir.path().join("gen-000005");
     std::fs::create_dir(&junk).unwrap();
-    std::fs::write(junk.join("images.bin"), b"FIMDUPIM partial").unwrap();
+    std::fs::write(junk.join("state.bin"), b"FIMDUPST partial").unwrap();
+    let junk_seg = dir.path().join("seg-000007");
+    std::fs::create_dir(&junk_seg).unwrap();
+    std::fs::write(junk_seg.join("images.bin"), b"FIMDUPIM partial").unwrap();
     let back = Index::open(dir.path()).unwrap();
     assert_eq!(back.images(), idx.images());
-    // the next save goes past it, switches, and removes it
+    // the next save goes past them, switches, and removes them; the segment is listed again
     let g = back.save(dir.path()).unwrap();
     assert_eq!(g, 6);
     assert!(!junk.exists());
+    assert!(!junk_seg.exists());
+    assert!(seg_dir(dir.path()).exists());
     assert!(
         dir.path().join("gen-000001").exists(),
         "previous generation kept for readers"

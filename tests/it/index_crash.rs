@@ -3,9 +3,11 @@
 //!   the loser exits 2 naming the winner's pid and the index holds the winner's sweep;
 //! * a held writer lock (by this process, or by a writer stopped with SIGSTOP) makes a writer
 //!   exit 2 naming the holder's pid, while queries go on;
-//! * the kill loop: `index add`, `index build` and `cluster` killed by SIGKILL at seeded
-//!   random moments; afterwards the index opens and answers exactly as the old or the new
-//!   generation, and every output file of `cluster` is complete (byte-identical to an
+//! * the kill loop: `index add`, `index build`, `index merge` (of an index of four segments)
+//!   and `cluster` killed by SIGKILL at seeded random moments; afterwards the index opens and
+//!   answers exactly as the old or the new generation (with its segments, so never half
+//!   merged), the next writer removes what the killed one left (unlisted generations and
+//!   segments), and every output file of `cluster` is complete (byte-identical to an
 //!   un-killed run's) or absent.
 #![cfg(unix)]
 
@@ -246,9 +248,33 @@ struct Phase {
     out: PathBuf,
 }
 
+/// The segment directories the manifest of generation `g` (`gen-NNNNNN`) of the index `dir`
+/// lists, with their DocId ranges.
+fn segments_of(dir: &Path, g: &str) -> Vec<(String, u64, u64)> {
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join(g).join("manifest.json")).unwrap()).unwrap();
+    m["segments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap().to_string(),
+                e["first_doc"].as_u64().unwrap(),
+                e["docs"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn current_gen(dir: &Path) -> String {
+    let current = std::fs::read_to_string(dir.join("CURRENT")).unwrap();
+    current.split(' ').next().unwrap().to_string()
+}
+
 /// The observable state of an index (query answers over a fixed set of documents, which
-/// also opens and checks every file), or of a cluster output directory (file -> contents,
-/// the summary without its timings).
+/// also opens and checks every file, and the DocId ranges of its segments), or of a cluster
+/// output directory (file -> contents, the summary without its timings).
 fn state(ph: &Phase, queries: &Path) -> Result<String, String> {
     if ph.old.is_some() {
         let o = run(&[
@@ -262,7 +288,14 @@ fn state(ph: &Phase, queries: &Path) -> Result<String, String> {
         if !o.status.success() {
             return Err(String::from_utf8_lossy(&o.stderr).into_owned());
         }
-        Ok(String::from_utf8(o.stdout).unwrap())
+        let ranges: Vec<(u64, u64)> = segments_of(&ph.out, &current_gen(&ph.out))
+            .into_iter()
+            .map(|(_, a, n)| (a, n))
+            .collect();
+        Ok(format!(
+            "{}\nsegments {ranges:?}",
+            String::from_utf8(o.stdout).unwrap()
+        ))
     } else {
         let mut files = BTreeMap::new();
         for n in names(&ph.out).into_iter().filter(|n| !is_tmp(n)) {
@@ -301,7 +334,8 @@ fn writing(ph: &Phase, before: &BTreeSet<String>) -> bool {
 }
 
 /// Whether `entries` of the output directory hold what an interrupted write leaves: a
-/// temporary file, or a generation directory newer than the one `CURRENT` names.
+/// temporary file, a generation directory newer than the one `CURRENT` names, or a segment
+/// directory that neither that generation nor the one before lists.
 fn unfinished(ph: &Phase, entries: &BTreeSet<String>) -> bool {
     if entries.iter().any(|n| is_tmp(n)) {
         return true;
@@ -309,11 +343,28 @@ fn unfinished(ph: &Phase, entries: &BTreeSet<String>) -> bool {
     if ph.old.is_none() {
         return false;
     }
-    let current = std::fs::read_to_string(ph.out.join("CURRENT")).unwrap();
-    let current = current.split(' ').next().unwrap();
-    entries
+    let current = current_gen(&ph.out);
+    let listed = listed_segments(&ph.out, entries, &current);
+    entries.iter().any(|n| {
+        (n.starts_with("gen-") && n.as_str() > current.as_str())
+            || (n.starts_with("seg-") && !listed.contains(n))
+    })
+}
+
+/// The segments listed by the generation `current` and by the newest older generation in
+/// `entries`.
+fn listed_segments(dir: &Path, entries: &BTreeSet<String>, current: &str) -> BTreeSet<String> {
+    let mut listed: BTreeSet<String> = segments_of(dir, current).into_iter().map(|x| x.0).collect();
+    if let Some(prev) = entries
         .iter()
-        .any(|n| n.starts_with("gen-") && n.as_str() > current)
+        .rev()
+        .find(|n| n.starts_with("gen-") && n.as_str() < current)
+    {
+        if dir.join(prev).join("manifest.json").exists() {
+            listed.extend(segments_of(dir, prev).into_iter().map(|x| x.0));
+        }
+    }
+    listed
 }
 
 #[derive(Debug, Default)]
@@ -420,11 +471,17 @@ fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tall
         }
         if leftovers && ph.old.is_some() && t.cleaned < 2 {
             // The next writer ignores and removes what the killed one left: CURRENT, LOCK,
-            // the previous and the new generation remain.
+            // the previous and the new generation and the segments they list remain.
             ok(&ph.args.iter().map(String::as_str).collect::<Vec<_>>());
             assert_eq!(state(ph, queries).unwrap(), new_state, "{}", ph.name);
             let left = names(&ph.out);
-            assert_eq!(left.len(), 4, "{}: after the next save: {left:?}", ph.name);
+            let segs = listed_segments(&ph.out, &left, &current_gen(&ph.out));
+            assert_eq!(
+                left.len(),
+                4 + segs.len(),
+                "{}: after the next save: {left:?}",
+                ph.name
+            );
             assert!(!unfinished(ph, &left), "{}: {left:?}", ph.name);
             t.cleaned += 1;
         }
@@ -433,8 +490,9 @@ fn kill_loop(ph: &Phase, n: usize, queries: &Path, rng: &mut ChaCha8Rng) -> Tall
     t
 }
 
-/// `index add`, `index build` and `cluster`, killed `n_add`, `n_build` and `n_cluster` times.
-fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
+/// `index add`, `index build`, `index merge` and `cluster`, killed `n_add`, `n_build`,
+/// `n_merge` and `n_cluster` times.
+fn kill_all(n_add: usize, n_build: usize, n_merge: usize, n_cluster: usize) {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let corpus = common::gen(d, "c", 6_000, 11, "", &[]);
@@ -455,6 +513,22 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     let (old_add, old_build) = (d.join("old-add"), d.join("old-build"));
     ok(&["index", "build", s(&base), "--out", s(&old_add)]);
     ok(&["index", "build", s(&small), "--out", s(&old_build)]);
+    // An index of four segments (the base, and three sweeps of 500, 500 and the rest).
+    let old_merge = d.join("old-merge");
+    ok(&["index", "build", s(&base), "--out", s(&old_merge)]);
+    for (i, part) in [
+        &lines[half..half + 500],
+        &lines[half + 500..half + 1000],
+        &lines[half + 1000..],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let p = d.join(format!("part{i}.jsonl"));
+        std::fs::write(&p, part.join("\n") + "\n").unwrap();
+        ok(&["index", "add", s(&old_merge), s(&p)]);
+    }
+    assert_eq!(segments_of(&old_merge, &current_gen(&old_merge)).len(), 4);
     let work = d.join("idx");
     let strings = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let phases = [
@@ -479,6 +553,12 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
             out: work.clone(),
         },
         Phase {
+            name: "index merge",
+            args: strings(&["--threads", "1", "index", "merge", s(&work)]),
+            old: Some(old_merge),
+            out: work.clone(),
+        },
+        Phase {
             name: "cluster",
             args: strings(&[
                 "--threads",
@@ -496,7 +576,7 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     ];
     let mut rng = ChaCha8Rng::seed_from_u64(18);
     let mut all = Tally::default();
-    for (ph, n) in phases.iter().zip([n_add, n_build, n_cluster]) {
+    for (ph, n) in phases.iter().zip([n_add, n_build, n_merge, n_cluster]) {
         let t = kill_loop(ph, n, &queries, &mut rng);
         // Some index kills leave the old generation.
         if ph.old.is_some() {
@@ -516,15 +596,15 @@ fn kill_all(n_add: usize, n_build: usize, n_cluster: usize) {
     assert!(all.mid_write > 0, "{all:?}");
 }
 
-/// The kill loop, short: 20 kills.
+/// The kill loop, short: 26 kills.
 #[test]
 fn killed_writers_leave_old_or_new() {
-    kill_all(8, 6, 6);
+    kill_all(8, 6, 6, 6);
 }
 
-/// The kill loop, full: 100 kills (`cargo test --release --test it -- --ignored index_crash::`).
+/// The kill loop, full: 130 kills (`cargo test --release --test it -- --ignored index_crash::`).
 #[test]
 #[ignore]
 fn killed_writers_leave_old_or_new_100() {
-    kill_all(40, 30, 30);
+    kill_all(40, 30, 30, 30);
 }
