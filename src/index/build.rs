@@ -587,18 +587,26 @@ impl Index {
             .filter(|&d| (since..sweep).contains(&self.last_seen[d as usize]))
             .collect();
         lost.sort_unstable();
+        // Only the segments holding documents seen in this sweep can hold a match (a sweep
+        // of new pages only: its own segment).
+        let seen: Vec<bool> = self
+            .segments
+            .iter()
+            .map(|s| (s.base..s.base + s.len).any(|d| self.last_seen[d as usize] == sweep))
+            .collect();
         let scheme = self.params.sketch.scheme;
         let t = self.cfg.threshold;
         lost.par_iter()
             .map_init(HashMap::new, |counts, &d| {
                 let ext = &self.ext_ids[d as usize];
-                let hits = self.scan(
+                let hits = self.scan_in(
                     &self.images[d as usize],
                     Table::Context,
                     scheme,
                     t,
                     Measure::Resemblance,
                     counts,
+                    |i| seen[i],
                     |c| self.last_seen[c as usize] == sweep && &self.ext_ids[c as usize] != ext,
                 );
                 let best = hits

@@ -9,8 +9,9 @@
 //!   (up to its `wait`) and then builds on the first one's generation, or fails with
 //!   [`Error::Locked`] and leaves the index as it was.
 //! * The lock belongs to the open file, not to the file's existence: it is released when the
-//!   [`WriteLock`] is dropped or when its process dies (even by SIGKILL), so a crashed writer
-//!   never leaves a stale lock. The `LOCK` file itself stays (removing it would let two
+//!   [`WriteLock`] is dropped (explicitly, so a child process forked meanwhile that still
+//!   shares the open file does not keep it) or when its process dies (even by SIGKILL), so a
+//!   crashed writer never leaves a stale lock. The `LOCK` file itself stays (removing it would let two
 //!   writers lock two different files).
 //! * After acquiring, the holder writes its pid (decimal, `\n`) into `LOCK`, and empties the
 //!   file again before it releases the lock; a writer that gives up names that pid in its
@@ -94,8 +95,11 @@ impl WriteLock {
 
 impl Drop for WriteLock {
     fn drop(&mut self) {
-        // Still locked here: the file is closed (and the lock released) after this.
+        // Still locked here: emptied, then unlocked explicitly. Closing alone would not
+        // release it while a child process forked in the meantime (between its fork and its
+        // exec, which closes the inherited descriptor) still shares the open file.
         let _ = self._file.set_len(0);
+        let _ = FileExt::unlock(&self._file);
     }
 }
 

@@ -205,6 +205,23 @@ impl Index {
         counts: &mut HashMap<u32, u32>,
         keep: impl Fn(u32) -> bool,
     ) -> Vec<(u32, f64)> {
+        self.scan_in(q, table, scheme, t, measure, counts, |_| true, keep)
+    }
+
+    /// [`Index::scan`] of the segments (by position) `in_segment` accepts only: the caller
+    /// knows that `keep` accepts no document of the others.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn scan_in(
+        &self,
+        q: &Image,
+        table: Table,
+        scheme: Scheme,
+        t: f64,
+        measure: Measure,
+        counts: &mut HashMap<u32, u32>,
+        in_segment: impl Fn(usize) -> bool,
+        keep: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f64)> {
         if q.is_empty() {
             return Vec::new();
         }
@@ -222,9 +239,9 @@ impl Index {
         let any_deleted = !self.deleted.is_empty();
         // Each document is in exactly one segment, so counting segment by segment counts
         // every document's shared keys once.
-        for s in &self.segments {
+        for (i, s) in self.segments.iter().enumerate() {
             let postings = s.table(table);
-            if postings.is_empty() {
+            if postings.is_empty() || !in_segment(i) {
                 continue;
             }
             for &k in &keys {
