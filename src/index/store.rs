@@ -791,20 +791,7 @@ fn read_segment(
     for d in base as u64..base as u64 + n as u64 {
         let f = r.varint_below(nsweeps, "first sweep")?;
         if v1 {
-            let l = r.varint_below(nsweeps, "last sweep")?;
-            if l < f {
-                return Err(r.err("last sweep before first sweep"));
-            }
-            let lab = r.varint_below(d + 1, "cluster label")?;
-            if acc
-                .labels
-                .get(lab as usize)
-                .is_some_and(|&x: &u32| x as u64 != lab)
-            {
-                return Err(r.err("cluster label is not its cluster's smallest document"));
-            }
-            acc.last_seen.push(l as u32);
-            acc.labels.push(lab as u32);
+            read_last_and_label(&mut r, d, f, nsweeps, acc)?;
         }
         acc.first_sweep.push(f as u32);
         if m.keep_sources {
@@ -824,22 +811,36 @@ fn read_state(p: &Path, m: &Manifest, acc: &mut Loaded) -> Result<()> {
         return Err(r.err("document count differs from the manifest"));
     }
     for d in 0..m.doc_count {
-        let l = r.varint_below(nsweeps, "last sweep")?;
-        if l < acc.first_sweep[d as usize] as u64 {
-            return Err(r.err("last sweep before first sweep"));
-        }
-        let lab = r.varint_below(d + 1, "cluster label")?;
-        if acc
-            .labels
-            .get(lab as usize)
-            .is_some_and(|&x: &u32| x as u64 != lab)
-        {
-            return Err(r.err("cluster label is not its cluster's smallest document"));
-        }
-        acc.last_seen.push(l as u32);
-        acc.labels.push(lab as u32);
+        let first = u64::from(acc.first_sweep[d as usize]);
+        read_last_and_label(&mut r, d, first, nsweeps, acc)?;
     }
     finish(&mut r)
+}
+
+/// Reads document `d`'s last sweep (not before its `first` one) and cluster label (the
+/// smallest DocId of its cluster) into `acc`.
+fn read_last_and_label<S: ByteSource>(
+    r: &mut S,
+    d: u64,
+    first: u64,
+    nsweeps: u64,
+    acc: &mut Loaded,
+) -> Result<()> {
+    let l = r.varint_below(nsweeps, "last sweep")?;
+    if l < first {
+        return Err(r.err("last sweep before first sweep"));
+    }
+    let lab = r.varint_below(d + 1, "cluster label")?;
+    if acc
+        .labels
+        .get(lab as usize)
+        .is_some_and(|&x: &u32| x as u64 != lab)
+    {
+        return Err(r.err("cluster label is not its cluster's smallest document"));
+    }
+    acc.last_seen.push(l as u32);
+    acc.labels.push(lab as u32);
+    Ok(())
 }
 
 /// Reads `deleted.bin`: the removed DocIds (each below `n`, each its own cluster).

@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use common::{ok, run, s};
+use common::{held_by_index, ok, run, s};
 
 const T: f64 = 0.8;
 
@@ -304,34 +304,6 @@ fn against_an_index_removes_what_it_holds() {
         .any(|r| !first_ids.contains(&r.id) && first_ids.contains(&r.rep)));
 }
 
-/// The ids of `queries` (JSONL) that the index at `idx` holds as an exact copy of themselves.
-fn held(idx: &Path, queries: &Path) -> HashSet<String> {
-    let o = ok(&[
-        "index",
-        "query",
-        s(idx),
-        "--jsonl",
-        s(queries),
-        "--threshold",
-        "1",
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["queries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| {
-            q["hits"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|h| h["ext_id"] == q["query"])
-        })
-        .map(|q| q["query"].as_str().unwrap().to_string())
-        .collect()
-}
-
 /// `--against INDEX --add`: the kept documents (and only they) are added to the index as a
 /// batch in a new segment; the same batch again keeps nothing; a complete sweep afterwards
 /// reports the batch's documents it lacks as lost, and nothing of the sweep before.
@@ -371,7 +343,7 @@ fn against_an_index_and_add() {
     // the index holds the first 500 and the kept ones, nothing else of the batch
     let batch_ids = ids_of_jsonl(&std::fs::read(&batch).unwrap());
     let first_ids = ids_of_jsonl(&std::fs::read(&first).unwrap());
-    let holds = held(&index, &batch);
+    let holds = held_by_index(&index, &batch);
     for id in &batch_ids {
         let want = kept_ids.contains(id) || first_ids.contains(id);
         assert_eq!(holds.contains(id), want, "{id}");

@@ -21,7 +21,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::common;
-use common::{fimdup, ok, run, s};
+use common::{fimdup, held_by_index, ok, run, s};
 
 fn ids(corpus: &Path) -> Vec<String> {
     std::fs::read_to_string(corpus)
@@ -31,34 +31,6 @@ fn ids(corpus: &Path) -> Vec<String> {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             v["id"].as_str().unwrap().to_string()
         })
-        .collect()
-}
-
-/// The ids of `corpus` that the index finds as an exact copy of themselves.
-fn found_self(idx: &Path, corpus: &Path) -> BTreeSet<String> {
-    let o = ok(&[
-        "index",
-        "query",
-        s(idx),
-        "--jsonl",
-        s(corpus),
-        "--threshold",
-        "1",
-        "--json",
-    ]);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    v["queries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|q| {
-            q["hits"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|h| h["ext_id"] == q["query"])
-        })
-        .map(|q| q["query"].as_str().unwrap().to_string())
         .collect()
 }
 
@@ -136,8 +108,8 @@ fn concurrent_adds_lose_no_sweep() {
             .map(|e| e.split_whitespace().nth(1).unwrap().to_string())
             .collect();
         assert_eq!(tags, BTreeSet::from(["sweep-2:".into(), "sweep-3:".into()]));
-        assert_eq!(found_self(&idx, &a), ida);
-        assert_eq!(found_self(&idx, &b), idb);
+        assert_eq!(held_by_index(&idx, &a), ida);
+        assert_eq!(held_by_index(&idx, &b), idb);
         assert!(std::fs::read_to_string(idx.join("CURRENT"))
             .unwrap()
             .starts_with("gen-000003 "));
@@ -154,8 +126,8 @@ fn concurrent_adds_lose_no_sweep() {
         let (sb, eb) = stderr(cb);
         match (sa.success(), sb.success()) {
             (true, true) => {
-                assert_eq!(found_self(&idx, &a), ida);
-                assert_eq!(found_self(&idx, &b), idb);
+                assert_eq!(held_by_index(&idx, &a), ida);
+                assert_eq!(held_by_index(&idx, &b), idb);
             }
             (true, false) | (false, true) => {
                 lost_races += 1;
@@ -172,8 +144,8 @@ fn concurrent_adds_lose_no_sweep() {
                         idx.display()
                     )
                 );
-                assert_eq!(&found_self(&idx, winner), wids);
-                assert!(found_self(&idx, loser).is_empty());
+                assert_eq!(&held_by_index(&idx, winner), wids);
+                assert!(held_by_index(&idx, loser).is_empty());
                 assert!(std::fs::read_to_string(idx.join("CURRENT"))
                     .unwrap()
                     .starts_with("gen-000002 "));
@@ -215,7 +187,7 @@ fn a_held_lock_stops_writers_not_readers() {
         me,
     );
     assert!(t0.elapsed() >= Duration::from_secs(1));
-    assert_eq!(found_self(&idx, &base), all_base);
+    assert_eq!(held_by_index(&idx, &base), all_base);
     assert_eq!(std::fs::read(idx.join("CURRENT")).unwrap(), before);
     drop(lock);
 
@@ -232,11 +204,11 @@ fn a_held_lock_stops_writers_not_readers() {
     }
     unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
     expect_locked(&run(&["index", "add", s(&idx), s(&base)]), pid);
-    assert_eq!(found_self(&idx, &base), all_base);
+    assert_eq!(held_by_index(&idx, &base), all_base);
     unsafe { libc::kill(pid as i32, libc::SIGCONT) };
     let (st, err) = stderr(child);
     assert!(st.success(), "{err}");
-    assert_eq!(found_self(&idx, &big), ids(&big).into_iter().collect());
+    assert_eq!(held_by_index(&idx, &big), ids(&big).into_iter().collect());
 }
 
 /// What one command does to its output, un-killed, and how to judge what a killed run left.

@@ -164,3 +164,32 @@ pub fn run_python(python: &Path, script: &str, args: &[&str]) -> String {
     );
     String::from_utf8(o.stdout).unwrap()
 }
+
+/// The ids of `queries` (JSONL) that the index at `idx` holds as an exact copy of
+/// themselves (`index query --threshold 1`).
+pub fn held_by_index(idx: &Path, queries: &Path) -> std::collections::BTreeSet<String> {
+    let o = ok(&[
+        "index",
+        "query",
+        s(idx),
+        "--jsonl",
+        s(queries),
+        "--threshold",
+        "1",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    v["queries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|q| {
+            q["hits"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["ext_id"] == q["query"])
+        })
+        .map(|q| q["query"].as_str().unwrap().to_string())
+        .collect()
+}
