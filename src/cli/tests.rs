@@ -158,17 +158,21 @@ fn groups(subcommand: &str) -> Option<&'static [&'static str]> {
         "index build" => &["index", "pipeline", "corpus"],
         "index query" => &["query", "corpus"],
         "index add" => &["corpus"],
+        "index remove" | "index merge" => &[],
         "overlap" => &["overlap", "pipeline", "corpus"],
         _ => return None,
     })
 }
 
 /// Flags whose defaults belong to the command, not to a library option.
-const COMMAND_OWN: [(&str, &str); 6] = [
+const COMMAND_OWN: [(&str, &str); 9] = [
     ("demo", "out"),
     ("sketch", "shard"),
     ("index build", "wait"),
     ("index add", "wait"),
+    ("dedup", "wait"),
+    ("index remove", "wait"),
+    ("index merge", "wait"),
     // the distributed runs' flag, checked against the library's constant below
     ("*", "connect_timeout"),
     ("*", "peer_timeout"),
