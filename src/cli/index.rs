@@ -48,13 +48,27 @@ pub struct RemoveArgs {
     /// Also the external ids in this file, one a line.
     #[arg(long, value_name = "FILE")]
     pub ids_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Print the summary as JSON on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// How long a writer waits for the index's writer lock.
+#[derive(clap::Args, Debug)]
+pub struct WaitArgs {
     /// When another process is writing the index, wait up to this many seconds for it to
     /// finish before giving up (exit 2).
     #[arg(long, default_value_t = 0, value_name = "SECONDS")]
     pub wait: u64,
-    /// Print the summary as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
+}
+
+impl WaitArgs {
+    /// The wait.
+    pub fn duration(&self) -> Duration {
+        Duration::from_secs(self.wait)
+    }
 }
 
 /// `fimdup index merge`.
@@ -68,10 +82,8 @@ generation until the new one is complete. Takes the writer lock like `index add`
 pub struct MergeArgs {
     /// Index directory.
     pub index: PathBuf,
-    /// When another process is writing the index, wait up to this many seconds for it to
-    /// finish before giving up (exit 2).
-    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
-    pub wait: u64,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -119,10 +131,8 @@ pub struct BuildArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub spill: SpillArgs,
-    /// When another process is writing the index, wait up to this many seconds for it to
-    /// finish before giving up (exit 2).
-    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
-    pub wait: u64,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -203,10 +213,8 @@ pub struct AddArgs {
     /// Tag of this sweep [default: sweep-<number>].
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
-    /// When another process is writing the index, wait up to this many seconds for it to
-    /// finish before giving up (exit 2).
-    #[arg(long, default_value_t = 0, value_name = "SECONDS")]
-    pub wait: u64,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Print the summary and the lost-and-found report as JSON on stdout.
     #[arg(long)]
     pub json: bool,
@@ -230,7 +238,7 @@ fn remove(a: RemoveArgs) -> anyhow::Result<()> {
         ids.extend(text.lines().filter(|l| !l.is_empty()).map(String::from));
     }
     anyhow::ensure!(!ids.is_empty(), "give external ids or --ids-file FILE");
-    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let (mut idx, lock) = Index::open_for_write(&a.index, a.wait.duration())?;
     let rep = idx.remove(&ids)?;
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
@@ -259,7 +267,7 @@ fn remove(a: RemoveArgs) -> anyhow::Result<()> {
 
 fn merge(a: MergeArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let (mut idx, lock) = Index::open_for_write(&a.index, Duration::from_secs(a.wait))?;
+    let (mut idx, lock) = Index::open_for_write(&a.index, a.wait.duration())?;
     let rep = idx.merge_all();
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
@@ -324,7 +332,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
         pb.set_position(n)
     })?;
     pb.finish_and_clear();
-    let lock = WriteLock::acquire(&a.out, Duration::from_secs(a.wait))?;
+    let lock = WriteLock::acquire(&a.out, a.wait.duration())?;
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
     if a.json {
@@ -361,8 +369,7 @@ fn build(a: BuildArgs) -> anyhow::Result<()> {
 fn add(a: AddArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let spill = a.spill.config()?;
-    let (mut idx, lock) =
-        Index::open_for_write_with(&a.index, Duration::from_secs(a.wait), &spill)?;
+    let (mut idx, lock) = Index::open_for_write_with(&a.index, a.wait.duration(), &spill)?;
     let pb = progress(None, "adding");
     let rep = idx.add_corpus_with(
         &a.input,

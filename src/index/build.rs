@@ -372,12 +372,7 @@ impl Index {
         input: &str,
         corpus: CorpusSpec,
     ) -> Result<AddReport> {
-        let tag = self.sweep_tag(tag)?;
-        let mut st = self.begin_sweep(tag, docs.len())?;
-        for d in docs {
-            self.push_doc(&mut st, d)?;
-        }
-        self.finish_sweep(st, input, corpus)
+        self.add_sweep(docs, tag, input, corpus, false)
     }
 
     /// Adds a batch of sketched documents, as [`Index::add_documents`] does, but as new
@@ -392,9 +387,21 @@ impl Index {
         input: &str,
         corpus: CorpusSpec,
     ) -> Result<AddReport> {
+        self.add_sweep(docs, tag, input, corpus, true)
+    }
+
+    /// [`Index::add_documents`] (`batch` false) and [`Index::add_batch`] (`batch` true).
+    fn add_sweep(
+        &mut self,
+        docs: Vec<NewDoc>,
+        tag: Option<&str>,
+        input: &str,
+        corpus: CorpusSpec,
+        batch: bool,
+    ) -> Result<AddReport> {
         let tag = self.sweep_tag(tag)?;
         let mut st = self.begin_sweep(tag, docs.len())?;
-        st.batch = true;
+        st.batch = batch;
         for d in docs {
             self.push_doc(&mut st, d)?;
         }
