@@ -66,6 +66,9 @@ pub struct Canonicalizer {
     stemmer: Option<rust_stemmers::Stemmer>,
     /// The stop words in the configuration's normalization form.
     stop: Option<StopWords>,
+    /// Word mode with every word a token (no HTML stripping, stop words or stemming; UAX #29
+    /// words): on ASCII text, [`Canonicalizer::for_each_token`]'s plain path.
+    plain: bool,
 }
 
 impl std::fmt::Debug for Canonicalizer {
@@ -89,7 +92,17 @@ impl Canonicalizer {
             Normalization::None => s.clone(),
             form => s.normalized(form),
         });
-        Ok(Canonicalizer { cfg, stemmer, stop })
+        let plain = cfg.unit == Unit::Word
+            && !cfg.html
+            && stop.is_none()
+            && stemmer.is_none()
+            && cfg.tokenizer == Tokenizer::Unicode;
+        Ok(Canonicalizer {
+            cfg,
+            stemmer,
+            stop,
+            plain,
+        })
     }
 
     /// The configuration.
@@ -146,36 +159,33 @@ impl Canonicalizer {
     /// goes through [`Canonicalizer::canonicalize_reference_into`]. Stops, as the canonical
     /// text does, before the text would pass `u32::MAX` bytes.
     pub fn for_each_token<F: FnMut(&str)>(&self, raw: &str, scratch: &mut Scratch, mut f: F) {
-        let plain = self.cfg.unit == Unit::Word
-            && !self.cfg.html
-            && self.stop.is_none()
-            && self.stemmer.is_none()
-            && self.cfg.tokenizer == Tokenizer::Unicode;
-        if plain && raw.is_ascii() {
+        if self.plain && raw.is_ascii() {
             // The default options on ASCII text: every word is a token, and `f` has this one
             // call site (the other paths reach it through `dyn`), so it is inlined here.
-            let s = if self.cfg.lowercase {
-                let lower = &mut scratch.lower;
-                lower.clear();
-                lower.push_str(raw);
-                lower.make_ascii_lowercase();
-                lower.as_str()
-            } else {
-                raw
-            };
+            let s = self.ascii_case(raw, &mut scratch.lower);
             let mut text_len = 0usize;
             ascii_words(s, |w| {
-                let sep = usize::from(text_len != 0);
-                if text_len + sep + w.len() > u32::MAX as usize {
+                if !within_text_limit(&mut text_len, w) {
                     return false;
                 }
-                text_len += sep + w.len();
                 f(w);
                 true
             });
             return;
         }
         self.for_each_token_general(raw, scratch, &mut f);
+    }
+
+    /// The ASCII text `s`, lowercased into `lower` when the configuration folds case.
+    #[inline]
+    fn ascii_case<'a>(&self, s: &'a str, lower: &'a mut String) -> &'a str {
+        if !self.cfg.lowercase {
+            return s;
+        }
+        lower.clear();
+        lower.push_str(s);
+        lower.make_ascii_lowercase();
+        lower
     }
 
     /// [`Canonicalizer::for_each_token`] for every configuration and text.
@@ -196,12 +206,7 @@ impl Canonicalizer {
             }
             return;
         }
-        if self.cfg.lowercase {
-            lower.clear();
-            lower.push_str(s);
-            lower.make_ascii_lowercase();
-            s = lower;
-        }
+        s = self.ascii_case(s, lower);
         let mut text_len = 0usize;
         let sw = self.stop.as_ref();
         let lowercase = self.cfg.lowercase;
@@ -227,11 +232,9 @@ impl Canonicalizer {
             if tok.is_empty() {
                 return true;
             }
-            let sep = usize::from(text_len != 0);
-            if text_len + sep + tok.len() > u32::MAX as usize {
+            if !within_text_limit(&mut text_len, tok) {
                 return false;
             }
-            text_len += sep + tok.len();
             f(tok);
             true
         };
@@ -322,6 +325,18 @@ fn other_ascii_words(t: Tokenizer, s: &str, f: &mut dyn FnMut(&str) -> bool) {
         Tokenizer::Whitespace => whitespace_ascii(s, f),
         Tokenizer::Unicode => ascii_words(s, f),
     }
+}
+
+/// Counts `tok` (and the space before it) into `text_len`, the length of the canonical text
+/// so far; false, counting nothing, when the text would pass `u32::MAX` bytes.
+#[inline]
+fn within_text_limit(text_len: &mut usize, tok: &str) -> bool {
+    let sep = usize::from(*text_len != 0);
+    if *text_len + sep + tok.len() > u32::MAX as usize {
+        return false;
+    }
+    *text_len += sep + tok.len();
+    true
 }
 
 /// Appends a token (with a separating space in word mode); false when past the u32 limit.
