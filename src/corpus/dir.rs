@@ -29,6 +29,9 @@ impl Dir {
         }
         let mut files = Vec::new();
         walk(root, "", &mut files)?;
+        if files.len() as u64 > super::MAX_DOCUMENTS {
+            return Err(super::reader::too_many_documents(root));
+        }
         files.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(Dir {
             files: files.into_iter(),

@@ -54,6 +54,7 @@
 //! document handed on), nor any document larger than the limit (a Parquet text longer than
 //! the limit is decoded with its batch, but never handed on; in-memory texts have no limit).
 
+mod cap;
 mod config;
 mod csv;
 pub(crate) mod dialect;
@@ -71,6 +72,7 @@ pub mod texts;
 mod unique;
 pub mod warc;
 
+pub(crate) use cap::{refuse_over_cap, MAX_DOCUMENTS};
 pub use config::{CorpusConfig, DEFAULT_MAX_DOC_BYTES};
 pub(crate) use dir::walk;
 pub use format::Format;

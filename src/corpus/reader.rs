@@ -145,6 +145,7 @@ impl fmt::Debug for CorpusReader {
 /// being only their name.
 pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
     let format = cfg.format_of(path)?;
+    super::refuse_over_cap(path, cfg)?;
     let src: Box<dyn Source> = match format {
         Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
         Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),

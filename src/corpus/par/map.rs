@@ -223,7 +223,12 @@ fn par_map_inner<S: Send, T: Send>(
     }
     let src = match (line_kind, range) {
         (Some(_), Some(r)) => Src::Lines(open_range(path, r.start, r.end)?),
-        (Some(_), None) => Src::Lines(open_read(path)?),
+        (Some(_), None) => {
+            if wanted.is_none() {
+                crate::corpus::refuse_over_cap(path, cfg)?;
+            }
+            Src::Lines(open_read(path)?)
+        }
         (None, _) => Src::Seq(Box::new(crate::corpus::open(path, cfg)?)),
     };
     let seekable = line_kind.is_some() && offsets_are_file_offsets(path);
