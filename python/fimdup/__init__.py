@@ -1146,6 +1146,25 @@ class Index:
         self.last_report = _json.loads(self._n.add(c, tag, threads))
         return self.last_report
 
+    def remove(self, ids: Iterable[str]) -> Dict[str, Any]:
+        """Marks every version of the external ids removed (``fimdup index remove``) and
+        saves the index: queries, clusters and sweeps no longer see them, and the next merge
+        drops them. Returns the report (removed, unknown ids, clusters, removed_total)."""
+        if isinstance(ids, (str, bytes)):
+            raise TypeError("ids must be an iterable of str, not a single str")
+        ids = [str(i) for i in ids]
+        if not ids:
+            raise ValueError("give at least one external id to remove")
+        self.last_report = _json.loads(self._n.remove(ids))
+        return self.last_report
+
+    def merge(self) -> Dict[str, Any]:
+        """Merges every segment into one without the removed documents (``fimdup index
+        merge``) and saves the index; returns the report (segments_before, segments_after,
+        documents_rewritten)."""
+        self.last_report = _json.loads(self._n.merge())
+        return self.last_report
+
     def query(self, texts: Iterable[str], *, threshold: Optional[float] = _QUERY["threshold"],
               measure: str = _QUERY["measure"], top: Optional[int] = _QUERY["top"], lsh: bool = _QUERY["lsh"],
               exact: bool = _QUERY["exact"], threads: Optional[int] = None) -> List[List[Dict[str, Any]]]:

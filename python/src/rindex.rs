@@ -36,13 +36,27 @@ fn add_json(
     generation: u64,
     total: usize,
 ) -> PyResult<String> {
-    let mut v = serde_json::to_value(rep)
-        .map_err(|e| Error::config(format!("report: {e}")))
-        .py_err()?;
+    let mut v = report_json(rep)?;
     v["index"] = serde_json::json!(path);
     v["generation"] = serde_json::json!(generation);
     v["total_documents"] = serde_json::json!(total);
     Ok(v.to_string())
+}
+
+fn report_json(rep: &impl serde::Serialize) -> PyResult<serde_json::Value> {
+    serde_json::to_value(rep)
+        .map_err(|e| Error::config(format!("report: {e}")))
+        .py_err()
+}
+
+impl Index {
+    /// A write's report with the index, its new generation and its size.
+    fn finish(&self, mut v: serde_json::Value, generation: u64) -> PyResult<String> {
+        v["index"] = serde_json::json!(self.path);
+        v["generation"] = serde_json::json!(generation);
+        v["total_documents"] = serde_json::json!(self.index.len());
+        Ok(v.to_string())
+    }
 }
 
 #[pymethods]
@@ -117,6 +131,40 @@ impl Index {
         let (index, rep, generation) = corpus.res(r)?;
         self.index = index;
         add_json(&rep, &self.path, generation, self.index.len())
+    }
+
+    /// Marks every version of the external ids `ids` removed (`fimdup index remove`), saves
+    /// the index, and returns the report (JSON).
+    fn remove(&mut self, py: Python<'_>, ids: Vec<String>) -> PyResult<String> {
+        let path = self.path.clone();
+        let (index, rep, generation) = py
+            .allow_threads(move || {
+                let (mut idx, lock) = fimdup::index::Index::open_for_write(&path, WAIT)?;
+                let rep = idx.remove(&ids)?;
+                let generation = idx.save_locked(&lock)?;
+                Ok::<_, Error>((idx, rep, generation))
+            })
+            .py_err()?;
+        self.index = index;
+        let mut v = report_json(&rep)?;
+        v["removed_total"] = serde_json::json!(self.index.deleted_count());
+        self.finish(v, generation)
+    }
+
+    /// Merges every segment into one, without the removed documents (`fimdup index
+    /// merge`), saves the index, and returns the report (JSON).
+    fn merge(&mut self, py: Python<'_>) -> PyResult<String> {
+        let path = self.path.clone();
+        let (index, rep, generation) = py
+            .allow_threads(move || {
+                let (mut idx, lock) = fimdup::index::Index::open_for_write(&path, WAIT)?;
+                let rep = idx.merge_all();
+                let generation = idx.save_locked(&lock)?;
+                Ok::<_, Error>((idx, rep, generation))
+            })
+            .py_err()?;
+        self.index = index;
+        self.finish(report_json(&rep)?, generation)
     }
 
     /// The hits of every text, in order: (DocId, external id, estimate, exact or None)

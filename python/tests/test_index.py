@@ -167,6 +167,44 @@ def test_add_equals_cli_add(cli, fimdup, corpus, tmp_path):
     assert fresh == [{"doc": corpus.n + 3, "id": "fresh", "estimate": 1.0}]
 
 
+def test_remove_and_merge_equal_cli(cli, fimdup, corpus, tmp_path):
+    texts, ids = new_sweep(corpus)
+    sweep_file = write_queries(tmp_path / "sweep2.jsonl", texts, ids)
+    gone = [corpus.ids[3], corpus.ids[16], "no-such-id"]
+    cdir, pdir = tmp_path / "cli-idx", tmp_path / "py-idx"
+    cli.run("index", "build", corpus.path, "--threshold", "0.8", "--out", cdir)
+    cli.run("index", "add", cdir, sweep_file)
+    expected = json.loads(cli.run("index", "remove", cdir, *gone, "--json").stdout)
+    idx = fimdup.Index.build(pdir, corpus.texts, corpus.ids, threshold=0.8)
+    idx.add(texts, ids)
+    got = idx.remove(gone)
+    for k in expected:
+        if k in ("index", "seconds"):
+            continue
+        assert got.get(k) == expected[k], f"remove()[{k!r}]: package {got.get(k)!r}, CLI {expected[k]!r}"
+    assert got["removed"] == 2 and got["unknown"] == ["no-such-id"]
+    # the removed documents are found no more, by their own texts, here as through the CLI
+    q = write_queries(tmp_path / "q.jsonl", [corpus.texts[3], corpus.texts[16]], gone[:2])
+    hits = py_hits(idx.query([corpus.texts[3], corpus.texts[16]]))
+    assert hits == cli_hits(cli, cdir, q)
+    assert all(h["id"] not in gone for row in hits for h in row)
+    assert py_hits(fimdup.Index(pdir).query([corpus.texts[3]])) == hits[:1]
+    # a merge drops them and keeps every answer
+    before = py_hits(idx.query(corpus.texts[:40]))
+    m = idx.merge()
+    expected_m = json.loads(cli.run("index", "merge", cdir, "--json").stdout)
+    for k in ("segments_before", "segments_after", "documents_rewritten", "generation"):
+        assert m[k] == expected_m[k], f"merge()[{k!r}]: package {m[k]!r}, CLI {expected_m[k]!r}"
+    assert m["segments_before"] == 2 and m["segments_after"] == 1
+    # every document of the two segments is rewritten (the removed ones without postings)
+    assert m["documents_rewritten"] == corpus.n + 4
+    assert py_hits(idx.query(corpus.texts[:40])) == before
+    with pytest.raises(ValueError):
+        idx.remove([])
+    with pytest.raises(TypeError):
+        idx.remove("one-id")
+
+
 def cli_exact_hits(cli, index_dir, qfile, *args):
     out = json.loads(cli.run("index", "query", index_dir, "--jsonl", qfile, "--exact", *args, "--json").stdout)
     return [
