@@ -120,28 +120,24 @@ fn run_adding(args: &Args, dedup: &fimdup::dedup::Dedup) -> anyhow::Result<()> {
         "--add runs in one process (it holds the index's writer lock)"
     );
     let dir = args.against.as_ref().expect("--add requires --against");
-    let (mut idx, lock) =
-        fimdup::index::Index::open_for_write(dir, std::time::Duration::from_secs(args.wait))?;
     let pb = progress(None, "sketching");
-    let done = dedup.run_adding(
+    let done = dedup.run_adding_to_index(
         &args.input,
         &args.out,
-        &mut idx,
         args.tag.as_deref(),
+        std::time::Duration::from_secs(args.wait),
         &|n| pb.set_position(n),
     );
     pb.finish_and_clear();
-    let (out, rep) = done?;
-    let generation = idx.save_locked(&lock)?;
-    drop(lock);
+    let (out, added) = done?;
     report(args, &out)?;
     eprintln!(
         "added {} kept documents to {} as sweep {} (generation {}, {} documents)",
-        rep.added,
+        added.report.added,
         dir.display(),
-        rep.tag,
-        generation,
-        idx.len()
+        added.report.tag,
+        added.generation,
+        added.documents
     );
     Ok(())
 }

@@ -43,7 +43,7 @@ pub mod select;
 pub mod write;
 
 pub use config::{Dedup, DedupBuilder, DedupOptions, Keep, KeyValue, OutFormat};
-pub use run::{Chosen, DedupOutput, DedupSummary, RemovedBy};
+pub use run::{Added, Chosen, DedupOutput, DedupSummary, RemovedBy};
 pub use select::{Reason, Removal, Representative, ScoreKind};
 pub use write::{part_name, removed_rows, write_kept_part, Kept, RemovedRow};
 

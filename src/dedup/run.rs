@@ -215,6 +215,37 @@ impl Dedup {
         Ok(())
     }
 
+    /// [`Dedup::run`] against the index of [`DedupBuilder::against`](super::DedupBuilder::against),
+    /// with the kept documents added to it as one batch (tagged `tag`), all under the
+    /// index's writer lock (waiting up to `wait` for another writer): the index is opened
+    /// for writing, deduplicated against, added to and saved as a new generation before the
+    /// lock goes ([`Dedup::run_adding`]). Nothing is saved when a step fails.
+    pub fn run_adding_to_index(
+        &self,
+        input: &Path,
+        out: &Path,
+        tag: Option<&str>,
+        wait: std::time::Duration,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<(DedupOutput, Added)> {
+        let Some(dir) = &self.against else {
+            return Err(Error::config(
+                "adding the kept documents to an index needs the index deduplicated against",
+            ));
+        };
+        let (mut index, lock) = crate::index::Index::open_for_write(dir, wait)?;
+        let (output, report) = self.run_adding(input, out, &mut index, tag, progress)?;
+        let generation = index.save_locked(&lock)?;
+        Ok((
+            output,
+            Added {
+                report,
+                generation,
+                documents: index.len() as u64,
+            },
+        ))
+    }
+
     /// [`Dedup::run`] against `index` (opened with its writer lock held, the index of
     /// [`DedupBuilder::against`](super::DedupBuilder::against)), then the kept documents,
     /// sketched with the index's parameters, added to it as a batch
@@ -445,4 +476,15 @@ impl Dedup {
             clusters,
         })
     }
+}
+
+/// What [`Dedup::run_adding_to_index`] added to the index.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Added {
+    /// The batch's sweep report.
+    pub report: crate::index::AddReport,
+    /// The index's generation saved.
+    pub generation: u64,
+    /// The documents the index holds after it.
+    pub documents: u64,
 }
