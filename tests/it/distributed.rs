@@ -18,6 +18,9 @@
 //!   within 30 s, naming a lost peer (process 0 naming process 1), and no output appears.
 //! - A frozen process (SIGSTOP) makes the others exit 2 within 30 s naming it (heartbeats,
 //!   `--peer-timeout`).
+//! - Hostile shapes of the pair graph give the single-process bytes too: a path of 12,000
+//!   documents whose every edge joins two processes (concept), a dense star of 1,500
+//!   leaves beside 3,500 singletons (union-find), on 3 x 1 and 2 x 2.
 //! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
 //!   number of entries or a missing file).
 
@@ -645,9 +648,10 @@ fn check_divided(run: &Run, single: &Value, divided: bool) {
     let received = per[0]["stages"]["results"]["bytes_received"]
         .as_u64()
         .unwrap();
+    let docs = single["documents"].as_u64().unwrap();
     assert!(
-        received < 200 * DOCS as u64,
-        "{name}: process 0 received {received} bytes of results for {DOCS} documents"
+        received < 200 * docs,
+        "{name}: process 0 received {received} bytes of results for {docs} documents"
     );
 }
 
@@ -1479,4 +1483,146 @@ fn hosts_files_with_another_number_of_entries_are_refused_naming_the_file() {
     refused(d, "too-few", &format!("127.0.0.1:{a}\n\n# one\n"), None);
     let text = format!("127.0.0.1:{a}\n127.0.0.1:{b}\n127.0.0.1:{c}\n");
     refused(d, "too-many", &text, None);
+}
+
+// ---------------------------------------------------------------------------------------
+// Hostile shapes: a long path whose every edge joins two processes, a dense star beside
+// many singletons. The divided run must give the single-process bytes whatever the shape
+// of the pair graph.
+
+/// Word `j` of the hostile corpora: a distinct token for each `j`.
+fn word(j: u64) -> String {
+    format!("w{j:x}")
+}
+
+/// Writes `docs` (id, words) as JSONL at `path`.
+fn write_docs(path: &Path, docs: &[(String, Vec<u64>)]) {
+    let mut text = String::new();
+    for (id, words) in docs {
+        let t: Vec<String> = words.iter().map(|&j| word(j)).collect();
+        text += &serde_json::json!({"id": id, "text": t.join(" ")}).to_string();
+        text.push('\n');
+    }
+    fs::write(path, text).unwrap();
+}
+
+/// The documents of a path: document `i` holds words `20 i .. 20 i + 300`, so neighbours
+/// resemble at about 0.87 and documents two apart at about 0.76 (word 4-shingles). They
+/// are written in the order `(i % 3, i / 3)`: with three processes reading a third of the
+/// file each, every edge of the path joins documents of two processes.
+fn path_docs(n: u64) -> Vec<(String, Vec<u64>)> {
+    let mut order: Vec<u64> = (0..n).collect();
+    order.sort_by_key(|&i| (i % 3, i / 3));
+    (order.into_iter())
+        .map(|i| (format!("p{i}"), (20 * i..20 * i + 300).collect()))
+        .collect()
+}
+
+/// A star and singletons: a 300-word centre, `leaves` copies of it with five words
+/// replaced (one in each 60-word stretch, at a position drawn per leaf), and `singles`
+/// documents of words of their own, interleaved by a fixed permutation.
+fn star_docs(leaves: u64, singles: u64) -> Vec<(String, Vec<u64>)> {
+    let mix = |x: u64| {
+        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let centre: Vec<u64> = (1_000_000..1_000_300).collect();
+    let mut docs = vec![("c".to_string(), centre.clone())];
+    for j in 0..leaves {
+        let mut t = centre.clone();
+        for m in 0..5 {
+            let at = 60 * m + mix(j * 5 + m) % 60;
+            t[at as usize] = 2_000_000 + 5 * j + m;
+        }
+        docs.push((format!("l{j}"), t));
+    }
+    for s in 0..singles {
+        let base = 3_000_000 + 300 * s;
+        docs.push((format!("s{s}"), (base..base + 300).collect()));
+    }
+    docs.sort_by_key(|(id, _)| mix(id.bytes().fold(7, |h, b| h * 131 + u64::from(b))));
+    docs
+}
+
+/// `cluster` on `input` in one process and on each layout: the same bytes; returns the
+/// single-process summary.
+fn hostile_matches_single_process(
+    d: &Path,
+    input: &Path,
+    method: &str,
+    layouts: &[(usize, usize)],
+) -> Value {
+    let args = [
+        "cluster",
+        s(input),
+        "--method",
+        method,
+        "--threshold",
+        "0.8",
+    ];
+    let tag = format!("{}-{method}", input.file_stem().unwrap().to_string_lossy());
+    let one = single(d, &tag, &args);
+    let one_sum = read_json(&one.join("summary.json"));
+    for &(n, w) in layouts {
+        let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        let docs = one_sum["documents"].as_u64().unwrap() as usize;
+        check_summary(
+            &run,
+            n,
+            w,
+            docs,
+            &one_sum,
+            &[
+                "documents",
+                "pairs",
+                "clusters",
+                "edges",
+                "components",
+                "largest_component",
+            ],
+        );
+        check_divided(&run, &one_sum, true);
+    }
+    one_sum
+}
+
+#[test]
+fn a_path_across_processes_matches_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let n = 12_000;
+    let input = d.join("path.jsonl");
+    write_docs(&input, &path_docs(n));
+    let sum = hostile_matches_single_process(d, &input, "concept", &[(3, 1), (2, 2)]);
+    // The shape holds: most documents sit in a few long chains, about one edge a document.
+    let largest = sum["largest_component"].as_u64().unwrap();
+    let edges = sum["edges"].as_u64().unwrap();
+    assert!(largest >= n / 4, "largest component {largest}: {sum}");
+    assert!(
+        edges >= n - n / 10 && edges <= 2 * n,
+        "edges {edges}: {sum}"
+    );
+    assert!(sum["largest_cluster"].as_u64().unwrap() <= 8, "{sum}");
+}
+
+#[test]
+fn a_star_beside_singletons_matches_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (leaves, singles) = (1_500, 3_500);
+    let input = d.join("star.jsonl");
+    write_docs(&input, &star_docs(leaves, singles));
+    let sum = hostile_matches_single_process(d, &input, "union-find", &[(3, 1), (2, 2)]);
+    // One component of the centre and its leaves (30 % of the documents), the rest alone.
+    assert_eq!(sum["components"], 1, "{sum}");
+    let largest = sum["largest_component"].as_u64().unwrap();
+    assert!(
+        largest >= leaves * 95 / 100 && largest <= leaves + 1,
+        "{sum}"
+    );
+    assert_eq!(sum["documents"], leaves + 1 + singles, "{sum}");
 }
