@@ -117,7 +117,11 @@ pub(super) trait Source: Send {
 }
 
 /// The reader of one file (or directory, or in-memory texts) of `format`.
-pub(super) fn source_for(path: &Path, format: Format, cfg: &CorpusConfig) -> Result<Box<dyn Source>> {
+pub(super) fn source_for(
+    path: &Path,
+    format: Format,
+    cfg: &CorpusConfig,
+) -> Result<Box<dyn Source>> {
     Ok(match format {
         Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
         Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),

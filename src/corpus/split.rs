@@ -246,10 +246,7 @@ pub struct Piece {
 /// the first line start at or after each worker's first byte, as [`byte_range`] cuts one
 /// file. Pieces follow the corpus order: worker by worker, file by file; empty pieces are
 /// left out, but a corpus of one cuttable file gives every worker a piece (maybe empty).
-pub fn assign_pieces(
-    files: &[(&Path, u64, bool)],
-    workers: usize,
-) -> Result<Vec<Vec<Piece>>> {
+pub fn assign_pieces(files: &[(&Path, u64, bool)], workers: usize) -> Result<Vec<Vec<Piece>>> {
     let n = workers.max(1) as u128;
     let total: u64 = files.iter().map(|f| f.1).sum();
     let bound = |w: u128| (u128::from(total) * w / n) as u64;
@@ -516,8 +513,10 @@ mod tests {
             // s3 stands for a file read whole.
             files.push((p, text.len() as u64, f != 3));
         }
-        let args: Vec<(&Path, u64, bool)> =
-            files.iter().map(|(p, l, c)| (p.as_path(), *l, *c)).collect();
+        let args: Vec<(&Path, u64, bool)> = files
+            .iter()
+            .map(|(p, l, c)| (p.as_path(), *l, *c))
+            .collect();
         let total: u64 = files.iter().map(|f| f.1).sum();
         for n in [1usize, 2, 3, 5, 8, 40] {
             let pieces = assign_pieces(&args, n).unwrap();
@@ -554,7 +553,11 @@ mod tests {
             let pieces = assign_pieces(&one, n as usize).unwrap();
             for i in 0..n {
                 let (start, end) = byte_range(one[0].0, Share { index: i, count: n }).unwrap();
-                let want = Piece { file: 0, start, end };
+                let want = Piece {
+                    file: 0,
+                    start,
+                    end,
+                };
                 assert_eq!(pieces[i as usize], [want], "{n} workers, worker {i}");
             }
         }

@@ -179,7 +179,9 @@ impl InputFile {
             None => vec![InputFile {
                 path: path.to_path_buf(),
                 name: None,
-                len: std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len(),
+                len: std::fs::metadata(path)
+                    .map_err(|e| Error::io(path, e))?
+                    .len(),
                 cut: true,
             }],
         })

@@ -18,17 +18,17 @@ use super::cluster::{Doc, Plan};
 use super::messages::{
     owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PieceCounts, PrintMsg,
 };
-use super::workers::add_stats;
 use super::rounds::Rounds;
+use super::workers::add_stats;
 use crate::cluster::stages::fold_class;
 use crate::cluster::{CollapseSummary, Equivalence, Reads};
 use crate::context::DocKeys;
+use crate::corpus::duplicate_error;
 use crate::corpus::shards::shard_ext_id;
 use crate::corpus::split::{
     assign_pieces, count_range, place_pieces, LineRange, Piece, RangeCount, Split,
 };
 use crate::corpus::{first_repeat, Duplicate, DuplicateIds, Format};
-use crate::corpus::duplicate_error;
 use crate::plan::{self, ID_MSG_BYTES};
 use crate::sketch::image_fingerprint;
 use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
@@ -159,6 +159,11 @@ pub(super) fn read_and_sketch(
         )?;
         add_stats(&mut stats, &s);
     }
+    if me == 0 {
+        // A file without a piece (an empty one) is read by nobody, but counted.
+        let read = |f: usize| pieces.iter().flatten().any(|p| p.file == f);
+        stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
+    }
     if plan.job.cluster_config().method.reads() == Reads::Sets {
         held = full_sets(plan, &docs, held.on_disk(), spill_dir)?;
     }
@@ -278,7 +283,9 @@ pub(super) fn check_ids(
             let i = (spans.iter())
                 .position(|&(_, from, n)| from <= d && d < from + n)
                 .map_or(0, |i| spans[i].0);
-            plan.files.get(i).map_or(path.as_path(), |f| f.path.as_path())
+            plan.files
+                .get(i)
+                .map_or(path.as_path(), |f| f.path.as_path())
         };
         let e = duplicate_error(
             file(doc),

@@ -421,7 +421,14 @@ fn lines(path: &Path) -> usize {
 /// Process 0's summary.json describes the layout: `distributed` with one entry per process
 /// in process order, whose documents add up to `docs`; the result counts are those of the
 /// single-process summary `single`.
-pub(crate) fn check_summary(run: &Run, n: usize, w: usize, docs: usize, single: &Value, keys: &[&str]) {
+pub(crate) fn check_summary(
+    run: &Run,
+    n: usize,
+    w: usize,
+    docs: usize,
+    single: &Value,
+    keys: &[&str],
+) {
     let sum = run.summary();
     let d = &sum["distributed"];
     let name = &run.name;

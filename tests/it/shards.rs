@@ -110,7 +110,14 @@ fn one_process_over_shards_is_the_run_over_their_concatenation() {
         ("pattern", vec!["cluster", &pat, "--threshold", "0.8"]),
         (
             "directory",
-            vec!["cluster", s(&shards), "--format", "jsonl", "--threshold", "0.8"],
+            vec![
+                "cluster",
+                s(&shards),
+                "--format",
+                "jsonl",
+                "--threshold",
+                "0.8",
+            ],
         ),
     ];
     for (name, args) in cases {
@@ -132,8 +139,14 @@ fn assert_same_files(want: &Path, got: &Path, what: &str) {
     };
     assert_eq!(names(want), names(got), "{what}");
     for n in names(want) {
-        let (a, b) = (fs::read(want.join(&n)).unwrap(), fs::read(got.join(&n)).unwrap());
-        assert!(a == b, "{what}: {n} differs from the run over the concatenation");
+        let (a, b) = (
+            fs::read(want.join(&n)).unwrap(),
+            fs::read(got.join(&n)).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{what}: {n} differs from the run over the concatenation"
+        );
     }
 }
 
@@ -189,17 +202,22 @@ fn a_corrupt_shard_stops_every_process() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let (_, shards) = sharded(d);
-    // A zstd frame cut short, and a gzip member with its deflate data overwritten.
+    // A zstd frame and a gzip member cut short.
     let zst = fs::read(shards.join("part-4.jsonl.zst")).unwrap();
-    let truncated = zst[..zst.len() / 2].to_vec();
-    let mut gz = fs::read(shards.join("part-2.jsonl.gz")).unwrap();
-    let mid = gz.len() / 2;
-    for b in &mut gz[mid..mid + 64] {
-        *b ^= 0x5A;
-    }
+    let gz = fs::read(shards.join("part-2.jsonl.gz")).unwrap();
     let cases = [
-        ("zst", "part-4.jsonl.zst", truncated, "zstd"),
-        ("gz", "part-2.jsonl.gz", gz, "gzip"),
+        (
+            "zst",
+            "part-4.jsonl.zst",
+            zst[..zst.len() / 2].to_vec(),
+            "zstd",
+        ),
+        (
+            "gz",
+            "part-2.jsonl.gz",
+            gz[..gz.len() * 2 / 3].to_vec(),
+            "gzip",
+        ),
     ];
     for (tag, name, bytes, codec) in cases {
         let bad = with_bad_shard(d, &shards, tag, name, bytes);
@@ -258,4 +276,76 @@ fn a_pattern_matching_nothing_is_refused() {
         "{err}"
     );
     assert!(!out.exists());
+}
+
+/// A CSV field, quoted (RFC 4180).
+fn csv_field(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// Other formats: CSV shards (each with its header row) give the clusters and pairs of the
+/// one CSV file holding their rows; plain-text shards, whose ids are `name:line`, give the
+/// same bytes in one process and divided among 2 x 1 and 1 x 2 workers.
+#[test]
+fn csv_and_text_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let whole = common::gen(d, "docs", DOCS, 12, "", &[]);
+    let docs: Vec<serde_json::Value> = (fs::read_to_string(&whole).unwrap().lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |v: &serde_json::Value| {
+        format!(
+            "{},{}\n",
+            csv_field(v["id"].as_str().unwrap()),
+            csv_field(v["text"].as_str().unwrap())
+        )
+    };
+    let csv_dir = d.join("csv");
+    let txt_dir = d.join("txt");
+    fs::create_dir_all(&csv_dir).unwrap();
+    fs::create_dir_all(&txt_dir).unwrap();
+    let mut one = String::from("id,text\n");
+    let mut at = 0;
+    for (i, (_, n)) in SHARDS.iter().enumerate() {
+        let mut csv = String::from("id,text\n");
+        let mut txt = String::new();
+        for v in &docs[at..at + n] {
+            one.push_str(&row(v));
+            csv.push_str(&row(v));
+            txt.push_str(&v["text"].as_str().unwrap().replace(['\n', '\r'], " "));
+            txt.push('\n');
+        }
+        let ext = [".csv.zst", ".csv", ".csv.gz"][i % 3];
+        write_compressed(&csv_dir.join(format!("s-{i}{ext}")), csv.as_bytes());
+        write_compressed(&txt_dir.join(format!("t-{i}.txt")), txt.as_bytes());
+        at += n;
+    }
+    let one_csv = d.join("one.csv");
+    fs::write(&one_csv, one).unwrap();
+    let want = single(d, "one-csv", &["cluster", s(&one_csv), "--threshold", "0.8"]);
+    let got = single(
+        d,
+        "csv-shards",
+        &["cluster", s(&csv_dir), "--format", "csv", "--threshold", "0.8"],
+    );
+    assert_same_files(&want, &got, "csv shards");
+
+    let pat = format!("{}/t-*.txt", txt_dir.display());
+    let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+    let want = single(d, "txt-shards", &args);
+    let clusters = fs::read_to_string(want.join("clusters.jsonl")).unwrap();
+    assert!(
+        clusters.contains("\"t-1.txt:"),
+        "the ids of text shards are name:line: {}",
+        &clusters[..clusters.len().min(300)]
+    );
+    let want_sum = read_json(&want.join("summary.json"));
+    for (n, w) in [(2, 1), (1, 2)] {
+        let run = run_dist(d, &format!("txt-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        assert_same_dir(&want, &run);
+        check_summary(&run, n, w, DOCS, &want_sum, &["documents", "clusters"]);
+        assert_eq!(run.summary()["distributed"]["mode"], "divided");
+    }
 }
