@@ -84,5 +84,6 @@ pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
+#[cfg(feature = "distributed")]
 pub(crate) use unique::duplicate_error;
 pub use unique::{duplicate_id_error, first_repeat, Duplicate, DuplicateIds, IdCheck};

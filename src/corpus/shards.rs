@@ -115,10 +115,9 @@ pub(crate) fn guess_format(path: &Path) -> Result<Format> {
 /// sorted by name; none is an error.
 fn files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
     let mut found: Vec<(String, PathBuf)> = Vec::new();
-    let what;
-    if path.is_dir() {
+    let what = if path.is_dir() {
         super::walk(path, "", &mut found)?;
-        what = "the directory holds no file";
+        "the directory holds no file"
     } else {
         let pattern = path
             .file_name()
@@ -146,8 +145,8 @@ fn files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
                 found.push((name, p));
             }
         }
-        what = "no file matches the pattern";
-    }
+        "no file matches the pattern"
+    };
     if found.is_empty() {
         return Err(Error::config(format!(
             "{}: {what}; expected the shards of a corpus",

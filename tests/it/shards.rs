@@ -323,11 +323,22 @@ fn csv_and_text_shards() {
     }
     let one_csv = d.join("one.csv");
     fs::write(&one_csv, one).unwrap();
-    let want = single(d, "one-csv", &["cluster", s(&one_csv), "--threshold", "0.8"]);
+    let want = single(
+        d,
+        "one-csv",
+        &["cluster", s(&one_csv), "--threshold", "0.8"],
+    );
     let got = single(
         d,
         "csv-shards",
-        &["cluster", s(&csv_dir), "--format", "csv", "--threshold", "0.8"],
+        &[
+            "cluster",
+            s(&csv_dir),
+            "--format",
+            "csv",
+            "--threshold",
+            "0.8",
+        ],
     );
     assert_same_files(&want, &got, "csv shards");
 
