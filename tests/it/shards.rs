@@ -8,7 +8,11 @@
 //!   more than its share plus the largest shard read whole;
 //! - a corrupt shard (truncated zstd, broken gzip) stops one process and many with exit 2,
 //!   naming the shard and the line, with no output; a pattern that matches nothing is
-//!   refused naming it.
+//!   refused naming it;
+//! - CSV shards (each with its header) read as the one CSV file of their rows; text shards
+//!   (ids `name:line`) give the same bytes in one process and divided; Parquet shards
+//!   (written by the crate's converter) read as the concatenated JSONL, in one process and
+//!   gathered on 2, and a Parquet shard cut short is an exit 2 naming it.
 
 use crate::common;
 use crate::distributed::{
@@ -359,4 +363,47 @@ fn csv_and_text_shards() {
         check_summary(&run, n, w, DOCS, &want_sum, &["documents", "clusters"]);
         assert_eq!(run.summary()["distributed"]["mode"], "divided");
     }
+}
+
+/// Parquet shards (written by the crate's converter from the JSONL shards): one process
+/// and 2 x 1 (gathered: Parquet is not read by lines) give the clusters and pairs of the
+/// concatenated JSONL; a Parquet shard cut short stops the run with exit 2 naming it.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, shards) = sharded(d);
+    let pq = d.join("pq");
+    fs::create_dir_all(&pq).unwrap();
+    for (i, (name, n)) in SHARDS.iter().enumerate() {
+        let rows = fimdup::corpus::parquet::jsonl_to_parquet(
+            &shards.join(name),
+            &pq.join(format!("p-{i}.parquet")),
+        )
+        .unwrap();
+        assert_eq!(rows, *n as u64);
+    }
+    let want = single(d, "whole", &["cluster", s(&whole), "--threshold", "0.8"]);
+    let pat = format!("{}/p-*.parquet", pq.display());
+    let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+    let got = single(d, "pq-one", &args);
+    assert_same_files(&want, &got, "parquet shards");
+    let run = run_dist(d, "pq-2x1", &args, 2, 1);
+    run.assert_ok();
+    assert_same_dir(&want, &run);
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+
+    let bytes = fs::read(pq.join("p-2.parquet")).unwrap();
+    fs::write(pq.join("p-2.parquet"), &bytes[..bytes.len() / 2]).unwrap();
+    let out = d.join("pq-bad");
+    let o = common::run(&["cluster", &pat, "--threshold", "0.8", "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&pq.join("p-2.parquet").display().to_string()),
+        "the message does not name the shard: {err}"
+    );
+    assert!(!out.exists());
 }
