@@ -96,12 +96,20 @@ impl CorpusConfig {
     }
 
     /// Validates the configuration and gives the format of the corpus at `path`: the one
-    /// configured, or the guess from the path ([`Format::guess`]).
+    /// configured, or the guess from the path ([`Format::guess`]), or for a pattern of
+    /// shards that says none, from the shards' names ([`super::shards`]).
     pub(crate) fn format_of(&self, path: &Path) -> Result<Format> {
         self.validate()?;
         match self.format {
             Some(f) => Ok(f),
-            None => Format::guess(path),
+            None => Format::guess(path).or_else(|e| {
+                // A pattern that says no format (`part-*`): its shards' names say it.
+                if super::shards::is_sharded(path, self) {
+                    super::shards::guess_format(path)
+                } else {
+                    Err(e)
+                }
+            }),
         }
     }
 }

@@ -41,6 +41,12 @@
 //! WARC header line is an error. A repeated external id is an error naming both places or
 //! renamed, as [`CorpusConfig::duplicate_ids`] says (see [`DuplicateIds`]).
 //!
+//! A corpus may be **sharded** ([`shards`]): a pattern such as `data/part-*.jsonl.zst`, or
+//! a directory given with a record format (`--format jsonl`, `csv`, `tsv`, `lines`,
+//! `warc`), names many files of one format that are read, sorted by name, each by its
+//! format's reader, as one corpus: DocIds run on over the shards, positions in messages are
+//! the shard's, and ids that are positions are `shard-name:position`.
+//!
 //! [`texts`] holds documents handed over in memory (the Python package's, as Arrow record
 //! batches) and reads them in place as [`Format::Texts`]: one document per text, in order,
 //! external id the `id` column (an integer in decimal, or a string) or the 0-based position,
@@ -67,6 +73,7 @@ mod lines;
 pub mod par;
 pub mod parquet;
 mod reader;
+pub mod shards;
 pub mod split;
 pub mod texts;
 mod unique;
@@ -79,4 +86,6 @@ pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
+#[cfg(feature = "distributed")]
+pub(crate) use unique::duplicate_error;
 pub use unique::{duplicate_id_error, first_repeat, Duplicate, DuplicateIds, IdCheck};

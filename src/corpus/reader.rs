@@ -9,7 +9,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::unique::{check_for, duplicate_error, first_occurrence, IdCheck};
-use super::{csv, dir, jsonl, lines, parquet, texts, warc, CorpusConfig, Format};
+use super::{csv, dir, jsonl, lines, parquet, shards, texts, warc, CorpusConfig, Format};
 use crate::{DocId, Error, Result};
 
 /// One input document.
@@ -116,6 +116,23 @@ pub(super) trait Source: Send {
     }
 }
 
+/// The reader of one file (or directory, or in-memory texts) of `format`.
+pub(super) fn source_for(
+    path: &Path,
+    format: Format,
+    cfg: &CorpusConfig,
+) -> Result<Box<dyn Source>> {
+    Ok(match format {
+        Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
+        Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),
+        Format::Lines => Box::new(lines::Lines::open(path, cfg.max_doc_bytes)?),
+        Format::Dir => Box::new(dir::Dir::open(path, cfg.max_doc_bytes)?),
+        Format::Warc => Box::new(warc::WarcDocs::open(path, cfg.max_doc_bytes)?),
+        Format::Parquet => Box::new(parquet::ParquetDocs::open(path, cfg)?),
+        Format::Texts => Box::new(texts::TextsDocs::open(path, cfg)?),
+    })
+}
+
 /// A streaming corpus reader: yields documents in input order with dense DocIds.
 pub struct CorpusReader {
     src: Box<dyn Source>,
@@ -139,21 +156,17 @@ impl fmt::Debug for CorpusReader {
     }
 }
 
-/// Opens a corpus for streaming (validates `cfg`, guesses the format if not given).
+/// Opens a corpus for streaming (validates `cfg`, guesses the format if not given); a
+/// sharded corpus ([`super::shards`]) reads its shards one after the other.
 /// `-` reads standard input (the format must then be given; `dir` and `parquet` cannot
 /// be). In-memory texts ([`Format::Texts`]) are read from [`CorpusConfig::texts`], `path`
 /// being only their name.
 pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
     let format = cfg.format_of(path)?;
     super::refuse_over_cap(path, cfg)?;
-    let src: Box<dyn Source> = match format {
-        Format::Jsonl => Box::new(jsonl::Jsonl::open(path, cfg)?),
-        Format::Csv | Format::Tsv => Box::new(csv::Delimited::open(path, format, cfg)?),
-        Format::Lines => Box::new(lines::Lines::open(path, cfg.max_doc_bytes)?),
-        Format::Dir => Box::new(dir::Dir::open(path, cfg.max_doc_bytes)?),
-        Format::Warc => Box::new(warc::WarcDocs::open(path, cfg.max_doc_bytes)?),
-        Format::Parquet => Box::new(parquet::ParquetDocs::open(path, cfg)?),
-        Format::Texts => Box::new(texts::TextsDocs::open(path, cfg)?),
+    let src: Box<dyn Source> = match shards::list(path, cfg)? {
+        Some(list) => Box::new(shards::ShardDocs::open(list, format, cfg)?),
+        None => source_for(path, format, cfg)?,
     };
     // Directories and Parquet corpora count their files as they open them.
     let files = u64::from(!matches!(format, Format::Dir | Format::Parquet));

@@ -9,15 +9,23 @@
 //! zstd, CSV, WARC, Parquet, directories, JSONL whose bad lines are skipped) is split by
 //! blocks: every worker reads the input, and maps only its blocks ([`Share`]).
 //!
+//! A divided run reads a corpus's files (one file, or the shards of a sharded corpus,
+//! [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
+//! end to end, each worker takes about `1/N` of the bytes; a file that can be cut (as
+//! above) is cut at line starts, any other line-format file (gzip, zstd) is one piece read
+//! whole by the worker holding its middle byte. The prefix sums of the pieces' counts in
+//! worker order place each piece ([`place_pieces`]): its first line in its file and its
+//! first DocId in the corpus.
+//!
 //! Invariants: the ranges of the workers cover the file, do not overlap and hold whole
-//! lines; a range's counts are the ones the whole-file reader finds for the same lines
+//! lines (the pieces of all workers, in worker order, cover the files in corpus order); a range's counts are the ones the whole-file reader finds for the same lines
 //! (oversized lines and blank JSONL lines are lines but not documents; a byte-order mark
 //! is skipped at the start of the file only).
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::input::{append_line, is_blank, Got};
+use super::input::{append_line, is_blank, open_read, read_err, Got};
 use super::par::Share;
 use super::{CorpusConfig, Format};
 use crate::{Error, Result};
@@ -56,12 +64,10 @@ pub struct RangeCount {
 /// True when `path` is split into byte ranges (an uncompressed JSONL or plain-lines
 /// regular file, bad lines not skipped), false when it is split by blocks.
 pub fn splits_by_range(path: &Path, cfg: &CorpusConfig) -> Result<bool> {
-    let line_format = match cfg.format_of(path)? {
-        Format::Jsonl => !cfg.skip_bad_lines,
-        Format::Lines => true,
-        _ => false,
-    };
-    Ok(line_format
+    if super::shards::is_sharded(path, cfg) {
+        return Ok(false);
+    }
+    Ok(read_by_lines(cfg.format_of(path)?, cfg)
         && path != Path::new("-")
         && !crate::io::Compression::of_path(path).is_compressed()
         && std::fs::metadata(path).is_ok_and(|m| m.is_file()))
@@ -163,15 +169,18 @@ fn walk_range(
     mut f: impl FnMut(Option<&[u8]>) -> Result<()>,
 ) -> Result<()> {
     let jsonl = cfg.format_of(path)? == Format::Jsonl;
-    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    file.seek(SeekFrom::Start(start))
-        .map_err(|e| Error::io(path, e))?;
-    let mut r = BufReader::with_capacity(1 << 20, file.take(end.saturating_sub(start)));
+    let mut r = open_piece(path, start, end)?;
     let mut buf = Vec::new();
     let mut first = start == 0;
+    let mut line = 0u64;
     loop {
         buf.clear();
-        match append_line(&mut r, &mut buf, cfg.max_doc_bytes).map_err(|e| Error::io(path, e))? {
+        line += 1;
+        // A read error names the line as counted from the piece's start (the whole file
+        // for a compressed one).
+        match append_line(&mut r, &mut buf, cfg.max_doc_bytes)
+            .map_err(|e| read_err(path, line, e))?
+        {
             Got::Eof => break,
             Got::Oversized(_) => f(None)?,
             Got::Line(_) => {
@@ -185,6 +194,147 @@ fn walk_range(
         first = false;
     }
     Ok(())
+}
+
+/// Opens the bytes `[start, end)` of the file at `path`; a gzip or zstd file is a piece
+/// only as a whole (`start` 0), read decompressed to its end.
+pub fn open_piece(path: &Path, start: u64, end: u64) -> Result<Box<dyn BufRead + Send>> {
+    if crate::io::Compression::of_path(path).is_compressed() {
+        if start != 0 {
+            return Err(Error::config(format!(
+                "{}: a compressed file is read whole, not from byte {start}",
+                path.display()
+            )));
+        }
+        return open_read(path);
+    }
+    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    f.seek(SeekFrom::Start(start))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Box::new(BufReader::with_capacity(
+        1 << 20,
+        f.take(end.saturating_sub(start)),
+    )))
+}
+
+/// True when every file of a corpus, cut or whole, is read line by line: JSONL (bad lines
+/// not skipped) or plain lines, compressed or not.
+pub fn read_by_lines(format: Format, cfg: &CorpusConfig) -> bool {
+    match format {
+        Format::Jsonl => !cfg.skip_bad_lines,
+        Format::Lines => true,
+        _ => false,
+    }
+}
+
+/// One worker's part of one file of a corpus: file `file` (an index in the corpus's files),
+/// bytes `[start, end)` (the whole file, `0..len`, when it is not cut).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Piece {
+    /// The file, an index in the corpus's list of files.
+    pub file: usize,
+    /// First byte (a line start).
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+/// The pieces of every worker of `workers` when the files (in corpus order, each with its
+/// size and whether it can be cut, [`splits_by_range`]) are divided by bytes: the files are laid
+/// end to end, and worker `w` takes the bytes from `w * total / workers` on. A file that
+/// cannot be cut goes whole to the worker holding its middle byte; one that can is cut at
+/// the first line start at or after each worker's first byte, as [`byte_range`] cuts one
+/// file. Pieces follow the corpus order: worker by worker, file by file; empty pieces are
+/// left out, but a corpus of one cuttable file gives every worker a piece (maybe empty).
+pub fn assign_pieces(files: &[(&Path, u64, bool)], workers: usize) -> Result<Vec<Vec<Piece>>> {
+    let n = workers.max(1) as u128;
+    let total: u64 = files.iter().map(|f| f.1).sum();
+    let bound = |w: u128| (u128::from(total) * w / n) as u64;
+    let owner = |x: u64| -> usize {
+        // The worker whose bytes `[bound(w), bound(w + 1))` hold `x`.
+        let mut w = ((u128::from(x) * n) / u128::from(total.max(1))) as usize;
+        w = w.min(workers.max(1) - 1);
+        while w > 0 && bound(w as u128) > x {
+            w -= 1;
+        }
+        while ((w + 1) as u128) < n && bound(w as u128 + 1) <= x {
+            w += 1;
+        }
+        w
+    };
+    let mut out: Vec<Vec<Piece>> = vec![Vec::new(); workers.max(1)];
+    let single = files.len() == 1;
+    let mut at = 0u64;
+    for (i, &(path, len, cut)) in files.iter().enumerate() {
+        if !cut {
+            if len > 0 || single {
+                out[owner(at + len / 2)].push(Piece {
+                    file: i,
+                    start: 0,
+                    end: len,
+                });
+            }
+        } else {
+            let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            let mut cut_at = |x: u64| -> Result<u64> {
+                if x <= at {
+                    Ok(0)
+                } else if x >= at + len {
+                    Ok(len)
+                } else {
+                    line_start_at(&mut f, path, x - at, len)
+                }
+            };
+            let mut start = cut_at(bound(0))?;
+            for (w, pieces) in out.iter_mut().enumerate() {
+                let end = if w + 1 == workers.max(1) {
+                    len
+                } else {
+                    cut_at(bound(w as u128 + 1))?
+                };
+                let end = end.max(start);
+                if end > start || single {
+                    pieces.push(Piece {
+                        file: i,
+                        start,
+                        end,
+                    });
+                }
+                start = end;
+            }
+        }
+        at += len;
+    }
+    Ok(out)
+}
+
+/// The pieces of every worker (in worker order, each in corpus order) with their counts,
+/// placed: where each starts in its file's line numbers and in the corpus's DocIds.
+pub fn place_pieces(pieces: &[Vec<(Piece, RangeCount)>]) -> Vec<Vec<(Piece, LineRange)>> {
+    let mut doc = 0u64;
+    let mut lines: Vec<(usize, u64)> = Vec::new(); // (file, lines before the next piece)
+    pieces
+        .iter()
+        .map(|w| {
+            w.iter()
+                .map(|&(p, c)| {
+                    let before = match lines.last() {
+                        Some(&(f, l)) if f == p.file => l,
+                        _ => 0,
+                    };
+                    let r = LineRange {
+                        start: p.start,
+                        end: p.end,
+                        first_line: before + 1,
+                        first_doc: doc,
+                    };
+                    lines.push((p.file, before + c.lines));
+                    doc += c.docs;
+                    (p, r)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// The ranges of every worker from their counts (in worker order): where each starts in
@@ -347,6 +497,68 @@ mod tests {
                     assert_eq!(got, want, "case {case}, {n} workers, blocks of {block}");
                     assert_eq!(docs, want.len() as u64);
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_divide_the_files_by_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |i: usize| format!("{{\"id\":\"d{i}\",\"text\":\"{}\"}}\n", "w ".repeat(i % 17));
+        let mut files = Vec::new();
+        for (f, lines) in [(0usize, 40usize), (1, 0), (2, 300), (3, 7), (4, 90)] {
+            let p = dir.path().join(format!("s{f}.jsonl"));
+            let text: String = (0..lines).map(line).collect();
+            std::fs::write(&p, &text).unwrap();
+            // s3 stands for a file read whole.
+            files.push((p, text.len() as u64, f != 3));
+        }
+        let args: Vec<(&Path, u64, bool)> = files
+            .iter()
+            .map(|(p, l, c)| (p.as_path(), *l, *c))
+            .collect();
+        let total: u64 = files.iter().map(|f| f.1).sum();
+        for n in [1usize, 2, 3, 5, 8, 40] {
+            let pieces = assign_pieces(&args, n).unwrap();
+            assert_eq!(pieces.len(), n);
+            // In worker order the pieces cover every file, in order, without overlap.
+            let flat: Vec<Piece> = pieces.iter().flatten().copied().collect();
+            let mut at = vec![0u64; files.len()];
+            let mut last_file = 0;
+            for p in &flat {
+                assert!(p.file >= last_file, "{n}: {flat:?}");
+                last_file = p.file;
+                assert_eq!(p.start, at[p.file], "{n}: {flat:?}");
+                assert!(p.end > p.start, "{n}: empty piece {flat:?}");
+                at[p.file] = p.end;
+                if !files[p.file].2 {
+                    assert_eq!((p.start, p.end), (0, files[p.file].1));
+                }
+            }
+            for (f, (_, len, _)) in files.iter().enumerate() {
+                assert_eq!(at[f], *len, "{n}: file {f} not covered: {flat:?}");
+            }
+            // Each worker's bytes are its share, give or take the whole file and a line.
+            for (w, ps) in pieces.iter().enumerate() {
+                let bytes: u64 = ps.iter().map(|p| p.end - p.start).sum();
+                assert!(
+                    bytes <= total / n as u64 + files[3].1 + 64,
+                    "{n}: worker {w} has {bytes} of {total}: {pieces:?}"
+                );
+            }
+        }
+        // One file: the byte ranges of `byte_range`, one per worker.
+        let one = [args[2]];
+        for n in [1u32, 2, 3, 7, 50] {
+            let pieces = assign_pieces(&one, n as usize).unwrap();
+            for i in 0..n {
+                let (start, end) = byte_range(one[0].0, Share { index: i, count: n }).unwrap();
+                let want = Piece {
+                    file: 0,
+                    start,
+                    end,
+                };
+                assert_eq!(pieces[i as usize], [want], "{n} workers, worker {i}");
             }
         }
     }

@@ -1,16 +1,18 @@
 //! The cluster stage divided among the workers of every process, for `concept`,
 //! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
-//! by resemblance, on a corpus split by byte ranges
-//! (uncompressed JSONL or plain lines): no process holds the corpus's images, and process
+//! by resemblance, on a corpus read by lines (one uncompressed JSONL or plain-lines file
+//! cut into byte ranges, or the shards of a sharded JSONL or plain-lines corpus, compressed
+//! or not, divided by bytes, [`crate::corpus::split::assign_pieces`]; exact sets,
+//! verification and deduplication need one file): no process holds the corpus's images, and process
 //! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
 //! the records.
 //!
 //! Stages, each a round of exchange by key ([`super::rounds`]) around the library's stage
 //! functions over a partition ([`crate::cluster::stages`]; this module and its siblings
 //! only route each stage's inputs to their owners and call them):
-//! 1. **Sketch**: each worker reads and sketches its byte range (the ranges' counts are
-//!    gathered first, so each knows its first line and DocId) and keeps its documents'
-//!    ids, element keys and fingerprints (the keys in a spill file under a memory budget,
+//! 1. **Sketch**: each worker reads and sketches its pieces of the corpus's files, about
+//!    `1/N` of the bytes (the pieces' counts are gathered first, so each knows its first
+//!    lines and DocIds) and keeps its documents' ids, element keys and fingerprints (the keys in a spill file under a memory budget,
 //!    [`crate::context::DocKeys`]).
 //! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
 //!    the same check one process runs, and every worker stops with the error of the
@@ -111,7 +113,11 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some(why)
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
             Some("the images are mod-m or weighted")
-        } else if !crate::corpus::split::splits_by_range(path, &pipeline.corpus)? {
+        } else if let Some(why) = shards_because(job, path)? {
+            Some(why)
+        } else if !crate::corpus::shards::is_sharded(path, &pipeline.corpus)
+            && !crate::corpus::split::splits_by_range(path, &pipeline.corpus)?
+        {
             Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
         } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
             Some("repeated ids are renamed in input order")
@@ -119,6 +125,67 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             None
         },
     )
+}
+
+/// Why `job` on the sharded corpus at `path` does not run divided; `None` when it does or
+/// when the corpus is not sharded.
+fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
+    let corpus = &job.pipeline().corpus;
+    if !crate::corpus::shards::is_sharded(path, corpus) {
+        return Ok(None);
+    }
+    Ok(
+        if !crate::corpus::split::read_by_lines(corpus.format_of(path)?, corpus) {
+            Some("the shards are not read by lines (not JSONL or lines, or bad lines are skipped)")
+        } else if job.cluster_config().method.reads() == Reads::Sets
+            || job.verified_threshold().is_some()
+        {
+            Some("documents of shards are not read again at their offsets (exact sets or verification)")
+        } else {
+            None
+        },
+    )
+}
+
+/// One file of the corpus of a divided run: the corpus file itself, or one of its shards.
+pub(super) struct InputFile {
+    pub path: PathBuf,
+    /// A shard's name (for the external ids that are positions, see
+    /// [`crate::corpus::shards`]); `None` for an unsharded corpus.
+    pub name: Option<String>,
+    /// Its size in bytes.
+    pub len: u64,
+    /// Whether it is cut into byte ranges ([`crate::corpus::split::splits_by_range`]);
+    /// otherwise a worker reads it whole.
+    pub cut: bool,
+}
+
+impl InputFile {
+    /// The files of the corpus at `path`: its shards in order, or itself.
+    pub(super) fn list(path: &Path, corpus: &crate::corpus::CorpusConfig) -> Result<Vec<Self>> {
+        Ok(match crate::corpus::shards::list(path, corpus)? {
+            Some(shards) => {
+                let mut v = Vec::with_capacity(shards.len());
+                for s in shards {
+                    v.push(InputFile {
+                        cut: crate::corpus::split::splits_by_range(&s.path, corpus)?,
+                        path: s.path,
+                        name: Some(s.name),
+                        len: s.len,
+                    });
+                }
+                v
+            }
+            None => vec![InputFile {
+                path: path.to_path_buf(),
+                name: None,
+                len: std::fs::metadata(path)
+                    .map_err(|e| Error::io(path, e))?
+                    .len(),
+                cut: true,
+            }],
+        })
+    }
 }
 
 /// A document of a worker's share.
@@ -138,6 +205,11 @@ pub(super) struct Doc {
 /// The shared inputs of every worker.
 pub(super) struct Plan {
     pub path: PathBuf,
+    /// The corpus's files (its shards, or itself), divided by bytes among the workers.
+    pub files: Vec<InputFile>,
+    /// Whether the external ids are positions in a file (then a shard's are prefixed with
+    /// its name, [`crate::corpus::shards::shard_ext_id`]).
+    pub positional_ids: bool,
     pub job: Job,
     pub params: SketchParams,
     /// The corpus's sketcher, made once for every worker of the process.
@@ -217,7 +289,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let mut local = read_and_sketch(rounds, plan, spill_dir)?;
     let n_here = local.docs.len() as u64;
     stages.lap("read and sketch", rounds, n_here);
-    let id_check = check_ids(rounds, plan, &local.docs, worker_budget)?;
+    let id_check = check_ids(rounds, plan, &local.docs, &local.spans, worker_budget)?;
     if let Some((_, checked)) = id_check {
         stages.lap("ids", rounds, checked);
     }
@@ -281,6 +353,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         n_docs,
         stats,
         incidences,
+        bytes_read,
+        ..
     } = local;
     let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
     // A document is in one group at most: its record moves into the message.
@@ -345,9 +419,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         gone.sort_unstable();
         if me.is_multiple_of(per) {
             let p = me / per;
-            let ranges = &placed[me..(me + per).min(placed.len())];
+            let ranges: Vec<_> = (placed[me..(me + per).min(placed.len())].iter())
+                .flatten()
+                .map(|&(_, r)| r)
+                .collect();
             let corpus = &job.pipeline().corpus;
-            kept_written = write_kept_part(&plan.path, corpus, ranges, &gone, out, p)?.documents;
+            kept_written = write_kept_part(&plan.path, corpus, &ranges, &gone, out, p)?.documents;
         }
         stages.lap("write part", rounds, kept_written);
     }
@@ -370,6 +447,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         kept_written,
         row_passes: passes,
         id_passes: id_check.map_or(0, |c| c.0),
+        bytes_read,
     };
     let mut all_counts = rounds.exchange(vec![counts], |_: &WorkerCounts| 0);
     if me != 0 {

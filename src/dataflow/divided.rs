@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
-use super::cluster::{run_worker, Assembled, Plan};
+use super::cluster::{run_worker, Assembled, InputFile, Plan};
 use super::net::connect;
 use super::rounds::Rounds;
 use super::workers::{report_outcome, wait_workers, Event, Watch};
@@ -128,6 +128,11 @@ fn run_stages(
     let losses = comms.losses.clone();
     let plan = Arc::new(Plan {
         path: path.to_path_buf(),
+        files: InputFile::list(path, &pipeline.corpus)?,
+        positional_ids: crate::corpus::shards::positional_ids(
+            pipeline.corpus.format_of(path)?,
+            &pipeline.corpus,
+        ),
         job: job.clone(),
         params,
         sketcher,

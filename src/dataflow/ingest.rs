@@ -1,5 +1,6 @@
-//! The first stages of a divided run on each worker: **read and sketch** its byte range
-//! (the ranges' counts gathered first, so each worker knows its first line and DocId),
+//! The first stages of a divided run on each worker: **read and sketch** its pieces of the
+//! corpus's files, divided by bytes ([`assign_pieces`]; the pieces' counts gathered first,
+//! so each worker knows the first line and DocId of each), counting the bytes it read,
 //! keeping its documents' ids, fingerprints and keys ([`DocKeys`], on disk under a budget);
 //! **ids**, exchanged by hash to owners that find a repeated id as one process does
 //! ([`first_repeat`]); **collapse**, documents exchanged by collapse key to owners that
@@ -8,21 +9,26 @@
 //! Invariants: every worker leaves each stage at the same round, an error included
 //! ([`together`]); the ids check finds the earliest repeat, as one in-order pass does,
 //! whatever the number of passes (every occurrence of an id is in one pass); the collapse
-//! classes are the one-process run's.
+//! classes are the one-process run's; a repeated id is the one-process run's error (the
+//! earliest by DocId, named by its file and line in it).
 
 use std::path::Path;
 
 use super::cluster::{Doc, Plan};
 use super::messages::{
-    owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PrintMsg, RangeMsg,
+    owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PieceCounts, PrintMsg,
 };
 use super::rounds::Rounds;
+use super::workers::add_stats;
 use crate::cluster::stages::fold_class;
 use crate::cluster::{CollapseSummary, Equivalence, Reads};
 use crate::context::DocKeys;
-use crate::corpus::par::Share;
-use crate::corpus::split::{byte_range, count_range, place_ranges, LineRange, RangeCount, Split};
-use crate::corpus::{first_repeat, DuplicateIds, Format};
+use crate::corpus::duplicate_error;
+use crate::corpus::shards::shard_ext_id;
+use crate::corpus::split::{
+    assign_pieces, count_range, place_pieces, LineRange, Piece, RangeCount, Split,
+};
+use crate::corpus::{first_repeat, Duplicate, DuplicateIds, Format};
 use crate::plan::{self, ID_MSG_BYTES};
 use crate::sketch::image_fingerprint;
 use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
@@ -34,42 +40,60 @@ pub(super) struct Local {
     pub docs: Vec<Doc>,
     /// Their keys and positional values (the full shingle sets for the exact join).
     pub held: DocKeys,
-    /// Every worker's range, placed (first line and DocId).
-    pub placed: Vec<LineRange>,
+    /// Every worker's pieces, placed (first line in their file, first DocId), in worker
+    /// order.
+    pub placed: Vec<Vec<(Piece, LineRange)>>,
+    /// Every piece of the corpus in DocId order: its file, first DocId and documents.
+    pub spans: Vec<(usize, u64, u64)>,
     /// Every worker's first DocId.
     pub starts: Vec<u64>,
     /// The corpus's documents.
     pub n_docs: u64,
-    /// What sketching its range counted.
+    /// What sketching its pieces counted.
     pub stats: SketchStats,
     /// Its documents' keys.
     pub incidences: u64,
+    /// The bytes of the files it read (compressed sizes for compressed files).
+    pub bytes_read: u64,
 }
 
-/// Reads and sketches this worker's byte range; keys wait on disk under `spill_dir`.
+/// Reads and sketches this worker's pieces of the corpus's files (divided by bytes,
+/// [`assign_pieces`]); keys wait on disk under `spill_dir`.
 pub(super) fn read_and_sketch(
     rounds: &mut Rounds<'_>,
     plan: &Plan,
     spill_dir: Option<&Path>,
 ) -> Result<Local> {
     let me = rounds.index();
-    let (path, pipeline) = (&plan.path, plan.job.pipeline());
-    let share = Share {
-        index: me as u32,
-        count: rounds.peers() as u32,
-    };
-    let (start, end) = byte_range(path, share)?;
-    let count = count_range(path, &pipeline.corpus, start, end)?;
-    let all = rounds.all_gather(RangeMsg { start, end, count });
-    let ranges: Vec<(u64, u64)> = all.iter().map(|(_, r)| (r.start, r.end)).collect();
-    let counts: Vec<RangeCount> = all.iter().map(|(_, r)| r.count).collect();
-    let placed = place_ranges(&ranges, &counts);
-    let starts: Vec<u64> = placed.iter().map(|r| r.first_doc).collect();
-    let n_docs: u64 = counts.iter().map(|c| c.docs).sum();
+    let pipeline = plan.job.pipeline();
+    let files: Vec<(&Path, u64, bool)> = (plan.files.iter())
+        .map(|f| (f.path.as_path(), f.len, f.cut))
+        .collect();
+    let pieces = assign_pieces(&files, rounds.peers())?;
+    let mut counts = Vec::with_capacity(pieces[me].len());
+    for p in &pieces[me] {
+        let path = &plan.files[p.file].path;
+        counts.push(count_range(path, &pipeline.corpus, p.start, p.end)?);
+    }
+    let all = rounds.all_gather(PieceCounts(counts));
+    let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
+        .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
+        .collect();
+    let placed = place_pieces(&with_counts);
+    let mut starts = Vec::with_capacity(placed.len());
+    let mut spans = Vec::new();
+    let mut n_docs = 0u64;
+    for w in &with_counts {
+        starts.push(n_docs);
+        for (p, c) in w {
+            spans.push((p.file, n_docs, c.docs));
+            n_docs += c.docs;
+        }
+    }
     if n_docs > u64::from(u32::MAX) {
         let e = Error::Limit(format!(
             "{}: more than {} documents",
-            path.display(),
+            plan.path.display(),
             u32::MAX
         ));
         return Err(together(rounds, e));
@@ -78,52 +102,68 @@ pub(super) fn read_and_sketch(
     let lexical = plan.job.equivalence() == Equivalence::Lexical;
     let mut docs: Vec<Doc> = Vec::new();
     let mut held = DocKeys::new(spill_dir)?;
-    let stats = sketch_share(
-        path,
-        pipeline,
-        &plan.sketcher,
-        Split::Range(placed[me]),
-        &mut |b: SketchBatch| {
-            let SketchBatch {
-                first,
-                ext_ids,
-                images,
-                raw_fingerprints,
-                canonical_fingerprints,
-                lines,
-                offsets,
-                ..
-            } = b;
-            for (i, (ext, img)) in ext_ids.into_iter().zip(images).enumerate() {
-                let image = if lexical {
-                    None
-                } else {
-                    image_fingerprint(&img)
-                };
-                let mut keys = Vec::new();
-                let mut values = Vec::new();
-                if scheme.is_positional() {
-                    img.keys(scheme, &mut keys);
-                    values = img.into_values();
-                } else {
-                    keys = img.into_values();
+    let mut stats = SketchStats::default();
+    let mut bytes_read = 0u64;
+    for &(piece, range) in &placed[me] {
+        let file = &plan.files[piece.file];
+        bytes_read += piece.end - piece.start;
+        let s = sketch_share(
+            &file.path,
+            pipeline,
+            &plan.sketcher,
+            Split::Range(range),
+            &mut |b: SketchBatch| {
+                let SketchBatch {
+                    first,
+                    ext_ids,
+                    images,
+                    raw_fingerprints,
+                    canonical_fingerprints,
+                    lines,
+                    offsets,
+                    ..
+                } = b;
+                for (i, (ext, img)) in ext_ids.into_iter().zip(images).enumerate() {
+                    let image = if lexical {
+                        None
+                    } else {
+                        image_fingerprint(&img)
+                    };
+                    let mut keys = Vec::new();
+                    let mut values = Vec::new();
+                    if scheme.is_positional() {
+                        img.keys(scheme, &mut keys);
+                        values = img.into_values();
+                    } else {
+                        keys = img.into_values();
+                    }
+                    keys.sort_unstable();
+                    keys.dedup();
+                    held.push(keys, values)?;
+                    let ext = match &file.name {
+                        Some(name) => shard_ext_id(plan.positional_ids, name, ext),
+                        None => ext,
+                    };
+                    docs.push(Doc {
+                        id: first + i as u32,
+                        ext,
+                        line: lines.get(i).copied().unwrap_or(0),
+                        offset: offsets.get(i).copied().unwrap_or(0),
+                        raw: raw_fingerprints[i],
+                        canonical: canonical_fingerprints[i],
+                        image,
+                    });
                 }
-                keys.sort_unstable();
-                keys.dedup();
-                held.push(keys, values)?;
-                docs.push(Doc {
-                    id: first + i as u32,
-                    ext,
-                    line: lines.get(i).copied().unwrap_or(0),
-                    offset: offsets.get(i).copied().unwrap_or(0),
-                    raw: raw_fingerprints[i],
-                    canonical: canonical_fingerprints[i],
-                    image,
-                });
-            }
-            Ok(())
-        },
-    )?;
+                Ok(())
+            },
+        )?;
+        add_stats(&mut stats, &s);
+    }
+    if me == 0 {
+        // A file without a piece (an empty one) is read by nobody, but counted.
+        let read = |f: usize| pieces.iter().flatten().any(|p| p.file == f);
+        stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
+    }
     if plan.job.cluster_config().method.reads() == Reads::Sets {
         held = full_sets(plan, &docs, held.on_disk(), spill_dir)?;
     }
@@ -132,10 +172,12 @@ pub(super) fn read_and_sketch(
         docs,
         held,
         placed,
+        spans,
         starts,
         n_docs,
         stats,
         incidences,
+        bytes_read,
     })
 }
 
@@ -194,6 +236,7 @@ pub(super) fn check_ids(
     rounds: &mut Rounds<'_>,
     plan: &Plan,
     docs: &[Doc],
+    spans: &[(usize, u64, u64)],
     worker_budget: Option<u64>,
 ) -> Result<Option<(u64, u64)>> {
     let (path, pipeline) = (&plan.path, plan.job.pipeline());
@@ -204,7 +247,7 @@ pub(super) fn check_ids(
     }
     let id_bytes: u64 = docs.iter().map(|d| ID_MSG_BYTES + d.ext.len() as u64).sum();
     let id_passes = passes_for(rounds, id_bytes, worker_budget.map(plan::round_share));
-    let mut dup: Option<(u64, String, u64)> = None;
+    let mut dup: Option<(u64, String, u64, u64, u64)> = None;
     let mut checked = 0u64;
     for pass in 0..id_passes {
         let msgs: Vec<IdMsg> = (docs.iter())
@@ -221,16 +264,35 @@ pub(super) fn check_ids(
         let mut mine = rounds.exchange(msgs, |m: &IdMsg| spread(m.hash));
         mine.sort_unstable_by_key(|m| m.doc);
         checked += mine.len() as u64;
-        // The earliest repeat over the passes, as one pass finds it.
-        if let Some(found) = first_repeat(mine.iter().map(|m| (m.line, m.id.as_str()))) {
+        // The earliest repeat over the passes (by DocId: lines are counted per file), as
+        // one pass finds it.
+        let by_doc = mine.iter().map(|m| (u64::from(m.doc), m.id.as_str()));
+        if let Some((doc, id, first)) = first_repeat(by_doc) {
+            let line = |d: u64| (mine.iter().find(|m| u64::from(m.doc) == d)).map_or(0, |m| m.line);
+            let found = (doc, id, first, line(doc), line(first));
             if dup.as_ref().is_none_or(|d| found < *d) {
                 dup = Some(found);
             }
         }
     }
     let found = rounds.all_gather(DupMsg(dup));
-    if let Some((line, id, first)) = found.into_iter().filter_map(|(_, d)| d.0).min() {
-        let e = crate::corpus::duplicate_id_error(path, line, &id, first);
+    if let Some((doc, id, first, line, first_line)) =
+        found.into_iter().filter_map(|(_, d)| d.0).min()
+    {
+        let file = |d: u64| {
+            let i = (spans.iter())
+                .position(|&(_, from, n)| from <= d && d < from + n)
+                .map_or(0, |i| spans[i].0);
+            plan.files
+                .get(i)
+                .map_or(path.as_path(), |f| f.path.as_path())
+        };
+        let e = duplicate_error(
+            file(doc),
+            line,
+            &Duplicate { id },
+            Some((file(first).to_path_buf(), first_line)),
+        );
         return Err(together(rounds, e));
     }
     Ok(Some((id_passes, checked)))

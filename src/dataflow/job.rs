@@ -102,7 +102,8 @@ pub fn prepare_on(
 
 /// [`Job::run`] with the workers of every process of `topo`: `Some` output on process 0
 /// (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
-/// Concept and union-find by resemblance on a corpus split by byte ranges run divided
+/// Concept and union-find by resemblance on a corpus read by lines (one file split by byte
+/// ranges, or shards divided by bytes) run divided
 /// ([`super::cluster`]); other jobs are prepared by [`prepare_on`] and run on process 0.
 pub fn run_job(job: &Job, input: &Input, topo: &Topology) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();

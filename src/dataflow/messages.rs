@@ -30,27 +30,24 @@ impl Wire for IdMsg {
     }
 }
 
-/// A worker's first repeated id: `(line, id, line of its first occurrence)`.
+/// A worker's first repeated id: `(DocId, id, DocId of its first occurrence, line,
+/// line of its first occurrence)`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(super) struct DupMsg(pub Option<(u64, String, u64)>);
+pub(super) struct DupMsg(pub Option<(u64, String, u64, u64, u64)>);
 
 impl Wire for DupMsg {
     fn wire_bytes(&self) -> u64 {
-        1 + self.0.as_ref().map_or(0, |d| 24 + d.1.len() as u64)
+        1 + self.0.as_ref().map_or(0, |d| 40 + d.1.len() as u64)
     }
 }
 
-/// A byte range and its counts, gathered by every worker.
+/// The counts of a worker's pieces of the corpus, in order, gathered by every worker.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-pub(super) struct RangeMsg {
-    pub start: u64,
-    pub end: u64,
-    pub count: RangeCount,
-}
+pub(super) struct PieceCounts(pub Vec<RangeCount>);
 
-impl Wire for RangeMsg {
+impl Wire for PieceCounts {
     fn wire_bytes(&self) -> u64 {
-        32
+        8 + 16 * self.0.len() as u64
     }
 }
 

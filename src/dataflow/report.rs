@@ -39,6 +39,8 @@ pub(super) struct WorkerCounts {
     pub row_passes: u64,
     /// The passes of the ids check (more than one under a tight memory budget).
     pub id_passes: u64,
+    /// The bytes of the corpus's files it read.
+    pub bytes_read: u64,
 }
 
 impl Wire for WorkerCounts {
@@ -159,6 +161,7 @@ pub(super) fn process_reports(
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
         r.row_passes = Some(c.row_passes);
         r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
+        *r.bytes_read.get_or_insert(0) += c.bytes_read;
         for lap in &c.stages {
             let s = r.seconds.entry(lap.name.clone()).or_insert(0.0);
             *s = s.max(lap.seconds);

@@ -104,6 +104,10 @@ pub struct ProcessReport {
     /// (absent when ids are not checked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id_passes: Option<u64>,
+    /// The bytes of the corpus's files its workers read in a divided run (the compressed
+    /// sizes of compressed files, each read whole by one worker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_read: Option<u64>,
 }
 
 /// What one stage of the divided run did on one process: the longest of its workers'

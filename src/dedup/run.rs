@@ -167,6 +167,8 @@ impl Dedup {
             Some("the keep order by length or by a field needs every document's key")
         } else if self.against.is_some() {
             Some("documents are looked up in an index first")
+        } else if crate::corpus::shards::is_sharded(input, &self.job.pipeline().corpus) {
+            Some("the kept records of shards are written by one process")
         } else if !matches!(
             (format, self.out_format),
             (

@@ -82,10 +82,10 @@ struct Proc {
 }
 
 /// A process that ended.
-struct Done {
-    status: ExitStatus,
-    cwd: PathBuf,
-    stderr: String,
+pub(crate) struct Done {
+    pub(crate) status: ExitStatus,
+    pub(crate) cwd: PathBuf,
+    pub(crate) stderr: String,
 }
 
 /// Starts the binary with `args` in `cwd`; standard output and error go to `log.stdout` and
@@ -167,19 +167,19 @@ fn wait_all(mut procs: Vec<Proc>, deadline: Instant, what: &str) -> Vec<Done> {
 }
 
 /// A distributed run: process `p` ran in `root/p{p}` (which held only an empty `tmp/`).
-struct Run {
-    name: String,
-    ports: Vec<u16>,
-    procs: Vec<Done>,
+pub(crate) struct Run {
+    pub(crate) name: String,
+    pub(crate) ports: Vec<u16>,
+    pub(crate) procs: Vec<Done>,
 }
 
 impl Run {
     /// Process 0's `--out`.
-    fn out(&self) -> PathBuf {
+    pub(crate) fn out(&self) -> PathBuf {
         self.procs[0].cwd.join("out")
     }
 
-    fn stderr(&self) -> String {
+    pub(crate) fn stderr(&self) -> String {
         self.procs
             .iter()
             .enumerate()
@@ -190,7 +190,7 @@ impl Run {
     /// Every process exited 0, and the ones but process 0 left their working directories
     /// as they found them: no `--out` (nor its ids table, nor a temporary file), `tmp/`
     /// empty.
-    fn assert_ok(&self) {
+    pub(crate) fn assert_ok(&self) {
         for (p, d) in self.procs.iter().enumerate() {
             assert!(
                 d.status.success(),
@@ -232,13 +232,13 @@ impl Run {
     }
 
     /// Process 0's summary.json.
-    fn summary(&self) -> Value {
+    pub(crate) fn summary(&self) -> Value {
         read_json(&self.out().join("summary.json"))
     }
 }
 
 /// The names in a directory, sorted.
-fn entries(dir: &Path) -> Vec<String> {
+pub(crate) fn entries(dir: &Path) -> Vec<String> {
     let mut v: Vec<String> = fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -247,7 +247,7 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
-fn read_json(path: &Path) -> Value {
+pub(crate) fn read_json(path: &Path) -> Value {
     let bytes = fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -309,7 +309,7 @@ fn start_env(
 /// Runs `args` on `n` processes of `w` workers each, to the end (within [`LIMIT`]), in
 /// `base/name`. A port taken between finding it and binding it gives one retry on new
 /// ports.
-fn run_dist(base: &Path, name: &str, args: &[&str], n: usize, w: usize) -> Run {
+pub(crate) fn run_dist(base: &Path, name: &str, args: &[&str], n: usize, w: usize) -> Run {
     for attempt in 0..2 {
         let root = base.join(format!("{name}-try{attempt}"));
         let (procs, ports) = start(&root, args, n, w);
@@ -379,7 +379,7 @@ fn assert_same_bytes(want: &[u8], got: &[u8], what: &str) {
 /// the run wrote its kept records in parts (a divided deduplication: one part per process,
 /// `kept.part-00000.jsonl` in process 0's directory, and so on), their concatenation in
 /// process order stands for them and equals the single-process kept file.
-fn assert_same_dir(single: &Path, run: &Run) {
+pub(crate) fn assert_same_dir(single: &Path, run: &Run) {
     let want = tree(single, &["summary.json"]);
     let mut got = tree(&run.out(), &["summary.json"]);
     let parts: Vec<String> = (got.keys())
@@ -424,7 +424,14 @@ fn lines(path: &Path) -> usize {
 /// Process 0's summary.json describes the layout: `distributed` with one entry per process
 /// in process order, whose documents add up to `docs`; the result counts are those of the
 /// single-process summary `single`.
-fn check_summary(run: &Run, n: usize, w: usize, docs: usize, single: &Value, keys: &[&str]) {
+pub(crate) fn check_summary(
+    run: &Run,
+    n: usize,
+    w: usize,
+    docs: usize,
+    single: &Value,
+    keys: &[&str],
+) {
     let sum = run.summary();
     let d = &sum["distributed"];
     let name = &run.name;
@@ -474,7 +481,7 @@ fn corpus(dir: &Path) -> PathBuf {
 }
 
 /// `args` plus `--out out`, run once in one process in `dir/name`; returns the output.
-fn single(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
+pub(crate) fn single(dir: &Path, name: &str, args: &[&str]) -> PathBuf {
     let out = dir.join(name);
     let mut a = args.to_vec();
     a.extend(["--out", s(&out)]);
@@ -1205,7 +1212,7 @@ fn repeated_ids_across_shares() {
 // Fail-stop
 
 /// Whether `stderr` names process `p` of `run`: "process P" or its host:port.
-fn names_peer(stderr: &str, p: usize, ports: &[u16]) -> bool {
+pub(crate) fn names_peer(stderr: &str, p: usize, ports: &[u16]) -> bool {
     stderr.contains(&format!("process {p}")) || stderr.contains(&format!("127.0.0.1:{}", ports[p]))
 }
 

@@ -78,6 +78,14 @@ mod report_files;
 mod s_curve;
 mod scale_cli;
 mod scale_images;
+#[cfg(feature = "distributed")]
+mod shards;
+#[cfg(not(feature = "distributed"))]
+mod shards {
+    #[test]
+    #[ignore = "needs the `distributed` feature"]
+    fn left_out() {}
+}
 mod short_documents;
 mod simhash;
 mod sketch_file;

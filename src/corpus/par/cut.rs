@@ -16,7 +16,7 @@ use crate::corpus::input::{append_line, is_blank, read_err, Got};
 use crate::corpus::reader::too_many_documents;
 use crate::corpus::split::LineRange;
 use crate::corpus::CorpusStats;
-use crate::{Error, Result};
+use crate::Result;
 
 #[cfg(doc)]
 use super::ParOptions;
@@ -170,18 +170,6 @@ pub(super) fn read_lines(
         return (seq, Ok((None, oversized)));
     }
     (seq, end)
-}
-
-/// The bytes `[start, end)` of the file at `path`.
-pub(super) fn open_range(path: &Path, start: u64, end: u64) -> Result<Box<dyn BufRead + Send>> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-    f.seek(SeekFrom::Start(start))
-        .map_err(|e| Error::io(path, e))?;
-    Ok(Box::new(std::io::BufReader::with_capacity(
-        1 << 20,
-        f.take(end - start),
-    )))
 }
 
 /// The reader of the other formats: the sequential reader in batches.

@@ -13,12 +13,12 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 
 use super::block::{Consume, MapDoc, RawDoc};
-use super::cut::{offsets_are_file_offsets, open_range, read_lines, read_seq, Job, LineLimits};
+use super::cut::{offsets_are_file_offsets, read_lines, read_seq, Job, LineLimits};
 use super::options::ParOptions;
 use super::order::{consume_in_order, IdsInOrder, Msg, Piece};
 use super::parse::{line_kind, run_job};
 use crate::corpus::input::open_read;
-use crate::corpus::split::{LineRange, Split};
+use crate::corpus::split::{open_piece, LineRange, Split};
 use crate::corpus::unique::check_for;
 use crate::corpus::{CorpusConfig, CorpusStats};
 use crate::{DocId, Error, Result};
@@ -222,7 +222,7 @@ fn par_map_inner<S: Send, T: Send>(
         Seq(Box<crate::corpus::CorpusReader>),
     }
     let src = match (line_kind, range) {
-        (Some(_), Some(r)) => Src::Lines(open_range(path, r.start, r.end)?),
+        (Some(_), Some(r)) => Src::Lines(open_piece(path, r.start, r.end)?),
         (Some(_), None) => {
             if wanted.is_none() {
                 crate::corpus::refuse_over_cap(path, cfg)?;

@@ -10,7 +10,8 @@
 //!   each block so that every block knows its first [`DocId`]. Formats that cannot be cut
 //!   cheaply (CSV/TSV, whose quoted fields may hold line ends, directories, WARC, Parquet)
 //!   and JSONL with [`CorpusConfig::skip_bad_lines`] (whose document count is only known
-//!   after parsing)
+//!   after parsing), and sharded corpora ([`crate::corpus::shards`], read shard after
+//!   shard)
 //!   fall back to the sequential [`super::CorpusReader`], whose documents are handed over
 //!   in batches;
 //! * **workers** (rayon tasks on the current pool, so `--threads` applies) parse each

@@ -43,11 +43,13 @@ impl<'a> LineKind<'a> {
 /// How the parallel reader reads `path` by lines (JSONL, unless malformed lines are to be
 /// skipped, or plain lines); `None` for the formats read by the sequential reader.
 pub(super) fn line_kind<'c>(path: &Path, cfg: &'c CorpusConfig) -> Result<Option<LineKind<'c>>> {
-    Ok(match cfg.format_of(path)? {
-        Format::Jsonl if !cfg.skip_bad_lines => Some(LineKind::new(true, cfg)),
-        Format::Lines => Some(LineKind::new(false, cfg)),
-        _ => None,
-    })
+    let format = cfg.format_of(path)?;
+    if crate::corpus::shards::is_sharded(path, cfg) {
+        // Shards are read one after the other by the sequential reader.
+        return Ok(None);
+    }
+    Ok(crate::corpus::split::read_by_lines(format, cfg)
+        .then(|| LineKind::new(format == Format::Jsonl, cfg)))
 }
 
 /// The result of a block of lines that failed with `e` after the documents `ext_ids`

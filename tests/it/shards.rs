@@ -1,0 +1,409 @@
+//! Sharded corpora (a pattern or a directory of shards, `fimdup::corpus::shards`) through
+//! the binary, in one process and in many (the harness of `distributed.rs`):
+//! - one process over shards of mixed sizes and compressions (plain, gzip, zstd, an empty
+//!   one) writes the clusters and pairs of the run over their concatenation, for a pattern
+//!   and for a directory given with `--format jsonl`;
+//! - divided runs over the shards (1 x 2, 2 x 1, 2 x 2, 3 x 1) write the same bytes, and
+//!   each process reports the bytes it read: all of them over the processes, and none
+//!   more than its share plus the largest shard read whole;
+//! - a corrupt shard (truncated zstd, broken gzip) stops one process and many with exit 2,
+//!   naming the shard and the line, with no output; a pattern that matches nothing is
+//!   refused naming it;
+//! - CSV shards (each with its header) read as the one CSV file of their rows; text shards
+//!   (ids `name:line`) give the same bytes in one process and divided; Parquet shards
+//!   (written by the crate's converter) read as the concatenated JSONL, in one process and
+//!   gathered on 2, and a Parquet shard cut short is an exit 2 naming it.
+
+use crate::common;
+use crate::distributed::{
+    assert_same_dir, check_summary, entries, names_peer, read_json, run_dist, single,
+};
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::s;
+
+/// Documents of the generated corpus.
+const DOCS: usize = 1500;
+
+/// How the corpus is cut into shards: (file name, lines). The plain shard in the middle is
+/// the largest, so that divided runs cut it into byte ranges; the compressed ones are read
+/// whole.
+const SHARDS: [(&str, usize); 6] = [
+    ("part-0.jsonl.zst", 200),
+    ("part-1.jsonl", 700),
+    ("part-2.jsonl.gz", 300),
+    ("part-3.jsonl", 0),
+    ("part-4.jsonl.zst", 299),
+    ("part-5.jsonl.zst", 1),
+];
+
+/// Writes `bytes` to `path`, compressed as its extension says (with the crates the reader
+/// uses, gzip by flate2 and zstd by zstd).
+fn write_compressed(path: &Path, bytes: &[u8]) {
+    let name = path.file_name().unwrap().to_string_lossy();
+    let data = if name.ends_with(".zst") {
+        zstd::encode_all(bytes, 3).unwrap()
+    } else if name.ends_with(".gz") {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        e.write_all(bytes).unwrap();
+        e.finish().unwrap()
+    } else {
+        bytes.to_vec()
+    };
+    fs::write(path, data).unwrap();
+}
+
+/// The generated corpus (its path) and its shards in `d/shards` ([`SHARDS`]).
+fn sharded(d: &Path) -> (PathBuf, PathBuf) {
+    let whole = common::gen(d, "docs", DOCS, 11, "", &[]);
+    let text = fs::read_to_string(&whole).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), DOCS);
+    let dir = d.join("shards");
+    fs::create_dir_all(&dir).unwrap();
+    let mut at = 0;
+    for (name, n) in SHARDS {
+        let mut part = String::new();
+        for l in &lines[at..at + n] {
+            part.push_str(l);
+            part.push('\n');
+        }
+        write_compressed(&dir.join(name), part.as_bytes());
+        at += n;
+    }
+    assert_eq!(at, DOCS, "the shards hold the corpus");
+    (whole, dir)
+}
+
+/// The pattern of every shard of `dir`, as a path.
+fn pattern(dir: &Path) -> String {
+    format!("{}/part-*", dir.display())
+}
+
+/// The bytes of the shards in `dir`, and the largest compressed one.
+fn shard_bytes(dir: &Path) -> (u64, u64) {
+    let mut total = 0;
+    let mut largest_whole = 0;
+    for (name, _) in SHARDS {
+        let len = fs::metadata(dir.join(name)).unwrap().len();
+        total += len;
+        if name.ends_with(".zst") || name.ends_with(".gz") {
+            largest_whole = largest_whole.max(len);
+        }
+    }
+    (total, largest_whole)
+}
+
+#[test]
+fn one_process_over_shards_is_the_run_over_their_concatenation() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, shards) = sharded(d);
+    let args = ["cluster", s(&whole), "--threshold", "0.8"];
+    let want = single(d, "whole", &args);
+    let want_sum = read_json(&want.join("summary.json"));
+    assert!(
+        want_sum["clusters"].as_u64().is_some_and(|c| c > 10),
+        "the corpus must have clusters: {want_sum}"
+    );
+    let pat = pattern(&shards);
+    let cases: [(&str, Vec<&str>); 2] = [
+        ("pattern", vec!["cluster", &pat, "--threshold", "0.8"]),
+        (
+            "directory",
+            vec![
+                "cluster",
+                s(&shards),
+                "--format",
+                "jsonl",
+                "--threshold",
+                "0.8",
+            ],
+        ),
+    ];
+    for (name, args) in cases {
+        let got = single(d, name, &args);
+        assert_same_files(&want, &got, name);
+        let sum = read_json(&got.join("summary.json"));
+        assert_eq!(sum["documents"], want_sum["documents"], "{name}");
+        assert_eq!(sum["clusters"], want_sum["clusters"], "{name}");
+    }
+}
+
+/// The files of two output directories (but summary.json) hold the same bytes.
+fn assert_same_files(want: &Path, got: &Path, what: &str) {
+    let names = |p: &Path| -> Vec<String> {
+        entries(p)
+            .into_iter()
+            .filter(|n| n != "summary.json")
+            .collect()
+    };
+    assert_eq!(names(want), names(got), "{what}");
+    for n in names(want) {
+        let (a, b) = (
+            fs::read(want.join(&n)).unwrap(),
+            fs::read(got.join(&n)).unwrap(),
+        );
+        assert!(
+            a == b,
+            "{what}: {n} differs from the run over the concatenation"
+        );
+    }
+}
+
+#[test]
+fn divided_runs_over_shards_match_one_process_and_read_their_share() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, shards) = sharded(d);
+    let one = single(d, "whole", &["cluster", s(&whole), "--threshold", "0.8"]);
+    let one_sum = read_json(&one.join("summary.json"));
+    let pat = pattern(&shards);
+    let args = ["cluster", &pat, "--threshold", "0.8"];
+    let (total, largest_whole) = shard_bytes(&shards);
+    for (n, w) in [(1, 2), (2, 1), (2, 2), (3, 1)] {
+        let run = run_dist(d, &format!("shards-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(&run, n, w, DOCS, &one_sum, &["documents", "clusters"]);
+        let sum = run.summary();
+        let dist = &sum["distributed"];
+        assert_eq!(dist["mode"], "divided", "{}: {dist}", run.name);
+        let per = dist["per_process"].as_array().unwrap();
+        let read: Vec<u64> = (per.iter())
+            .map(|p| p["bytes_read"].as_u64().expect("bytes_read"))
+            .collect();
+        assert_eq!(read.iter().sum::<u64>(), total, "{}: {read:?}", run.name);
+        // Each process reads its share, give or take one shard read whole (and a line
+        // where a plain shard is cut).
+        let share = total / n as u64;
+        for (p, &r) in read.iter().enumerate() {
+            assert!(
+                r <= share + largest_whole + 1024,
+                "{}: process {p} read {r} of {total} bytes: {read:?}",
+                run.name
+            );
+        }
+    }
+}
+
+/// The shards with `name` replaced by `bytes` (written as they are), in `d/bad-{tag}`.
+fn with_bad_shard(d: &Path, shards: &Path, tag: &str, name: &str, bytes: Vec<u8>) -> PathBuf {
+    let bad = d.join(format!("bad-{tag}"));
+    fs::create_dir_all(&bad).unwrap();
+    for (n, _) in SHARDS {
+        fs::copy(shards.join(n), bad.join(n)).unwrap();
+    }
+    fs::write(bad.join(name), bytes).unwrap();
+    bad
+}
+
+#[test]
+fn a_corrupt_shard_stops_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, shards) = sharded(d);
+    // A zstd frame and a gzip member cut short.
+    let zst = fs::read(shards.join("part-4.jsonl.zst")).unwrap();
+    let gz = fs::read(shards.join("part-2.jsonl.gz")).unwrap();
+    let cases = [
+        (
+            "zst",
+            "part-4.jsonl.zst",
+            zst[..zst.len() / 2].to_vec(),
+            "zstd",
+        ),
+        (
+            "gz",
+            "part-2.jsonl.gz",
+            gz[..gz.len() * 2 / 3].to_vec(),
+            "gzip",
+        ),
+    ];
+    for (tag, name, bytes, codec) in cases {
+        let bad = with_bad_shard(d, &shards, tag, name, bytes);
+        let pat = pattern(&bad);
+        let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+        // One process.
+        let out = d.join(format!("single-{tag}"));
+        let mut a = args.to_vec();
+        a.extend(["--out", s(&out)]);
+        let o = common::run(&a);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{tag}: {err}");
+        let shard = bad.join(name);
+        let named = format!("{}:", shard.display());
+        assert!(
+            err.contains(&named) && err.contains(codec),
+            "{tag}: the message names neither the shard and line nor the codec: {err}"
+        );
+        assert!(!out.exists(), "{tag}: output written");
+        // Two processes: the one reading the shard names it, every process exits 2 and
+        // nothing is written.
+        let run = run_dist(d, &format!("bad-{tag}-2x1"), &args, 2, 1);
+        for (p, proc_) in run.procs.iter().enumerate() {
+            assert_eq!(
+                proc_.status.code(),
+                Some(2),
+                "{tag}: process {p}{}",
+                run.stderr()
+            );
+            assert_eq!(entries(&proc_.cwd), ["tmp"], "{tag}: process {p} wrote");
+        }
+        assert!(
+            run.procs.iter().any(|p| p.stderr.contains(&named)),
+            "{tag}: no process names the shard:{}",
+            run.stderr()
+        );
+        let err0 = &run.procs[0].stderr;
+        assert!(
+            err0.contains(&named) || names_peer(err0, 1, &run.ports),
+            "{tag}: process 0 names neither the shard nor process 1: {err0}"
+        );
+    }
+}
+
+#[test]
+fn a_pattern_matching_nothing_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pat = format!("{}/none-*.jsonl.zst", d.display());
+    let out = d.join("out");
+    let o = common::run(&["cluster", &pat, "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&pat) && err.contains("no file matches"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}
+
+/// A CSV field, quoted (RFC 4180).
+fn csv_field(s: &str) -> String {
+    format!("\"{}\"", s.replace('"', "\"\""))
+}
+
+/// Other formats: CSV shards (each with its header row) give the clusters and pairs of the
+/// one CSV file holding their rows; plain-text shards, whose ids are `name:line`, give the
+/// same bytes in one process and divided among 2 x 1 and 1 x 2 workers.
+#[test]
+fn csv_and_text_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let whole = common::gen(d, "docs", DOCS, 12, "", &[]);
+    let docs: Vec<serde_json::Value> = (fs::read_to_string(&whole).unwrap().lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |v: &serde_json::Value| {
+        format!(
+            "{},{}\n",
+            csv_field(v["id"].as_str().unwrap()),
+            csv_field(v["text"].as_str().unwrap())
+        )
+    };
+    let csv_dir = d.join("csv");
+    let txt_dir = d.join("txt");
+    fs::create_dir_all(&csv_dir).unwrap();
+    fs::create_dir_all(&txt_dir).unwrap();
+    let mut one = String::from("id,text\n");
+    let mut at = 0;
+    for (i, (_, n)) in SHARDS.iter().enumerate() {
+        let mut csv = String::from("id,text\n");
+        let mut txt = String::new();
+        for v in &docs[at..at + n] {
+            one.push_str(&row(v));
+            csv.push_str(&row(v));
+            txt.push_str(&v["text"].as_str().unwrap().replace(['\n', '\r'], " "));
+            txt.push('\n');
+        }
+        let ext = [".csv.zst", ".csv", ".csv.gz"][i % 3];
+        write_compressed(&csv_dir.join(format!("s-{i}{ext}")), csv.as_bytes());
+        write_compressed(&txt_dir.join(format!("t-{i}.txt")), txt.as_bytes());
+        at += n;
+    }
+    let one_csv = d.join("one.csv");
+    fs::write(&one_csv, one).unwrap();
+    let want = single(
+        d,
+        "one-csv",
+        &["cluster", s(&one_csv), "--threshold", "0.8"],
+    );
+    let got = single(
+        d,
+        "csv-shards",
+        &[
+            "cluster",
+            s(&csv_dir),
+            "--format",
+            "csv",
+            "--threshold",
+            "0.8",
+        ],
+    );
+    assert_same_files(&want, &got, "csv shards");
+
+    let pat = format!("{}/t-*.txt", txt_dir.display());
+    let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+    let want = single(d, "txt-shards", &args);
+    let clusters = fs::read_to_string(want.join("clusters.jsonl")).unwrap();
+    assert!(
+        clusters.contains("\"t-1.txt:"),
+        "the ids of text shards are name:line: {}",
+        &clusters[..clusters.len().min(300)]
+    );
+    let want_sum = read_json(&want.join("summary.json"));
+    for (n, w) in [(2, 1), (1, 2)] {
+        let run = run_dist(d, &format!("txt-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        assert_same_dir(&want, &run);
+        check_summary(&run, n, w, DOCS, &want_sum, &["documents", "clusters"]);
+        assert_eq!(run.summary()["distributed"]["mode"], "divided");
+    }
+}
+
+/// Parquet shards (written by the crate's converter from the JSONL shards): one process
+/// and 2 x 1 (gathered: Parquet is not read by lines) give the clusters and pairs of the
+/// concatenated JSONL; a Parquet shard cut short stops the run with exit 2 naming it.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, shards) = sharded(d);
+    let pq = d.join("pq");
+    fs::create_dir_all(&pq).unwrap();
+    for (i, (name, n)) in SHARDS.iter().enumerate() {
+        let rows = fimdup::corpus::parquet::jsonl_to_parquet(
+            &shards.join(name),
+            &pq.join(format!("p-{i}.parquet")),
+        )
+        .unwrap();
+        assert_eq!(rows, *n as u64);
+    }
+    let want = single(d, "whole", &["cluster", s(&whole), "--threshold", "0.8"]);
+    let pat = format!("{}/p-*.parquet", pq.display());
+    let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+    let got = single(d, "pq-one", &args);
+    assert_same_files(&want, &got, "parquet shards");
+    let run = run_dist(d, "pq-2x1", &args, 2, 1);
+    run.assert_ok();
+    assert_same_dir(&want, &run);
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+
+    let bytes = fs::read(pq.join("p-2.parquet")).unwrap();
+    fs::write(pq.join("p-2.parquet"), &bytes[..bytes.len() / 2]).unwrap();
+    let out = d.join("pq-bad");
+    let o = common::run(&["cluster", &pat, "--threshold", "0.8", "--out", s(&out)]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&pq.join("p-2.parquet").display().to_string()),
+        "the message does not name the shard: {err}"
+    );
+    assert!(!out.exists());
+}
