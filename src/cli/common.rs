@@ -562,7 +562,7 @@ impl DistArgs {
 #[cfg(feature = "distributed")]
 pub fn share_done(topo: &fimdup::dataflow::Topology, out: &std::path::Path) {
     eprintln!(
-        "{}: share done; process 0 writes {} (a divided dedup: each process its kept part)",
+        "{}: share done; process 0 writes {} (a divided run: each process its parts there)",
         topo.name_of(topo.process()),
         out.display()
     );
