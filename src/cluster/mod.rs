@@ -76,8 +76,7 @@ pub use method::Reads;
 pub use options::JobOptions;
 pub use output::{
     pair_rows, write_cluster_lines, write_clusters, write_pair_lines, write_pairs, write_summary,
-    Cluster, ClusterOutput, ClusterSummary,
-    Phase, ScoredPair,
+    Cluster, ClusterOutput, ClusterSummary, Phase, ScoredPair,
 };
 pub use prepared::Prepared;
 pub use run::{

@@ -90,15 +90,15 @@ use std::path::{Path, PathBuf};
 
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
+use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, rows_stage};
 use super::report::{
     part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
 use super::rounds::{Rounds, Target};
-use super::output::{write_parts, OutputPlan};
 use crate::cluster::stages::{
-    divided_method, merged_summary, place_groups, run_group, spanning_forest, GroupFound,
-    GroupJob, Member, Totals,
+    divided_method, merged_summary, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
+    Member, Totals,
 };
 use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::corpus::DuplicateIds;

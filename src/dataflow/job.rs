@@ -116,12 +116,7 @@ pub fn prepare_on(
 /// (the output holds the summary only: [`JobOutput::in_parts`]); other jobs are prepared
 /// by [`prepare_on`] and run on process 0, whose output holds everything (the caller
 /// writes it).
-pub fn run_job(
-    job: &Job,
-    input: &Input,
-    topo: &Topology,
-    out: &Path,
-) -> Result<Option<JobOutput>> {
+pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();
     let because = match input {
         Input::Corpus(path) => match super::cluster::gathered_because(job, path)? {

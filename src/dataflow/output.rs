@@ -220,7 +220,10 @@ pub(super) fn write_parts(
             .collect();
         let mut removed =
             rounds.exchange(numbered, move |r: &RemovedLine| first_of(doc_part(r.doc)));
-        if let Some(r) = removed.iter().find(|r| matches!(r.cluster, ClusterRef::At { .. })) {
+        if let Some(r) = removed
+            .iter()
+            .find(|r| matches!(r.cluster, ClusterRef::At { .. }))
+        {
             return Err(Error::Distributed(format!(
                 "the cluster of removed document {} was not numbered",
                 r.doc

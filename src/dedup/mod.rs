@@ -45,9 +45,7 @@ pub mod write;
 pub use config::{Dedup, DedupBuilder, DedupOptions, Keep, KeyValue, OutFormat};
 pub use run::{Chosen, DedupOutput, DedupSummary, RemovedBy, WrittenParts};
 pub use select::{Reason, Removal, Representative, ScoreKind};
-pub use write::{
-    part_name, removed_rows, write_kept_part, write_removed_lines, Kept, RemovedRow,
-};
+pub use write::{part_name, removed_rows, write_kept_part, write_removed_lines, Kept, RemovedRow};
 
 #[cfg(doc)]
 use crate::cluster::{Equivalence, Job};

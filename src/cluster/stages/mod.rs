@@ -33,6 +33,6 @@ pub use merge::{
 pub use pairs::{count_pairs, link_candidates};
 pub use parts::{
     cluster_key, finish_part_clusters, group_rows, part_file, part_pattern, resolve,
-    sort_pair_lines, sort_removed_lines, write_clusters_part, write_pairs_part,
-    write_removed_part, ClusterLine, ClusterRef, GroupRows, PairLine, RemovedLine,
+    sort_pair_lines, sort_removed_lines, write_clusters_part, write_pairs_part, write_removed_part,
+    ClusterLine, ClusterRef, GroupRows, PairLine, RemovedLine,
 };
