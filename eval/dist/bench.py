@@ -9,7 +9,8 @@ Configurations (--configs, comma-separated; default 1p,2x1,4x1,1x2):
         N > 1: the same command plus `--processes N --process P --hosts HOSTS --workers W
         --connect-timeout S`, P = 0 .. N-1 started together on 127.0.0.1, HOSTS N lines
         127.0.0.1:PORT with ports free at run time (bound to port 0, read back, closed). All
-        get the same --out; process 0 writes it, the others nothing.
+        get the same --out; a divided run's processes each write their parts there (compared
+        concatenated in process order), a gathered run's process 0 everything.
         N = 1: `--processes 1 --workers W`, the dataflow without the network (1x2 tells the
         dataflow's cost from the network's).
 Each run is one child process per fimdup process under /usr/bin/time (%e %M: wall seconds,
@@ -62,9 +63,11 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 FAIL_STOP_GRACE = 60  # seconds the other processes get to stop after one fails
 VOLATILE = {"phases", "seconds", "peak_rss_bytes", "distributed"}
 # the divided mode's stages, in the order they run (summary.json `distributed.per_process[].stages`)
-STAGES = ["read and sketch", "ids", "collapse", "rows", "pairs", "components", "per group", "results"]
-# stages whose traffic goes to worker 0 (process 0) rather than all to all
-TO_ZERO = {"components", "results"}
+STAGES = ["read and sketch", "ids", "collapse", "rows", "pairs", "components", "per group", "output",
+          "summary"]
+# stages whose traffic goes to worker 0 (process 0) rather than all to all (a divided run's
+# outputs are written in parts by every process: "output" is all to all, "summary" the counts)
+TO_ZERO = {"components", "summary"}
 
 
 def log(m):
@@ -295,19 +298,30 @@ def run_config(a, cfg, docs, method, tag):
     }
 
 
+def joined(files):
+    """{output file: its files in order}: a divided run's parts (`pairs.part-00000.csv`, ...)
+    stand for the file they make concatenated in order (`pairs.csv`)."""
+    out = {}
+    for f in sorted(files):
+        m = re.fullmatch(r"(.*)\.part-\d{5}\.(.*)", f)
+        out.setdefault(f"{m.group(1)}.{m.group(2)}" if m else f, []).append(f)
+    return out
+
+
 def check_same(ref, run):
-    """Problems of run's outputs against the 1p reference (empty: identical)."""
+    """Problems of run's outputs against the 1p reference (empty: identical); a divided run's
+    parts are concatenated in process order first."""
     probs = []
-    rf = [f for f in ref["files"] if f != "summary.json"]
-    xf = [f for f in run["files"] if f != "summary.json"]
-    if rf != xf:
-        probs.append(f"files differ: 1p {rf}, {run['config']} {xf}")
-    for f in rf:
-        if f in xf:
-            r = subprocess.run(["cmp", os.path.join(ref["out"], f), os.path.join(run["out"], f)],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                probs.append(f"{f}: {r.stdout.strip() or r.stderr.strip()}")
+    rj = {k: v for k, v in joined(ref["files"]).items() if k != "summary.json"}
+    xj = {k: v for k, v in joined(run["files"]).items() if k != "summary.json"}
+    if sorted(rj) != sorted(xj):
+        probs.append(f"files differ: 1p {sorted(rj)}, {run['config']} {sorted(xj)}")
+    for f, refs in rj.items():
+        if f in xj:
+            want = b"".join(open(os.path.join(ref["out"], x), "rb").read() for x in refs)
+            got = b"".join(open(os.path.join(run["out"], x), "rb").read() for x in xj[f])
+            if want != got:
+                probs.append(f"{f}: differs ({len(want)} vs {len(got)} bytes)")
     tmp = [f for f in run["files"] if ".tmp" in f]
     if tmp:
         probs.append(f"temporary files left: {tmp}")

@@ -155,7 +155,7 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     let input = Input::from_paths(&args.input)?;
     #[cfg(feature = "distributed")]
     let out = match args.dist.topology()? {
-        Some(topo) => match fimdup::dataflow::run_job(&job, &input, &topo)? {
+        Some(topo) => match fimdup::dataflow::run_job(&job, &input, &topo, &args.out)? {
             Some(out) => out,
             None => {
                 super::common::share_done(&topo, &args.out);

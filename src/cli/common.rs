@@ -485,7 +485,10 @@ pub fn install_interrupt_handler() {
 #[command(next_help_heading = "Many processes")]
 pub struct DistArgs {
     /// Run on N processes (each started with the same command line but its own
-    /// --process); process 0 writes the output, the others nothing.
+    /// --process). A divided run: each process writes its parts of the outputs into
+    /// --out (clusters.part-00000.jsonl, ...: in process order, concatenated, the
+    /// one-process files), process 0 summary.json; a gathered run: process 0 writes the
+    /// output, the others nothing.
     #[arg(long, value_name = "N")]
     pub processes: Option<usize>,
     /// This process, 0..N.
@@ -562,7 +565,7 @@ impl DistArgs {
 #[cfg(feature = "distributed")]
 pub fn share_done(topo: &fimdup::dataflow::Topology, out: &std::path::Path) {
     eprintln!(
-        "{}: share done; process 0 writes {} (a divided dedup: each process its kept part)",
+        "{}: share done; process 0 writes {} (a divided run: each process its parts there)",
         topo.name_of(topo.process()),
         out.display()
     );

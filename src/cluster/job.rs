@@ -919,6 +919,7 @@ impl Job {
             ext_ids: s.into_ext_ids(),
             seconds: t0.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::spill::peak_rss_bytes(),
+            in_parts: false,
         })
     }
 }

@@ -2,8 +2,8 @@
 //! refers to, and what `summary.json` adds (timings, memory, the input's counts, the
 //! multi-process block and, when asked, the memory plan), and how it is written.
 //!
-//! Invariants: `clusters.jsonl` and `pairs.csv` are each complete or absent, and
-//! `summary.json` is written after them.
+//! Invariants: `clusters.jsonl` and `pairs.csv` (or their parts) are each complete or
+//! absent, and `summary.json` is written after them.
 
 use std::path::Path;
 
@@ -35,6 +35,10 @@ pub struct JobOutput {
     pub memory_plan: Option<serde_json::Value>,
     /// The method's declared options with their values (the summary's `options`).
     pub options: serde_json::Value,
+    /// The clusters and pairs files were written in parts by the processes of a divided
+    /// run (`output` holds the summary only, `ext_ids` nothing): [`JobOutput::write`]
+    /// writes `summary.json` alone.
+    pub in_parts: bool,
 }
 
 impl JobOutput {
@@ -59,8 +63,12 @@ impl JobOutput {
     }
 
     /// Writes `clusters.jsonl` and `pairs.csv` (side by side, each complete or absent) and
-    /// then `summary.json` into `dir`.
+    /// then `summary.json` into `dir` (the summary alone when the files were written in
+    /// parts).
     pub fn write(&self, dir: &Path) -> Result<()> {
+        if self.in_parts {
+            return write_summary(&dir.join("summary.json"), &self.summary_json()?);
+        }
         let (c, p) = rayon::join(
             || {
                 write_clusters(

@@ -140,6 +140,21 @@ pub struct ClusterOutput {
 
 /// Writes `clusters.jsonl`: `{"id":..,"docs":[external ids..],"support":k}` per line.
 pub fn write_clusters(path: &Path, clusters: &[Cluster], ext_ids: &[String]) -> Result<()> {
+    let lines = clusters.iter().map(|c| {
+        let docs = (c.docs.iter())
+            .map(|d| ext(ext_ids, *d))
+            .collect::<Result<Vec<_>>>()?;
+        Ok((c.id, docs, c.support))
+    });
+    write_cluster_lines(path, lines)
+}
+
+/// Writes the lines of `clusters.jsonl` (or of a part of it), each `(id, member external
+/// ids, support)`, in the order given.
+pub fn write_cluster_lines<'a>(
+    path: &Path,
+    lines: impl IntoIterator<Item = Result<(u32, Vec<&'a str>, u32)>>,
+) -> Result<()> {
     #[derive(serde::Serialize)]
     struct Line<'a> {
         id: u32,
@@ -147,17 +162,9 @@ pub fn write_clusters(path: &Path, clusters: &[Cluster], ext_ids: &[String]) -> 
         support: u32,
     }
     let mut f = AtomicFile::create(path)?;
-    for c in clusters {
-        let docs = c
-            .docs
-            .iter()
-            .map(|d| ext(ext_ids, *d))
-            .collect::<Result<Vec<_>>>()?;
-        let line = Line {
-            id: c.id,
-            docs,
-            support: c.support,
-        };
+    for l in lines {
+        let (id, docs, support) = l?;
+        let line = Line { id, docs, support };
         serde_json::to_writer(&mut f, &line).map_err(|e| Error::io(path, e.into()))?;
         f.write_all(b"\n").map_err(|e| Error::io(path, e))?;
     }
@@ -199,16 +206,29 @@ pub fn pair_rows<'a>(
 /// scores); see the module docs for the order.
 pub fn write_pairs(path: &Path, pairs: &[ScoredPair], ext_ids: &[String]) -> Result<()> {
     let rows = pair_rows(pairs, ext_ids)?;
+    let lines = (rows.into_iter())
+        .map(|(a, b, p)| (ext_ids[a.index()].as_str(), ext_ids[b.index()].as_str(), *p));
+    write_pair_lines(path, true, lines)
+}
+
+/// Writes the rows of `pairs.csv` (or of a part of it), each `(a, b, pair)` with the
+/// external ids of its documents, in the order given; the header first when `header`.
+pub fn write_pair_lines<'a>(
+    path: &Path,
+    header: bool,
+    rows: impl IntoIterator<Item = (&'a str, &'a str, ScoredPair)>,
+) -> Result<()> {
     let mut f = AtomicFile::create(path)?;
     {
         let mut w = crate::corpus::dialect::writer(false).from_writer(&mut f);
         let opt_u = |v: Option<u32>| v.map(|x| x.to_string()).unwrap_or_default();
         let opt_f = |v: Option<f64>| v.map(|x| x.to_string()).unwrap_or_default();
         let io = |e: csv::Error| Error::io(path, e.into());
-        w.write_record(["a", "b", "shared", "estimate", "exact"])
-            .map_err(io)?;
-        for (a, b, p) in rows {
-            let (x, y) = (ext_ids[a.index()].as_str(), ext_ids[b.index()].as_str());
+        if header {
+            w.write_record(["a", "b", "shared", "estimate", "exact"])
+                .map_err(io)?;
+        }
+        for (x, y, p) in rows {
             w.write_record([x, y, &opt_u(p.shared), &opt_f(p.estimate), &opt_f(p.exact)])
                 .map_err(io)?;
         }

@@ -308,13 +308,18 @@ pub fn finish_clusters(sets: Vec<(Vec<DocId>, u32)>) -> Vec<Cluster> {
 
 /// An [`Error::Limit`] when `clusters` have more member pairs than `max_pairs`.
 pub fn check_max_pairs(clusters: &[Cluster], max_pairs: Option<u64>) -> Result<()> {
-    let total_pairs: u64 = clusters
-        .iter()
-        .map(|c| {
-            let l = c.docs.len() as u64;
-            l * (l - 1) / 2
-        })
-        .sum();
+    let total_pairs: u64 = clusters.iter().map(|c| pair_count_of(c.docs.len())).sum();
+    check_pair_count(total_pairs, max_pairs)
+}
+
+/// The member pairs of a cluster of `len` documents.
+pub fn pair_count_of(len: usize) -> u64 {
+    let l = len as u64;
+    l * l.saturating_sub(1) / 2
+}
+
+/// An [`Error::Limit`] when `total_pairs` member pairs are more than `max_pairs`.
+pub fn check_pair_count(total_pairs: u64, max_pairs: Option<u64>) -> Result<()> {
     match max_pairs {
         Some(m) if total_pairs > m => Err(Error::Limit(format!(
             "the clusters have {total_pairs} member pairs, more than max_pairs = {m}"

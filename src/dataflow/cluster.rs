@@ -3,9 +3,9 @@
 //! by resemblance, on a corpus read by lines (one uncompressed JSONL or plain-lines file
 //! cut into byte ranges, or the shards of a sharded JSONL or plain-lines corpus, compressed
 //! or not, divided by bytes, [`crate::corpus::split::assign_pieces`]; exact sets,
-//! verification and deduplication need one file): no process holds the corpus's images, and process
-//! 0 receives the results (clusters, member pairs, the ids that name them, counters), not
-//! the records.
+//! verification and deduplication need one file): no process holds the corpus's images,
+//! every process writes its part of each output file, and process 0 receives counters,
+//! not the records nor the results.
 //!
 //! Stages, each a round of exchange by key ([`super::rounds`]) around the library's stage
 //! functions over a partition ([`crate::cluster::stages`]; this module and its siblings
@@ -67,32 +67,44 @@
 //! 8. **Kept parts** (deduplication): the removed DocIds go to the first worker of the
 //!    process that read them, which writes the kept records of the process's ranges as
 //!    the process's part ([`crate::dedup::write_kept_part`]).
-//! 9. **Merge**: the groups' clusters, pairs and the ids of their members go to worker 0,
-//!    which orders the clusters and pairs as one process does and fills the summary from
-//!    the stages' counters ([`crate::cluster::stages::merge_groups`]; the counters and reports in `report.rs`).
+//! 9. **Output** (`output.rs`): each group's clusters, pairs and removals become lines
+//!    with the external ids they name ([`crate::cluster::stages::group_rows`]), counted;
+//!    the counts are all-gathered, so every worker checks the whole run's limits, with a
+//!    sample of each worker's keys in each file's order, from which the splitters give
+//!    each process a contiguous range of each file; the lines go to their process's first
+//!    worker, which orders them as one process does, numbers its clusters after the
+//!    earlier parts' (an all-gather of counts) and writes its parts: `clusters.jsonl`,
+//!    `pairs.csv` (a clustering) and `removed.csv` (a deduplication) as
+//!    `clusters.part-00000.jsonl`, ... (with one process, the files themselves). The
+//!    workers' counters and reports then go to worker 0, which fills the summary
+//!    ([`crate::cluster::stages::merged_summary`]; the reports in `report.rs`).
 //!
 //! The messages, their routes and the budget's passes are in `messages.rs`.
 //!
-//! Invariants: the outputs (clusters, pairs and every summary field but timings, memory
-//! and the `distributed` block) equal the one-process run's for any number of processes
-//! and workers (a deduplication's removals too, and its parts in process order are the
-//! one-process kept file); a stage's error (a repeated id, a malformed line) stops every
-//! process; the other processes return `None` and write nothing but their kept part.
+//! Invariants: the outputs' parts concatenated in process order (and every summary field
+//! but timings, memory and the `distributed` block) equal the one-process run's files for
+//! any number of processes and workers (`clusters.jsonl`, `pairs.csv`, a deduplication's
+//! `removed.csv` and kept file); a stage's error (a repeated id, a malformed line, a
+//! limit) stops every process before any part of the clusters, pairs or removals is
+//! written; the other processes return `None`.
 
 use std::path::{Path, PathBuf};
 
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
+use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, rows_stage};
-use super::report::{part_counts, process_reports, stage_phases, Stages, WorkerCounts};
+use super::report::{
+    part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
+};
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{
-    divided_method, merge_groups, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
-    Member, Merged,
+    divided_method, merged_summary, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
+    Member, Totals,
 };
-use crate::cluster::{ClusterOutput, Job, Measure, Reads};
+use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::corpus::DuplicateIds;
-use crate::dedup::{write_kept_part, Dedup, Removal};
+use crate::dedup::{write_kept_part, Dedup};
 use crate::sketch::pipeline::SketchStats;
 use crate::sketch::{Scheme, SketchParams, Sketcher};
 use crate::{Error, Result};
@@ -215,19 +227,21 @@ pub(super) struct Plan {
     /// The corpus's sketcher, made once for every worker of the process.
     pub sketcher: Sketcher,
     pub per_process: usize,
+    /// The output directory: the first worker of each process writes the process's parts
+    /// of the output files there.
+    pub out: PathBuf,
     /// A deduplication: its choice is made per group, and the first worker of each process
-    /// writes the kept records of the process's ranges into this directory.
-    pub dedup: Option<(Dedup, PathBuf)>,
+    /// writes the kept records of the process's ranges into `out`.
+    pub dedup: Option<Dedup>,
 }
 
-/// What worker 0 of process 0 assembles.
+/// What worker 0 of process 0 assembles: the counts, not the outputs (every process
+/// wrote its parts).
 pub(super) struct Assembled {
-    pub output: ClusterOutput,
-    pub ext_ids: Vec<String>,
+    pub summary: ClusterSummary,
+    pub totals: Totals,
     pub stats: SketchStats,
     pub per_process: Vec<super::ProcessReport>,
-    /// A deduplication's removal of every removed document, by DocId.
-    pub removed: Option<Vec<Option<Removal>>>,
 }
 
 /// The passes of the rows stage, each over a slice of the keys, so that a pass's incidences
@@ -392,7 +406,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         params: &plan.params,
         rule: &rule,
         dropped: &dropped,
-        dedup: plan.dedup.as_ref().map(|d| &d.0),
+        dedup: plan.dedup.as_ref(),
     };
     let mut results: Vec<GroupFound> = Vec::new();
     let mut mine = mine.into_iter().peekable();
@@ -406,10 +420,11 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     }
     stages.lap("per group", rounds, n_members);
 
-    // 7b. A deduplication's kept records: the removed DocIds go to the first worker of the
+    // 8. A deduplication's kept records: the removed DocIds go to the first worker of the
     // process holding them, which writes the kept records of the process's ranges.
     let mut kept_written = 0u64;
-    if let Some((_, out)) = &plan.dedup {
+    if plan.dedup.is_some() {
+        let out = &plan.out;
         let per = plan.per_process.max(1);
         let gone: Vec<u32> = (results.iter())
             .flat_map(|r| r.removals.iter().map(|x| x.0))
@@ -429,10 +444,18 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         stages.lap("write part", rounds, kept_written);
     }
 
-    // 8. Results and counts to worker 0.
-    let n_results: u64 = results.iter().map(|r| r.clusters.len() as u64).sum();
-    let results = rounds.exchange(results, |_: &GroupFound| 0);
-    stages.lap("results", rounds, n_results);
+    // 9. Output: each process writes its parts; worker 0 gets the counts.
+    let oplan = OutputPlan {
+        job,
+        dir: &plan.out,
+        per_process: plan.per_process,
+        starts: &starts,
+        n_docs,
+        dedup: plan.dedup.is_some(),
+        kept_written,
+    };
+    let written = write_parts(rounds, &oplan, results)?;
+    stages.lap("output", rounds, written.lines);
     let counts = WorkerCounts {
         worker: me,
         stats,
@@ -454,27 +477,22 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         return Ok(None);
     }
     all_counts.sort_by_key(|c| c.worker);
-    // 9. Merge.
+    let phases = stage_phases(&all_counts);
+    summary_lap(&mut all_counts, plan.per_process);
     let (part, stats) = part_counts(&all_counts);
-    let Merged {
-        output,
-        ext_ids,
-        removed,
-    } = merge_groups(
-        n_docs as usize,
-        results,
+    let summary = merged_summary(
+        &written.totals,
         &part,
+        n_docs,
         job,
         head,
         rule.is_context(),
-        plan.dedup.is_some(),
-        stage_phases(&all_counts),
-    )?;
+        phases,
+    );
     Ok(Some(Assembled {
-        output,
-        ext_ids,
+        summary,
+        totals: written.totals,
         stats,
         per_process: process_reports(&all_counts, plan.per_process),
-        removed,
     }))
 }

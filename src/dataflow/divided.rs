@@ -1,11 +1,13 @@
-//! Runs the divided cluster stage ([`super::cluster`]) on the workers of every process and
-//! hands process 0's result to the library's output ([`JobOutput`]).
+//! Runs the divided cluster stage ([`super::cluster`]) on the workers of every process
+//! (each process writes its parts of the outputs) and hands process 0's counts to the
+//! library's output ([`JobOutput`], [`Dedup::conclude`]), which writes `summary.json`.
 //!
 //! Invariants: the calling thread of each process waits for its workers; it fails as soon
 //! as one of them fails or panics, or a connection is lost for longer than a grace period,
-//! naming the lost process; only worker 0 of process 0 returns a result; the workers of a
-//! run meet in a last round after that result is made, so no process closes its
-//! connections while process 0 is still assembling.
+//! naming the lost process; only worker 0 of process 0 returns a result (counts and
+//! reports, never the outputs); the workers of a run meet in a last round after that
+//! result is made, so no process closes its connections while process 0 is still
+//! assembling.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -17,49 +19,58 @@ use super::net::connect;
 use super::rounds::Rounds;
 use super::workers::{report_outcome, wait_workers, Event, Watch};
 use super::{Distributed, Topology};
-use crate::cluster::{Input, Job, JobOutput, Phase};
-use crate::dedup::{part_name, Chosen, Dedup, DedupOutput};
+use crate::cluster::{ClusterOutput, Input, Job, JobOutput, Phase};
+use crate::dedup::{part_name, Chosen, Dedup, DedupOutput, RemovedBy, WrittenParts};
 use crate::sketch::pipeline::pipeline_sketcher;
 use crate::{Error, Result};
 
 /// [`crate::cluster::Job::run`] divided among the workers of every process of `topo` (see
-/// [`super::cluster`]; the caller checked [`super::cluster::gathered_because`]): `Some`
-/// output on process 0, `None` elsewhere.
+/// [`super::cluster`]; the caller checked [`super::cluster::gathered_because`]): every
+/// process writes its parts of `clusters.jsonl` and `pairs.csv` into `out` (with one
+/// process, the files themselves; see [`crate::cluster::stages::part_file`]); `Some`
+/// output on process 0 (the summary, [`JobOutput::in_parts`]), `None` elsewhere.
 pub fn run_divided(
     job: &Job,
     path: &Path,
     input: &Input,
     topo: &Topology,
+    out: &Path,
 ) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();
-    let Some((a, scheme)) = run_stages(job, None, path, input, topo)? else {
+    let Some((a, scheme)) = run_stages(job, None, path, input, topo, out)? else {
         return Ok(None);
     };
     let Assembled {
-        output,
-        ext_ids,
+        summary,
         stats,
         per_process,
         ..
     } = a;
+    let files = ["clusters.jsonl", "pairs.csv"];
     Ok(Some(JobOutput {
-        output,
-        ext_ids,
+        output: ClusterOutput {
+            summary,
+            ..ClusterOutput::default()
+        },
+        ext_ids: Vec::new(),
         scheme,
         seconds: t0.elapsed().as_secs_f64(),
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         input_stats: stats.corpus,
-        distributed: Some(divided_block(topo, per_process).to_json()?),
+        distributed: Some(divided_block(topo, per_process, &files).to_json()?),
         memory_plan: None,
         options: job.method_options().clone(),
+        in_parts: true,
     }))
 }
 
 /// [`Dedup::run`] divided among the workers of every process of `topo` (the caller checked
 /// [`super::cluster::gathered_because`] and [`Dedup::divided_because`]): the choice is made
 /// per group, each process writes the kept records of its ranges as one part in `out`
-/// ([`crate::dedup::write_kept_part`]), and process 0 writes `removed.csv`,
-/// `clusters.jsonl` and `summary.json` (`Some`); the others return `None`.
+/// ([`crate::dedup::write_kept_part`]) and its parts of `removed.csv` and
+/// `clusters.jsonl` (with one process, the files themselves), and process 0 writes
+/// `summary.json` (`Some`, without the removals and clusters: [`Chosen::parts`]); the
+/// others return `None`.
 pub fn run_divided_dedup(
     dedup: &Dedup,
     path: &Path,
@@ -68,40 +79,62 @@ pub fn run_divided_dedup(
 ) -> Result<Option<DedupOutput>> {
     let t0 = Instant::now();
     let input = Input::Corpus(path.to_path_buf());
-    let Some((a, _)) = run_stages(dedup.job(), Some((dedup, out)), path, &input, topo)? else {
+    let Some((a, _)) = run_stages(dedup.job(), Some(dedup), path, &input, topo, out)? else {
         return Ok(None);
     };
     let Assembled {
-        output,
-        ext_ids,
+        summary,
+        totals,
         stats,
         per_process,
-        removed,
     } = a;
     let format = dedup.job().pipeline().corpus.format_of(path)?;
+    let [identical, lexically_equivalent, near_duplicate, against_index] = totals.removed;
+    let documents = summary.documents;
     let chosen = Chosen {
         t0,
         input: path,
         out: Some(out),
         kept_file: Some(part_name(format, 0).replace("00000", "*")),
         write_started: Instant::now(),
-        cluster: output,
-        removed: removed.unwrap_or_default(),
-        ext_ids,
+        cluster: ClusterOutput {
+            summary,
+            ..ClusterOutput::default()
+        },
+        removed: Vec::new(),
+        ext_ids: Vec::new(),
         input_stats: stats.corpus,
+        parts: Some(WrittenParts {
+            documents,
+            removed_by: RemovedBy {
+                identical,
+                lexically_equivalent,
+                near_duplicate,
+                against_index,
+            },
+        }),
     };
-    let distributed = divided_block(topo, per_process).to_json()?;
+    let files = ["clusters.jsonl", "removed.csv"];
+    let distributed = divided_block(topo, per_process, &files).to_json()?;
     dedup.conclude(chosen, Some(distributed)).map(Some)
 }
 
-/// The `distributed` block of a divided run.
-fn divided_block(topo: &Topology, per_process: Vec<super::ProcessReport>) -> Distributed {
+/// The `distributed` block of a divided run that wrote `files` in parts.
+fn divided_block(
+    topo: &Topology,
+    per_process: Vec<super::ProcessReport>,
+    files: &[&str],
+) -> Distributed {
+    let parts = topo.processes();
     Distributed {
-        processes: topo.processes(),
+        processes: parts,
         workers: topo.workers(),
         mode: "divided".into(),
         gathered_because: None,
         per_process,
+        parts: (files.iter())
+            .map(|f| crate::cluster::stages::part_pattern(f, parts))
+            .collect(),
     }
 }
 
@@ -109,10 +142,11 @@ fn divided_block(topo: &Topology, per_process: Vec<super::ProcessReport>) -> Dis
 /// merged result (`Some`, with the images' scheme), `None` elsewhere.
 fn run_stages(
     job: &Job,
-    dedup: Option<(&Dedup, &Path)>,
+    dedup: Option<&Dedup>,
     path: &Path,
     input: &Input,
     topo: &Topology,
+    out: &Path,
 ) -> Result<Option<(Assembled, crate::sketch::Scheme)>> {
     let pipeline = job.pipeline();
     pipeline.validate()?;
@@ -137,7 +171,8 @@ fn run_stages(
         params,
         sketcher,
         per_process: topo.workers(),
-        dedup: dedup.map(|(d, out)| (d.clone(), out.to_path_buf())),
+        out: out.to_path_buf(),
+        dedup: dedup.cloned(),
     });
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);
@@ -200,7 +235,7 @@ fn run_stages(
         p.peak_rss_bytes = p.peak_rss_bytes.max(crate::spill::peak_rss_bytes());
     }
     // The read and sketch stage is the run's "sketch" phase, first.
-    let phases = &mut a.output.summary.phases;
+    let phases = &mut a.summary.phases;
     let sketch = phases
         .iter()
         .find(|p| p.name == "read and sketch")

@@ -4,8 +4,10 @@
 //! The library's jobs know nothing of this layer: it calls them.
 //!
 //! Invariants: process 0 returns what the one-process job returns, plus the `distributed`
-//! block ([`Distributed`]); every other process returns `None` and writes nothing; every
-//! process of a run calls the same function with the same job and input.
+//! block ([`Distributed`]), but for a divided run, whose outputs every process writes in
+//! parts (process 0 returns the summary); a gathered run's other processes return `None`
+//! and write nothing; every process of a run calls the same function with the same job
+//! and input.
 
 use std::path::Path;
 use std::time::Instant;
@@ -31,6 +33,12 @@ pub struct Distributed {
     pub gathered_because: Option<String>,
     /// One entry per process, in process order.
     pub per_process: Vec<ProcessReport>,
+    /// A divided run: the output files each process wrote its part of, as the patterns
+    /// naming the parts (`pairs.part-*.csv`; with one process, the file itself). The parts
+    /// concatenated in process order are the one-process file (`cat pairs.part-*.csv >
+    /// pairs.csv`: the header is in part 0 only).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<String>,
 }
 
 impl Distributed {
@@ -76,6 +84,7 @@ pub fn prepare_on(
         mode: "gathered".into(),
         gathered_because: None,
         per_process: Vec::new(),
+        parts: Vec::new(),
     };
     let pipeline = job.pipeline();
     let spill = job.spill_config();
@@ -102,14 +111,16 @@ pub fn prepare_on(
 
 /// [`Job::run`] with the workers of every process of `topo`: `Some` output on process 0
 /// (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
-/// Concept and union-find by resemblance on a corpus read by lines (one file split by byte
-/// ranges, or shards divided by bytes) run divided
-/// ([`super::cluster`]); other jobs are prepared by [`prepare_on`] and run on process 0.
-pub fn run_job(job: &Job, input: &Input, topo: &Topology) -> Result<Option<JobOutput>> {
+/// Jobs by resemblance on a corpus read by lines (one file split by byte ranges, or shards
+/// divided by bytes) run divided ([`super::cluster`]): then every process writes its parts
+/// of `clusters.jsonl` and `pairs.csv` into `out` (the output holds the summary only:
+/// [`JobOutput::in_parts`]); other jobs are prepared by [`prepare_on`] and run on process
+/// 0, whose output holds everything (the caller writes it).
+pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();
     let because = match input {
         Input::Corpus(path) => match super::cluster::gathered_because(job, path)? {
-            None => return super::divided::run_divided(job, path, input, topo),
+            None => return super::divided::run_divided(job, path, input, topo, out),
             Some(b) => Some(b),
         },
         Input::Images(_) => None,
@@ -125,7 +136,8 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology) -> Result<Option<JobOu
 /// `None` elsewhere). When the job runs divided and the choice can be made per group
 /// ([`Dedup::divided_because`]), each process writes the kept records of its byte ranges as
 /// a part (`kept.part-00000.jsonl`, ...; their concatenation in process order is the
-/// one-process kept file) and process 0 the rest ([`super::divided::run_divided_dedup`]).
+/// one-process kept file) and its parts of `removed.csv` and `clusters.jsonl`, and
+/// process 0 the summary ([`super::divided::run_divided_dedup`]).
 /// Otherwise the corpus is read and sketched by all of them, and process 0 chooses and
 /// writes what [`Dedup::run`] writes; the others write nothing.
 pub fn run_dedup(

@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::rounds::{Rounds, Target, Wire};
-use crate::cluster::stages::{GroupFound, Member};
+use crate::cluster::stages::Member;
 use crate::corpus::split::RangeCount;
 use crate::Error;
 
@@ -128,16 +128,6 @@ impl Wire for Placed {
     fn wire_bytes(&self) -> u64 {
         let m = &self.member;
         36 + m.ext.wire_bytes() + m.keys.wire_bytes() + m.values.wire_bytes() + m.image.wire_bytes()
-    }
-}
-
-impl Wire for GroupFound {
-    fn wire_bytes(&self) -> u64 {
-        let c: u64 = (self.clusters.iter())
-            .map(|c| 12 + 4 * c.0.len() as u64)
-            .sum();
-        let ids: u64 = self.ids.iter().map(|i| 12 + i.1.len() as u64).sum();
-        48 + c + 35 * self.pairs.len() as u64 + ids + 19 * self.removals.len() as u64
     }
 }
 

@@ -22,6 +22,8 @@
 //!   worker and hands process 0's result to the library's output.
 //! - `ingest.rs`: the divided path's read-and-sketch, ids and collapse exchanges.
 //! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
+//! - `output.rs`: the divided path's outputs, written in parts by every process (the
+//!   lines to the owners of their key ranges, the clusters numbered by prefix sums).
 //! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
 //!   their documents' holders, one sorted run a pass, merged back by document.
 //! - `messages.rs`: the divided path's message types and wire sizes, routes (owners by
@@ -33,10 +35,15 @@
 //!
 //! Invariants: every output is byte-identical to one process's, for any number of
 //! processes and workers (gathered: process 0 gets the images, ids, fingerprints and
-//! offsets a one-process run gets; divided: see `cluster.rs`); the other processes write
-//! nothing but a divided deduplication's kept part of their own ranges; a lost process or
-//! a frozen one or a failed worker ends every process with an error ([`crate::Error::Distributed`] names
-//! the lost process) before process 0 writes anything.
+//! offsets a one-process run gets and writes every file; divided: every process writes
+//! its part of each output file into its `--out`, named `clusters.part-00000.jsonl`,
+//! `pairs.part-00000.csv`, `removed.part-00000.csv`, `kept.part-00000.jsonl` (with one
+//! process the files themselves, but the kept part), and the parts concatenated in
+//! process order are the one-process files, see `cluster.rs`; process 0 receives counts,
+//! not the outputs, and writes `summary.json`); a lost process or a frozen one or a
+//! failed worker ends every process with an error ([`crate::Error::Distributed`] names
+//! the lost process) before process 0 writes anything (a divided run's parts, each
+//! complete, may be written by then).
 
 pub mod cluster;
 mod dfruns;
@@ -46,6 +53,7 @@ mod ingest;
 pub mod job;
 mod messages;
 pub mod net;
+mod output;
 mod pairing;
 pub mod reorder;
 mod report;

@@ -1,7 +1,9 @@
 //! What each worker of a divided run measures and counts per stage ([`Stages`], [`Lap`],
 //! [`WorkerCounts`]), and worker 0's reports from them: the run's phases and each
 //! process's report (documents, incidences, bytes sent and received, seconds and counts
-//! per stage, peak memory), and the parts' counts the merge needs ([`part_counts`]).
+//! per stage, peak memory), and the parts' counts the summary needs ([`part_counts`]).
+//! The counts themselves travel to worker 0 in a last round, reported as the stage
+//! `summary` ([`summary_lap`]).
 //!
 //! Invariants: a stage's seconds are the longest over the workers; bytes a worker sends to
 //! its own process are not counted as received; a fail point at each stage's end
@@ -108,6 +110,27 @@ impl Stages {
     }
 }
 
+/// The last round's traffic, known only once it has arrived: each worker's counts sent to
+/// worker 0, as a stage `summary` of every worker (what the workers of other processes
+/// sent to process 0).
+pub(super) fn summary_lap(counts: &mut [WorkerCounts], per_process: usize) {
+    let per = per_process.max(1);
+    let processes = counts.len().div_ceil(per);
+    for c in counts.iter_mut() {
+        let mut bytes_to = vec![0u64; processes];
+        if c.worker / per != 0 {
+            bytes_to[0] = c.wire_bytes();
+        }
+        c.stages.push(Lap {
+            name: "summary".into(),
+            seconds: 0.0,
+            bytes_to,
+            count: 1,
+            peak_rss_bytes: c.peak_rss_bytes,
+        });
+    }
+}
+
 /// The workers' counts summed, as the merge takes them, and their sketch counts.
 pub(super) fn part_counts(counts: &[WorkerCounts]) -> (PartCounts, SketchStats) {
     let mut part = PartCounts::default();
@@ -118,7 +141,6 @@ pub(super) fn part_counts(counts: &[WorkerCounts]) -> (PartCounts, SketchStats) 
         part.context_rows += c.context_rows;
         part.dropped_rare += c.dropped_rare;
         part.dropped_common += c.dropped_common;
-        part.kept_written += c.kept_written;
     }
     (part, stats)
 }

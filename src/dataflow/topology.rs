@@ -122,7 +122,7 @@ impl Topology {
         self.connect_timeout
     }
 
-    /// True for the process that gathers the results and writes the output.
+    /// True for process 0: it gathers the counts and writes the summary (a gathered run: every output).
     pub fn is_leader(&self) -> bool {
         self.process == 0
     }

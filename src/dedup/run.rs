@@ -67,7 +67,9 @@ pub struct DedupSummary {
     pub peak_rss_bytes: Option<u64>,
 }
 
-/// What [`Dedup::run`] returns besides the files, and [`Dedup::select`] instead of them.
+/// What [`Dedup::run`] returns besides the files, and [`Dedup::select`] instead of them
+/// (after a divided run, which wrote its removals and clusters in parts, the summary
+/// only: `removed`, `ext_ids` and `clusters` are empty).
 #[derive(Clone, Debug)]
 pub struct DedupOutput {
     /// The summary (as written).
@@ -102,6 +104,20 @@ pub struct Chosen<'a> {
     pub ext_ids: Vec<String>,
     /// What the corpus reader counted.
     pub input_stats: CorpusStats,
+    /// `removed.csv` and `clusters.jsonl` were written in parts by the processes of a
+    /// divided run, with these counts: `removed`, `ext_ids` and `cluster`'s clusters are
+    /// empty, and only `summary.json` is written.
+    pub parts: Option<WrittenParts>,
+}
+
+/// The counts of a deduplication whose `removed.csv` and `clusters.jsonl` were written in
+/// parts (a divided run).
+#[derive(Clone, Copy, Debug)]
+pub struct WrittenParts {
+    /// Documents read.
+    pub documents: u64,
+    /// Removed documents by reason.
+    pub removed_by: RemovedBy,
 }
 
 impl DedupOutput {
@@ -393,6 +409,7 @@ impl Dedup {
                 removed,
                 ext_ids,
                 input_stats,
+                parts: None,
             },
             distributed,
         )?;
@@ -402,9 +419,9 @@ impl Dedup {
         Ok((out, docs))
     }
 
-    /// Writes `removed.csv`, `clusters.jsonl` and `summary.json` of what was chosen (into
-    /// `chosen.out`, when given) and returns the output; `distributed` is what a
-    /// multi-process engine adds to the summary.
+    /// Writes `removed.csv`, `clusters.jsonl` (unless written in parts, [`Chosen::parts`])
+    /// and `summary.json` of what was chosen (into `chosen.out`, when given) and returns
+    /// the output; `distributed` is what a multi-process engine adds to the summary.
     pub fn conclude(
         &self,
         chosen: Chosen<'_>,
@@ -420,12 +437,26 @@ impl Dedup {
             removed,
             ext_ids,
             input_stats,
+            parts,
         } = chosen;
         let job = &self.job;
         let format = job.pipeline().corpus.format_of(input)?;
-        let n = removed.len();
         let clusters = std::mem::take(&mut cl.clusters);
-        if let Some(out) = out {
+        let (n, removed_by) = match parts {
+            Some(p) => (p.documents, p.removed_by),
+            None => {
+                let reasons = count_reasons(&removed);
+                let by = |r| reasons.get(&r).copied().unwrap_or(0);
+                let removed_by = RemovedBy {
+                    identical: by(Reason::Identical),
+                    lexically_equivalent: by(Reason::LexicallyEquivalent),
+                    near_duplicate: by(Reason::NearDuplicate),
+                    against_index: by(Reason::AgainstIndex),
+                };
+                (removed.len() as u64, removed_by)
+            }
+        };
+        if let (Some(out), None) = (out, parts) {
             std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
             write_removed(
                 &out.join("removed.csv"),
@@ -438,21 +469,17 @@ impl Dedup {
                 .push(Phase::ended("write", write_started.elapsed().as_secs_f64()));
         }
 
-        let reasons = count_reasons(&removed);
-        let by = |r| reasons.get(&r).copied().unwrap_or(0);
-        let n_removed = removed.iter().filter(|r| r.is_some()).count() as u64;
+        let n_removed = removed_by.identical
+            + removed_by.lexically_equivalent
+            + removed_by.near_duplicate
+            + removed_by.against_index;
         let summary = DedupSummary {
             input: input.to_path_buf(),
             format: format.to_string(),
-            documents: n as u64,
-            kept: n as u64 - n_removed,
+            documents: n,
+            kept: n - n_removed,
             removed: n_removed,
-            removed_by: RemovedBy {
-                identical: by(Reason::Identical),
-                lexically_equivalent: by(Reason::LexicallyEquivalent),
-                near_duplicate: by(Reason::NearDuplicate),
-                against_index: by(Reason::AgainstIndex),
-            },
+            removed_by,
             kept_file,
             keep: self.keep.to_string(),
             per_cluster: self.per_cluster,

@@ -310,23 +310,33 @@ pub fn removed_rows<'a>(
 /// Writes `removed.csv`: `id,representative,cluster,score,score_kind`, one row per removed
 /// document in input order ([`removed_rows`]).
 pub fn write_removed(dest: &Path, rows: &[RemovedRow<'_>], ext_ids: &[String]) -> Result<()> {
+    let lines = rows.iter().map(|r| {
+        let id = ext_ids[r.doc.index()].as_str();
+        (id, r.representative, r.cluster, r.score, r.kind)
+    });
+    write_removed_lines(dest, true, lines)
+}
+
+/// Writes the rows of `removed.csv` (or of a part of it), each `(id, representative,
+/// cluster, score, score kind)`, in the order given; the header first when `header`.
+pub fn write_removed_lines<'a>(
+    dest: &Path,
+    header: bool,
+    rows: impl IntoIterator<Item = (&'a str, &'a str, Option<u32>, Option<f64>, ScoreKind)>,
+) -> Result<()> {
     let mut f = AtomicFile::create(dest)?;
     {
         let io = |e: csv::Error| Error::io(dest, e.into());
         let mut w = crate::corpus::dialect::writer(false).from_writer(&mut f);
-        w.write_record(["id", "representative", "cluster", "score", "score_kind"])
-            .map_err(io)?;
-        for r in rows {
-            let cluster = r.cluster.map(|c| c.to_string()).unwrap_or_default();
-            let score = r.score.map(|s| s.to_string()).unwrap_or_default();
-            w.write_record([
-                &ext_ids[r.doc.index()],
-                r.representative,
-                &cluster,
-                &score,
-                r.kind.name(),
-            ])
-            .map_err(io)?;
+        if header {
+            w.write_record(["id", "representative", "cluster", "score", "score_kind"])
+                .map_err(io)?;
+        }
+        for (id, representative, cluster, score, kind) in rows {
+            let cluster = cluster.map(|c| c.to_string()).unwrap_or_default();
+            let score = score.map(|s| s.to_string()).unwrap_or_default();
+            w.write_record([id, representative, &cluster, &score, kind.name()])
+                .map_err(io)?;
         }
         w.flush().map_err(|e| Error::io(dest, e))?;
     }

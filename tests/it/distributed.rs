@@ -9,9 +9,14 @@
 //!   reader) and plain lines (byte ranges like JSONL); under a `--memory-budget` (spilled);
 //!   with fewer documents than workers; with malformed lines skipped and repeated ids
 //!   renamed when they fall in other processes' shares.
+//! - A divided run's processes each write their parts of the outputs (clusters, pairs,
+//!   removals, kept records): the parts concatenated in process order are the
+//!   single-process files (also on 2 and 3 processes of 2 workers); process 0 receives
+//!   its part of the lines and counts (at most 1 byte a document on 20,000 documents).
 //! - Process 0's summary.json holds `distributed` (one entry per process, the documents
 //!   adding up to the corpus, bytes sent = received); the other processes exit 0 and write
-//!   nothing (each runs in its own directory, so anything it wrote would show).
+//!   nothing but their parts (each runs in its own directory, so anything else it wrote
+//!   would show).
 //! - Errors read by another process (a malformed line, a repeated id) stop the run with
 //!   exit 2 on process 0, the line named as one process names it, and no output.
 //! - Fail-stop: SIGKILL of process 1 (then of process 0) mid-run makes the others exit 2
@@ -206,13 +211,13 @@ impl Run {
                     self.name
                 );
             } else if left.contains(&"out".to_string()) {
-                // A divided deduplication: the process's own part of the kept records.
+                // A divided run: the process's own parts of the outputs, nothing else.
                 assert_eq!(left, ["out", "tmp"], "{}: process {p}", self.name);
-                let want = format!("kept.part-{p:05}.");
+                let want = format!(".part-{p:05}.");
                 let parts = entries(&d.cwd.join("out"));
                 assert!(
-                    parts.len() == 1 && parts[0].starts_with(&want),
-                    "{}: process {p} wrote {parts:?}, not its part only",
+                    !parts.is_empty() && parts.iter().all(|f| f.contains(&want)),
+                    "{}: process {p} wrote {parts:?}, not its parts only",
                     self.name
                 );
             } else {
@@ -376,32 +381,14 @@ fn assert_same_bytes(want: &[u8], got: &[u8], what: &str) {
 }
 
 /// The output directories hold the same files (but summary.json) with the same bytes; when
-/// the run wrote its kept records in parts (a divided deduplication: one part per process,
-/// `kept.part-00000.jsonl` in process 0's directory, and so on), their concatenation in
-/// process order stands for them and equals the single-process kept file.
+/// the run wrote a file in parts (a divided run with more than one process:
+/// `pairs.part-00000.csv` in process 0's directory, `pairs.part-00001.csv` in process 1's,
+/// and so on; a divided deduplication's kept records, `kept.part-00000.jsonl`, with any
+/// number), their concatenation in process order stands for it and equals the
+/// single-process file.
 pub(crate) fn assert_same_dir(single: &Path, run: &Run) {
     let want = tree(single, &["summary.json"]);
-    let mut got = tree(&run.out(), &["summary.json"]);
-    let parts: Vec<String> = (got.keys())
-        .filter(|k| k.starts_with("kept.part-"))
-        .cloned()
-        .collect();
-    if !parts.is_empty() {
-        let ext = parts[0].rsplit('.').next().unwrap().to_string();
-        assert_eq!(parts, [format!("kept.part-00000.{ext}")], "{}", run.name);
-        let mut kept = Vec::new();
-        for (p, d) in run.procs.iter().enumerate() {
-            let part = d.cwd.join("out").join(format!("kept.part-{p:05}.{ext}"));
-            kept.extend(fs::read(&part).unwrap_or_else(|e| panic!("{}: {e}", part.display())));
-        }
-        got.remove(&parts[0]);
-        let name = want
-            .keys()
-            .find(|k| k.starts_with("kept."))
-            .unwrap_or_else(|| panic!("{}: parts, but no kept file in one process", run.name))
-            .clone();
-        got.insert(name, kept);
-    }
+    let got = joined_parts(run);
     assert_eq!(
         want.keys().collect::<Vec<_>>(),
         got.keys().collect::<Vec<_>>(),
@@ -411,6 +398,34 @@ pub(crate) fn assert_same_dir(single: &Path, run: &Run) {
     for (f, bytes) in &want {
         assert_same_bytes(bytes, &got[f], &format!("{}: {f}", run.name));
     }
+}
+
+/// Process 0's output directory (but summary.json) with every file written in parts
+/// replaced by the parts of every process concatenated in process order, under the
+/// single-process file's name (`kept.part-*.jsonl` by the kept file's: `kept.jsonl`).
+fn joined_parts(run: &Run) -> BTreeMap<String, Vec<u8>> {
+    let mut got = tree(&run.out(), &["summary.json"]);
+    let firsts: Vec<String> = (got.keys())
+        .filter(|k| k.contains(".part-00000."))
+        .cloned()
+        .collect();
+    for first in firsts {
+        let (stem, ext) = first.split_once(".part-00000.").unwrap();
+        let mut joined = Vec::new();
+        for (p, d) in run.procs.iter().enumerate() {
+            let part = d.cwd.join("out").join(format!("{stem}.part-{p:05}.{ext}"));
+            joined.extend(fs::read(&part).unwrap_or_else(|e| panic!("{}: {e}", part.display())));
+        }
+        got.remove(&first);
+        got.insert(format!("{stem}.{ext}"), joined);
+    }
+    let stray: Vec<&String> = got.keys().filter(|k| k.contains(".part-")).collect();
+    assert!(
+        stray.is_empty(),
+        "{}: parts of other processes in process 0's directory: {stray:?}",
+        run.name
+    );
+    got
 }
 
 /// Lines of a text file.
@@ -652,14 +667,37 @@ fn check_divided(run: &Run, single: &Value, divided: bool) {
             }
         }
     }
-    let received = per[0]["stages"]["results"]["bytes_received"]
-        .as_u64()
-        .unwrap();
-    let docs = single["documents"].as_u64().unwrap();
-    assert!(
-        received < 200 * docs,
-        "{name}: process 0 received {received} bytes of results for {docs} documents"
-    );
+    check_output_traffic(run, single["documents"].as_u64().unwrap() as usize);
+}
+
+/// Process 0 received its part of the outputs and the counts, not the outputs: in the
+/// output stage no more than another process (within 4 KiB: the all-gathered totals and
+/// samples, and a part a little larger), and under 200 bytes a document in it.
+fn check_output_traffic(run: &Run, docs: usize) {
+    let name = &run.name;
+    let d = &run.summary()["distributed"];
+    let per = d["per_process"].as_array().unwrap();
+    let got = |p: usize, stage: &str| {
+        per[p]["stages"][stage]["bytes_received"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{name}: process {p} has no stage {stage}: {d}"))
+    };
+    let output = got(0, "output");
+    assert!(output < 200 * docs as u64, "{name}: {output} bytes: {d}");
+    let sent: u64 = (0..per.len())
+        .map(|p| per[p]["stages"]["output"]["bytes_sent"].as_u64().unwrap())
+        .sum();
+    if per.len() > 1 {
+        let most = (1..per.len()).map(|p| got(p, "output")).max().unwrap();
+        assert!(
+            output <= 2 * most + sent / per.len() as u64 + 4096,
+            "{name}: process 0 received {output} bytes in the output stage, the others at most {most}: {d}"
+        );
+    }
+    // The counts: the same for each worker.
+    for p in 1..per.len() {
+        assert_eq!(got(p, "summary"), 0, "{name}: {d}");
+    }
 }
 
 #[test]
@@ -849,10 +887,17 @@ fn dedup_matches_single_process() {
                 .map(|e| e["stages"]["write part"]["count"].as_u64().unwrap())
                 .sum();
             assert_eq!(written, one_sum["kept"].as_u64().unwrap(), "{name}");
-            let received = per[0]["stages"]["results"]["bytes_received"]
-                .as_u64()
-                .unwrap();
-            assert!(received < 200 * DOCS as u64, "{name}: {received} bytes");
+            check_output_traffic(&run, DOCS);
+            let parts: Vec<String> = if n == 1 {
+                vec!["clusters.jsonl".into(), "removed.csv".into()]
+            } else {
+                vec!["clusters.part-*.jsonl".into(), "removed.part-*.csv".into()]
+            };
+            assert_eq!(
+                sum["distributed"]["parts"],
+                serde_json::json!(parts),
+                "{name}"
+            );
         }
     }
     // A keep order by length is chosen on process 0 (gathered), with the same bytes.
@@ -869,6 +914,78 @@ fn dedup_matches_single_process() {
     run.assert_ok();
     assert_same_dir(&one, &run);
     assert_eq!(run.summary()["distributed"]["mode"], "gathered");
+}
+
+/// A divided run writes its outputs in parts, one per process (`clusters.part-00000.jsonl`
+/// and `pairs.part-00000.csv` or `removed.part-00000.csv`, beside the kept part), whose
+/// concatenation in process order is the single-process file: for `cluster` and `dedup`
+/// with concept, union-find and lsh on 2 and 3 processes of 2 workers, every process
+/// holding some of the clusters. On 20,000 documents (3 x 1), process 0 receives at most
+/// 1 byte a document of counts (the `summary` stage) besides its part of the lines.
+#[test]
+fn outputs_in_parts_match_single_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    for command in ["cluster", "dedup"] {
+        for method in ["concept", "union-find", "lsh"] {
+            let args = [command, s(&input), "--method", method, "--threshold", "0.8"];
+            let tag = format!("{command}-{method}");
+            let one = single(d, &tag, &args);
+            for (n, w) in [(2, 2), (3, 2)] {
+                let run = run_dist(d, &format!("parts-{tag}-{n}x{w}"), &args, n, w);
+                run.assert_ok();
+                assert_same_dir(&one, &run);
+                let second = if command == "cluster" {
+                    "pairs"
+                } else {
+                    "removed"
+                };
+                let want = [
+                    "clusters.part-*.jsonl".to_string(),
+                    format!("{second}.part-*.csv"),
+                ];
+                let sum = run.summary();
+                assert_eq!(
+                    sum["distributed"]["parts"],
+                    serde_json::json!(want),
+                    "{}",
+                    run.name
+                );
+                for (p, done) in run.procs.iter().enumerate() {
+                    let part = (done.cwd.join("out")).join(format!("clusters.part-{p:05}.jsonl"));
+                    assert!(
+                        lines(&part) > 0,
+                        "{}: process {p} wrote no clusters",
+                        run.name
+                    );
+                }
+                check_output_traffic(&run, DOCS);
+            }
+        }
+    }
+    const BIG: usize = 20_000;
+    let big = common::gen(d, "big", BIG, 7, "", &[]);
+    let args = ["cluster", s(&big), "--threshold", "0.8"];
+    let one = single(d, "big", &args);
+    let run = run_dist(d, "big-3x1", &args, 3, 1);
+    run.assert_ok();
+    assert_same_dir(&one, &run);
+    check_output_traffic(&run, BIG);
+    let sum = run.summary();
+    let per = sum["distributed"]["per_process"].as_array().unwrap();
+    let counts = per[0]["stages"]["summary"]["bytes_received"]
+        .as_u64()
+        .unwrap();
+    let output = per[0]["stages"]["output"]["bytes_received"]
+        .as_u64()
+        .unwrap();
+    eprintln!("process 0 received {counts} bytes of counts and {output} bytes of lines for {BIG} documents");
+    assert!(
+        counts > 0 && counts <= BIG as u64,
+        "{}: {counts} bytes of counts",
+        run.name
+    );
 }
 
 #[test]

@@ -1,26 +1,26 @@
 //! The first and last stages of a run divided into groups: [`divided_method`] sets the
 //! method's configuration and candidate rule, [`translation_header`] finds the summary
 //! fields that translate the threshold (from the method on one document of the run's
-//! image size), and [`merge_groups`] merges the groups' results and the parts'
-//! counts into the output one process makes.
+//! image size), and the groups' counts summed over the parts ([`Totals`]) are checked
+//! against the whole run's limits ([`check_totals`]) and make the summary one process
+//! makes ([`merged_summary`]); the clusters, pairs and removals themselves are written in
+//! parts ([`super::group_rows`]).
 //!
-//! Invariants: the merged clusters and pairs are ordered as one process orders them
-//! ([`finish_clusters`], pairs by `(a, b)`), and the whole run's limits are checked as one
-//! process checks them ([`crate::cluster::Method`]'s merged check, [`check_max_pairs`]);
-//! a deduplication whose kept parts do not hold exactly the documents kept is an error.
+//! Invariants: the whole run's limits are checked as one process checks them
+//! ([`crate::cluster::Method`]'s merged check, `max_pairs` on the clusters' member
+//! pairs); a deduplication whose kept parts do not hold exactly the documents kept is an
+//! error; the summary equals one process's but for its timings.
 
 use crate::cluster::threshold::image_kind_of;
+use serde::{Deserialize, Serialize};
+
 use crate::cluster::{
-    candidate_rule, check_max_pairs, finish_clusters, fp_miner, run_method, CandidateRule,
-    ClusterConfig, ClusterInputs, ClusterOutput, ClusterSummary, CollapseSummary, Job, Phase,
-    ScoredPair, Threshold,
+    candidate_rule, check_pair_count, fp_miner, run_method, CandidateRule, ClusterConfig,
+    ClusterInputs, ClusterSummary, CollapseSummary, Job, Phase, Threshold,
 };
-use crate::dedup::{Removal, Representative};
 use crate::sketch::Scheme;
 use crate::spill::SpillConfig;
-use crate::{DocId, Error, Result};
-
-use super::group::GroupFound;
+use crate::{Error, Result};
 
 /// The summary fields that translate the threshold (k, its rule, the image size, LSH's
 /// bands and rows), from the method run on one document whose image has `n` elements
@@ -95,107 +95,110 @@ pub struct PartCounts {
     pub dropped_rare: u64,
     /// Rows dropped over `max_df`.
     pub dropped_common: u64,
+}
+
+/// What the groups of a divided run found, counted: each worker counts its groups
+/// ([`super::group_rows`]) and the counts are summed over the workers ([`Totals::add`]),
+/// so that every worker checks the whole run's limits ([`check_totals`]) and worker 0
+/// fills the summary ([`merged_summary`]) without the clusters and pairs themselves.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct Totals {
+    /// Clusters as the groups' methods gave them.
+    pub sets: u64,
+    /// Concept itemsets of components of more than two representatives (mined, not paired).
+    pub mined: u64,
+    /// Clusters of the output.
+    pub clusters: u64,
+    /// Documents in at least one cluster.
+    pub clustered_documents: u64,
+    /// Documents in the largest cluster.
+    pub largest_cluster: u64,
+    /// The clusters' member pairs.
+    pub member_pairs: u64,
+    /// Rows of `pairs.csv`.
+    pub pairs: u64,
+    /// The methods' edges.
+    pub edges: u64,
+    /// Pairs exact verification removed.
+    pub verify_removed: u64,
+    /// LSH candidate pairs before the filtering pass.
+    pub candidates: u64,
+    /// Connected components.
+    pub components: u64,
+    /// The largest component's size.
+    pub largest_component: u64,
+    /// A deduplication's removals by reason: identical, lexically equivalent,
+    /// near-duplicate, against an index.
+    pub removed: [u64; 4],
     /// A deduplication's kept records written in the parts.
     pub kept_written: u64,
 }
 
-/// What [`merge_groups`] makes.
-pub struct Merged {
-    /// The clusters, pairs and summary.
-    pub output: ClusterOutput,
-    /// The external ids of the documents in groups (empty for the others).
-    pub ext_ids: Vec<String>,
-    /// A deduplication's removal of every removed document, by DocId.
-    pub removed: Option<Vec<Option<Removal>>>,
+impl Totals {
+    /// Adds the counts of another part.
+    pub fn add(&mut self, o: &Totals) {
+        self.sets += o.sets;
+        self.mined += o.mined;
+        self.clusters += o.clusters;
+        self.clustered_documents += o.clustered_documents;
+        self.largest_cluster = self.largest_cluster.max(o.largest_cluster);
+        self.member_pairs += o.member_pairs;
+        self.pairs += o.pairs;
+        self.edges += o.edges;
+        self.verify_removed += o.verify_removed;
+        self.candidates += o.candidates;
+        self.components += o.components;
+        self.largest_component = self.largest_component.max(o.largest_component);
+        for (a, b) in self.removed.iter_mut().zip(o.removed) {
+            *a += b;
+        }
+        self.kept_written += o.kept_written;
+    }
+
+    /// Documents removed.
+    pub fn removed_documents(&self) -> u64 {
+        self.removed.iter().sum()
+    }
 }
 
-/// Merges the groups' results of a run of `n_docs` documents into one output: `head`
-/// from [`translation_header`], `context` when the method builds a context (its rows are
-/// counted), `dedup` when the job is a deduplication, `phases` the run's timings.
-#[allow(clippy::too_many_arguments)]
-pub fn merge_groups(
-    n_docs: usize,
-    results: Vec<GroupFound>,
-    counts: &PartCounts,
-    job: &Job,
-    head: ClusterSummary,
-    context: bool,
-    dedup: bool,
-    phases: Vec<Phase>,
-) -> Result<Merged> {
+/// The whole run's limits on the totals of every part, as one process checks them
+/// ([`crate::cluster::Method`]'s merged check, then `max_pairs`); for a deduplication
+/// (`dedup`) of `n_docs` documents, the kept parts must hold exactly the documents kept.
+pub fn check_totals(job: &Job, t: &Totals, n_docs: u64, dedup: bool) -> Result<()> {
     let cfg = job.cluster_config();
-    let n = head.image_size as usize;
-    let mut ext_ids = vec![String::new(); n_docs];
-    let mut sets: Vec<(Vec<DocId>, u32)> = Vec::new();
-    let mut pairs: Vec<ScoredPair> = Vec::new();
-    let (mut edges, mut components, mut largest_component) = (0u64, 0u64, 0u64);
-    let mut verify_removed = 0u64;
-    let mut candidates = head.candidates.map(|_| 0u64);
-    // Concept itemsets of components of more than two representatives (mined, not paired).
-    let mut mined = 0u64;
-    let mut removed: Option<Vec<Option<Removal>>> = dedup.then(|| vec![None; n_docs]);
-    for r in results {
-        if let Some(removed) = &mut removed {
-            for (d, m, score, kind, reason) in r.removals {
-                removed[d as usize] = Some(Removal {
-                    representative: Representative::Doc(DocId(m)),
-                    score,
-                    kind,
-                    reason,
-                });
-            }
-        }
-        if r.largest_component > 2 {
-            mined += r.clusters.len() as u64;
-        }
-        for (d, id) in r.ids {
-            ext_ids[d as usize] = id;
-        }
-        sets.extend(
-            (r.clusters.into_iter()).map(|(docs, s)| (docs.into_iter().map(DocId).collect(), s)),
-        );
-        pairs.extend(
-            (r.pairs.into_iter()).map(|(a, b, shared, estimate, exact)| ScoredPair {
-                a: DocId(a),
-                b: DocId(b),
-                shared,
-                estimate,
-                exact,
-            }),
-        );
-        edges += r.edges;
-        verify_removed += r.verify_removed;
-        if let Some(c) = &mut candidates {
-            *c += r.candidates;
-        }
-        components += r.components;
-        largest_component = largest_component.max(r.largest_component);
-    }
-    // The whole run's limits (each group checked its own), as one process checks them.
-    cfg.method.check_merged(cfg, mined, sets.len() as u64)?;
-    let clusters = finish_clusters(sets);
-    pairs.sort_unstable_by_key(|p| (p.a, p.b));
-    check_max_pairs(&clusters, cfg.max_pairs)?;
-    if let Some(removed) = &removed {
-        let kept = removed.iter().filter(|r| r.is_none()).count() as u64;
-        let written = counts.kept_written;
+    cfg.method.check_merged(cfg, t.mined, t.sets)?;
+    check_pair_count(t.member_pairs, cfg.max_pairs)?;
+    if dedup {
+        let kept = n_docs - t.removed_documents();
+        let written = t.kept_written;
         if kept != written {
             return Err(Error::Distributed(format!(
                 "the kept parts hold {written} records, not the {kept} documents kept (did the input change?)"
             )));
         }
     }
+    Ok(())
+}
+
+/// The summary one process makes, from the totals of every part of a run of `n_docs`
+/// documents: `head` from [`translation_header`], `context` when the method builds a
+/// context (its rows are counted), `phases` the run's timings.
+pub fn merged_summary(
+    t: &Totals,
+    counts: &PartCounts,
+    n_docs: u64,
+    job: &Job,
+    head: ClusterSummary,
+    context: bool,
+    phases: Vec<Phase>,
+) -> ClusterSummary {
+    let cfg = job.cluster_config();
+    let n = head.image_size as usize;
     let collapsed = counts.collapsed;
-    let mut clustered: Vec<DocId> = clusters
-        .iter()
-        .flat_map(|c| c.docs.iter().copied())
-        .collect();
-    clustered.sort_unstable();
-    clustered.dedup();
-    let summary = ClusterSummary {
+    ClusterSummary {
         method: cfg.method.name().to_string(),
-        documents: n_docs as u64,
-        representatives: n_docs as u64 - collapsed.removed,
+        documents: n_docs,
+        representatives: n_docs - collapsed.removed,
         collapsed,
         threshold: match (job.verified_threshold(), cfg.threshold) {
             (Some(t), _) | (None, Threshold::Resemblance(t)) => Some(t),
@@ -210,31 +213,18 @@ pub fn merge_groups(
         image_size: head.image_size,
         bands: head.bands,
         rows: head.rows,
-        candidates,
+        candidates: head.candidates.map(|_| t.candidates),
         context_rows: context.then_some(counts.context_rows),
         dropped_common: counts.dropped_common,
         dropped_rare: counts.dropped_rare,
-        edges,
-        pairs: pairs.len() as u64,
-        verify_removed: job.verifies().then_some(verify_removed),
-        clusters: clusters.len() as u64,
-        clustered_documents: clustered.len() as u64,
-        largest_cluster: (clusters.iter())
-            .map(|c| c.docs.len() as u64)
-            .max()
-            .unwrap_or(0),
-        components,
-        largest_component,
+        edges: t.edges,
+        pairs: t.pairs,
+        verify_removed: job.verifies().then_some(t.verify_removed),
+        clusters: t.clusters,
+        clustered_documents: t.clustered_documents,
+        largest_cluster: t.largest_cluster,
+        components: t.components,
+        largest_component: t.largest_component,
         phases,
-    };
-    Ok(Merged {
-        output: ClusterOutput {
-            clusters,
-            pairs,
-            edges: Vec::new(),
-            summary,
-        },
-        ext_ids,
-        removed,
-    })
+    }
 }

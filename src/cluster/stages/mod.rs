@@ -9,8 +9,10 @@
 //! edges as a spanning forest, [`spanning_forest`], and the forests joined into placed
 //! groups, [`place_groups`]), `group.rs` (the method on one group, [`run_group`]),
 //! `merge.rs` (the method's configuration and rule, [`divided_method`], the threshold's
-//! translation, [`translation_header`], and the groups'
-//! results merged into one output, [`merge_groups`]).
+//! translation, [`translation_header`], the groups' counts summed, [`Totals`], checked
+//! against the run's limits, [`check_totals`], and made into its summary,
+//! [`merged_summary`]), `parts.rs` (the groups' results as the lines of the output files
+//! with a key in each file's order, [`group_rows`], and each part ordered and written).
 //!
 //! Invariant: run over the parts of any partition and merged, the stages give what one
 //! process gives on the whole corpus (the divided run's tests check it byte for byte).
@@ -20,9 +22,17 @@ mod forest;
 mod group;
 mod merge;
 mod pairs;
+mod parts;
 
 pub use classes::{fold_class, Prints};
 pub use forest::{place_groups, spanning_forest};
 pub use group::{run_group, GroupFound, GroupJob, Member, PairRow, RemovalRow};
-pub use merge::{divided_method, merge_groups, translation_header, Merged, PartCounts};
+pub use merge::{
+    check_totals, divided_method, merged_summary, translation_header, PartCounts, Totals,
+};
 pub use pairs::{count_pairs, link_candidates};
+pub use parts::{
+    cluster_key, finish_part_clusters, group_rows, part_file, part_pattern, resolve,
+    sort_pair_lines, sort_removed_lines, write_clusters_part, write_pairs_part, write_removed_part,
+    ClusterLine, ClusterRef, GroupRows, PairLine, RemovedLine,
+};
