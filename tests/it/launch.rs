@@ -108,13 +108,28 @@ fn corpus_in(dir: &Path, sub: &str, seed: u64) -> (PathBuf, PathBuf) {
     (want, at)
 }
 
-/// `clusters.jsonl` and `pairs.csv` of `got` are those of `want`.
+/// `clusters.jsonl` and `pairs.csv` of `got` are those of `want`: the parts the processes
+/// wrote into the shared `got` (`clusters.part-00000.jsonl`, ...), concatenated in process
+/// order as the README says.
 fn assert_same_output(want: &Path, got: &Path, what: &str) {
-    for f in ["clusters.jsonl", "pairs.csv"] {
-        let (a, b) = (
-            fs::read(want.join(f)).unwrap(),
-            fs::read(got.join(f)).unwrap(),
-        );
+    let mut names: Vec<String> = fs::read_dir(got)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for (f, stem, ext) in [
+        ("clusters.jsonl", "clusters", "jsonl"),
+        ("pairs.csv", "pairs", "csv"),
+    ] {
+        let parts: Vec<&String> = (names.iter())
+            .filter(|n| n.starts_with(&format!("{stem}.part-")) && n.ends_with(&format!(".{ext}")))
+            .collect();
+        assert!(parts.len() > 1, "{what}: parts of {f}: {names:?}");
+        let mut b = Vec::new();
+        for p in parts {
+            b.extend(fs::read(got.join(p)).unwrap());
+        }
+        let a = fs::read(want.join(f)).unwrap();
         assert!(!a.is_empty(), "{what}: empty {f}");
         assert!(a == b, "{what}: {f} differs from the one-process run's");
     }
