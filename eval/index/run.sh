@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Measures the index at scale (eval/results/index.md): `index build` of the 1M corpus,
-# `index add` of 100k new documents to it, the same add at 2M (ADD_2M=1), each under
+# `index add` of 100k new documents to it (a full sweep, then a batch), a batch of 100k at
+# 2M (ADD_2M=1), each under
 # /usr/bin/time -v, and the single-query latency of `cargo bench --bench index` at 1M
 # (BENCH=1).
 #
@@ -43,13 +44,23 @@ timed() { # NAME CMD...
 batch 100000 46001 b1
 timed build-1M "$BIN" index build "$CORPUS" --out "$WORK/idx" --tag s0 --json
 du -sh "$WORK/idx" | tee "$OUT/$LABEL-size-1M.txt"
-timed add-100k-at-1M "$BIN" index add "$WORK/idx" "$WORK/b1.jsonl" --tag s1 --json
+# A full sweep of 100k new pages: every indexed document is lost (and queried for where it
+# went); the summary is the last line of the .time file (no --json: the report lists them).
+cp -al "$WORK/idx" "$WORK/idx-full"
+timed add-100k-at-1M "$BIN" index add "$WORK/idx-full" "$WORK/b1.jsonl" --tag s1
+rm -rf "$WORK/idx-full"
+# The same 100k as a batch of new pages (BATCH=0 for a binary without --batch).
+if [ "${BATCH:-1}" = 1 ]; then
+  timed batch-add-100k-at-1M "$BIN" index add "$WORK/idx" "$WORK/b1.jsonl" --tag s1 --batch
+else
+  timed dedup-add-100k-at-1M "$BIN" dedup "$WORK/b1.jsonl" --against "$WORK/idx" --add --out "$WORK/dd"
+fi
 if [ "${ADD_2M:-0}" = 1 ]; then
   batch 900000 46002 b2
-  timed add-900k-at-1.1M "$BIN" index add "$WORK/idx" "$WORK/b2.jsonl" --tag s2 --json
+  timed batch-add-900k-at-1.1M "$BIN" index add "$WORK/idx" "$WORK/b2.jsonl" --tag s2 --batch
   rm -f "$WORK/b2.jsonl"
   batch 100000 46003 b3
-  timed add-100k-at-2M "$BIN" index add "$WORK/idx" "$WORK/b3.jsonl" --tag s3 --json
+  timed batch-add-100k-at-2M "$BIN" index add "$WORK/idx" "$WORK/b3.jsonl" --tag s3 --batch
   du -sh "$WORK/idx" | tee "$OUT/$LABEL-size-2M.txt"
 fi
 rm -rf "$WORK"

@@ -578,7 +578,8 @@ fn add_batch_loses_nothing() {
             &["index", "build", &s("a.jsonl"), "--out", &idx, "--json"],
             None,
         ));
-        let mut args = vec!["index", "add", &idx, &s("b.jsonl"), "--json"];
+        let b = s("b.jsonl");
+        let mut args = vec!["index", "add", &idx, &b, "--json"];
         if batch {
             args.push("--batch");
         }
