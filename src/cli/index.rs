@@ -188,8 +188,10 @@ pub struct QueryArgs {
 #[command(after_help = "Examples:
   fimdup index add idx crawl-2026-12.jsonl --tag 2026-12-01
   fimdup index add idx crawl.jsonl --json > lost-and-found.json
+  fimdup index add idx new-pages.jsonl --batch
 
-INPUT is the full new sweep: indexed external ids absent from it are reported as lost, each
+With --batch, INPUT is a batch of new documents (a day's new pages) and nothing is lost.
+Otherwise INPUT is the full new sweep: indexed external ids absent from it are reported as lost, each
 with the most similar document of the new sweep (its probable new location). Lost documents
 stay in the index, tagged with the sweep they were last seen in. The text and sketch options
 are the index's own.
@@ -213,6 +215,11 @@ pub struct AddArgs {
     /// Tag of this sweep [default: sweep-<number>].
     #[arg(long, value_name = "T")]
     pub tag: Option<String>,
+    /// INPUT is a batch of new documents, not the full new sweep: nothing is reported lost,
+    /// and the next full sweep reports as lost what the full sweep before it and the batches
+    /// since held and it lacks.
+    #[arg(long)]
+    pub batch: bool,
     #[command(flatten)]
     pub wait: WaitArgs,
     /// Print the summary and the lost-and-found report as JSON on stdout.
@@ -371,7 +378,13 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
     let spill = a.spill.config()?;
     let (mut idx, lock) = Index::open_for_write_with(&a.index, a.wait.duration(), &spill)?;
     let pb = progress(None, "adding");
-    let rep = idx.add_corpus_with(
+    let add = if a.batch {
+        Index::add_batch_corpus_with
+    } else {
+        Index::add_corpus_with
+    };
+    let rep = add(
+        &mut idx,
         &a.input,
         &a.corpus.config(),
         a.tag.as_deref(),

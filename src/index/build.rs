@@ -225,6 +225,34 @@ impl Index {
         spill: &SpillConfig,
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<AddReport> {
+        self.add_corpus_as(input, corpus, tag, spill, progress, false)
+    }
+
+    /// [`Index::add_corpus_with`] of a batch of new documents rather than a complete crawl,
+    /// as [`Index::add_batch`]: no document is lost by it (the report's `lost` is empty), so
+    /// its cost does not grow with the documents already indexed that it lacks.
+    pub fn add_batch_corpus_with(
+        &mut self,
+        input: &Path,
+        corpus: &CorpusConfig,
+        tag: Option<&str>,
+        spill: &SpillConfig,
+        progress: &(dyn Fn(u64) + Sync),
+    ) -> Result<AddReport> {
+        self.add_corpus_as(input, corpus, tag, spill, progress, true)
+    }
+
+    /// [`Index::add_corpus_with`] (`batch` false) and [`Index::add_batch_corpus_with`]
+    /// (`batch` true).
+    fn add_corpus_as(
+        &mut self,
+        input: &Path,
+        corpus: &CorpusConfig,
+        tag: Option<&str>,
+        spill: &SpillConfig,
+        progress: &(dyn Fn(u64) + Sync),
+        batch: bool,
+    ) -> Result<AddReport> {
         let tag = self.sweep_tag(tag)?;
         let qs = self.query_sketcher()?;
         if self.cfg.keep_sources && corpus.texts.is_some() {
@@ -255,7 +283,7 @@ impl Index {
                     }
                     Ok(())
                 })?;
-            let mut rep = self.add_documents(docs, Some(&tag), &input_str, spec)?;
+            let mut rep = self.add_sweep(docs, Some(&tag), &input_str, spec, batch)?;
             rep.renamed_ids = stats.renamed_ids;
             rep.skipped_oversized = stats.skipped_oversized;
             return Ok(rep);
@@ -318,6 +346,7 @@ impl Index {
         };
         // Room for the documents that will be stored, not for the unchanged ones.
         let mut st = self.begin_sweep(tag, stored as usize)?;
+        st.batch = batch;
         while let Some((_, ext_id, image)) = main_r.next_doc()? {
             let containment = match cont_r.as_mut() {
                 Some(r) => Some(

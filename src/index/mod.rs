@@ -35,9 +35,12 @@
 //!   Lost documents (external id not seen in the latest sweep) STAY in the index, tagged
 //!   with the sweep they were last seen in, so that later sweeps can still find where they
 //!   moved (B97 6.2) and so that clusters equal those of a single build over all sweeps.
-//!   A batch ([`Index::add_batch`], `dedup --against INDEX --add`) is a sweep of new
-//!   documents that loses nothing; the next complete sweep reports as lost what the
-//!   complete sweep before it and the batches since held and it lacks.
+//!   A batch ([`Index::add_batch`], [`Index::add_batch_corpus_with`], `index add --batch`,
+//!   `dedup --against INDEX --add`) is a sweep of new documents that loses nothing; the
+//!   next complete sweep reports as lost what the complete sweep before it and the batches
+//!   since held and it lacks. A complete sweep queries every lost document (against the
+//!   segments holding documents it saw), so its cost grows with what it lacks; a batch's
+//!   queries are its own documents' only.
 //! * tf-idf weighted images are refused: their weights depend on the whole collection, so
 //!   they cannot be extended incrementally.
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).

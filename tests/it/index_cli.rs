@@ -551,3 +551,64 @@ fn remove_and_merge() {
     .unwrap();
     assert_eq!(man["segments"].as_array().unwrap().len(), 1);
 }
+
+/// `index add --batch`: the batch stores what a full sweep of it stores and loses nothing;
+/// the next full sweep reports as lost the batch's documents it lacks, exactly as after a
+/// full sweep of the batch (the ids of b absent from a, read from the files).
+#[test]
+fn add_batch_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    corpora(d);
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    let ids = |p: &str| -> std::collections::BTreeSet<String> {
+        std::fs::read_to_string(d.join(p))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v["id"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let mut after = Vec::new();
+    for batch in [false, true] {
+        let idx = s(if batch { "batch" } else { "full" });
+        ok(&fimdup(
+            &["index", "build", &s("a.jsonl"), "--out", &idx, "--json"],
+            None,
+        ));
+        let b = s("b.jsonl");
+        let mut args = vec!["index", "add", &idx, &b, "--json"];
+        if batch {
+            args.push("--batch");
+        }
+        let r = ok(&fimdup(&args, None));
+        let lost = r["lost"].as_array().unwrap().len();
+        if batch {
+            assert_eq!(lost, 0);
+        } else {
+            assert!(lost > 0);
+        }
+        let again = ok(&fimdup(
+            &["index", "add", &idx, &s("a.jsonl"), "--json"],
+            None,
+        ));
+        after.push((r["added"].clone(), r["clusters"].clone(), again));
+    }
+    assert_eq!(after[0].0, after[1].0);
+    assert_eq!(after[0].1, after[1].1);
+    assert_eq!(after[0].2["lost"], after[1].2["lost"]);
+    let lost: std::collections::BTreeSet<String> = after[1].2["lost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["ext_id"].as_str().unwrap().to_string())
+        .collect();
+    let want: std::collections::BTreeSet<String> = ids("b.jsonl")
+        .difference(&ids("a.jsonl"))
+        .cloned()
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(lost, want);
+}
