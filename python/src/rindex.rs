@@ -109,14 +109,16 @@ impl Index {
         Ok((Index { path, index }, json))
     }
 
-    /// Adds `corpus` as a new sweep, saves the index, and returns the report (JSON).
-    #[pyo3(signature = (corpus, tag=None, threads=None))]
+    /// Adds `corpus` as a new sweep (`batch`: a batch of new documents, nothing lost),
+    /// saves the index, and returns the report (JSON).
+    #[pyo3(signature = (corpus, tag=None, threads=None, batch=false))]
     fn add(
         &mut self,
         py: Python<'_>,
         corpus: &Corpus,
         tag: Option<String>,
         threads: Option<usize>,
+        batch: bool,
     ) -> PyResult<String> {
         let input = corpus.path().to_path_buf();
         let cfg = corpus.config();
@@ -124,7 +126,12 @@ impl Index {
         let r = pool::run(py, threads, move || {
             let spill = fimdup::spill::SpillConfig::default();
             let (mut idx, lock) = fimdup::index::Index::open_for_write_with(&path, WAIT, &spill)?;
-            let rep = idx.add_corpus(&input, &cfg, tag.as_deref(), &|_| {})?;
+            let add = if batch {
+                fimdup::index::Index::add_batch_corpus_with
+            } else {
+                fimdup::index::Index::add_corpus_with
+            };
+            let rep = add(&mut idx, &input, &cfg, tag.as_deref(), &spill, &|_| {})?;
             let generation = idx.save_locked(&lock)?;
             Ok::<_, Error>((idx, rep, generation))
         })?;

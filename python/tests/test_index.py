@@ -167,6 +167,24 @@ def test_add_equals_cli_add(cli, fimdup, corpus, tmp_path):
     assert fresh == [{"doc": corpus.n + 3, "id": "fresh", "estimate": 1.0}]
 
 
+def test_batch_add_equals_cli_batch_add(cli, fimdup, corpus, tmp_path):
+    texts, ids = new_sweep(corpus)
+    sweep_file = write_queries(tmp_path / "batch.jsonl", texts[-4:], ids[-4:])
+    cdir, pdir = tmp_path / "cli-idx", tmp_path / "py-idx"
+    cli.run("index", "build", corpus.path, "--threshold", "0.8", "--out", cdir)
+    expected = json.loads(cli.run("index", "add", cdir, sweep_file, "--batch", "--json").stdout)
+    idx = fimdup.Index.build(pdir, corpus.texts, corpus.ids, threshold=0.8)
+    got = idx.add(texts[-4:], ids[-4:], batch=True)
+    for k in expected:
+        if k in ("index", "seconds"):
+            continue
+        assert got.get(k) == expected[k], f"add(batch=True)[{k!r}]: package {got.get(k)!r}, CLI {expected[k]!r}"
+    # a batch of four loses none of the indexed documents; a full sweep of the same four would
+    assert got["lost"] == [] and got["added"] == 4
+    full = fimdup.Index.build(tmp_path / "py-full", corpus.texts, corpus.ids, threshold=0.8)
+    assert len(full.add(texts[-4:], ids[-4:])["lost"]) == corpus.n
+
+
 def test_remove_and_merge_equal_cli(cli, fimdup, corpus, tmp_path):
     texts, ids = new_sweep(corpus)
     sweep_file = write_queries(tmp_path / "sweep2.jsonl", texts, ids)
