@@ -1140,13 +1140,13 @@ class Index:
     def add(self, texts: Any, ids: Any = None, *, tag: Optional[str] = None,
             format: Optional[str] = _CORPUS["format"], text_field: str = _CORPUS["text_field"],
             id_field: str = _CORPUS["id_field"], threads: Optional[int] = None,
-            batch: bool = False) -> Dict[str, Any]:
+            batch: Optional[bool] = None) -> Dict[str, Any]:
         """Adds the documents as a new sweep (``fimdup index add``) and saves the index;
         returns the sweep's report (added, unchanged, merges, lost and found). ``batch``
         (``--batch``): the documents are a batch of new ones, not the full new sweep, so
-        nothing is lost."""
+        nothing is lost (absent: a full sweep)."""
         c = _corpus(texts, ids, format=format, text_field=text_field, id_field=id_field)
-        self.last_report = _json.loads(self._n.add(c, tag, threads, batch))
+        self.last_report = _json.loads(self._n.add(c, tag, threads, bool(batch)))
         return self.last_report
 
     def remove(self, ids: Iterable[str]) -> Dict[str, Any]:

@@ -27,8 +27,9 @@ GROUPS = {
 }
 
 # Keywords that are no library option: what a call is given besides its options (None:
-# absent), and where temporary files go.
-PACKAGE_OWN = {"ids", "keys", "tag", "tmp_dir", "threads"}
+# absent), where temporary files go, and which library call an add is (`batch`: the
+# batch add, as `index add --batch` picks it; absent: a full sweep).
+PACKAGE_OWN = {"ids", "keys", "tag", "tmp_dir", "threads", "batch"}
 
 
 def _calls(fimdup):

@@ -562,14 +562,7 @@ fn add_batch_loses_nothing() {
     corpora(d);
     let s = |p: &str| d.join(p).to_str().unwrap().to_string();
     let ids = |p: &str| -> std::collections::BTreeSet<String> {
-        std::fs::read_to_string(d.join(p))
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v["id"].as_str().unwrap().to_string()
-            })
-            .collect()
+        crate::common::corpus_ids(&d.join(p)).into_iter().collect()
     };
     let mut after = Vec::new();
     for batch in [false, true] {

@@ -21,18 +21,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::common;
-use common::{fimdup, held_by_index, ok, run, s};
-
-fn ids(corpus: &Path) -> Vec<String> {
-    std::fs::read_to_string(corpus)
-        .unwrap()
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["id"].as_str().unwrap().to_string()
-        })
-        .collect()
-}
+use common::{corpus_ids as ids, fimdup, held_by_index, ok, run, s};
 
 fn copy_dir(from: &Path, to: &Path) {
     if to.exists() {

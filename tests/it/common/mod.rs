@@ -165,6 +165,18 @@ pub fn run_python(python: &Path, script: &str, args: &[&str]) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
+/// The external ids (field `id`) of the JSONL corpus at `path`, in input order.
+pub fn corpus_ids(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["id"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
 /// The ids of `queries` (JSONL) that the index at `idx` holds as an exact copy of
 /// themselves (`index query --threshold 1`).
 pub fn held_by_index(idx: &Path, queries: &Path) -> std::collections::BTreeSet<String> {
