@@ -75,13 +75,13 @@ pub use lsh::{center_clusters, Grouping, LshConfig};
 pub use method::Reads;
 pub use options::JobOptions;
 pub use output::{
-    pair_rows, write_cluster_lines, write_clusters, write_pair_lines, write_pairs, write_summary,
-    Cluster, ClusterOutput, ClusterSummary, Phase, ScoredPair,
+    pair_ends, pair_rows, write_cluster_lines, write_clusters, write_pair_lines, write_pairs,
+    write_summary, Cluster, ClusterOutput, ClusterSummary, Phase, ScoredPair,
 };
 pub use prepared::Prepared;
 pub use run::{
-    check_max_pairs, check_pair_count, components_with_support, finish_clusters, pair_count_of,
-    run_method, ClusterInputs,
+    check_max_pairs, check_pair_count, cluster_order, components_with_support, finish_clusters,
+    pair_count_of, run_method, ClusterInputs,
 };
 pub use simhash::SimHashConfig;
 pub use supershingle::SuperShingleConfig;

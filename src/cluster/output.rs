@@ -180,6 +180,17 @@ fn ext(ext_ids: &[String], d: DocId) -> Result<&str> {
     })
 }
 
+/// A pair's two ends, each (external id, DocId), in `pairs.csv`'s order: the smaller
+/// (external id, DocId) first. One process ([`pair_rows`]) and each part of a divided run
+/// orient pairs by it.
+pub fn pair_ends<S: AsRef<str>, D: Ord + Copy>(x: (S, D), y: (S, D)) -> ((S, D), (S, D)) {
+    if (x.0.as_ref(), x.1) <= (y.0.as_ref(), y.1) {
+        (x, y)
+    } else {
+        (y, x)
+    }
+}
+
 /// The rows of `pairs.csv` in its order: each pair with the smaller external id first,
 /// sorted by (external id, external id, DocId, DocId). Every entry point that hands out
 /// pairs gives them in this order.
@@ -190,12 +201,8 @@ pub fn pair_rows<'a>(
     let mut rows: Vec<(&str, &str, DocId, DocId, &ScoredPair)> = pairs
         .iter()
         .map(|p| {
-            let (x, y) = (ext(ext_ids, p.a)?, ext(ext_ids, p.b)?);
-            Ok(if (x, p.a) <= (y, p.b) {
-                (x, y, p.a, p.b, p)
-            } else {
-                (y, x, p.b, p.a, p)
-            })
+            let ((x, a), (y, b)) = pair_ends((ext(ext_ids, p.a)?, p.a), (ext(ext_ids, p.b)?, p.b));
+            Ok((x, y, a, b, p))
         })
         .collect::<Result<_>>()?;
     rows.sort_by(|l, r| (l.0, l.1, l.2, l.3).cmp(&(r.0, r.1, r.2, r.3)));

@@ -277,6 +277,16 @@ impl<'a> Arm<'_, 'a> {
     }
 }
 
+/// The order of clusters in `clusters.jsonl`, of (members ascending, support) pairs: by
+/// size (largest first), then members (compared as sequences), then support (largest
+/// first). One process ([`finish_clusters`]) and each part of a divided run
+/// ([`crate::cluster::stages::finish_part_clusters`]) order by it.
+pub fn cluster_order<T: Ord>(x: (&[T], u32), y: (&[T], u32)) -> std::cmp::Ordering {
+    (y.0.len().cmp(&x.0.len()))
+        .then_with(|| x.0.cmp(y.0))
+        .then(y.1.cmp(&x.1))
+}
+
 /// Sorts clusters (see the module invariants), drops duplicates of a document set (keeping
 /// the highest support) and numbers them.
 pub fn finish_clusters(sets: Vec<(Vec<DocId>, u32)>) -> Vec<Cluster> {
@@ -289,12 +299,7 @@ pub fn finish_clusters(sets: Vec<(Vec<DocId>, u32)>) -> Vec<Cluster> {
         })
         .filter(|(d, _)| d.len() >= 2)
         .collect();
-    sets.sort_by(|x, y| {
-        y.0.len()
-            .cmp(&x.0.len())
-            .then_with(|| x.0.cmp(&y.0))
-            .then(y.1.cmp(&x.1))
-    });
+    sets.sort_by(|x, y| cluster_order((&x.0, x.1), (&y.0, y.1)));
     sets.dedup_by(|later, first| later.0 == first.0);
     sets.into_iter()
         .enumerate()

@@ -30,7 +30,8 @@ use serde::{Deserialize, Serialize};
 use super::group::GroupFound;
 use super::merge::Totals;
 use crate::cluster::{
-    finish_clusters, pair_count_of, write_cluster_lines, write_pair_lines, ScoredPair,
+    cluster_order, finish_clusters, pair_count_of, pair_ends, write_cluster_lines,
+    write_pair_lines, ScoredPair,
 };
 use crate::dedup::write::write_removed_lines;
 use crate::dedup::{Reason, ScoreKind};
@@ -205,12 +206,7 @@ pub fn group_rows(r: GroupFound, totals: &mut Totals) -> GroupRows {
     totals.pairs += r.pairs.len() as u64;
     let pairs = (r.pairs.into_iter())
         .map(|(a, b, shared, estimate, exact)| {
-            let (xa, xb) = (ext(a), ext(b));
-            let ((x, a), (y, b)) = if (xa.as_str(), a) <= (xb.as_str(), b) {
-                ((xa, a), (xb, b))
-            } else {
-                ((xb, b), (xa, a))
-            };
+            let ((x, a), (y, b)) = pair_ends((ext(a), a), (ext(b), b));
             PairLine {
                 x,
                 y,
@@ -232,11 +228,7 @@ pub fn group_rows(r: GroupFound, totals: &mut Totals) -> GroupRows {
 /// A part's clusters in the file's order, equal member lists once (the one kept is the
 /// first: the largest support).
 pub fn finish_part_clusters(mut lines: Vec<ClusterLine>) -> Vec<ClusterLine> {
-    lines.sort_by(|x, y| {
-        (y.docs.len().cmp(&x.docs.len()))
-            .then_with(|| x.docs.cmp(&y.docs))
-            .then(y.support.cmp(&x.support))
-    });
+    lines.sort_by(|x, y| cluster_order((&x.docs, x.support), (&y.docs, y.support)));
     lines.dedup_by(|later, first| later.docs == first.docs);
     lines
 }
