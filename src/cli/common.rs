@@ -517,6 +517,16 @@ pub struct DistArgs {
         requires = "processes"
     )]
     pub peer_timeout: f64,
+    /// A divided run keeps what identifies it and each worker's checkpoint after the
+    /// pairs stage in DIR/process-00000/, ... (a fresh run empties its process's
+    /// directory first).
+    #[arg(long, value_name = "DIR")]
+    pub run_dir: Option<PathBuf>,
+    /// Restart the failed run recorded in --run-dir after the last stage every worker
+    /// completed (the same outputs); refused when the input, options, processes or
+    /// workers differ from the record.
+    #[arg(long)]
+    pub resume: bool,
 }
 
 /// The flags of many processes in a build without the `distributed` feature: accepted
@@ -537,6 +547,10 @@ pub struct DistArgs {
     connect_timeout: Option<u64>,
     #[arg(long, value_name = "SECS", hide = true)]
     peer_timeout: Option<f64>,
+    #[arg(long, value_name = "DIR", hide = true)]
+    run_dir: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    resume: bool,
 }
 
 #[cfg(not(feature = "distributed"))]
@@ -550,6 +564,8 @@ impl DistArgs {
             ("--workers", self.workers.is_some()),
             ("--connect-timeout", self.connect_timeout.is_some()),
             ("--peer-timeout", self.peer_timeout.is_some()),
+            ("--run-dir", self.run_dir.is_some()),
+            ("--resume", self.resume),
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
@@ -576,6 +592,12 @@ impl DistArgs {
     /// The topology, when the run is distributed (--processes or --workers given).
     pub fn topology(&self) -> anyhow::Result<Option<fimdup::dataflow::Topology>> {
         if self.processes.is_none() && self.workers.is_none() {
+            if self.run_dir.is_some() || self.resume {
+                anyhow::bail!(
+                    "--run-dir and --resume are for a run on many processes or workers: \
+                     give --processes N or --workers W"
+                );
+            }
             return Ok(None);
         }
         let n = self.processes.unwrap_or(1);
@@ -599,7 +621,9 @@ impl DistArgs {
                 self.peer_timeout
             );
         }
-        let t = t.with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout));
+        let t = t
+            .with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout))
+            .with_run_dir(self.run_dir.clone(), self.resume)?;
         Ok(Some(t))
     }
 }

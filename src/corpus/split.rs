@@ -40,7 +40,7 @@ pub enum Split {
 }
 
 /// A byte range of a line-format file, with where it starts in line and document numbers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineRange {
     /// First byte (a line start).
     pub start: u64,

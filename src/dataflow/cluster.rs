@@ -90,12 +90,13 @@
 
 use std::path::{Path, PathBuf};
 
+use super::checkpoint::{AfterPairs, RunDir, CHECKPOINT_STAGE};
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, rows_stage};
 use super::report::{
-    part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
+    fail_point, part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{
@@ -103,6 +104,7 @@ use crate::cluster::stages::{
     Member, Totals,
 };
 use crate::cluster::{ClusterSummary, Job, Measure, Reads};
+use crate::context::DocKeys;
 use crate::corpus::DuplicateIds;
 use crate::dedup::{write_kept_part, Dedup};
 use crate::sketch::pipeline::SketchStats;
@@ -203,6 +205,7 @@ impl InputFile {
 /// A document of a worker's share.
 /// Its keys and positional values (the image for k-mins and one-permutation) are in the
 /// worker's [`crate::context::DocKeys`] store, at its index in the worker's documents.
+#[derive(serde::Serialize, serde::Deserialize)]
 pub(super) struct Doc {
     pub id: u32,
     pub ext: String,
@@ -239,6 +242,8 @@ pub(super) struct Plan {
 /// wrote its parts).
 pub(super) struct Assembled {
     pub summary: ClusterSummary,
+    /// The stage after which a resumed run restarted.
+    pub resumed_after: Option<String>,
     pub totals: Totals,
     pub stats: SketchStats,
     pub per_process: Vec<super::ProcessReport>,
@@ -284,18 +289,16 @@ fn row_passes(
     Ok(passes)
 }
 
-/// The stages of one worker; `Some` on worker 0 (of process 0).
-pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<Assembled>> {
-    let (me, peers) = (rounds.index(), rounds.peers());
+/// Stages 1 to 5 of one worker (read and sketch, ids, collapse, rows, pairs): what the
+/// later stages read of them, with its documents' keys.
+fn through_pairs(
+    rounds: &mut Rounds<'_>,
+    plan: &Plan,
+    stages: &mut Stages,
+    worker_budget: Option<u64>,
+) -> Result<(AfterPairs, DocKeys)> {
     let job = &plan.job;
-    let mut stages = Stages::default();
     let spill = job.spill_config();
-    // The keys wait on disk; each worker of a process gets its share of the budget, or of
-    // the default plan's (`plan::DIVIDED_DEFAULT_PROCESS_BYTES`).
-    let worker_budget = Some(crate::plan::worker_share(
-        crate::plan::divided_process_bytes(spill.budget),
-        plan.per_process,
-    ));
     let spill_dir = worker_budget.map(|_| spill.dir());
     let spill_dir = spill_dir.as_deref();
 
@@ -316,7 +319,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let nonempty: u64 = (0..held.len()).filter(|&i| held.keys_len(i) > 0).count() as u64;
     let any = rounds.all_gather(nonempty).iter().any(|(_, c)| *c > 0);
     let n = plan.params.sketch.size;
-    let (cfg, head, rule) =
+    let (_, _, rule) =
         divided_method(job, &plan.params.sketch, n, any).map_err(|e| together(rounds, e))?;
 
     // 4. Rows; 5. pairs (`pairing.rs`).
@@ -339,29 +342,12 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let round_bytes = worker_budget.map(crate::plan::round_share);
     let (edges, n_candidates) = pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
     stages.lap("pairs", rounds, n_candidates);
-
-    // 6. Components: each worker's spanning forest and the collapse classes, to worker 0,
-    // which joins them into groups and places them.
     let mut forest = spanning_forest(&edges);
+    drop(edges);
     forest.extend(collapsed.classes.iter().copied());
-    let n_forest = forest.len() as u64;
-    let at_zero = rounds.exchange(forest, |_: &(u32, u32)| 0);
-    let placements: Vec<(u32, (u32, u32))> = if me == 0 {
-        place_groups(at_zero, peers)
-    } else {
-        Vec::new()
-    };
-    let starts_p = local.starts.clone();
-    let mut placed_here = rounds.exchange(placements, move |p: &(u32, (u32, u32))| {
-        owner_of(&starts_p, p.0)
-    });
-    placed_here.sort_unstable();
-    stages.lap("components", rounds, n_forest);
-
-    // 7. Per group: the members' records to the group's owner, the method run there.
     let Local {
-        mut docs,
-        mut held,
+        docs,
+        held,
         placed,
         starts,
         n_docs,
@@ -370,6 +356,129 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         bytes_read,
         ..
     } = local;
+    let after = AfterPairs {
+        docs,
+        placed,
+        starts,
+        n_docs,
+        stats,
+        incidences,
+        bytes_read,
+        collapse: collapsed.summary,
+        forest,
+        dropped,
+        kept,
+        rare,
+        common,
+        any,
+        row_passes: passes,
+        id_passes: id_check.map_or(0, |c| c.0),
+        laps: Vec::new(),
+    };
+    Ok((after, held))
+}
+
+/// The stages of one worker; `Some` on worker 0 (of process 0). With a run directory the
+/// worker keeps a checkpoint after the pairs stage, and a resumed run whose workers all
+/// have one loads it in place of stages 1 to 5 ([`super::checkpoint`]).
+pub(super) fn run_worker(
+    rounds: &mut Rounds<'_>,
+    plan: &Plan,
+    run_dir: Option<&RunDir>,
+) -> Result<Option<Assembled>> {
+    let (me, peers) = (rounds.index(), rounds.peers());
+    let job = &plan.job;
+    let mut stages = Stages::default();
+    let spill = job.spill_config();
+    // The keys wait on disk; each worker of a process gets its share of the budget, or of
+    // the default plan's (`plan::DIVIDED_DEFAULT_PROCESS_BYTES`).
+    let worker_budget = Some(crate::plan::worker_share(
+        crate::plan::divided_process_bytes(spill.budget),
+        plan.per_process,
+    ));
+    let spill_dir = worker_budget.map(|_| spill.dir());
+    let spill_dir = spill_dir.as_deref();
+
+    // A resumed run: every worker's checkpoint, or none.
+    let resumable = run_dir.is_some_and(|r| r.resumes() && r.has_after_pairs(me));
+    let resumable = match run_dir {
+        Some(r) if r.resumes() => rounds
+            .all_gather(u64::from(resumable))
+            .iter()
+            .all(|(_, h)| *h == 1),
+        _ => false,
+    };
+    let (after, mut held) = match (resumable, run_dir) {
+        (true, Some(r)) => {
+            let loaded = r.load_after_pairs(me, spill_dir);
+            let failed = (rounds.all_gather(u64::from(loaded.is_ok())).iter())
+                .find(|(_, ok)| *ok == 0)
+                .map(|(w, _)| *w);
+            match (loaded, failed) {
+                (Ok((after, held)), None) => {
+                    stages.list.clone_from(&after.laps);
+                    stages.t = std::time::Instant::now();
+                    (after, held)
+                }
+                (Err(e), _) => return Err(e),
+                (Ok(_), Some(w)) => {
+                    return Err(Error::Distributed(format!(
+                        "worker {w} could not read its checkpoint"
+                    )))
+                }
+            }
+        }
+        _ => {
+            let (mut after, mut held) = through_pairs(rounds, plan, &mut stages, worker_budget)?;
+            after.laps.clone_from(&stages.list);
+            if let Some(r) = run_dir {
+                r.save_after_pairs(me, &after, &mut held)?;
+            }
+            (after, held)
+        }
+    };
+    let resumed_after = resumable.then(|| CHECKPOINT_STAGE.to_string());
+    let n = plan.params.sketch.size;
+    let (cfg, head, rule) =
+        divided_method(job, &plan.params.sketch, n, after.any).map_err(|e| together(rounds, e))?;
+    let n_here = after.docs.len() as u64;
+
+    // 6. Components: each worker's spanning forest and the collapse classes, to worker 0,
+    // which joins them into groups and places them.
+    let AfterPairs {
+        mut docs,
+        placed,
+        starts,
+        n_docs,
+        stats,
+        incidences,
+        bytes_read,
+        collapse,
+        forest,
+        dropped,
+        kept,
+        rare,
+        common,
+        row_passes: passes,
+        id_passes,
+        ..
+    } = after;
+    let n_forest = forest.len() as u64;
+    let at_zero = rounds.exchange(forest, |_: &(u32, u32)| 0);
+    fail_point("dataflow-in-components");
+    let placements: Vec<(u32, (u32, u32))> = if me == 0 {
+        place_groups(at_zero, peers)
+    } else {
+        Vec::new()
+    };
+    let starts_p = starts.clone();
+    let mut placed_here = rounds.exchange(placements, move |p: &(u32, (u32, u32))| {
+        owner_of(&starts_p, p.0)
+    });
+    placed_here.sort_unstable();
+    stages.lap("components", rounds, n_forest);
+
+    // 7. Per group: the members' records to the group's owner, the method run there.
     let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
     // A document is in one group at most: its record moves into the message.
     for &(doc, (group, owner)) in &placed_here {
@@ -461,7 +570,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         stats,
         documents: n_here,
         incidences,
-        collapse: collapsed.summary,
+        collapse,
         context_rows: kept,
         dropped_rare: rare,
         dropped_common: common,
@@ -469,7 +578,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         kept_written,
         row_passes: passes,
-        id_passes: id_check.map_or(0, |c| c.0),
+        id_passes,
         bytes_read,
     };
     let mut all_counts = rounds.exchange(vec![counts], |_: &WorkerCounts| 0);
@@ -491,6 +600,7 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     );
     Ok(Some(Assembled {
         summary,
+        resumed_after,
         totals: written.totals,
         stats,
         per_process: process_reports(&all_counts, plan.per_process),

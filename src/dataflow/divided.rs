@@ -1,6 +1,8 @@
 //! Runs the divided cluster stage ([`super::cluster`]) on the workers of every process
 //! (each process writes its parts of the outputs) and hands process 0's counts to the
 //! library's output ([`JobOutput`], [`Dedup::conclude`]), which writes `summary.json`.
+//! With a run directory each process first records the run there, or checks a resumed
+//! run against the record ([`super::checkpoint`]).
 //!
 //! Invariants: the calling thread of each process waits for its workers; it fails as soon
 //! as one of them fails or panics, or a connection is lost for longer than a grace period,
@@ -14,6 +16,7 @@ use std::path::Path;
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
+use super::checkpoint::{RunDir, RunRecord};
 use super::cluster::{run_worker, Assembled, InputFile, Plan};
 use super::net::connect;
 use super::rounds::Rounds;
@@ -44,6 +47,7 @@ pub fn run_divided(
         summary,
         stats,
         per_process,
+        resumed_after,
         ..
     } = a;
     let files = ["clusters.jsonl", "pairs.csv"];
@@ -57,7 +61,7 @@ pub fn run_divided(
         seconds: t0.elapsed().as_secs_f64(),
         peak_rss_bytes: crate::spill::peak_rss_bytes(),
         input_stats: stats.corpus,
-        distributed: Some(divided_block(topo, per_process, &files).to_json()?),
+        distributed: Some(divided_block(topo, per_process, &files, resumed_after).to_json()?),
         memory_plan: None,
         options: job.method_options().clone(),
         in_parts: true,
@@ -87,6 +91,7 @@ pub fn run_divided_dedup(
         totals,
         stats,
         per_process,
+        resumed_after,
     } = a;
     let format = dedup.job().pipeline().corpus.format_of(path)?;
     let [identical, lexically_equivalent, near_duplicate, against_index] = totals.removed;
@@ -115,15 +120,17 @@ pub fn run_divided_dedup(
         }),
     };
     let files = ["clusters.jsonl", "removed.csv"];
-    let distributed = divided_block(topo, per_process, &files).to_json()?;
+    let distributed = divided_block(topo, per_process, &files, resumed_after).to_json()?;
     dedup.conclude(chosen, Some(distributed)).map(Some)
 }
 
-/// The `distributed` block of a divided run that wrote `files` in parts.
+/// The `distributed` block of a divided run that wrote `files` in parts (resumed after a
+/// stage, or not).
 fn divided_block(
     topo: &Topology,
     per_process: Vec<super::ProcessReport>,
     files: &[&str],
+    resumed_after: Option<String>,
 ) -> Distributed {
     let parts = topo.processes();
     Distributed {
@@ -135,6 +142,7 @@ fn divided_block(
         parts: (files.iter())
             .map(|f| crate::cluster::stages::part_pattern(f, parts))
             .collect(),
+        resumed_after,
     }
 }
 
@@ -158,11 +166,14 @@ fn run_stages(
     let sketcher = pipeline_sketcher(path, pipeline)?;
     let params = sketcher.params(pipeline.text_params());
     let scheme = params.sketch.scheme;
+    let files = InputFile::list(path, &pipeline.corpus)?;
+    // A resume that differs from the recorded run is refused before anything is written.
+    let run_dir = RunDir::open(topo, &RunRecord::new(job, dedup, &files, topo))?;
     let comms = connect(topo, super::digest(job, input, topo))?;
     let losses = comms.losses.clone();
     let plan = Arc::new(Plan {
         path: path.to_path_buf(),
-        files: InputFile::list(path, &pipeline.corpus)?,
+        files,
         positional_ids: crate::corpus::shards::positional_ids(
             pipeline.corpus.format_of(path)?,
             &pipeline.corpus,
@@ -183,7 +194,7 @@ fn run_stages(
         let index = worker.index();
         let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
             let mut rounds = Rounds::new(worker, plan.per_process);
-            if let Some(a) = run_worker(&mut rounds, &plan)? {
+            if let Some(a) = run_worker(&mut rounds, &plan, run_dir.as_ref())? {
                 let _ = tx.send(Event::Msg(Box::new(a)));
             }
             // The last meeting: nobody leaves before process 0 has its result.

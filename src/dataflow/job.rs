@@ -39,6 +39,10 @@ pub struct Distributed {
     /// pairs.csv`: the header is in part 0 only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<String>,
+    /// A resumed divided run (`--resume`): the stage after which it restarted from its
+    /// workers' checkpoints; absent when it ran every stage.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resumed_after: Option<String>,
 }
 
 impl Distributed {
@@ -52,15 +56,30 @@ impl Distributed {
 /// of one run must agree on it, or they refuse each other.
 pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
     let text = format!(
-        "{:?}|{:?}|{}|{}|{:?}|{}",
+        "{:?}|{:?}|{}|{}|{:?}|{:?}|{}|{}",
         job,
         input,
         topo.processes(),
         topo.workers(),
         topo.hosts(),
+        topo.run_dir(),
+        topo.resumes(),
         env!("CARGO_PKG_VERSION")
     );
     xxhash_rust::xxh3::xxh3_64(text.as_bytes())
+}
+
+/// A run directory is for divided runs, whose workers keep checkpoints: a gathered run
+/// (`because`) with one is refused.
+fn refuse_run_dir(topo: &Topology, because: Option<&str>) -> Result<()> {
+    match topo.run_dir() {
+        Some(dir) => Err(Error::config(format!(
+            "--run-dir {}: only a divided run keeps checkpoints, and this one is gathered ({})",
+            dir.display(),
+            because.unwrap_or("the input is an images file")
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// [`Job::prepare`] with the workers of every process of `topo`: every process reads and
@@ -85,6 +104,7 @@ pub fn prepare_on(
         gathered_because: None,
         per_process: Vec::new(),
         parts: Vec::new(),
+        resumed_after: None,
     };
     let pipeline = job.pipeline();
     let spill = job.spill_config();
@@ -125,6 +145,7 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<
         },
         Input::Images(_) => None,
     };
+    refuse_run_dir(topo, because)?;
     let Some((s, mut dist)) = prepare_on(job, input, topo)? else {
         return Ok(None);
     };
@@ -155,6 +176,7 @@ pub fn run_dedup(
             Some(b) => b,
         },
     };
+    refuse_run_dir(topo, Some(because))?;
     match prepare_on(dedup.job(), &Input::Corpus(input.to_path_buf()), topo)? {
         Some((s, mut dist)) => {
             dist.gathered_because = Some(because.to_string());

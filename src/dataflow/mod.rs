@@ -28,6 +28,9 @@
 //!   their documents' holders, one sorted run a pass, merged back by document.
 //! - `messages.rs`: the divided path's message types and wire sizes, routes (owners by
 //!   hash, holders by DocId, pair owners) and the passes a budget needs.
+//! - `checkpoint.rs`: a divided run's run directory (`--run-dir`): what identifies the
+//!   run, and each worker's checkpoint after the pairs stage, from which `--resume`
+//!   restarts a failed run.
 //! - `report.rs`: each worker's per-stage clock, traffic and counts, and process 0's
 //!   phases and per-process reports from them.
 //! - `job.rs`: picks the path for a [`crate::cluster::Job`] or a [`crate::dedup::Dedup`]
@@ -45,6 +48,7 @@
 //! the lost process) before process 0 writes anything (a divided run's parts, each
 //! complete, may be written by then).
 
+mod checkpoint;
 pub mod cluster;
 mod dfruns;
 pub mod divided;

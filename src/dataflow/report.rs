@@ -7,7 +7,8 @@
 //!
 //! Invariants: a stage's seconds are the longest over the workers; bytes a worker sends to
 //! its own process are not counted as received; a fail point at each stage's end
-//! (`dataflow-after-<stage>`) kills the process there, for the fail-stop tests, and is
+//! (`dataflow-after-<stage>`, and `dataflow-in-components` in the middle of that stage,
+//! [`fail_point`]) kills the process there, for the fail-stop and resume tests, and is
 //! inert unless named.
 
 use std::time::Instant;
@@ -96,18 +97,22 @@ impl Stages {
             peak_rss_bytes: crate::spill::peak_rss_bytes(),
         });
         self.t = now;
-        // A fail point for the fail-stop tests: this process dies (SIGKILL) as it leaves
-        // the stage, in the middle of the run for the others.
-        #[cfg(feature = "failpoints")]
-        fail::fail_point!(
-            &format!("dataflow-after-{}", name.replace(' ', "-")),
-            |_| {
-                // SAFETY: raise only sends a signal to this process.
-                unsafe { libc::raise(libc::SIGKILL) };
-                unreachable!("SIGKILL ends the process")
-            }
-        );
+        fail_point(&format!("dataflow-after-{}", name.replace(' ', "-")));
     }
+}
+
+/// A fail point for the fail-stop and resume tests: with the `failpoints` feature and
+/// `FAILPOINTS=NAME=return`, this process dies (SIGKILL) there, in the middle of the run
+/// for the others; inert otherwise.
+pub(super) fn fail_point(name: &str) {
+    #[cfg(feature = "failpoints")]
+    fail::fail_point!(name, |_| {
+        // SAFETY: raise only sends a signal to this process.
+        unsafe { libc::raise(libc::SIGKILL) };
+        unreachable!("SIGKILL ends the process")
+    });
+    #[cfg(not(feature = "failpoints"))]
+    let _ = name;
 }
 
 /// The last round's traffic, known only once it has arrived: each worker's counts sent to

@@ -2,9 +2,10 @@
 //!
 //! Invariants: a [`Topology`] is valid once built ([`Topology::new`] checks it): at least
 //! one process and one worker per process, this process among them, and, with more than
-//! one process, exactly one `host:port` address per process, process 0 first.
+//! one process, exactly one `host:port` address per process, process 0 first; a run that
+//! resumes has a run directory ([`Topology::with_run_dir`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::{Error, Result};
@@ -28,6 +29,8 @@ pub struct Topology {
     hosts: Vec<String>,
     connect_timeout: Duration,
     peer_timeout: Duration,
+    run_dir: Option<PathBuf>,
+    resume: bool,
 }
 
 impl Topology {
@@ -63,7 +66,34 @@ impl Topology {
             hosts,
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             peer_timeout: DEFAULT_PEER_TIMEOUT,
+            run_dir: None,
+            resume: false,
         })
+    }
+
+    /// Where each process of a divided run keeps what identifies the run and its workers'
+    /// checkpoints (`DIR/process-00000/`, ..., see [`super::checkpoint`]); with `resume`, the
+    /// run restarts after the last stage every worker completed there. `resume` without a
+    /// directory is refused.
+    pub fn with_run_dir(mut self, dir: Option<PathBuf>, resume: bool) -> Result<Self> {
+        if resume && dir.is_none() {
+            return Err(Error::config(
+                "--resume restarts the run recorded in a run directory: give it with --run-dir DIR",
+            ));
+        }
+        self.run_dir = dir;
+        self.resume = resume;
+        Ok(self)
+    }
+
+    /// The run directory, when the run keeps checkpoints.
+    pub fn run_dir(&self) -> Option<&Path> {
+        self.run_dir.as_deref()
+    }
+
+    /// Whether the run resumes the one recorded in its run directory.
+    pub fn resumes(&self) -> bool {
+        self.resume
     }
 
     /// How long to wait for the other processes to connect (default one minute).
@@ -193,6 +223,15 @@ mod tests {
         assert_eq!(t.peers(), 6);
         assert_eq!(t.name_of(1), "process 1 (b:2)");
         assert!(Topology::new(1, 0, 2, vec![]).unwrap().is_leader());
+        let one = Topology::new(1, 0, 1, vec![]).unwrap();
+        let e = one
+            .clone()
+            .with_run_dir(None, true)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--run-dir"), "{e}");
+        let r = one.with_run_dir(Some("r".into()), true).unwrap();
+        assert!(r.resumes() && r.run_dir() == Some(Path::new("r")));
     }
 
     #[test]
