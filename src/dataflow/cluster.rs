@@ -416,8 +416,8 @@ pub(super) fn run_worker(
                 .map(|(w, _)| *w);
             match (loaded, failed) {
                 (Ok((after, held)), None) => {
+                    // The components lap counts the loading.
                     stages.list.clone_from(&after.laps);
-                    stages.t = std::time::Instant::now();
                     (after, held)
                 }
                 (Err(e), _) => return Err(e),

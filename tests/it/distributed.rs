@@ -1517,6 +1517,104 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Resume
+
+/// A run kept in a run directory, killed in its components stage (process `victim`
+/// SIGKILLs itself at the fail point `dataflow-in-components` of the `failpoints`
+/// feature; the others exit 2), then started again with `--resume`: it ends as an
+/// uninterrupted run does, its parts concatenated are the one-process files byte for
+/// byte, and its summary says it restarted after the pairs stage (every worker had its
+/// checkpoint). A resume with another threshold, another process count or no run
+/// directory is refused with exit 2, naming what differs, and writes no output.
+#[test]
+#[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
+fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let args = ["cluster", s(&input), "--threshold", "0.8"];
+    let one = single(d, "single", &args);
+    for (n, w, victim) in [(2, 1, 1), (1, 2, 0)] {
+        let tag = format!("{n}x{w}");
+        let rd = d.join(format!("rd-{tag}"));
+        let mut kept = args.to_vec();
+        kept.extend(["--run-dir", s(&rd)]);
+        let env = Some((victim, ("FAILPOINTS", "dataflow-in-components=return")));
+        let (mut procs, _) = start_env(&d.join(format!("killed-{tag}")), &kept, n, w, env);
+        let mut killed = procs.remove(victim);
+        let st = killed.child.wait().unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(st.signal(), Some(libc::SIGKILL), "{tag}: {st}");
+        let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &tag);
+        for e in &done {
+            assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+            assert!(!e.cwd.join("out").exists(), "{tag}");
+        }
+        // Every worker kept its checkpoint after the pairs.
+        for p in 0..n {
+            let pd = rd.join(format!("process-{p:05}"));
+            let ckpts = (entries(&pd).iter())
+                .filter(|e| e.ends_with(".after-pairs"))
+                .count();
+            assert_eq!(ckpts, w, "{tag}: {}", pd.display());
+        }
+
+        let mut resumed = kept.clone();
+        resumed.push("--resume");
+        let run = run_dist(d, &format!("resumed-{tag}"), &resumed, n, w);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        let dist = &run.summary()["distributed"];
+        assert_eq!(dist["resumed_after"], "pairs", "{tag}: {dist}");
+        assert_eq!(dist["processes"], n);
+        // An uninterrupted run says nothing of a resume.
+        let fresh = run_dist(d, &format!("fresh-{tag}"), &kept, n, w);
+        fresh.assert_ok();
+        assert_same_dir(&one, &fresh);
+        assert!(fresh.summary()["distributed"]
+            .get("resumed_after")
+            .is_none());
+
+        // Another threshold: refused by every process, naming it.
+        let mut other = resumed.clone();
+        other[3] = "0.7";
+        let run = run_dist(d, &format!("threshold-{tag}"), &other, n, w);
+        for e in &run.procs {
+            assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+            assert!(
+                e.stderr.contains("threshold") && e.stderr.contains("0.7"),
+                "{tag}: {}",
+                e.stderr
+            );
+            assert!(!e.cwd.join("out").exists(), "{tag}");
+        }
+    }
+
+    // Another number of processes: the recorded ones name it, the new one has no record.
+    let rd = d.join("rd-2x1");
+    let resumed = [&args[..], &["--run-dir", s(&rd), "--resume"]].concat();
+    let run = run_dist(d, "three", &resumed, 3, 1);
+    for (p, e) in run.procs.iter().enumerate() {
+        assert_eq!(e.status.code(), Some(2), "process {p}: {}", e.stderr);
+        let want = if p < 2 {
+            "the number of processes: 3 now, 2 recorded"
+        } else {
+            "no run of process 2 to resume"
+        };
+        assert!(e.stderr.contains(want), "process {p}: {}", e.stderr);
+        assert!(!e.cwd.join("out").exists(), "process {p}");
+    }
+
+    // --resume without --run-dir.
+    let out = d.join("no-run-dir");
+    let o = common::run(&[&args[..], &["--workers", "2", "--resume", "--out", s(&out)]].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--run-dir"), "{err}");
+    assert!(!out.exists());
+}
+
+// ---------------------------------------------------------------------------------------
 // Bad hosts files
 
 /// Runs process 0 of 2 with the hosts file `path` (absent or not); it must exit 2 without
