@@ -1804,7 +1804,7 @@ fn a_few_components_among_singletons_match_single_process_and_spread_the_links()
     assert_eq!(one_sum["documents"], docs, "{one_sum}");
     assert_eq!(one_sum["components"], sizes.len(), "{one_sum}");
     let largest = one_sum["largest_component"].as_u64().unwrap();
-    assert!(largest >= 650 && largest <= 701, "{one_sum}");
+    assert!((650..=701).contains(&largest), "{one_sum}");
     for (n, w) in [(3, 1), (2, 2)] {
         let run = run_dist(d, &format!("stars-{n}x{w}"), &args, n, w);
         run.assert_ok();
