@@ -51,11 +51,14 @@
 //!    sharing a key (a superset of their candidates; each group finds its own).
 //!    Stages 4 and 5 are in `pairing.rs`; the prefix and its pair test are the library's
 //!    [`crate::context::PrefixFilter`], the df rule [`crate::context::ContextConfig::row_fate`].
-//! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
-//!    with the collapse classes, go to worker 0, which joins them into groups (a connected
-//!    component of the edges with its collapsed members) and places the groups on workers,
-//!    largest first, each on the least loaded. Worker 0 thus holds a forest over the
-//!    documents that have an edge or a class, never the corpus.
+//! 6. **Components** (`components.rs`): each worker reduces its edges to a spanning forest;
+//!    with the collapse classes, they are the edges of rounds of large-star and small-star
+//!    ([`crate::cluster::stages::large_star`], [`crate::cluster::stages::small_star`]),
+//!    each node at the worker its DocId hashes to, until every component is a star around
+//!    its smallest member (its label). A group (a connected component of the edges with
+//!    its collapsed members, named by its label) is sized at its label's owner; the big
+//!    groups go largest first to the least loaded workers, the others by a hash of their
+//!    label ([`crate::cluster::stages::Placement`]). No worker gathers every link.
 //! 7. **Per group**: the members' keys and fingerprints go to the group's owner, which runs
 //!    the library's method on the group alone ([`crate::cluster::run_method`] on the group's context, with
 //!    the globally dropped elements left out), and with `--verify exact` verifies the
@@ -91,6 +94,7 @@
 use std::path::{Path, PathBuf};
 
 use super::checkpoint::{AfterPairs, RunDir, CHECKPOINT_STAGE};
+use super::components::components_stage;
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
@@ -100,8 +104,8 @@ use super::report::{
 };
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{
-    divided_method, merged_summary, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
-    Member, Totals,
+    divided_method, merged_summary, run_group, spanning_forest, GroupFound, GroupJob, Member,
+    Totals,
 };
 use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
@@ -386,7 +390,7 @@ pub(super) fn run_worker(
     plan: &Plan,
     run_dir: Option<&RunDir>,
 ) -> Result<Option<Assembled>> {
-    let (me, peers) = (rounds.index(), rounds.peers());
+    let me = rounds.index();
     let job = &plan.job;
     let mut stages = Stages::default();
     let spill = job.spill_config();
@@ -443,8 +447,8 @@ pub(super) fn run_worker(
         divided_method(job, &plan.params.sketch, n, after.any).map_err(|e| together(rounds, e))?;
     let n_here = after.docs.len() as u64;
 
-    // 6. Components: each worker's spanning forest and the collapse classes, to worker 0,
-    // which joins them into groups and places them.
+    // 6. Components (`components.rs`): the groups of the spanning forests and collapse
+    // links, each member at its holder with its group's owner.
     let AfterPairs {
         mut docs,
         placed,
@@ -463,20 +467,11 @@ pub(super) fn run_worker(
         id_passes,
         ..
     } = after;
-    let n_forest = forest.len() as u64;
-    let at_zero = rounds.exchange(forest, |_: &(u32, u32)| 0);
     fail_point("dataflow-in-components");
-    let placements: Vec<(u32, (u32, u32))> = if me == 0 {
-        place_groups(at_zero, peers)
-    } else {
-        Vec::new()
-    };
-    let starts_p = starts.clone();
-    let mut placed_here = rounds.exchange(placements, move |p: &(u32, (u32, u32))| {
-        owner_of(&starts_p, p.0)
-    });
-    placed_here.sort_unstable();
-    stages.lap("components", rounds, n_forest);
+    let comps = components_stage(rounds, &forest, &[], &starts);
+    drop(forest);
+    let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
+    stages.lap("components", rounds, comps.edges);
 
     // 7. Per group: the members' records to the group's owner, the method run there.
     let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
@@ -579,6 +574,7 @@ pub(super) fn run_worker(
         kept_written,
         row_passes: passes,
         id_passes,
+        component_rounds,
         bytes_read,
     };
     let mut all_counts = rounds.exchange(vec![counts], |_: &WorkerCounts| 0);

@@ -22,6 +22,8 @@
 //!   worker and hands process 0's result to the library's output.
 //! - `ingest.rs`: the divided path's read-and-sketch, ids and collapse exchanges.
 //! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
+//! - `components.rs`: the divided path's components, by rounds of large-star and
+//!   small-star over the nodes' holders, and the groups' placement.
 //! - `output.rs`: the divided path's outputs, written in parts by every process (the
 //!   lines to the owners of their key ranges, the clusters numbered by prefix sums).
 //! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
@@ -50,6 +52,7 @@
 
 mod checkpoint;
 pub mod cluster;
+mod components;
 mod dfruns;
 pub mod divided;
 pub mod heartbeat;

@@ -42,6 +42,8 @@ pub(super) struct WorkerCounts {
     pub row_passes: u64,
     /// The passes of the ids check (more than one under a tight memory budget).
     pub id_passes: u64,
+    /// The iterations of large-star and small-star of the components stage.
+    pub component_rounds: u64,
     /// The bytes of the corpus's files it read.
     pub bytes_read: u64,
 }
@@ -188,6 +190,7 @@ pub(super) fn process_reports(
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
         r.row_passes = Some(c.row_passes);
         r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
+        r.component_rounds = Some(c.component_rounds);
         *r.bytes_read.get_or_insert(0) += c.bytes_read;
         for lap in &c.stages {
             let s = r.seconds.entry(lap.name.clone()).or_insert(0.0);

@@ -104,6 +104,10 @@ pub struct ProcessReport {
     /// (absent when ids are not checked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id_passes: Option<u64>,
+    /// The iterations of large-star and small-star a divided run's components stage took
+    /// (the same on every process).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub component_rounds: Option<u64>,
     /// The bytes of the corpus's files its workers read in a divided run (the compressed
     /// sizes of compressed files, each read whole by one worker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -112,8 +116,8 @@ pub struct ProcessReport {
 
 /// What one stage of the divided run did on one process: the longest of its workers'
 /// seconds, the bytes its workers sent to and received from other processes, and the
-/// stage's count (documents, incidences, candidate pairs, edges, forest edges, members,
-/// clusters), and the process's peak resident memory when the stage ended (a high-water
+/// stage's count (documents, incidences, candidate pairs, edges, edges the components
+/// stage started from, members, clusters), and the process's peak resident memory when the stage ended (a high-water
 /// mark: the first stage showing the process's peak is the one that reached it).
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct StageReport {

@@ -1848,3 +1848,104 @@ fn a_star_beside_singletons_matches_single_process() {
     );
     assert_eq!(sum["documents"], leaves + 1 + singles, "{sum}");
 }
+
+/// Stars of `sizes` leaves each (as [`star_docs`]'s, each around a centre of its own) and
+/// `singles` documents alone, interleaved by a fixed permutation.
+fn stars_docs(sizes: &[u64], singles: u64) -> Vec<(String, Vec<u64>)> {
+    let mix = |x: u64| {
+        let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    };
+    let mut docs = Vec::new();
+    for (k, &leaves) in sizes.iter().enumerate() {
+        let k = k as u64;
+        let centre: Vec<u64> = (1_000_000 + 1_000 * k..1_000_300 + 1_000 * k).collect();
+        docs.push((format!("c{k}"), centre.clone()));
+        for j in 0..leaves {
+            let mut t = centre.clone();
+            for m in 0..5 {
+                let at = 60 * m + mix((k << 32) + j * 5 + m) % 60;
+                t[at as usize] = 2_000_000 + 100_000 * k + 5 * j + m;
+            }
+            docs.push((format!("l{k}-{j}"), t));
+        }
+    }
+    for s in 0..singles {
+        let base = 5_000_000 + 300 * s;
+        docs.push((format!("s{s}"), (base..base + 300).collect()));
+    }
+    docs.sort_by_key(|(id, _)| mix(id.bytes().fold(7, |h, b| h * 131 + u64::from(b))));
+    docs
+}
+
+#[test]
+fn a_few_components_among_singletons_match_single_process_and_spread_the_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sizes = [700, 350, 200, 120, 80, 50];
+    let singles = 4_000;
+    let input = d.join("stars.jsonl");
+    write_docs(&input, &stars_docs(&sizes, singles));
+    let args = [
+        "cluster",
+        s(&input),
+        "--method",
+        "union-find",
+        "--threshold",
+        "0.8",
+    ];
+    let one = single(d, "stars-one", &args);
+    let one_sum = read_json(&one.join("summary.json"));
+    let docs = sizes.iter().sum::<u64>() + sizes.len() as u64 + singles;
+    assert_eq!(one_sum["documents"], docs, "{one_sum}");
+    assert_eq!(one_sum["components"], sizes.len(), "{one_sum}");
+    let largest = one_sum["largest_component"].as_u64().unwrap();
+    assert!((650..=701).contains(&largest), "{one_sum}");
+    for (n, w) in [(3, 1), (2, 2)] {
+        let run = run_dist(d, &format!("stars-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        check_summary(
+            &run,
+            n,
+            w,
+            docs as usize,
+            &one_sum,
+            &[
+                "documents",
+                "pairs",
+                "clusters",
+                "edges",
+                "components",
+                "largest_component",
+            ],
+        );
+        check_divided(&run, &one_sum, true);
+        let sum = run.summary();
+        let per = sum["distributed"]["per_process"]
+            .as_array()
+            .unwrap()
+            .clone();
+        let stage = |p: usize, k: &str| per[p]["stages"]["components"][k].as_u64().unwrap();
+        let rounds = per[0]["component_rounds"].as_u64().unwrap();
+        for e in &per {
+            assert_eq!(e["component_rounds"].as_u64(), Some(rounds), "{sum}");
+        }
+        assert!(rounds >= 1, "{}: {sum}", run.name);
+        // Before, worker 0 received every other process's links (8 bytes each) in one round.
+        // Now each round brings process 0 its share of the arcs: over the stage's rounds
+        // of arcs and labels (two an iteration, the last check and the labels' round), on
+        // average less than half of those links.
+        let links_elsewhere: u64 = (1..n).map(|p| stage(p, "count")).sum();
+        let got = stage(0, "bytes_received");
+        let exchanges = 2 * rounds + 2;
+        assert!(
+            got / exchanges < 8 * links_elsewhere / 2,
+            "{}: process 0 received {got} bytes in {exchanges} rounds, the other processes \
+             started from {links_elsewhere} links: {sum}",
+            run.name
+        );
+    }
+}

@@ -6,8 +6,10 @@
 //! Layout: `classes.rs` (the collapse of the documents sharing a collapse key,
 //! [`fold_class`]), `pairs.rs` (pairs counted over rows, [`count_pairs`], and candidates
 //! tested on full lists by the prefix filter, [`link_candidates`]), `forest.rs` (a part's
-//! edges as a spanning forest, [`spanning_forest`], and the forests joined into placed
-//! groups, [`place_groups`]), `group.rs` (the method on one group, [`run_group`]),
+//! edges as a spanning forest, [`spanning_forest`]), `components.rs` (the connected
+//! components over a partition of the nodes by large-star and small-star,
+//! [`large_star`], [`small_star`], [`star_violations`], and the groups placed on workers,
+//! [`Placement`]), `group.rs` (the method on one group, [`run_group`]),
 //! `merge.rs` (the method's configuration and rule, [`divided_method`], the threshold's
 //! translation, [`translation_header`], the groups' counts summed, [`Totals`], checked
 //! against the run's limits, [`check_totals`], and made into its summary,
@@ -18,6 +20,7 @@
 //! process gives on the whole corpus (the divided run's tests check it byte for byte).
 
 mod classes;
+mod components;
 mod forest;
 mod group;
 mod merge;
@@ -25,7 +28,11 @@ mod pairs;
 mod parts;
 
 pub use classes::{fold_class, Prints};
-pub use forest::{place_groups, spanning_forest};
+pub use components::{
+    big_group, both_ways, hashed_owner, large_star, node_count, oriented, place_big, small_star,
+    split_groups, star_labels, star_sizes, star_violations, Arc, Placement,
+};
+pub use forest::spanning_forest;
 pub use group::{run_group, GroupFound, GroupJob, Member, PairRow, RemovalRow};
 pub use merge::{
     check_totals, divided_method, merged_summary, translation_header, PartCounts, Totals,
