@@ -517,6 +517,18 @@ pub struct DistArgs {
         requires = "processes"
     )]
     pub peer_timeout: f64,
+    /// What a divided run sends to find the pairs of concept, union-find and exact: rows
+    /// (every element of the representatives, to count document frequencies and apply
+    /// --max-df) or prefix (only each document's prefix in element order, then the
+    /// candidates' lists; smaller, takes no --max-df, and summary.json's context_rows,
+    /// dropped_rare and dropped_common are null). The other methods exchange their keys'
+    /// rows either way. The output is the same.
+    #[arg(
+        long,
+        value_name = "rows|prefix",
+        default_value_t = fimdup::dataflow::Exchange::default()
+    )]
+    pub exchange: fimdup::dataflow::Exchange,
 }
 
 /// The flags of many processes in a build without the `distributed` feature: accepted
@@ -537,6 +549,8 @@ pub struct DistArgs {
     connect_timeout: Option<u64>,
     #[arg(long, value_name = "SECS", hide = true)]
     peer_timeout: Option<f64>,
+    #[arg(long, value_name = "rows|prefix", hide = true)]
+    exchange: Option<String>,
 }
 
 #[cfg(not(feature = "distributed"))]
@@ -550,6 +564,7 @@ impl DistArgs {
             ("--workers", self.workers.is_some()),
             ("--connect-timeout", self.connect_timeout.is_some()),
             ("--peer-timeout", self.peer_timeout.is_some()),
+            ("--exchange", self.exchange.is_some()),
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
@@ -599,7 +614,9 @@ impl DistArgs {
                 self.peer_timeout
             );
         }
-        let t = t.with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout));
+        let t = t
+            .with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout))
+            .with_exchange(self.exchange);
         Ok(Some(t))
     }
 }

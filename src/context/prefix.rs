@@ -3,8 +3,11 @@
 //! the divided run's pair stage): each document's elements are ranked in one global order,
 //! `(document frequency, element)`, rarest first, and two documents that are linked
 //! ([`PrefixFilter::holds`]) share an element of their prefixes
-//! ([`PrefixFilter::prefix_of_shared`]). Only the prefixes are expanded into candidates;
-//! each candidate is then tested on its full lists.
+//! ([`PrefixFilter::prefix_of_shared`]). Any fixed global order will do: the divided run
+//! can also rank by the element alone ([`PrefixFilter::element_prefix`]), which needs no
+//! document frequencies (longer prefixes: the elements held alone are not ranked out).
+//! Only the prefixes are expanded into candidates; each candidate is then tested on its
+//! full lists.
 //!
 //! Invariants: a prefix is never shorter than the rule needs (the resemblance bound
 //! rounds toward longer prefixes by a 1e-9 tolerance), so the filter loses no linked
@@ -45,6 +48,14 @@ impl PrefixFilter {
         self.prefix(full)
             .saturating_sub(full.saturating_sub(shared))
             .min(shared)
+    }
+
+    /// A document's prefix in the global order of the elements themselves, ascending (no
+    /// document frequency needed): the first [`PrefixFilter::prefix`]`(keys.len())` of its
+    /// distinct `keys`, in any order. Two linked documents share one of their prefixes'
+    /// elements.
+    pub fn element_prefix(self, keys: &[u64]) -> Vec<u64> {
+        smallest_by(keys, self.prefix(keys.len()), |x| x)
     }
 
     /// Whether documents of `sa` and `sb` elements sharing `shared` of them are linked.
@@ -106,6 +117,8 @@ mod tests {
         assert_eq!(f.prefix_of_shared(10, 10), 8);
         assert!(f.holds(3, 5, 5) && !f.holds(2, 5, 5));
         assert_eq!(PrefixFilter::Shared { k: 0 }.prefix(4), 4);
+        assert_eq!(f.element_prefix(&[9, 4, 7, 1]), vec![1, 4]);
+        assert!(f.element_prefix(&[9, 4]).is_empty());
     }
 
     #[test]

@@ -93,7 +93,8 @@ use std::path::{Path, PathBuf};
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
-use super::pairing::{pairs_stage, rows_stage};
+use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
+use super::Exchange;
 use super::report::{
     part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
@@ -137,6 +138,28 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             None
         },
     )
+}
+
+/// Whether `job` can run with `exchange`: [`Exchange::Prefix`] ranks the elements without
+/// their document frequencies, so a context method (concept, union-find) must drop no
+/// shared element by them (`min_df` at most 2, no `max_df`).
+pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
+    let cfg = job.cluster_config();
+    let c = cfg.context;
+    if exchange == Exchange::Prefix
+        && cfg.method.reads() == Reads::Elements
+        && (c.min_df > 2 || c.max_df.is_some())
+    {
+        return Err(Error::config(format!(
+            "--exchange prefix finds the pairs without document frequencies, so {} takes no \
+             --max-df and no --min-df above 2 (given: --max-df {}, --min-df {}); drop them or \
+             use --exchange rows",
+            cfg.method.name(),
+            c.max_df.map_or("-".to_string(), |m| m.to_string()),
+            c.min_df
+        )));
+    }
+    Ok(())
 }
 
 /// Why `job` on the sharded corpus at `path` does not run divided; `None` when it does or
@@ -233,6 +256,8 @@ pub(super) struct Plan {
     /// A deduplication: its choice is made per group, and the first worker of each process
     /// writes the kept records of the process's ranges into `out`.
     pub dedup: Option<Dedup>,
+    /// How the keys of the prefix-filtered rules are exchanged.
+    pub exchange: Exchange,
 }
 
 /// What worker 0 of process 0 assembles: the counts, not the outputs (every process
@@ -324,21 +349,41 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let folded = &collapsed.folded_here;
     let is_rep = |d: &Doc| folded.binary_search(&d.id).is_err();
     let context = job.cluster_config().context;
-    let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
-    let mut rows = rows_stage(
-        rounds, docs, held, &is_rep, &rule, context, starts, passes, spill_dir,
-    )?;
-    stages.lap("rows", rounds, rows.incidences);
-    let (kept, rare, common) = (rows.kept, rows.rare, rows.common);
-    let dropped = std::mem::take(&mut rows.dropped);
-    let held = &*held;
-    let size = |doc: u32| {
-        docs.binary_search_by_key(&doc, |d| d.id)
-            .map_or(0, |i| held.keys_len(i))
-    };
     let round_bytes = worker_budget.map(crate::plan::round_share);
-    let (edges, n_candidates) = pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
-    stages.lap("pairs", rounds, n_candidates);
+    let prefix_only = plan.exchange == Exchange::Prefix && rule.is_prefix_filtered();
+    let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
+    let (edges, (kept, rare, common), dropped) = if prefix_only {
+        let (to_owners, sent) = prefix_rows_stage(rounds, docs, held, &is_rep, &rule, passes)?;
+        stages.lap("rows", rounds, sent);
+        let (edges, n_candidates) = prefix_pairs_stage(
+            rounds,
+            to_owners,
+            docs,
+            held,
+            starts,
+            &rule,
+            spill_dir,
+            round_bytes,
+        )?;
+        stages.lap("pairs", rounds, n_candidates);
+        (edges, (0, 0, 0), Vec::new())
+    } else {
+        let mut rows = rows_stage(
+            rounds, docs, held, &is_rep, &rule, context, starts, passes, spill_dir,
+        )?;
+        stages.lap("rows", rounds, rows.incidences);
+        let counted = (rows.kept, rows.rare, rows.common);
+        let dropped = std::mem::take(&mut rows.dropped);
+        let held = &*held;
+        let size = |doc: u32| {
+            docs.binary_search_by_key(&doc, |d| d.id)
+                .map_or(0, |i| held.keys_len(i))
+        };
+        let (edges, n_candidates) =
+            pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
+        stages.lap("pairs", rounds, n_candidates);
+        (edges, counted, dropped)
+    };
 
     // 6. Components: each worker's spanning forest and the collapse classes, to worker 0,
     // which joins them into groups and places them.
@@ -479,7 +524,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     all_counts.sort_by_key(|c| c.worker);
     let phases = stage_phases(&all_counts);
     summary_lap(&mut all_counts, plan.per_process);
-    let (part, stats) = part_counts(&all_counts);
+    let (mut part, stats) = part_counts(&all_counts);
+    part.prefix_only = prefix_only;
     let summary = merged_summary(
         &written.totals,
         &part,

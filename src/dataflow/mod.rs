@@ -5,7 +5,7 @@
 //!
 //! Files:
 //! - `topology.rs`: which processes take part and which one this is ([`Topology`]); hosts
-//!   files.
+//!   files; how a divided run exchanges its candidate keys ([`Exchange`]).
 //! - `net.rs`: connects the processes (timeout, handshake) and builds timely's
 //!   communication on the sockets, watching each for a lost peer.
 //! - `heartbeat.rs`: heartbeats between the processes over UDP, so that a frozen peer
@@ -21,7 +21,8 @@
 //!   ([`cluster::gathered_because`] says when a job takes it); `divided.rs` runs it on every
 //!   worker and hands process 0's result to the library's output.
 //! - `ingest.rs`: the divided path's read-and-sketch, ids and collapse exchanges.
-//! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
+//! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists; with
+//!   [`Exchange::Prefix`], the prefixes in element order without the rows).
 //! - `output.rs`: the divided path's outputs, written in parts by every process (the
 //!   lines to the owners of their key ranges, the clusters numbered by prefix sums).
 //! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
@@ -68,5 +69,5 @@ pub use sketch::{
     WorkerReport,
 };
 pub use topology::{
-    read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
+    read_hosts, read_hosts_for, Exchange, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
 };
