@@ -51,6 +51,18 @@
 //!    sharing a key (a superset of their candidates; each group finds its own).
 //!    Stages 4 and 5 are in `pairing.rs`; the prefix and its pair test are the library's
 //!    [`crate::context::PrefixFilter`], the df rule [`crate::context::ContextConfig::row_fate`].
+//!
+//!    With [`Exchange::Prefix`] (`--exchange prefix`) the prefix-filtered rules (concept,
+//!    union-find, exact) have no full rows stage: stage 4 sends only each
+//!    representative's prefix, its first `|x| - k + 1` elements in ascending element
+//!    order ([`crate::context::PrefixFilter::element_prefix`]: a global order that needs
+//!    no document frequency), to the elements' owners, which send each prefix row of two
+//!    documents or more on to the pair owners as above; in stage 5 each pair owner asks
+//!    the holders of its candidates' documents for their full lists once and tests the
+//!    candidates on them as above. No document frequency is counted, so the context's
+//!    rows and drops are not ([`check_exchange`] refuses `max-df` and a `min-df` above
+//!    2 for concept and union-find: then no shared element is dropped, and the lists and
+//!    pairs are the same). The other rules exchange their rows either way.
 //! 6. **Components**: each worker reduces its edges to a spanning forest, and the forests,
 //!    with the collapse classes, go to worker 0, which joins them into groups (a connected
 //!    component of the edges with its collapsed members) and places the groups on workers,
@@ -82,8 +94,9 @@
 //! The messages, their routes and the budget's passes are in `messages.rs`.
 //!
 //! Invariants: the outputs' parts concatenated in process order (and every summary field
-//! but timings, memory and the `distributed` block) equal the one-process run's files for
-//! any number of processes and workers (`clusters.jsonl`, `pairs.csv`, a deduplication's
+//! but timings, memory and the `distributed` block, and with [`Exchange::Prefix`] the
+//! uncounted `context_rows`, `dropped_rare` and `dropped_common`, null) equal the
+//! one-process run's files for any number of processes and workers and either exchange (`clusters.jsonl`, `pairs.csv`, a deduplication's
 //! `removed.csv` and kept file); a stage's error (a repeated id, a malformed line, a
 //! limit) stops every process before any part of the clusters, pairs or removals is
 //! written; the other processes return `None`.

@@ -6,10 +6,16 @@
 //! its document frequency ([`DfRuns`]), each document's prefix ([`PrefixFilter`]) goes to
 //! the elements' owners and on to the pair owners, which test the candidates on the full
 //! lists ([`link_candidates`]); for the others each row goes once to the pair owners of its
-//! documents but the last, which count the pairs ([`count_pairs`]).
+//! documents but the last, which count the pairs ([`count_pairs`]). With
+//! [`Exchange::Prefix`](super::Exchange::Prefix) the prefix-filtered rules skip the rows:
+//! each representative's prefix in element order ([`PrefixFilter::element_prefix`]) goes
+//! to the elements' owners and on to the pair owners ([`prefix_rows_stage`]), which fetch
+//! the candidates' full lists from their holders and test them ([`prefix_pairs_stage`]).
 //!
 //! Invariants: every key is in one pass of the rows, so the rows and their fates are the
-//! one-process context's; each pair `(a, b)` is counted on `a`'s pair owner only; every
+//! one-process context's; every prefix element is in one pass of the prefix rows, and two
+//! linked documents share an element of their prefixes in either order, so both
+//! exchanges find the same candidates' links; each pair `(a, b)` is counted on `a`'s pair owner only; every
 //! worker makes the same number of passes and rounds.
 
 use std::path::Path;
