@@ -54,9 +54,10 @@
 //!
 //!    With [`Exchange::Prefix`] (`--exchange prefix`) the prefix-filtered rules (concept,
 //!    union-find, exact) have no full rows stage: stage 4 sends only each
-//!    representative's prefix, its first `|x| - k + 1` elements in ascending element
-//!    order ([`crate::context::PrefixFilter::element_prefix`]: a global order that needs
-//!    no document frequency), to the elements' owners, which send each prefix row of two
+//!    representative's prefix, its first `|x| - k + 1` elements in element order, the
+//!    elements held by 8 or more of some worker's representatives last (each worker
+//!    counts its own, all-gathered: a global order that needs no exchange of rows;
+//!    [`crate::context::PrefixFilter::element_prefix`]), to the elements' owners, which send each prefix row of two
 //!    documents or more on to the pair owners as above; in stage 5 each pair owner asks
 //!    the holders of its candidates' documents for their full lists once and tests the
 //!    candidates on them as above. No document frequency is counted, so the context's

@@ -8,9 +8,11 @@
 //! lists ([`link_candidates`]); for the others each row goes once to the pair owners of its
 //! documents but the last, which count the pairs ([`count_pairs`]). With
 //! [`Exchange::Prefix`](super::Exchange::Prefix) the prefix-filtered rules skip the rows:
-//! each representative's prefix in element order ([`PrefixFilter::element_prefix`]) goes
-//! to the elements' owners and on to the pair owners ([`prefix_rows_stage`]), which fetch
-//! the candidates' full lists from their holders and test them ([`prefix_pairs_stage`]).
+//! each representative's prefix in element order ([`PrefixFilter::element_prefix`], the
+//! elements frequent on some worker, all-gathered, last) goes to the elements' owners and
+//! on to the pair owners ([`prefix_rows_stage`]), which fetch the candidates' full lists
+//! from their holders and test them ([`prefix_pairs_stage`]). Which elements are frequent
+//! depends on the layout; the pairs do not (any global order gives them).
 //!
 //! Invariants: every key is in one pass of the rows, so the rows and their fates are the
 //! one-process context's; every prefix element is in one pass of the prefix rows, and two
@@ -291,11 +293,17 @@ fn prefix_pairs(
     Ok((edges, cands.len() as u64))
 }
 
+/// How many of one worker's representatives hold an element that [`prefix_rows_stage`]
+/// ranks last (with every such element of every worker): an element of a row of
+/// `FREQUENT_HERE x workers` documents or more is one of them.
+const FREQUENT_HERE: usize = 8;
+
 /// The rows of [`Exchange::Prefix`](super::Exchange::Prefix) for the prefix-filtered rules,
 /// in `passes` passes over slices of the keys: only each representative's (`is_rep`)
-/// prefix in ascending element order ([`PrefixFilter::element_prefix`]) goes to the
+/// prefix in element order ([`PrefixFilter::element_prefix`], the elements frequent on
+/// some worker last: each worker counts its own, and they are all-gathered) goes to the
 /// elements' owners, which send each prefix row of two documents or more on, once, to the
-/// pair owners of its documents but the last. No document frequency is counted and no
+/// pair owners of its documents but the last. No document frequency is exchanged and no
 /// row dropped. The rows to the pair owners and the incidences sent.
 pub(super) fn prefix_rows_stage(
     rounds: &mut Rounds<'_>,
@@ -307,6 +315,34 @@ pub(super) fn prefix_rows_stage(
 ) -> Result<(Vec<RowMsg>, u64)> {
     let peers = rounds.peers();
     let filter = prefix_filter(rule);
+    // The elements held by `FREQUENT_HERE` of this worker's representatives or more, in
+    // passes over the same slices of the keys; every worker ranks those of every worker
+    // last, so that frequent elements (a row held by many documents pairs them all) stay
+    // out of the prefixes.
+    let mut frequent: Vec<u64> = Vec::new();
+    for pass in 0..passes {
+        let mut here: Vec<u64> = Vec::new();
+        held.for_each(|i, keys, values| {
+            if is_rep(&docs[i]) {
+                here.extend(
+                    (rule.keys(keys, values).into_iter())
+                        .filter(|&k| passes == 1 || slice(k, passes) == pass),
+                );
+            }
+            Ok(())
+        })?;
+        here.sort_unstable();
+        frequent.extend(
+            (here.chunk_by(|a, b| a == b))
+                .filter(|r| r.len() >= FREQUENT_HERE)
+                .map(|r| r[0]),
+        );
+    }
+    let mut last: Vec<u64> = (rounds.all_gather(frequent).into_iter())
+        .flat_map(|(_, v)| v)
+        .collect();
+    last.sort_unstable();
+    last.dedup();
     let (mut to_owners, mut sent) = (Vec::new(), 0u64);
     for pass in 0..passes {
         let mut inc: Vec<(u64, u32)> = Vec::new();
@@ -315,7 +351,7 @@ pub(super) fn prefix_rows_stage(
             if is_rep(d) {
                 let keys = rule.keys(keys, values);
                 inc.extend(
-                    (filter.element_prefix(&keys).into_iter())
+                    (filter.element_prefix(&keys, &last).into_iter())
                         .filter(|&k| passes == 1 || slice(k, passes) == pass)
                         .map(|k| (k, d.id)),
                 );

@@ -28,8 +28,9 @@ pub enum Exchange {
     /// document's prefix is then taken in the order (document frequency, element).
     #[default]
     Rows,
-    /// Only each representative's prefix in ascending element order (a global order that
-    /// needs no document frequency, [`crate::context::PrefixFilter::element_prefix`]) goes
+    /// Only each representative's prefix in element order, the elements frequent on some
+    /// worker last (a global order that needs no exchange of rows,
+    /// [`crate::context::PrefixFilter::element_prefix`]) goes
     /// to the elements' owners, and the full lists of the candidates only to their pair
     /// owners. Needs a context without document-frequency bounds (`min-df` at most 2, no
     /// `max-df`), and does not count the context's rows.
