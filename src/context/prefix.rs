@@ -58,9 +58,15 @@ impl PrefixFilter {
     /// `keys`, given in any order. Two linked documents share one of their prefixes'
     /// elements, whatever `last` is.
     pub fn element_prefix(self, keys: &[u64], last: &[u64]) -> Vec<u64> {
-        smallest_by(keys, self.prefix(keys.len()), |x| {
-            (last.binary_search(&x).is_ok(), x)
-        })
+        let p = self.prefix(keys.len());
+        let (mut first, rest): (Vec<u64>, Vec<u64>) =
+            keys.iter().partition(|x| last.binary_search(x).is_err());
+        if first.len() >= p {
+            return smallest_by(&first, p, |x| x);
+        }
+        first.extend(smallest_by(&rest, p - first.len(), |x| x));
+        first.sort_unstable();
+        first
     }
 
     /// Whether documents of `sa` and `sb` elements sharing `shared` of them are linked.

@@ -108,11 +108,11 @@ use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
-use super::Exchange;
 use super::report::{
     part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
 use super::rounds::{Rounds, Target};
+use super::Exchange;
 use crate::cluster::stages::{
     divided_method, merged_summary, place_groups, run_group, spanning_forest, GroupFound, GroupJob,
     Member, Totals,
@@ -367,7 +367,8 @@ pub(super) fn run_worker(rounds: &mut Rounds<'_>, plan: &Plan) -> Result<Option<
     let prefix_only = plan.exchange == Exchange::Prefix && rule.is_prefix_filtered();
     let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
     let (edges, (kept, rare, common), dropped) = if prefix_only {
-        let (to_owners, sent) = prefix_rows_stage(rounds, docs, held, &is_rep, &rule, passes)?;
+        let (to_owners, sent) =
+            prefix_rows_stage(rounds, docs, held, &is_rep, &rule, passes, spill_dir)?;
         stages.lap("rows", rounds, sent);
         let (edges, n_candidates) = prefix_pairs_stage(
             rounds,

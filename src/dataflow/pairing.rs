@@ -170,7 +170,14 @@ pub(super) fn pairs_stage(
             rule.min_shared(),
         ));
     }
-    prefix_pairs(rounds, rows.dfs, prefix_filter(rule), size, spill_dir, round_bytes)
+    prefix_pairs(
+        rounds,
+        rows.dfs,
+        prefix_filter(rule),
+        size,
+        spill_dir,
+        round_bytes,
+    )
 }
 
 /// The edges by prefix filtering, exactly. `dfs` are this worker's documents' shared kept
@@ -312,6 +319,7 @@ pub(super) fn prefix_rows_stage(
     is_rep: &dyn Fn(&Doc) -> bool,
     rule: &CandidateRule,
     passes: u64,
+    spill_dir: Option<&Path>,
 ) -> Result<(Vec<RowMsg>, u64)> {
     let peers = rounds.peers();
     let filter = prefix_filter(rule);
@@ -343,19 +351,26 @@ pub(super) fn prefix_rows_stage(
         .collect();
     last.sort_unstable();
     last.dedup();
+    // Each representative's prefix, made once (on disk under a budget, beside the keys),
+    // then sent in the same passes.
+    let mut prefixes = DocKeys::new(spill_dir)?;
+    held.for_each(|i, keys, values| {
+        let p = if is_rep(&docs[i]) {
+            filter.element_prefix(&rule.keys(keys, values), &last)
+        } else {
+            Vec::new()
+        };
+        prefixes.push(p, Vec::new())
+    })?;
     let (mut to_owners, mut sent) = (Vec::new(), 0u64);
     for pass in 0..passes {
         let mut inc: Vec<(u64, u32)> = Vec::new();
-        held.for_each(|i, keys, values| {
-            let d = &docs[i];
-            if is_rep(d) {
-                let keys = rule.keys(keys, values);
-                inc.extend(
-                    (filter.element_prefix(&keys, &last).into_iter())
-                        .filter(|&k| passes == 1 || slice(k, passes) == pass)
-                        .map(|k| (k, d.id)),
-                );
-            }
+        prefixes.for_each(|i, p, _| {
+            inc.extend(
+                (p.iter().copied())
+                    .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                    .map(|k| (k, docs[i].id)),
+            );
             Ok(())
         })?;
         sent += inc.len() as u64;

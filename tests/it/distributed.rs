@@ -676,7 +676,10 @@ fn prefix_exchange_matches_single_process_and_sends_less() {
             assert_eq!(rows.summary()["distributed"]["exchange"], "rows");
             let (pr, pp) = (stage_sent(&run, "rows"), stage_sent(&run, "pairs"));
             let (rr, rp) = (stage_sent(&rows, "rows"), stage_sent(&rows, "pairs"));
-            assert!(pr > 0 && rr > 0, "{name}: {pr} and {rr} bytes in the rows stages");
+            assert!(
+                pr > 0 && rr > 0,
+                "{name}: {pr} and {rr} bytes in the rows stages"
+            );
             let bound = if t == "0.8" { rr / 3 } else { rr };
             assert!(
                 pr <= bound,
