@@ -527,6 +527,18 @@ pub struct DistArgs {
     /// workers differ from the record.
     #[arg(long)]
     pub resume: bool,
+    /// What a divided run sends to find the pairs of concept, union-find and exact: rows
+    /// (every element of the representatives, to count document frequencies and apply
+    /// --max-df) or prefix (only each document's prefix in element order, then the
+    /// candidates' lists; smaller, takes no --max-df, and summary.json's context_rows,
+    /// dropped_rare and dropped_common are null). The other methods exchange their keys'
+    /// rows either way. The output is the same.
+    #[arg(
+        long,
+        value_name = "rows|prefix",
+        default_value_t = fimdup::dataflow::Exchange::default()
+    )]
+    pub exchange: fimdup::dataflow::Exchange,
 }
 
 /// The flags of many processes in a build without the `distributed` feature: accepted
@@ -551,6 +563,8 @@ pub struct DistArgs {
     run_dir: Option<PathBuf>,
     #[arg(long, hide = true)]
     resume: bool,
+    #[arg(long, value_name = "rows|prefix", hide = true)]
+    exchange: Option<String>,
 }
 
 #[cfg(not(feature = "distributed"))]
@@ -566,6 +580,7 @@ impl DistArgs {
             ("--peer-timeout", self.peer_timeout.is_some()),
             ("--run-dir", self.run_dir.is_some()),
             ("--resume", self.resume),
+            ("--exchange", self.exchange.is_some()),
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
@@ -623,6 +638,7 @@ impl DistArgs {
         }
         let t = t
             .with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout))
+            .with_exchange(self.exchange)
             .with_run_dir(self.run_dir.clone(), self.resume)?;
         Ok(Some(t))
     }

@@ -165,7 +165,7 @@ fn groups(subcommand: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Flags whose defaults belong to the command, not to a library option.
-const COMMAND_OWN: [(&str, &str); 9] = [
+const COMMAND_OWN: [(&str, &str); 10] = [
     ("demo", "out"),
     ("sketch", "shard"),
     ("index build", "wait"),
@@ -176,6 +176,7 @@ const COMMAND_OWN: [(&str, &str); 9] = [
     // the distributed runs' flag, checked against the library's constant below
     ("*", "connect_timeout"),
     ("*", "peer_timeout"),
+    ("*", "exchange"),
 ];
 
 /// Whether a flag's default (as clap shows it) is the library's default `want`.
@@ -279,6 +280,7 @@ fn the_connect_timeout_is_the_library_s() {
                 a.dist.peer_timeout,
                 fimdup::dataflow::DEFAULT_PEER_TIMEOUT.as_secs_f64()
             );
+            assert_eq!(a.dist.exchange, fimdup::dataflow::Exchange::default());
         }
         c => panic!("{c:?}"),
     }

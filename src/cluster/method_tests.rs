@@ -24,7 +24,7 @@ fn union_find_hand() {
     };
     let out = run_method(&inputs, &c).unwrap();
     // 99 is held by 6 > 5 documents: dropped (B97 5.1), reported.
-    assert_eq!(out.summary.dropped_common, 1);
+    assert_eq!(out.summary.dropped_common, Some(1));
     // Without 99: 0-1 share 3, 1-2 share 3, 3-4 share 3 -> nothing reaches 4.
     assert!(out.clusters.is_empty());
     c.threshold = Threshold::MinCommon(3);

@@ -98,12 +98,16 @@ pub struct ClusterSummary {
     pub rows: Option<u32>,
     /// LSH candidate pairs before the filtering pass.
     pub candidates: Option<u64>,
-    /// Context rows (elements kept), for concept / union-find.
+    /// Context rows (elements kept), for concept / union-find; null for the other methods
+    /// and when a divided run exchanged prefixes only (`--exchange prefix`: the rows are
+    /// not counted).
     pub context_rows: Option<u64>,
-    /// Elements dropped as too common (`max_df`, B97 5.1).
-    pub dropped_common: u64,
-    /// Elements dropped as held by fewer than `min_df` documents.
-    pub dropped_rare: u64,
+    /// Elements dropped as too common (`max_df`, B97 5.1); null when a divided run
+    /// exchanged prefixes only (`--exchange prefix`).
+    pub dropped_common: Option<u64>,
+    /// Elements dropped as held by fewer than `min_df` documents; null when a divided run
+    /// exchanged prefixes only (`--exchange prefix`).
+    pub dropped_rare: Option<u64>,
     /// Edges of the method (pairs found directly, between representatives).
     pub edges: u64,
     /// Member pairs of the clusters (the `pairs.csv` rows).

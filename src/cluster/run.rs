@@ -178,8 +178,8 @@ impl<'a> Arm<'_, 'a> {
             )));
         }
         let st = c.stats();
-        self.summary.dropped_common = st.dropped_common;
-        self.summary.dropped_rare = st.dropped_rare;
+        self.summary.dropped_common = Some(st.dropped_common);
+        self.summary.dropped_rare = Some(st.dropped_rare);
         self.summary.context_rows = Some(c.len() as u64);
         self.timer.lap("context");
         Ok(Some(c))
@@ -241,8 +241,8 @@ impl<'a> Arm<'_, 'a> {
             )));
         }
         let st = c.stats();
-        self.summary.dropped_common = st.dropped_common;
-        self.summary.dropped_rare = st.dropped_rare;
+        self.summary.dropped_common = Some(st.dropped_common);
+        self.summary.dropped_rare = Some(st.dropped_rare);
         self.summary.context_rows = Some(c.rows().len() as u64);
         self.timer.lap("context");
         Ok(ctx)
@@ -434,6 +434,8 @@ pub fn run_method(inputs: &ClusterInputs<'_>, cfg: &ClusterConfig) -> Result<Clu
             .filter(|&d| collapse.is_none_or(|c| c.is_rep(DocId(d as u32))))
             .count() as u64,
         collapsed: collapse.map(|c| *c.summary()).unwrap_or_default(),
+        dropped_common: Some(0),
+        dropped_rare: Some(0),
         ..Default::default()
     };
     if let Threshold::Resemblance(t) = cfg.threshold {

@@ -3,8 +3,12 @@
 //! the divided run's pair stage): each document's elements are ranked in one global order,
 //! `(document frequency, element)`, rarest first, and two documents that are linked
 //! ([`PrefixFilter::holds`]) share an element of their prefixes
-//! ([`PrefixFilter::prefix_of_shared`]). Only the prefixes are expanded into candidates;
-//! each candidate is then tested on its full lists.
+//! ([`PrefixFilter::prefix_of_shared`]). Any fixed global order will do: the divided run
+//! can also rank by the element, a given set of frequent elements last
+//! ([`PrefixFilter::element_prefix`]), which needs no document frequencies (longer
+//! prefixes: the elements held alone are not ranked out).
+//! Only the prefixes are expanded into candidates; each candidate is then tested on its
+//! full lists.
 //!
 //! Invariants: a prefix is never shorter than the rule needs (the resemblance bound
 //! rounds toward longer prefixes by a 1e-9 tolerance), so the filter loses no linked
@@ -45,6 +49,24 @@ impl PrefixFilter {
         self.prefix(full)
             .saturating_sub(full.saturating_sub(shared))
             .min(shared)
+    }
+
+    /// A document's prefix, ascending, in the global order `(x in last, x)`: the elements
+    /// ascending, those of `last` (sorted; the same set for every document) after all the
+    /// others. No document frequency is needed; `last` only keeps frequent elements out of
+    /// the prefixes. The first [`PrefixFilter::prefix`]`(keys.len())` of its distinct
+    /// `keys`, given in any order. Two linked documents share one of their prefixes'
+    /// elements, whatever `last` is.
+    pub fn element_prefix(self, keys: &[u64], last: &[u64]) -> Vec<u64> {
+        let p = self.prefix(keys.len());
+        let (mut first, rest): (Vec<u64>, Vec<u64>) =
+            keys.iter().partition(|x| last.binary_search(x).is_err());
+        if first.len() >= p {
+            return smallest_by(&first, p, |x| x);
+        }
+        first.extend(smallest_by(&rest, p - first.len(), |x| x));
+        first.sort_unstable();
+        first
     }
 
     /// Whether documents of `sa` and `sb` elements sharing `shared` of them are linked.
@@ -106,6 +128,9 @@ mod tests {
         assert_eq!(f.prefix_of_shared(10, 10), 8);
         assert!(f.holds(3, 5, 5) && !f.holds(2, 5, 5));
         assert_eq!(PrefixFilter::Shared { k: 0 }.prefix(4), 4);
+        assert_eq!(f.element_prefix(&[9, 4, 7, 1], &[]), vec![1, 4]);
+        assert_eq!(f.element_prefix(&[9, 4, 7, 1], &[1, 5]), vec![4, 7]);
+        assert!(f.element_prefix(&[9, 4], &[]).is_empty());
     }
 
     #[test]
@@ -116,6 +141,47 @@ mod tests {
         assert_eq!(prefix_len(5, 0.8), 2);
         assert!(f.holds(4, 5, 4) && !f.holds(3, 5, 4));
         assert!(!passes(0, 0, 0.5));
+    }
+
+    #[test]
+    fn element_prefixes_of_linked_sets_meet() {
+        // Brute force over small random sets: every linked pair shares an element of its
+        // prefixes in element order, for both rules.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let sets: Vec<Vec<u64>> = (0..60)
+            .map(|_| {
+                let mut v: Vec<u64> = (0..4 + next() % 8).map(|_| next() % 16).collect();
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect();
+        let mut linked = 0;
+        for f in [
+            PrefixFilter::Shared { k: 3 },
+            PrefixFilter::Resemblance { t: 0.5 },
+        ] {
+            for last in [&[][..], &[0, 3, 5, 6, 11][..]] {
+                for a in &sets {
+                    for b in &sets {
+                        let shared = a.iter().filter(|e| b.contains(e)).count();
+                        if f.holds(shared, a.len(), b.len()) {
+                            linked += 1;
+                            let pa = f.element_prefix(a, last);
+                            let pb = f.element_prefix(b, last);
+                            assert!(pa.iter().any(|e| pb.contains(e)), "{f:?} {a:?} {b:?}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(linked > 200, "{linked} linked pairs");
     }
 
     #[test]

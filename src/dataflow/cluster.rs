@@ -51,6 +51,19 @@
 //!    sharing a key (a superset of their candidates; each group finds its own).
 //!    Stages 4 and 5 are in `pairing.rs`; the prefix and its pair test are the library's
 //!    [`crate::context::PrefixFilter`], the df rule [`crate::context::ContextConfig::row_fate`].
+//!
+//!    With [`Exchange::Prefix`] (`--exchange prefix`) the prefix-filtered rules (concept,
+//!    union-find, exact) have no full rows stage: stage 4 sends only each
+//!    representative's prefix, its first `|x| - k + 1` elements in element order, the
+//!    elements held by 8 or more of some worker's representatives last (each worker
+//!    counts its own, all-gathered: a global order that needs no exchange of rows;
+//!    [`crate::context::PrefixFilter::element_prefix`]), to the elements' owners, which send each prefix row of two
+//!    documents or more on to the pair owners as above; in stage 5 each pair owner asks
+//!    the holders of its candidates' documents for their full lists once and tests the
+//!    candidates on them as above. No document frequency is counted, so the context's
+//!    rows and drops are not ([`check_exchange`] refuses `max-df` and a `min-df` above
+//!    2 for concept and union-find: then no shared element is dropped, and the lists and
+//!    pairs are the same). The other rules exchange their rows either way.
 //! 6. **Components** (`components.rs`): each worker reduces its edges to a spanning forest;
 //!    with the collapse classes, they are the edges of rounds of large-star and small-star
 //!    ([`crate::cluster::stages::large_star`], [`crate::cluster::stages::small_star`]),
@@ -85,8 +98,9 @@
 //! The messages, their routes and the budget's passes are in `messages.rs`.
 //!
 //! Invariants: the outputs' parts concatenated in process order (and every summary field
-//! but timings, memory and the `distributed` block) equal the one-process run's files for
-//! any number of processes and workers (`clusters.jsonl`, `pairs.csv`, a deduplication's
+//! but timings, memory and the `distributed` block, and with [`Exchange::Prefix`] the
+//! uncounted `context_rows`, `dropped_rare` and `dropped_common`, null) equal the
+//! one-process run's files for any number of processes and workers and either exchange (`clusters.jsonl`, `pairs.csv`, a deduplication's
 //! `removed.csv` and kept file); a stage's error (a repeated id, a malformed line, a
 //! limit) stops every process before any part of the clusters, pairs or removals is
 //! written; the other processes return `None`.
@@ -98,11 +112,12 @@ use super::components::components_stage;
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
-use super::pairing::{pairs_stage, rows_stage};
+use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
 use super::report::{
     fail_point, part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
 use super::rounds::{Rounds, Target};
+use super::Exchange;
 use crate::cluster::stages::{
     divided_method, merged_summary, run_group, spanning_forest, GroupFound, GroupJob, Member,
     Totals,
@@ -143,6 +158,28 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             None
         },
     )
+}
+
+/// Whether `job` can run with `exchange`: [`Exchange::Prefix`] ranks the elements without
+/// their document frequencies, so a context method (concept, union-find) must drop no
+/// shared element by them (`min_df` at most 2, no `max_df`).
+pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
+    let cfg = job.cluster_config();
+    let c = cfg.context;
+    if exchange == Exchange::Prefix
+        && cfg.method.reads() == Reads::Elements
+        && (c.min_df > 2 || c.max_df.is_some())
+    {
+        return Err(Error::config(format!(
+            "--exchange prefix finds the pairs without document frequencies, so {} takes no \
+             --max-df and no --min-df above 2 (given: --max-df {}, --min-df {}); drop them or \
+             use --exchange rows",
+            cfg.method.name(),
+            c.max_df.map_or("-".to_string(), |m| m.to_string()),
+            c.min_df
+        )));
+    }
+    Ok(())
 }
 
 /// Why `job` on the sharded corpus at `path` does not run divided; `None` when it does or
@@ -240,6 +277,8 @@ pub(super) struct Plan {
     /// A deduplication: its choice is made per group, and the first worker of each process
     /// writes the kept records of the process's ranges into `out`.
     pub dedup: Option<Dedup>,
+    /// How the keys of the prefix-filtered rules are exchanged.
+    pub exchange: Exchange,
 }
 
 /// What worker 0 of process 0 assembles: the counts, not the outputs (every process
@@ -331,21 +370,43 @@ fn through_pairs(
     let folded = &collapsed.folded_here;
     let is_rep = |d: &Doc| folded.binary_search(&d.id).is_err();
     let context = job.cluster_config().context;
-    let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
-    let mut rows = rows_stage(
-        rounds, docs, held, &is_rep, &rule, context, starts, passes, spill_dir,
-    )?;
-    stages.lap("rows", rounds, rows.incidences);
-    let (kept, rare, common) = (rows.kept, rows.rare, rows.common);
-    let dropped = std::mem::take(&mut rows.dropped);
-    let held = &*held;
-    let size = |doc: u32| {
-        docs.binary_search_by_key(&doc, |d| d.id)
-            .map_or(0, |i| held.keys_len(i))
-    };
     let round_bytes = worker_budget.map(crate::plan::round_share);
-    let (edges, n_candidates) = pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
-    stages.lap("pairs", rounds, n_candidates);
+    let prefix_only = plan.exchange == Exchange::Prefix && rule.is_prefix_filtered();
+    let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
+    let (edges, (kept, rare, common), dropped) = if prefix_only {
+        let (to_owners, sent) =
+            prefix_rows_stage(rounds, docs, held, &is_rep, &rule, passes, spill_dir)?;
+        stages.lap("rows", rounds, sent);
+        let (edges, n_candidates) = prefix_pairs_stage(
+            rounds,
+            to_owners,
+            docs,
+            held,
+            starts,
+            &rule,
+            spill_dir,
+            round_bytes,
+        )?;
+        stages.lap("pairs", rounds, n_candidates);
+        (edges, (0, 0, 0), Vec::new())
+    } else {
+        let mut rows = rows_stage(
+            rounds, docs, held, &is_rep, &rule, context, starts, passes, spill_dir,
+        )?;
+        stages.lap("rows", rounds, rows.incidences);
+        let counted = (rows.kept, rows.rare, rows.common);
+        let dropped = std::mem::take(&mut rows.dropped);
+        let held = &*held;
+        let size = |doc: u32| {
+            docs.binary_search_by_key(&doc, |d| d.id)
+                .map_or(0, |i| held.keys_len(i))
+        };
+        let (edges, n_candidates) =
+            pairs_stage(rounds, rows, &rule, &size, spill_dir, round_bytes)?;
+        stages.lap("pairs", rounds, n_candidates);
+        (edges, counted, dropped)
+    };
+
     let mut forest = spanning_forest(&edges);
     drop(edges);
     forest.extend(collapsed.classes.iter().copied());
@@ -584,7 +645,8 @@ pub(super) fn run_worker(
     all_counts.sort_by_key(|c| c.worker);
     let phases = stage_phases(&all_counts);
     summary_lap(&mut all_counts, plan.per_process);
-    let (part, stats) = part_counts(&all_counts);
+    let (mut part, stats) = part_counts(&all_counts);
+    part.prefix_only = plan.exchange == Exchange::Prefix && rule.is_prefix_filtered();
     let summary = merged_summary(
         &written.totals,
         &part,

@@ -137,6 +137,7 @@ fn divided_block(
         processes: parts,
         workers: topo.workers(),
         mode: "divided".into(),
+        exchange: Some(topo.exchange().to_string()),
         gathered_because: None,
         per_process,
         parts: (files.iter())
@@ -184,6 +185,7 @@ fn run_stages(
         per_process: topo.workers(),
         out: out.to_path_buf(),
         dedup: dedup.cloned(),
+        exchange: topo.exchange(),
     });
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);

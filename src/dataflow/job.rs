@@ -28,6 +28,10 @@ pub struct Distributed {
     /// `divided`: the cluster stage ran on every worker ([`super::cluster`]); `gathered`:
     /// process 0 received every record and ran the method alone.
     pub mode: String,
+    /// A divided run: how the keys of the prefix-filtered rules were exchanged, `rows` or
+    /// `prefix` ([`super::Exchange`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exchange: Option<String>,
     /// Why the run was gathered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gathered_because: Option<String>,
@@ -56,7 +60,7 @@ impl Distributed {
 /// of one run must agree on it, or they refuse each other.
 pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
     let text = format!(
-        "{:?}|{:?}|{}|{}|{:?}|{:?}|{}|{}",
+        "{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
         job,
         input,
         topo.processes(),
@@ -64,6 +68,7 @@ pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
         topo.hosts(),
         topo.run_dir(),
         topo.resumes(),
+        topo.exchange(),
         env!("CARGO_PKG_VERSION")
     );
     xxhash_rust::xxh3::xxh3_64(text.as_bytes())
@@ -101,6 +106,7 @@ pub fn prepare_on(
         processes: topo.processes(),
         workers: topo.workers(),
         mode: "gathered".into(),
+        exchange: None,
         gathered_because: None,
         per_process: Vec::new(),
         parts: Vec::new(),
@@ -138,6 +144,7 @@ pub fn prepare_on(
 /// 0, whose output holds everything (the caller writes it).
 pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<Option<JobOutput>> {
     let t0 = Instant::now();
+    super::cluster::check_exchange(job, topo.exchange())?;
     let because = match input {
         Input::Corpus(path) => match super::cluster::gathered_because(job, path)? {
             None => return super::divided::run_divided(job, path, input, topo, out),
@@ -169,6 +176,7 @@ pub fn run_dedup(
 ) -> Result<Option<DedupOutput>> {
     let t0 = Instant::now();
     dedup.check_input(input)?;
+    super::cluster::check_exchange(dedup.job(), topo.exchange())?;
     let because = match super::cluster::gathered_because(dedup.job(), input)? {
         Some(b) => b,
         None => match dedup.divided_because(input)? {

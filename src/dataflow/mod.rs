@@ -5,7 +5,7 @@
 //!
 //! Files:
 //! - `topology.rs`: which processes take part and which one this is ([`Topology`]); hosts
-//!   files.
+//!   files; how a divided run exchanges its candidate keys ([`Exchange`]).
 //! - `net.rs`: connects the processes (timeout, handshake) and builds timely's
 //!   communication on the sockets, watching each for a lost peer.
 //! - `heartbeat.rs`: heartbeats between the processes over UDP, so that a frozen peer
@@ -24,6 +24,8 @@
 //! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
 //! - `components.rs`: the divided path's components, by rounds of large-star and
 //!   small-star over the nodes' holders, and the groups' placement.
+//! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists; with
+//!   [`Exchange::Prefix`], the prefixes in element order without the rows).
 //! - `output.rs`: the divided path's outputs, written in parts by every process (the
 //!   lines to the owners of their key ranges, the clusters numbered by prefix sums).
 //! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
@@ -75,5 +77,5 @@ pub use sketch::{
     WorkerReport,
 };
 pub use topology::{
-    read_hosts, read_hosts_for, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
+    read_hosts, read_hosts_for, Exchange, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
 };

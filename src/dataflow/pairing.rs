@@ -6,10 +6,18 @@
 //! its document frequency ([`DfRuns`]), each document's prefix ([`PrefixFilter`]) goes to
 //! the elements' owners and on to the pair owners, which test the candidates on the full
 //! lists ([`link_candidates`]); for the others each row goes once to the pair owners of its
-//! documents but the last, which count the pairs ([`count_pairs`]).
+//! documents but the last, which count the pairs ([`count_pairs`]). With
+//! [`Exchange::Prefix`](super::Exchange::Prefix) the prefix-filtered rules skip the rows:
+//! each representative's prefix in element order ([`PrefixFilter::element_prefix`], the
+//! elements frequent on some worker, all-gathered, last) goes to the elements' owners and
+//! on to the pair owners ([`prefix_rows_stage`]), which fetch the candidates' full lists
+//! from their holders and test them ([`prefix_pairs_stage`]). Which elements are frequent
+//! depends on the layout; the pairs do not (any global order gives them).
 //!
 //! Invariants: every key is in one pass of the rows, so the rows and their fates are the
-//! one-process context's; each pair `(a, b)` is counted on `a`'s pair owner only; every
+//! one-process context's; every prefix element is in one pass of the prefix rows, and two
+//! linked documents share an element of their prefixes in either order, so both
+//! exchanges find the same candidates' links; each pair `(a, b)` is counted on `a`'s pair owner only; every
 //! worker makes the same number of passes and rounds.
 
 use std::path::Path;
@@ -162,13 +170,14 @@ pub(super) fn pairs_stage(
             rule.min_shared(),
         ));
     }
-    let filter = match *rule {
-        CandidateRule::Resemblance { t } => PrefixFilter::Resemblance { t },
-        _ => PrefixFilter::Shared {
-            k: rule.min_shared(),
-        },
-    };
-    prefix_pairs(rounds, rows.dfs, filter, size, spill_dir, round_bytes)
+    prefix_pairs(
+        rounds,
+        rows.dfs,
+        prefix_filter(rule),
+        size,
+        spill_dir,
+        round_bytes,
+    )
 }
 
 /// The edges by prefix filtering, exactly. `dfs` are this worker's documents' shared kept
@@ -289,4 +298,183 @@ fn prefix_pairs(
     };
     let edges = link_candidates(&cands, filter, list)?;
     Ok((edges, cands.len() as u64))
+}
+
+/// How many of one worker's representatives hold an element that [`prefix_rows_stage`]
+/// ranks last (with every such element of every worker): an element of a row of
+/// `FREQUENT_HERE x workers` documents or more is one of them.
+const FREQUENT_HERE: usize = 8;
+
+/// The rows of [`Exchange::Prefix`](super::Exchange::Prefix) for the prefix-filtered rules,
+/// in `passes` passes over slices of the keys: only each representative's (`is_rep`)
+/// prefix in element order ([`PrefixFilter::element_prefix`], the elements frequent on
+/// some worker last: each worker counts its own, and they are all-gathered) goes to the
+/// elements' owners, which send each prefix row of two documents or more on, once, to the
+/// pair owners of its documents but the last. No document frequency is exchanged and no
+/// row dropped. The rows to the pair owners and the incidences sent.
+pub(super) fn prefix_rows_stage(
+    rounds: &mut Rounds<'_>,
+    docs: &[Doc],
+    held: &mut DocKeys,
+    is_rep: &dyn Fn(&Doc) -> bool,
+    rule: &CandidateRule,
+    passes: u64,
+    spill_dir: Option<&Path>,
+) -> Result<(Vec<RowMsg>, u64)> {
+    let peers = rounds.peers();
+    let filter = prefix_filter(rule);
+    // The elements held by `FREQUENT_HERE` of this worker's representatives or more, in
+    // passes over the same slices of the keys; every worker ranks those of every worker
+    // last, so that frequent elements (a row held by many documents pairs them all) stay
+    // out of the prefixes.
+    let mut frequent: Vec<u64> = Vec::new();
+    for pass in 0..passes {
+        let mut here: Vec<u64> = Vec::new();
+        held.for_each(|i, keys, values| {
+            if is_rep(&docs[i]) {
+                here.extend(
+                    (rule.keys(keys, values).into_iter())
+                        .filter(|&k| passes == 1 || slice(k, passes) == pass),
+                );
+            }
+            Ok(())
+        })?;
+        here.sort_unstable();
+        frequent.extend(
+            (here.chunk_by(|a, b| a == b))
+                .filter(|r| r.len() >= FREQUENT_HERE)
+                .map(|r| r[0]),
+        );
+    }
+    let mut last: Vec<u64> = (rounds.all_gather(frequent).into_iter())
+        .flat_map(|(_, v)| v)
+        .collect();
+    last.sort_unstable();
+    last.dedup();
+    // Each representative's prefix, made once (on disk under a budget, beside the keys),
+    // then sent in the same passes.
+    let mut prefixes = DocKeys::new(spill_dir)?;
+    held.for_each(|i, keys, values| {
+        let p = if is_rep(&docs[i]) {
+            filter.element_prefix(&rule.keys(keys, values), &last)
+        } else {
+            Vec::new()
+        };
+        prefixes.push(p, Vec::new())
+    })?;
+    let (mut to_owners, mut sent) = (Vec::new(), 0u64);
+    for pass in 0..passes {
+        let mut inc: Vec<(u64, u32)> = Vec::new();
+        prefixes.for_each(|i, p, _| {
+            inc.extend(
+                (p.iter().copied())
+                    .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                    .map(|k| (k, docs[i].id)),
+            );
+            Ok(())
+        })?;
+        sent += inc.len() as u64;
+        let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
+        rows.sort_unstable();
+        for r in rows.chunk_by(|a, b| a.0 == b.0) {
+            if r.len() >= 2 {
+                to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut to_owners);
+            }
+        }
+    }
+    Ok((to_owners, sent))
+}
+
+/// The pairs of [`Exchange::Prefix`](super::Exchange::Prefix), counted exactly: the prefix
+/// rows `to_owners` ([`prefix_rows_stage`]) reach their pair owners, which make the
+/// candidates `(a, b)` of their `a`s, ask the holders of the candidates' documents (by
+/// DocId, `starts`) for their full key lists once, and test the candidates on them
+/// ([`link_candidates`]; the lists travel in rounds of `round_bytes` and wait under
+/// `spill_dir`, under a budget only). This worker's edges and the candidates it counted.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn prefix_pairs_stage(
+    rounds: &mut Rounds<'_>,
+    to_owners: Vec<RowMsg>,
+    docs: &[Doc],
+    held: &mut DocKeys,
+    starts: &[u64],
+    rule: &CandidateRule,
+    spill_dir: Option<&Path>,
+    round_bytes: Option<u64>,
+) -> Result<(Vec<(u32, u32)>, u64)> {
+    let (peers, me) = (rounds.peers(), rounds.index());
+    let rows = rounds.exchange(to_owners, |r: &RowMsg| r.to as Target);
+    // The candidates `(a, b)` of this worker's `a`s, sorted and distinct.
+    let (cands, _) = count_pairs(&rows, |d| pair_owner(d, peers) == me, 1);
+    drop(rows);
+    let mut wanted: Vec<u32> = cands.iter().flat_map(|p| [p.0, p.1]).collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let asks: Vec<(u32, u32)> = wanted.into_iter().map(|d| (d, me as u32)).collect();
+    let starts_a = starts.to_vec();
+    let mut asks = rounds.exchange(asks, move |a: &(u32, u32)| owner_of(&starts_a, a.0));
+    asks.sort_unstable();
+    let mut at: Vec<usize> = Vec::with_capacity(asks.len());
+    for &(d, _) in &asks {
+        at.push(docs.binary_search_by_key(&d, |x| x.id).map_err(|_| {
+            crate::Error::Distributed(format!("document {d} asked of the wrong worker"))
+        })?);
+    }
+    let bytes: u64 = at.iter().map(|&i| held.keys_len(i) as u64).sum::<u64>() * LIST_KEY_BYTES;
+    let n_rounds = passes_for(rounds, bytes, round_bytes);
+    let per_round = bytes.div_ceil(n_rounds).max(1);
+    // The lists this worker tests, by document: (document, its entry in `stored`, size).
+    let mut stored = DocKeys::new(spill_dir)?;
+    let mut index: Vec<(u32, u32, u32)> = Vec::new();
+    let mut send = |rounds: &mut Rounds<'_>, out: Vec<KeysMsg>| -> Result<()> {
+        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
+        got.sort_unstable_by_key(|m| m.doc);
+        for m in got {
+            index.push((m.doc, stored.len() as u32, m.size));
+            stored.push(m.keys, Vec::new())?;
+        }
+        Ok(())
+    };
+    let mut out: Vec<KeysMsg> = Vec::new();
+    let (mut pending, mut sent_rounds) = (0u64, 0u64);
+    for (&(doc, to), &i) in asks.iter().zip(&at) {
+        let (keys, values) = held.get(i)?;
+        let mut keys = rule.keys(&keys, &values);
+        keys.sort_unstable();
+        pending += keys.len() as u64 * LIST_KEY_BYTES;
+        out.push(KeysMsg {
+            to,
+            doc,
+            size: keys.len() as u32,
+            keys,
+        });
+        if pending >= per_round && sent_rounds + 1 < n_rounds {
+            send(rounds, std::mem::take(&mut out))?;
+            sent_rounds += 1;
+            pending = 0;
+        }
+    }
+    while sent_rounds < n_rounds {
+        send(rounds, std::mem::take(&mut out))?;
+        sent_rounds += 1;
+    }
+    index.sort_unstable();
+    let list = |d: u32| -> Result<(Vec<u64>, usize)> {
+        match index.binary_search_by_key(&d, |e| e.0) {
+            Ok(i) => Ok((stored.get(index[i].1 as usize)?.0, index[i].2 as usize)),
+            Err(_) => Ok((Vec::new(), 0)),
+        }
+    };
+    let edges = link_candidates(&cands, prefix_filter(rule), list)?;
+    Ok((edges, cands.len() as u64))
+}
+
+/// The prefix filter of a prefix-filtered rule.
+fn prefix_filter(rule: &CandidateRule) -> PrefixFilter {
+    match *rule {
+        CandidateRule::Resemblance { t } => PrefixFilter::Resemblance { t },
+        _ => PrefixFilter::Shared {
+            k: rule.min_shared(),
+        },
+    }
 }

@@ -1,4 +1,5 @@
-//! Which processes take part in a distributed run, and which one this is.
+//! Which processes take part in a distributed run, which one this is, and how a divided
+//! run exchanges its candidate keys ([`Exchange`]).
 //!
 //! Invariants: a [`Topology`] is valid once built ([`Topology::new`] checks it): at least
 //! one process and one worker per process, this process among them, and, with more than
@@ -18,6 +19,48 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(60);
 /// interval, [`super::heartbeat::Heartbeat::interval`]).
 pub const DEFAULT_PEER_TIMEOUT: Duration = Duration::from_secs(20);
 
+/// What a divided run sends to find the pairs of the prefix-filtered rules (concept and
+/// union-find by image elements, exact by full sets; the other rules exchange their keys'
+/// rows either way): the output is the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Exchange {
+    /// Every `(element, document)` incidence of the representatives goes to the element's
+    /// owner, which counts its document frequency and applies `min-df` / `max-df`; each
+    /// document's prefix is then taken in the order (document frequency, element).
+    #[default]
+    Rows,
+    /// Only each representative's prefix in element order, the elements frequent on some
+    /// worker last (a global order that needs no exchange of rows,
+    /// [`crate::context::PrefixFilter::element_prefix`]) goes
+    /// to the elements' owners, and the full lists of the candidates only to their pair
+    /// owners. Needs a context without document-frequency bounds (`min-df` at most 2, no
+    /// `max-df`), and does not count the context's rows.
+    Prefix,
+}
+
+impl std::fmt::Display for Exchange {
+    /// The name [`std::str::FromStr`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Exchange::Rows => "rows",
+            Exchange::Prefix => "prefix",
+        })
+    }
+}
+
+impl std::str::FromStr for Exchange {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "rows" => Ok(Exchange::Rows),
+            "prefix" => Ok(Exchange::Prefix),
+            _ => Err(Error::config(format!(
+                "the exchange must be rows or prefix, not {s:?}"
+            ))),
+        }
+    }
+}
+
 /// The processes of a run, with timely's own meanings: `processes` (`-n`), this
 /// `process` (`-p`), the `hosts` (`-h`, one `host:port` per process) and the `workers`
 /// per process (`-w`).
@@ -31,6 +74,7 @@ pub struct Topology {
     peer_timeout: Duration,
     run_dir: Option<PathBuf>,
     resume: bool,
+    exchange: Exchange,
 }
 
 impl Topology {
@@ -68,6 +112,7 @@ impl Topology {
             peer_timeout: DEFAULT_PEER_TIMEOUT,
             run_dir: None,
             resume: false,
+            exchange: Exchange::default(),
         })
     }
 
@@ -112,6 +157,18 @@ impl Topology {
     /// How long a connected process may send no heartbeat.
     pub fn peer_timeout(&self) -> Duration {
         self.peer_timeout
+    }
+
+    /// How a divided run exchanges the keys of the prefix-filtered rules (default
+    /// [`Exchange::Rows`]).
+    pub fn with_exchange(mut self, e: Exchange) -> Self {
+        self.exchange = e;
+        self
+    }
+
+    /// How a divided run exchanges the keys of the prefix-filtered rules.
+    pub fn exchange(&self) -> Exchange {
+        self.exchange
     }
 
     /// Number of processes.
@@ -232,6 +289,11 @@ mod tests {
         assert!(e.contains("--run-dir"), "{e}");
         let r = one.with_run_dir(Some("r".into()), true).unwrap();
         assert!(r.resumes() && r.run_dir() == Some(Path::new("r")));
+        assert_eq!(t.exchange(), Exchange::Rows);
+        for e in [Exchange::Rows, Exchange::Prefix] {
+            assert_eq!(e.to_string().parse::<Exchange>().unwrap(), e);
+        }
+        assert!("df".parse::<Exchange>().is_err());
     }
 
     #[test]

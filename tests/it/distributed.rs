@@ -26,6 +26,10 @@
 //! - Hostile shapes of the pair graph give the single-process bytes too: a path of 12,000
 //!   documents whose every edge joins two processes (concept), a dense star of 1,500
 //!   leaves beside 3,500 singletons (union-find), on 3 x 1 and 2 x 2.
+//! - `--exchange prefix` (prefixes in element order instead of the rows): the
+//!   single-process bytes for concept, union-find and exact on 1 x 2, 2 x 1 and 3 x 1, the
+//!   rows stage at most a third of the bytes of `--exchange rows` at 0.8 and the rows and
+//!   pairs stages together fewer; refused with `--max-df`.
 //! - Bad hosts files: exit 2 naming the file and the line (the file alone for a wrong
 //!   number of entries or a missing file).
 
@@ -605,6 +609,119 @@ fn divided_options_match_single_process() {
         assert_same_dir(&one, &run);
         check_divided(&run, &one_sum, true);
     }
+}
+
+/// Bytes sent in a divided run's stage, summed over the processes.
+fn stage_sent(run: &Run, stage: &str) -> u64 {
+    let d = &run.summary()["distributed"];
+    (d["per_process"].as_array().unwrap().iter())
+        .map(|e| {
+            e["stages"][stage]["bytes_sent"]
+                .as_u64()
+                .unwrap_or_else(|| panic!("{}: no stage {stage}: {d}", run.name))
+        })
+        .sum()
+}
+
+/// `--exchange prefix` (each representative's prefix in element order, no rows stage) gives
+/// the single-process bytes for concept, union-find and exact at two thresholds, on 1 x 2,
+/// 2 x 1 and 3 x 1; its summary equals the single-process one but for the rows it did not
+/// count (`context_rows`, `dropped_rare`, `dropped_common` null) and names the exchange;
+/// on 2 and 3 processes its rows stage sends at most a third of the bytes of
+/// `--exchange rows` at 0.8 (less at 0.5), and its rows and pairs stages together less.
+#[test]
+fn prefix_exchange_matches_single_process_and_sends_less() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let uncounted = ["context_rows", "dropped_rare", "dropped_common"];
+    for (method, t) in [
+        ("concept", "0.8"),
+        ("concept", "0.5"),
+        ("union-find", "0.8"),
+        ("union-find", "0.5"),
+        ("exact", "0.8"),
+    ] {
+        let tag = format!("{method}-{t}");
+        let args = ["cluster", s(&input), "--method", method, "--threshold", t];
+        let one = single(d, &tag, &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        assert!(lines(&one.join("pairs.csv")) > 100, "{tag}: too few pairs");
+        for (n, w) in [(1, 2), (2, 1), (3, 1)] {
+            let mut prefix_args = args.to_vec();
+            prefix_args.extend(["--exchange", "prefix"]);
+            let run = run_dist(d, &format!("{tag}-prefix-{n}x{w}"), &prefix_args, n, w);
+            run.assert_ok();
+            assert_same_dir(&one, &run);
+            let sum = run.summary();
+            let name = &run.name;
+            assert_eq!(sum["distributed"]["mode"], "divided", "{name}");
+            assert_eq!(sum["distributed"]["exchange"], "prefix", "{name}");
+            let (Value::Object(a), Value::Object(b)) = (&one_sum, &sum) else {
+                panic!("{name}: summaries are objects");
+            };
+            for k in a.keys() {
+                if uncounted.contains(&k.as_str()) {
+                    assert!(b[k].is_null(), "{name}: {k} is {}", b[k]);
+                } else if !["seconds", "peak_rss_bytes", "phases"].contains(&k.as_str()) {
+                    assert_eq!(a.get(k), b.get(k), "{name}: summary field {k}");
+                }
+            }
+            if n == 1 {
+                continue;
+            }
+            let rows = run_dist(d, &format!("{tag}-rows-{n}x{w}"), &args, n, w);
+            rows.assert_ok();
+            assert_same_dir(&one, &rows);
+            assert_eq!(rows.summary()["distributed"]["exchange"], "rows");
+            let (pr, pp) = (stage_sent(&run, "rows"), stage_sent(&run, "pairs"));
+            let (rr, rp) = (stage_sent(&rows, "rows"), stage_sent(&rows, "pairs"));
+            assert!(
+                pr > 0 && rr > 0,
+                "{name}: {pr} and {rr} bytes in the rows stages"
+            );
+            let bound = if t == "0.8" { rr / 3 } else { rr };
+            assert!(
+                pr <= bound,
+                "{name}: the prefix rows sent {pr} bytes, the rows {rr}"
+            );
+            assert!(
+                pr + pp < rr + rp,
+                "{name}: rows and pairs sent {pr} + {pp} bytes with prefix, {rr} + {rp} with rows"
+            );
+        }
+    }
+}
+
+/// `--exchange prefix` ranks the elements without document frequencies: with `--max-df`
+/// a context method is refused (exit 2, the flags named, no output) before any process
+/// reads.
+#[test]
+fn prefix_exchange_refuses_document_frequency_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let args = [
+        "cluster",
+        s(&input),
+        "--method",
+        "concept",
+        "--threshold",
+        "0.8",
+        "--max-df",
+        "50",
+        "--exchange",
+        "prefix",
+        "--processes",
+        "1",
+        "--workers",
+        "2",
+    ];
+    let e = single_error(d, "refused", &args);
+    assert!(
+        e.contains("--exchange prefix") && e.contains("--max-df 50") && e.contains("rows"),
+        "{e}"
+    );
 }
 
 /// Every method (verified or not) runs divided by resemblance: every summary field but the

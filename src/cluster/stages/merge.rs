@@ -95,6 +95,9 @@ pub struct PartCounts {
     pub dropped_rare: u64,
     /// Rows dropped over `max_df`.
     pub dropped_common: u64,
+    /// The rows were not exchanged (the prefixes only, in element order): the rows and
+    /// the drops above are not counted, and the summary leaves them out.
+    pub prefix_only: bool,
 }
 
 /// What the groups of a divided run found, counted: each worker counts its groups
@@ -214,9 +217,9 @@ pub fn merged_summary(
         bands: head.bands,
         rows: head.rows,
         candidates: head.candidates.map(|_| t.candidates),
-        context_rows: context.then_some(counts.context_rows),
-        dropped_common: counts.dropped_common,
-        dropped_rare: counts.dropped_rare,
+        context_rows: (context && !counts.prefix_only).then_some(counts.context_rows),
+        dropped_common: (!counts.prefix_only).then_some(counts.dropped_common),
+        dropped_rare: (!counts.prefix_only).then_some(counts.dropped_rare),
         edges: t.edges,
         pairs: t.pairs,
         verify_removed: job.verifies().then_some(t.verify_removed),
