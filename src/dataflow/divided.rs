@@ -2,7 +2,7 @@
 //! (each process writes its parts of the outputs) and hands process 0's counts to the
 //! library's output ([`JobOutput`], [`Dedup::conclude`]), which writes `summary.json`.
 //! With a run directory each process first records the run there, or checks a resumed
-//! run against the record ([`super::checkpoint`]).
+//! run against the record (`checkpoint.rs`).
 //!
 //! Invariants: the calling thread of each process waits for its workers; it fails as soon
 //! as one of them fails or panics, or a connection is lost for longer than a grace period,

@@ -117,7 +117,7 @@ impl Topology {
     }
 
     /// Where each process of a divided run keeps what identifies the run and its workers'
-    /// checkpoints (`DIR/process-00000/`, ..., see [`super::checkpoint`]); with `resume`, the
+    /// checkpoints (`DIR/process-00000/`, ..., see `dataflow/checkpoint.rs`); with `resume`, the
     /// run restarts after the last stage every worker completed there. `resume` without a
     /// directory is refused.
     pub fn with_run_dir(mut self, dir: Option<PathBuf>, resume: bool) -> Result<Self> {
