@@ -70,7 +70,7 @@ STAGES = ["read and sketch", "ids", "collapse", "rows", "pairs", "components", "
           "summary"]
 # stages whose traffic goes to worker 0 (process 0) rather than all to all (a divided run's
 # outputs are written in parts by every process: "output" is all to all, "summary" the counts)
-TO_ZERO = {"components", "summary"}
+TO_ZERO = {"summary"}
 
 
 def log(m):
@@ -474,6 +474,67 @@ def divided_multi(cases):
     return out
 
 
+def growth(by_n):
+    """The exponent alpha of v ~ n^alpha between the smallest and the largest n of {n: v}
+    (None with fewer than two sizes or a value <= 0)."""
+    by_n = {n: v for n, v in by_n.items() if isinstance(v, (int, float))}
+    if len(by_n) < 2:
+        return None
+    lo, hi = min(by_n), max(by_n)
+    if by_n[lo] <= 0 or by_n[hi] <= 0 or hi == lo:
+        return None
+    return math.log(by_n[hi] / by_n[lo]) / math.log(hi / lo)
+
+
+def skew_model(res, method, big_cfg, srun, cores, D, N, Dm, C, link):
+    """The skew of the model: the largest component (one group, mined on one worker) and the
+    hottest row (one element's incidences, at one owner), each measured at every corpus
+    size, grown to N documents by the fitted n^alpha (linear, alpha = 1, a fixed share of the
+    corpus, when only one size ran), and its time on one core and one link added to its
+    stage's (the rest of the stage is balanced over the machines; the skewed part is not).
+
+    - largest component L: summary.json `largest_component`; its time L_N x the per-group
+      stage's core-seconds per member shipped (per-group cost linear in the group's size: a
+      lower bound for a mining that grows faster than its group).
+    - hottest row H: `distributed.hottest_row` (the longest row an owner held in the rows
+      stage, prefix incidences only under `--exchange prefix`); its time H_N x 12 B / link +
+      H_N x the rows stage's core-seconds per incidence."""
+    comp, hot = {}, {}
+    for n in sorted(res):
+        r = divided_multi(res[n].get(method) or {}).get(big_cfg)
+        if not r:
+            continue
+        comp[n] = r["summary"].get("largest_component")
+        hot[n] = dist_block(r).get("hottest_row")
+    out = {"extra_seconds": {}, "largest_component": {}, "hottest_row": {}}
+    members = stage_tot(srun, "per group", "count")
+    pg_cs = core_seconds(srun, "per group", cores)
+    rows_n = stage_tot(srun, "rows", "count")
+    rows_cs = core_seconds(srun, "rows", cores)
+    for name, by_n, stage, per_item, item_bytes in (
+        ("largest_component", comp, "per group", (pg_cs / members) if (pg_cs and members) else None, 0),
+        ("hottest_row", hot, "rows", (rows_cs / rows_n) if (rows_cs and rows_n) else None, 12),
+    ):
+        vals = {n: v for n, v in by_n.items() if isinstance(v, (int, float))}
+        if not vals:
+            continue
+        alpha = growth(vals)
+        a_used = alpha if alpha is not None else 1.0
+        a_used = max(a_used, 0.0)
+        top = max(vals)
+        at_n = vals[top] * (N / top) ** a_used
+        cpu = at_n * per_item if per_item else 0.0
+        net = at_n * item_bytes / link
+        # the part of the stage the model already gives its owner, balanced: N/M documents'
+        # share; the skewed item adds what exceeds it
+        t = cpu + net
+        out["extra_seconds"][stage] = out["extra_seconds"].get(stage, 0.0) + t
+        out[name] = {"measured": {str(n): v for n, v in vals.items()}, "alpha": alpha,
+                     "alpha_used": a_used, "at_model": at_n, "seconds_per_item": per_item,
+                     "model_seconds": t, "stage": stage}
+    return out
+
+
 def model(a, res, corpus_bytes):
     """The model of a.model_docs documents on a.model_machines machines, from the divided
     multi-process runs of the largest corpus. Returns (lines of Markdown, dict of the numbers).
@@ -507,10 +568,12 @@ def model(a, res, corpus_bytes):
     c = cases[method]
     one = median_run(c["1p"])
     multi = divided_multi(c)
-    big_cfg = max(multi, key=lambda k: (n_processes(multi[k]), -n_workers(multi[k])))
+    # the most processes; of those the exchange that scales (prefix) when it ran
+    big_cfg = max(multi, key=lambda k: (n_processes(multi[k]), -n_workers(multi[k]), k.endswith("-prefix")))
     big = multi[big_cfg]
     fit = [k for k in multi if n_processes(multi[k]) * n_workers(multi[k]) <= cores]
-    sec_cfg = max(fit, key=lambda k: n_processes(multi[k])) if fit else big_cfg
+    sec_cfg = (max(fit, key=lambda k: (n_processes(multi[k]), k.endswith("-prefix") == big_cfg.endswith("-prefix")))
+               if fit else big_cfg)
     srun = multi[sec_cfg]
     s1 = one["summary"]
     D = s1["documents"]
@@ -549,6 +612,11 @@ def model(a, res, corpus_bytes):
                         "core_seconds_per_doc": cs_doc, "p0_seconds_per_doc": p0s,
                         "model_bytes": b_m, "model_net_seconds": t_net, "model_cpu_seconds": t_cpu,
                         "model_read_seconds": t_read, "model_seconds": t})
+    skew = skew_model(res, method, big_cfg, srun, cores, D, N, Dm, C, link)
+    for r in st_rows:
+        extra = skew["extra_seconds"].get(r["stage"], 0.0)
+        r["model_skew_seconds"] = extra
+        r["model_seconds"] += extra
     total_t = sum(r["model_seconds"] for r in st_rows)
     ranked = sorted(st_rows, key=lambda r: -r["model_seconds"])
     dom = ranked[0]
@@ -611,7 +679,10 @@ def model(a, res, corpus_bytes):
              f"of those runs on this machine, processes on 127.0.0.1. **Extrapolated** (everything "
              f"at the model's scale): linear in documents unless said otherwise, perfect division "
              f"over the {M * C:,} cores, {G:g} Gb/s per link without contention, stages one after "
-             "the other. See `model()` in `eval/dist/bench.py` for every formula.")
+             "the other, but for the skew: the largest component and the hottest row, grown to "
+             "the model's scale by their measured growth and each given one core (and one link), "
+             "are added to their stages. See `model()` and `skew_model()` in `eval/dist/bench.py` "
+             "for every formula.")
     L.append("")
     L.append(f"| stage | count / doc (measured) | B/doc if every item crossed machines (measured: "
              f"{', '.join(others)}) | core-µs / doc (measured, waiting included) | traffic at scale | network | compute | stage time |")
@@ -629,8 +700,10 @@ def model(a, res, corpus_bytes):
         comp_s = human_s(r["model_cpu_seconds"])
         if st == "read and sketch":
             comp_s += f" (reading {human_b(Dm * corpus_bytes)}: {human_s(r['model_read_seconds'])})"
+        skew_s = (f" (skew {human_s(r['model_skew_seconds'])} of it)"
+                  if r.get("model_skew_seconds") else "")
         L.append(f"| {st} | {fmt_num(r['count_per_doc'])} | {byc} | {cpu} | {traffic} | "
-                 f"{human_s(r['model_net_seconds'])} | {comp_s} | {human_s(r['model_seconds'])} |")
+                 f"{human_s(r['model_net_seconds'])} | {comp_s} | {human_s(r['model_seconds'])}{skew_s} |")
     L.append(f"| **total** | | | | | | | **{human_s(total_t)}** |")
     L.append("")
     L.append("| quantity | measured | at the model's scale (extrapolated) |")
@@ -639,14 +712,16 @@ def model(a, res, corpus_bytes):
         L.append(f"| peak RSS of a process other than 0, per document it read | {rss_per_own:,.0f} B "
                  f"({rss_src}) | {human_b(rss_per_own * Dm)} per machine ({Dm:,.0f} documents) |")
     L.append(f"| peak RSS of process 0 / of the largest other | {mib(rss0)} / {mib(rss_rest)} MiB | "
-             f"process 0 adds the forests and the results (rows below) |")
+             f"process 0 adds the counters of every worker |")
     L.append(f"| peak RSS of the 1-process run per document | {rss1 / D:,.0f} B ({mib(rss1)} MiB) | "
              f"{human_b(rss1 / D * N)} in one process |")
     if comp:
-        L.append(f"| links to worker 0 (spanning forests, collapse classes) per document | "
-                 f"{fmt_num(comp['count_per_doc'])} ({comp['bytes_per_doc_all_remote']:.1f} B); edges per "
+        rounds_c = max((p.get("component_rounds") or 0) for p in (dist_block(big).get("per_process") or [{}]))
+        L.append(f"| links into the components stage (spanning forests, collapse classes) per document | "
+                 f"{fmt_num(comp['count_per_doc'])} ({comp['bytes_per_doc_all_remote']:.1f} B over "
+                 f"{rounds_c} rounds of large-star and small-star); edges per "
                  f"document {edges_pd:.4f}, largest component {s1.get('largest_component', '?')} | "
-                 f"{human_b(comp['model_bytes'])} into worker 0 and held there: "
+                 f"{human_b(comp['model_bytes'])} per machine: "
                  f"{human_s(comp['model_net_seconds'])} at one link |")
     if resl:
         L.append(f"| results (clusters, member pairs, ids) into process 0 per document | "
@@ -655,6 +730,17 @@ def model(a, res, corpus_bytes):
     if out_b is not None:
         L.append(f"| output files (clusters.jsonl, pairs.csv) per document | {out_b / D:.1f} B | "
                  f"{human_b(out_b / D * N)} written by process 0 |")
+    for name, what in (("largest_component", "largest component (documents; one group on one worker)"),
+                       ("hottest_row", "hottest row (incidences of one element at its owner)")):
+        k = skew.get(name)
+        if not k:
+            continue
+        meas = ", ".join(f"{int(v):,} at {int(n):,}" for n, v in sorted(k["measured"].items(), key=lambda x: int(x[0])))
+        grow = (f"growth n^{k['alpha']:.2f}" if k["alpha"] is not None
+                else "one size measured: taken linear, a fixed share of the corpus")
+        L.append(f"| {what} | {meas}; {grow} | {k['at_model']:,.0f}: "
+                 f"{human_s(k['model_seconds'])} added to stage {k['stage']} (one core"
+                 + (", one link" if name == "hottest_row" else "") + ") |")
     if cp:
         L.append(f"| candidate pairs per document (stage `pairs`, summed over processes) | "
                  + ", ".join(f"{cp[n]:,.1f} at {n:,}" for n in sorted(cp))
@@ -681,8 +767,9 @@ def model(a, res, corpus_bytes):
              + (f" Reading and sketching stay per machine: {human_s(sk['model_cpu_seconds'])} of "
                 f"compute on {C} cores, {human_s(sk['model_read_seconds'])} to read "
                 f"{human_b(Dm * corpus_bytes)} at {a.model_read_gbs:g} GB/s." if sk else "")
-             + " Nothing passes through one process any more but the forests and the results "
-             "(the gathered mode sends every document's record to process 0).")
+             + " Nothing passes through one process any more but the spanning forests (stage "
+             "components) and the counters (stage summary): every process writes its parts of "
+             "the outputs (the gathered mode sends every document's record to process 0).")
     L.append("")
     if alpha is not None and alpha > 0.2 and t_pairs_grown:
         L.append(f"But the candidate pairs per document are not constant: they grew as n^{alpha:.2f} "
@@ -715,13 +802,16 @@ def model(a, res, corpus_bytes):
                  "several workers is not done. Lsh and super-shingle send each row to up to "
                  f"min(m-1, W) pair owners (W = {W_model:,} at the model's scale).")
     if comp:
-        L.append(f"- **Worker 0's forests.** Each worker reduces its edges to a spanning forest and sends "
-                 f"it, with the collapse classes, to worker 0: measured {fmt_num(comp['count_per_doc'])} "
-                 f"links per document ({comp['bytes_per_doc_all_remote']:.1f} B) at {edges_pd:.4f} edges "
-                 f"per document; at scale {human_b(comp['model_bytes'])} into one machine, held there "
-                 "to join the groups and place them. This is proportional to the documents that have "
-                 "an edge or a class, so to the corpus's duplication (20 % of documents are in edit "
-                 "families here), not its size.")
+        L.append(f"- **Components.** Each worker reduces its edges to a spanning forest; with the "
+                 "collapse classes they are the edges of rounds of large-star and small-star over "
+                 "the workers (nodes by a hash of their DocId), and no worker gathers every link: "
+                 f"measured {fmt_num(comp['count_per_doc'])} links per document, "
+                 f"{comp['bytes_per_doc_all_remote']:.1f} B per document over all rounds at "
+                 f"{edges_pd:.4f} edges per document; at scale {human_b(comp['model_bytes'])} per "
+                 "machine. Every round sends every edge again, finished stars included, so the bytes "
+                 "grow with the rounds (a long path takes more: 14 on a 100,000-document path); the "
+                 "owner of a big component's label receives all of its arcs each round (the largest "
+                 "component's skew, in the table above).")
     if resl:
         L.append(f"- **The merge at process 0.** The groups' clusters, member pairs and ids go to "
                  f"process 0, which orders them and writes the outputs: measured "
@@ -740,6 +830,7 @@ def model(a, res, corpus_bytes):
             "peak_rss_per_own_doc": rss_per_own, "peak_rss_p0": rss0, "peak_rss_other_max": rss_rest,
             "peak_rss_1p": rss1, "output_bytes_per_doc": (out_b / D if out_b is not None else None),
             "edges_per_doc": edges_pd,
+            "skew": {k: v for k, v in skew.items() if k != "extra_seconds"},
             "model": {"documents": N, "machines": M, "cores": C, "gbps": G, "read_gbs": a.model_read_gbs}}
     return L, nums
 

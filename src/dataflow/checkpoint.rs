@@ -298,6 +298,8 @@ pub(super) struct AfterPairs {
     pub kept: u64,
     pub rare: u64,
     pub common: u64,
+    /// The longest row it held as a key's owner.
+    pub hottest_row: u64,
     /// Whether any worker's document has a nonempty image.
     pub any: bool,
     pub row_passes: u64,

@@ -373,8 +373,8 @@ fn through_pairs(
     let round_bytes = worker_budget.map(crate::plan::round_share);
     let prefix_only = plan.exchange == Exchange::Prefix && rule.is_prefix_filtered();
     let (docs, starts, held) = (&local.docs, &local.starts, &mut local.held);
-    let (edges, (kept, rare, common), dropped) = if prefix_only {
-        let (to_owners, sent) =
+    let (edges, (kept, rare, common, hottest_row), dropped) = if prefix_only {
+        let (to_owners, sent, hottest) =
             prefix_rows_stage(rounds, docs, held, &is_rep, &rule, passes, spill_dir)?;
         stages.lap("rows", rounds, sent);
         let (edges, n_candidates) = prefix_pairs_stage(
@@ -388,13 +388,13 @@ fn through_pairs(
             round_bytes,
         )?;
         stages.lap("pairs", rounds, n_candidates);
-        (edges, (0, 0, 0), Vec::new())
+        (edges, (0, 0, 0, hottest), Vec::new())
     } else {
         let mut rows = rows_stage(
             rounds, docs, held, &is_rep, &rule, context, starts, passes, spill_dir,
         )?;
         stages.lap("rows", rounds, rows.incidences);
-        let counted = (rows.kept, rows.rare, rows.common);
+        let counted = (rows.kept, rows.rare, rows.common, rows.hottest);
         let dropped = std::mem::take(&mut rows.dropped);
         let held = &*held;
         let size = |doc: u32| {
@@ -435,6 +435,7 @@ fn through_pairs(
         kept,
         rare,
         common,
+        hottest_row,
         any,
         row_passes: passes,
         id_passes: id_check.map_or(0, |c| c.0),
@@ -524,6 +525,7 @@ pub(super) fn run_worker(
         kept,
         rare,
         common,
+        hottest_row,
         row_passes: passes,
         id_passes,
         ..
@@ -636,6 +638,7 @@ pub(super) fn run_worker(
         row_passes: passes,
         id_passes,
         component_rounds,
+        hottest_row,
         bytes_read,
     };
     let mut all_counts = rounds.exchange(vec![counts], |_: &WorkerCounts| 0);

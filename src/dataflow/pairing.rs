@@ -48,6 +48,8 @@ pub(super) struct Rows {
     pub kept: u64,
     pub rare: u64,
     pub common: u64,
+    /// The longest row this worker held as a key's owner (its incidences).
+    pub hottest: u64,
     /// The dropped elements two documents share, of every worker, ascending.
     pub dropped: Vec<u64>,
 }
@@ -83,6 +85,7 @@ pub(super) fn rows_stage(
         kept: 0,
         rare: 0,
         common: 0,
+        hottest: 0,
         dropped: Vec::new(),
     };
     let mut dropped_shared: Vec<u64> = Vec::new();
@@ -111,6 +114,7 @@ pub(super) fn rows_stage(
         rows.sort_unstable();
         for r in rows.chunk_by(|a, b| a.0 == b.0) {
             let df = r.len();
+            out.hottest = out.hottest.max(df as u64);
             match ccfg.row_fate(df) {
                 RowFate::Rare => out.rare += 1,
                 RowFate::Common => out.common += 1,
@@ -320,7 +324,7 @@ pub(super) fn prefix_rows_stage(
     rule: &CandidateRule,
     passes: u64,
     spill_dir: Option<&Path>,
-) -> Result<(Vec<RowMsg>, u64)> {
+) -> Result<(Vec<RowMsg>, u64, u64)> {
     let peers = rounds.peers();
     let filter = prefix_filter(rule);
     // The elements held by `FREQUENT_HERE` of this worker's representatives or more, in
@@ -362,7 +366,7 @@ pub(super) fn prefix_rows_stage(
         };
         prefixes.push(p, Vec::new())
     })?;
-    let (mut to_owners, mut sent) = (Vec::new(), 0u64);
+    let (mut to_owners, mut sent, mut hottest) = (Vec::new(), 0u64, 0u64);
     for pass in 0..passes {
         let mut inc: Vec<(u64, u32)> = Vec::new();
         prefixes.for_each(|i, p, _| {
@@ -377,12 +381,13 @@ pub(super) fn prefix_rows_stage(
         let mut rows = rounds.exchange(inc, |x: &(u64, u32)| spread(x.0));
         rows.sort_unstable();
         for r in rows.chunk_by(|a, b| a.0 == b.0) {
+            hottest = hottest.max(r.len() as u64);
             if r.len() >= 2 {
                 to_pair_owners(r.iter().map(|x| x.1).collect(), peers, &mut to_owners);
             }
         }
     }
-    Ok((to_owners, sent))
+    Ok((to_owners, sent, hottest))
 }
 
 /// The pairs of [`Exchange::Prefix`](super::Exchange::Prefix), counted exactly: the prefix

@@ -44,6 +44,8 @@ pub(super) struct WorkerCounts {
     pub id_passes: u64,
     /// The iterations of large-star and small-star of the components stage.
     pub component_rounds: u64,
+    /// The longest row it held as a key's owner in the rows stage (incidences).
+    pub hottest_row: u64,
     /// The bytes of the corpus's files it read.
     pub bytes_read: u64,
 }
@@ -191,6 +193,7 @@ pub(super) fn process_reports(
         r.row_passes = Some(c.row_passes);
         r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
         r.component_rounds = Some(c.component_rounds);
+        r.hottest_row = Some(r.hottest_row.unwrap_or(0).max(c.hottest_row));
         *r.bytes_read.get_or_insert(0) += c.bytes_read;
         for lap in &c.stages {
             let s = r.seconds.entry(lap.name.clone()).or_insert(0.0);

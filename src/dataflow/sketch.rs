@@ -108,6 +108,11 @@ pub struct ProcessReport {
     /// (the same on every process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_rounds: Option<u64>,
+    /// The longest row (incidences of one key) one of its workers held as the key's owner
+    /// in a divided run's rows stage (prefix incidences only with `--exchange prefix`): the
+    /// rows' skew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hottest_row: Option<u64>,
     /// The bytes of the corpus's files its workers read in a divided run (the compressed
     /// sizes of compressed files, each read whole by one worker).
     #[serde(default, skip_serializing_if = "Option::is_none")]
