@@ -505,7 +505,9 @@ def skew_model(res, method, big_cfg, srun, cores, D, N, Dm, C, link):
         if not r:
             continue
         comp[n] = r["summary"].get("largest_component")
-        hot[n] = dist_block(r).get("hottest_row")
+        hots = [p.get("hottest_row") for p in (dist_block(r).get("per_process") or [])]
+        hots = [h for h in hots if isinstance(h, (int, float))]
+        hot[n] = max(hots) if hots else None
     out = {"extra_seconds": {}, "largest_component": {}, "hottest_row": {}}
     members = stage_tot(srun, "per group", "count")
     pg_cs = core_seconds(srun, "per group", cores)
@@ -729,7 +731,7 @@ def model(a, res, corpus_bytes):
                  f"{human_s(resl['model_net_seconds'])} at one link |")
     if out_b is not None:
         L.append(f"| output files (clusters.jsonl, pairs.csv) per document | {out_b / D:.1f} B | "
-                 f"{human_b(out_b / D * N)} written by process 0 |")
+                 f"{human_b(out_b / D * N)}, each machine writing its parts: {human_b(out_b / D * Dm)} |")
     for name, what in (("largest_component", "largest component (documents; one group on one worker)"),
                        ("hottest_row", "hottest row (incidences of one element at its owner)")):
         k = skew.get(name)
@@ -758,8 +760,11 @@ def model(a, res, corpus_bytes):
              f"of {human_s(total_t)} in all; then {top.split(', ', 1)[1] if ', ' in top else '-'}). "
              "Every all-to-all stage divides over the machines: its bytes per machine are "
              f"N/M x bytes per document x (M-1)/M and its compute N/M x core-seconds / C."
-             + (f" The exchange of rows (each representative's kept image elements, sent to the "
-                f"owner of the element) is the largest volume: {rows_r['bytes_per_doc_all_remote']:,.0f} "
+             + (f" The exchange of rows ("
+                + ("each representative's prefix, its first |x| - k + 1 elements in element order "
+                   "with the frequent ones last, `--exchange prefix`"
+                   if big_cfg.endswith("-prefix") else "each representative's kept image elements")
+                + f", sent to the owner of the element) moves: {rows_r['bytes_per_doc_all_remote']:,.0f} "
                 f"B per document if all crossed machines ({(stage_tot(big, 'rows', 'bytes_sent') or 0) / D / P:,.0f} "
                 f"B per corpus document per process in `{big_cfg}`), {human_b(rows_r['model_bytes'])} "
                 f"per machine at the model's scale, {human_s(rows_r['model_net_seconds'])} at {G:g} Gb/s."

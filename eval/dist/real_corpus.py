@@ -16,9 +16,12 @@ Usage: eval/dist/real_corpus.py OUT.jsonl [--root DIR]... [--ext .py --ext .rs] 
 
 eval/results/dist-real.md was made from it with
   eval/dist/real_corpus.py /tmp/real/docs.jsonl
-  python3 eval/dist/bench.py --bin target/release/fimdup --corpus /tmp/real/docs.jsonl \
-    --methods concept,union-find,lsh --configs 1p,2x1,4x1 --repeat 1 --work /tmp/real/work \
+  awk 'NR%2==1' /tmp/real/docs.jsonl > /tmp/real/half.jsonl
+  python3 eval/dist/bench.py --bin target/release/fimdup --corpus /tmp/real/half.jsonl \
+    --corpus /tmp/real/docs.jsonl --methods concept,union-find,lsh \
+    --configs 1p,2x1,4x1,4x1-prefix --repeat 1 --work /tmp/real/work \
     --out eval/results/dist-real.md --raw eval/results/dist-real --corpus-note "..."
+(the half corpus gives the model the growth of the largest component and the hottest row)
 """
 import argparse
 import glob
