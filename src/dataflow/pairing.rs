@@ -204,21 +204,9 @@ fn prefix_pairs(
     let (peers, me) = (rounds.peers(), rounds.index());
     let n_rounds = passes_for(rounds, dfs.len() * LIST_KEY_BYTES, round_bytes);
     let per_round = dfs.len().div_ceil(n_rounds).max(1);
-    // The lists this worker pairs, by document: (document, its entry in `stored`, size).
-    let mut stored = DocKeys::new(spill_dir)?;
-    let mut index: Vec<(u32, u32, u32)> = Vec::new();
-    let mut send = |rounds: &mut Rounds<'_>, out: Vec<KeysMsg>| -> Result<()> {
-        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
-        got.sort_unstable_by_key(|m| m.doc);
-        for m in got {
-            index.push((m.doc, stored.len() as u32, m.size));
-            stored.push(m.keys, Vec::new())?;
-        }
-        Ok(())
-    };
+    // The lists this worker pairs.
+    let mut lists = Lists::new(spill_dir, n_rounds, per_round as u64)?;
     let mut prefix: Vec<(u64, u32)> = Vec::new();
-    let mut out: Vec<KeysMsg> = Vec::new();
-    let (mut pending, mut sent_rounds) = (0u64, 0u64);
     dfs.for_each_doc(|doc, x| {
         let full = size(doc);
         let take = filter.prefix_of_shared(full, x.len());
@@ -228,25 +216,16 @@ fn prefix_pairs(
         prefix.extend(x[..take].iter().map(|m| (m.key, doc)));
         let mut keys: Vec<u64> = x.iter().map(|m| m.key).collect();
         keys.sort_unstable();
-        pending += keys.len() as u64;
-        out.push(KeysMsg {
+        let weight = keys.len() as u64;
+        let m = KeysMsg {
             to: pair_owner(doc, peers) as u32,
             doc,
             size: full as u32,
             keys,
-        });
-        if pending >= per_round && sent_rounds + 1 < n_rounds {
-            send(rounds, std::mem::take(&mut out))?;
-            sent_rounds += 1;
-            pending = 0;
-        }
-        Ok(())
+        };
+        lists.push(rounds, m, weight)
     })?;
-    while sent_rounds < n_rounds {
-        send(rounds, std::mem::take(&mut out))?;
-        sent_rounds += 1;
-    }
-    index.sort_unstable();
+    lists.finish(rounds)?;
     let mut prefix = rounds.exchange(prefix, |x: &(u64, u32)| spread(x.0));
     prefix.sort_unstable();
     let mut rows: Vec<RowMsg> = Vec::new();
@@ -268,18 +247,13 @@ fn prefix_pairs(
     wanted.dedup();
     let asks: Vec<(u32, u32)> = wanted.into_iter().map(|b| (b, me as u32)).collect();
     let asks = rounds.exchange(asks, move |a: &(u32, u32)| pair_owner(a.0, peers));
-    let find = |d: u32| -> Option<(u32, u32)> {
-        let i = index.binary_search_by_key(&d, |e| e.0).ok()?;
-        Some((index[i].1, index[i].2))
-    };
     let mut answers: Vec<KeysMsg> = Vec::new();
     for (b, to) in asks {
-        if let Some((at, size)) = find(b) {
-            let keys = stored.get(at as usize)?.0;
+        if let Some((keys, size)) = lists.get(b)? {
             answers.push(KeysMsg {
                 to,
                 doc: b,
-                size,
+                size: size as u32,
                 keys,
             });
         }
@@ -288,10 +262,7 @@ fn prefix_pairs(
     fetched.sort_unstable_by_key(|m| m.doc);
     let list = |d: u32| -> Result<(Vec<u64>, usize)> {
         if pair_owner(d, peers) == me {
-            match find(d) {
-                Some((at, size)) => Ok((stored.get(at as usize)?.0, size as usize)),
-                None => Ok((Vec::new(), 0)),
-            }
+            Ok(lists.get(d)?.unwrap_or_default())
         } else {
             Ok(fetched
                 .binary_search_by_key(&d, |m| m.doc)
@@ -428,48 +399,23 @@ pub(super) fn prefix_pairs_stage(
     let bytes: u64 = at.iter().map(|&i| held.keys_len(i) as u64).sum::<u64>() * LIST_KEY_BYTES;
     let n_rounds = passes_for(rounds, bytes, round_bytes);
     let per_round = bytes.div_ceil(n_rounds).max(1);
-    // The lists this worker tests, by document: (document, its entry in `stored`, size).
-    let mut stored = DocKeys::new(spill_dir)?;
-    let mut index: Vec<(u32, u32, u32)> = Vec::new();
-    let mut send = |rounds: &mut Rounds<'_>, out: Vec<KeysMsg>| -> Result<()> {
-        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
-        got.sort_unstable_by_key(|m| m.doc);
-        for m in got {
-            index.push((m.doc, stored.len() as u32, m.size));
-            stored.push(m.keys, Vec::new())?;
-        }
-        Ok(())
-    };
-    let mut out: Vec<KeysMsg> = Vec::new();
-    let (mut pending, mut sent_rounds) = (0u64, 0u64);
+    // The lists this worker tests.
+    let mut lists = Lists::new(spill_dir, n_rounds, per_round)?;
     for (&(doc, to), &i) in asks.iter().zip(&at) {
         let (keys, values) = held.get(i)?;
         let mut keys = rule.keys(&keys, &values);
         keys.sort_unstable();
-        pending += keys.len() as u64 * LIST_KEY_BYTES;
-        out.push(KeysMsg {
+        let weight = keys.len() as u64 * LIST_KEY_BYTES;
+        let m = KeysMsg {
             to,
             doc,
             size: keys.len() as u32,
             keys,
-        });
-        if pending >= per_round && sent_rounds + 1 < n_rounds {
-            send(rounds, std::mem::take(&mut out))?;
-            sent_rounds += 1;
-            pending = 0;
-        }
+        };
+        lists.push(rounds, m, weight)?;
     }
-    while sent_rounds < n_rounds {
-        send(rounds, std::mem::take(&mut out))?;
-        sent_rounds += 1;
-    }
-    index.sort_unstable();
-    let list = |d: u32| -> Result<(Vec<u64>, usize)> {
-        match index.binary_search_by_key(&d, |e| e.0) {
-            Ok(i) => Ok((stored.get(index[i].1 as usize)?.0, index[i].2 as usize)),
-            Err(_) => Ok((Vec::new(), 0)),
-        }
-    };
+    lists.finish(rounds)?;
+    let list = |d: u32| -> Result<(Vec<u64>, usize)> { Ok(lists.get(d)?.unwrap_or_default()) };
     let edges = link_candidates(&cands, prefix_filter(rule), list)?;
     Ok((edges, cands.len() as u64))
 }
@@ -481,5 +427,78 @@ fn prefix_filter(rule: &CandidateRule) -> PrefixFilter {
         _ => PrefixFilter::Shared {
             k: rule.min_shared(),
         },
+    }
+}
+
+/// The key lists a worker receives to test its candidates on: each sent to its `to` in
+/// `n_rounds` rounds of about `per_round` (in the caller's weight), every worker making the
+/// same rounds; held under `spill_dir` (on disk under a budget) and found by document.
+struct Lists {
+    stored: DocKeys,
+    /// (document, its entry in `stored`, its list's full size), sorted by
+    /// [`Lists::finish`].
+    index: Vec<(u32, u32, u32)>,
+    out: Vec<KeysMsg>,
+    n_rounds: u64,
+    per_round: u64,
+    pending: u64,
+    sent_rounds: u64,
+}
+
+impl Lists {
+    fn new(spill_dir: Option<&Path>, n_rounds: u64, per_round: u64) -> Result<Self> {
+        Ok(Lists {
+            stored: DocKeys::new(spill_dir)?,
+            index: Vec::new(),
+            out: Vec::new(),
+            n_rounds,
+            per_round,
+            pending: 0,
+            sent_rounds: 0,
+        })
+    }
+
+    /// Queues `m` (of `weight`); a round goes once the queue reaches its share, but the
+    /// last, which [`Lists::finish`] sends.
+    fn push(&mut self, rounds: &mut Rounds<'_>, m: KeysMsg, weight: u64) -> Result<()> {
+        self.out.push(m);
+        self.pending += weight;
+        if self.pending >= self.per_round && self.sent_rounds + 1 < self.n_rounds {
+            self.send(rounds)?;
+            self.pending = 0;
+        }
+        Ok(())
+    }
+
+    /// The remaining rounds; then the lists are found by document.
+    fn finish(&mut self, rounds: &mut Rounds<'_>) -> Result<()> {
+        while self.sent_rounds < self.n_rounds {
+            self.send(rounds)?;
+        }
+        self.index.sort_unstable();
+        Ok(())
+    }
+
+    fn send(&mut self, rounds: &mut Rounds<'_>) -> Result<()> {
+        let out = std::mem::take(&mut self.out);
+        let mut got = rounds.exchange(out, |m: &KeysMsg| m.to as Target);
+        got.sort_unstable_by_key(|m| m.doc);
+        for m in got {
+            self.index.push((m.doc, self.stored.len() as u32, m.size));
+            self.stored.push(m.keys, Vec::new())?;
+        }
+        self.sent_rounds += 1;
+        Ok(())
+    }
+
+    /// The list of document `d` with its full size, `None` when it did not arrive here.
+    fn get(&mut self, d: u32) -> Result<Option<(Vec<u64>, usize)>> {
+        match self.index.binary_search_by_key(&d, |e| e.0) {
+            Ok(i) => Ok(Some((
+                self.stored.get(self.index[i].1 as usize)?.0,
+                self.index[i].2 as usize,
+            ))),
+            Err(_) => Ok(None),
+        }
     }
 }
