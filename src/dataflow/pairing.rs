@@ -205,7 +205,7 @@ fn prefix_pairs(
     let n_rounds = passes_for(rounds, dfs.len() * LIST_KEY_BYTES, round_bytes);
     let per_round = dfs.len().div_ceil(n_rounds).max(1);
     // The lists this worker pairs.
-    let mut lists = Lists::new(spill_dir, n_rounds, per_round as u64)?;
+    let mut lists = Lists::new(spill_dir, n_rounds, per_round)?;
     let mut prefix: Vec<(u64, u32)> = Vec::new();
     dfs.for_each_doc(|doc, x| {
         let full = size(doc);
