@@ -21,7 +21,6 @@
 //!   ([`cluster::gathered_because`] says when a job takes it); `divided.rs` runs it on every
 //!   worker and hands process 0's result to the library's output.
 //! - `ingest.rs`: the divided path's read-and-sketch, ids and collapse exchanges.
-//! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists).
 //! - `components.rs`: the divided path's components, by rounds of large-star and
 //!   small-star over the nodes' holders, and the groups' placement.
 //! - `pairing.rs`: the divided path's rows and pairs exchanges (prefix rows, lists; with
