@@ -114,7 +114,7 @@ use super::messages::{owner_of, together, Placed};
 use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
 use super::report::{
-    fail_point, part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
+    part_counts, process_reports, stage_phases, summary_lap, Stages, WorkerCounts,
 };
 use super::rounds::{Rounds, Target};
 use super::Exchange;
@@ -530,7 +530,6 @@ pub(super) fn run_worker(
         id_passes,
         ..
     } = after;
-    fail_point("dataflow-in-components");
     let comps = components_stage(rounds, &forest, &[], &starts);
     drop(forest);
     let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);

@@ -72,6 +72,11 @@ pub(super) fn components_stage(
     let (arcs, members) = loop {
         let arcs: Vec<(u32, u32)> = held.drain(..).flat_map(both_ways).collect();
         let mut arcs = rounds.exchange(arcs, route.clone());
+        if iterations == 0 {
+            // Every worker has entered the stage (so has kept its checkpoint, with a run
+            // directory): the resume tests' kill falls here.
+            super::report::fail_point("dataflow-in-components");
+        }
         let bad = star_violations(&mut arcs);
         let gathered = rounds.all_gather((bad, node_count(&arcs)));
         if gathered.iter().all(|(_, (b, _))| *b == 0) {
