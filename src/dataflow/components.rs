@@ -4,7 +4,7 @@
 //! siblings), and the groups they make placed on workers.
 //!
 //! A node (a document with an edge or a class) is owned by the worker its DocId hashes to
-//! ([`spread`]). Each worker starts from its
+//! ([`hashed_owner`], the hash that places the groups too). Each worker starts from its
 //! edges' spanning forest and its collapse classes; an iteration sends the edges' arcs
 //! both ways to their nodes' owners, all-gathers the count of nodes that are not yet in a
 //! star (with the nodes held), and unless none is, runs large-star, sends the new edges
@@ -20,11 +20,11 @@
 //! the groups whose smallest members hash to it; the labels, and so the groups, are the connected
 //! components one process finds, whatever the partition.
 
-use super::messages::{owner_of, spread};
+use super::messages::owner_of;
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{
-    both_ways, large_star, node_count, oriented, small_star, spanning_forest, split_groups,
-    star_labels, star_sizes, star_violations, Placement,
+    both_ways, hashed_owner, large_star, node_count, oriented, small_star, spanning_forest,
+    split_groups, star_labels, star_sizes, star_violations, Placement,
 };
 
 /// What the components stage leaves a worker with.
@@ -47,7 +47,7 @@ fn to_holder<T>(starts: &[u64]) -> impl Fn(&(u32, T)) -> Target + Clone + 'stati
 /// The route of an arc: its node's owner, by a hash (the labels, the smallest DocIds, would
 /// crowd the first workers' ranges).
 fn to_owner(peers: usize) -> impl Fn(&(u32, u32)) -> Target + Clone + 'static {
-    move |a: &(u32, u32)| spread(u64::from(a.0)) % peers
+    move |a: &(u32, u32)| hashed_owner(a.0, peers) as Target
 }
 
 /// Stage 6: the groups of `edges` (this worker's) and `classes` (`(representative,

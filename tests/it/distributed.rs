@@ -51,6 +51,15 @@ const LIMIT: Duration = Duration::from_secs(120);
 const LAYOUTS: [(usize, usize); 4] = [(1, 2), (2, 1), (3, 1), (4, 1)];
 /// Documents of the generated corpus of the equality tests.
 const DOCS: usize = 1500;
+/// The summary fields a graph-shaped corpus's divided run must share with one process.
+const GRAPH_FIELDS: [&str; 6] = [
+    "documents",
+    "pairs",
+    "clusters",
+    "edges",
+    "components",
+    "largest_component",
+];
 /// Documents of the fail-stop corpus: with `--stem`, each process of a 3-process run
 /// sketches its share for about 3 s on 2 cores (process 0 then clusters for about 1 s more).
 const FAIL_STOP_DOCS: usize = 100_000;
@@ -1909,21 +1918,7 @@ fn hostile_matches_single_process(
         run.assert_ok();
         assert_same_dir(&one, &run);
         let docs = one_sum["documents"].as_u64().unwrap() as usize;
-        check_summary(
-            &run,
-            n,
-            w,
-            docs,
-            &one_sum,
-            &[
-                "documents",
-                "pairs",
-                "clusters",
-                "edges",
-                "components",
-                "largest_component",
-            ],
-        );
+        check_summary(&run, n, w, docs, &one_sum, &GRAPH_FIELDS);
         check_divided(&run, &one_sum, true);
     }
     one_sum
@@ -2024,21 +2019,7 @@ fn a_few_components_among_singletons_match_single_process_and_spread_the_links()
         let run = run_dist(d, &format!("stars-{n}x{w}"), &args, n, w);
         run.assert_ok();
         assert_same_dir(&one, &run);
-        check_summary(
-            &run,
-            n,
-            w,
-            docs as usize,
-            &one_sum,
-            &[
-                "documents",
-                "pairs",
-                "clusters",
-                "edges",
-                "components",
-                "largest_component",
-            ],
-        );
+        check_summary(&run, n, w, docs as usize, &one_sum, &GRAPH_FIELDS);
         check_divided(&run, &one_sum, true);
         let sum = run.summary();
         let per = sum["distributed"]["per_process"]
