@@ -16,7 +16,7 @@ use std::path::Path;
 
 use super::cluster::{Doc, Plan};
 use super::messages::{
-    owner_of, passes_for, slice, spread, together, DupMsg, Folded, IdMsg, PieceCounts, PrintMsg,
+    in_pass, owner_of, passes_for, spread, together, DupMsg, Folded, IdMsg, PieceCounts, PrintMsg,
 };
 use super::rounds::Rounds;
 use super::workers::add_stats;
@@ -253,7 +253,7 @@ pub(super) fn check_ids(
         let msgs: Vec<IdMsg> = (docs.iter())
             .filter_map(|d| {
                 let hash = xxhash_rust::xxh3::xxh3_64(d.ext.as_bytes());
-                (id_passes == 1 || slice(hash, id_passes) == pass).then(|| IdMsg {
+                in_pass(hash, pass, id_passes).then(|| IdMsg {
                     hash,
                     doc: d.id,
                     line: d.line,

@@ -154,6 +154,11 @@ pub(super) fn slice(k: u64, passes: u64) -> u64 {
     ((k ^ 0x5851_F42D_4C95_7F2D).wrapping_mul(0xD6E8_FEB8_6659_FD93) >> 40) % passes
 }
 
+/// True when key `k` is taken in pass `pass` of `passes` (every key in a single pass).
+pub(super) fn in_pass(k: u64, pass: u64, passes: u64) -> bool {
+    passes == 1 || slice(k, passes) == pass
+}
+
 /// The passes (or rounds) every worker makes so that none holds more than `share` bytes of
 /// its `bytes` in one ([`crate::plan::exchange_passes`] of the most any worker needs, one
 /// round of gathering), 1 without a share.

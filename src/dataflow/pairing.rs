@@ -25,7 +25,7 @@ use std::path::Path;
 use super::cluster::Doc;
 use super::dfruns::{DfMsg, DfRuns};
 use super::messages::{
-    owner_of, pair_owner, passes_for, slice, spread, to_pair_owners, KeysMsg, RowMsg,
+    in_pass, owner_of, pair_owner, passes_for, spread, to_pair_owners, KeysMsg, RowMsg,
 };
 use super::rounds::{Rounds, Target};
 use crate::cluster::stages::{count_pairs, link_candidates};
@@ -103,7 +103,7 @@ pub(super) fn rows_stage(
             if is_rep(d) {
                 inc.extend(
                     (rule.keys(keys, values).into_iter())
-                        .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                        .filter(|&k| in_pass(k, pass, passes))
                         .map(|k| (k, d.id)),
                 );
             }
@@ -308,8 +308,7 @@ pub(super) fn prefix_rows_stage(
         held.for_each(|i, keys, values| {
             if is_rep(&docs[i]) {
                 here.extend(
-                    (rule.keys(keys, values).into_iter())
-                        .filter(|&k| passes == 1 || slice(k, passes) == pass),
+                    (rule.keys(keys, values).into_iter()).filter(|&k| in_pass(k, pass, passes)),
                 );
             }
             Ok(())
@@ -343,7 +342,7 @@ pub(super) fn prefix_rows_stage(
         prefixes.for_each(|i, p, _| {
             inc.extend(
                 (p.iter().copied())
-                    .filter(|&k| passes == 1 || slice(k, passes) == pass)
+                    .filter(|&k| in_pass(k, pass, passes))
                     .map(|k| (k, docs[i].id)),
             );
             Ok(())
