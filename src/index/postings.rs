@@ -10,9 +10,15 @@
 //! scattered into the gaps and each key range is sorted on its own, so no copy of the
 //! arrays and no `(key, doc)` pair list of the whole sweep is ever held.
 //!
-//! On disk (see [`Postings::encode`]) each key's document set is a `RoaringBitmap` written
-//! with roaring's own `serialize_into`, except singletons (by far the most common key in a
-//! web-scale context), which are stored as a bare varint document id.
+//! On disk (version 2, [`Postings::encode_with`]) the same arrays are written as
+//! they are, fixed-width and little-endian (keys, directory, documents; about 14 bytes an
+//! incidence), so a reader maps the file ([`Postings::map_file`]) and looks keys up where
+//! they lie, without decoding it: opening a segment costs its header, and a lookup touches
+//! only the pages it reads. A mapped file's blocks are checked against the manifest's
+//! checksums (and their directory entries and document ids against their bounds) before
+//! a lookup first uses them, so a damaged block is an error naming the file and its byte
+//! range, never a wrong answer or a panic. Version 1 (varint keys, one `RoaringBitmap` a
+//! key) is still read, decoded into memory ([`Postings::decode_v1`]).
 
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
@@ -306,12 +312,12 @@ impl Postings {
         })
     }
 
-    /// The on-disk encoding (version [`VERSION`]), handed to `emit` in pieces of about
+    /// The on-disk encoding (version 2), handed to `emit` in pieces of about
     /// 64 KiB, in order (to write a file without holding its bytes): the 8-byte `magic`,
     /// the version (`u32`), then, all little-endian: `shift` (`u32`), the number of
     /// incidences `n` (`u64`), the first and the last key (`u64` each), the number of
     /// directory entries `e` (`u32`), the number of documents of the segment (`u32`);
-    /// then the arrays `keys[n]` (`u64`, from byte [`HEADER`], so 8-aligned),
+    /// then the arrays `keys[n]` (`u64`, from byte 48, so 8-aligned),
     /// `dir[e]` (`u32`) and `docs[n]` (`u32`). A lookup reads them where they lie
     /// ([`Postings::map_file`]).
     pub fn encode_with(
@@ -386,7 +392,7 @@ impl Postings {
     }
 
     /// Reads the version-1 encoding (after the file's header, see
-    /// [`Postings::encode_v1`]); every document id must be below `n_docs`.
+    /// `encode_v1`, test builds only); every document id must be below `n_docs`.
     pub fn decode_v1<S: ByteSource>(r: &mut S, n_docs: u32) -> Result<Self> {
         let nkeys = r.varint("key count")?;
         let mut p = Postings::default();
@@ -512,12 +518,13 @@ impl Postings {
             )));
         }
         let n = n as usize;
-        if map.as_ptr() as usize % 8 != 0 {
+        if !(map.as_ptr() as usize).is_multiple_of(8) {
             return Err(err("mapped at an address not 8-aligned".into()));
         }
         let m = Mapped {
             path: path.to_path_buf(),
             checked: (0..sums.len()).map(|_| AtomicBool::new(false)).collect(),
+            all_checked: AtomicBool::new(false),
             map,
             block,
             sums,
@@ -532,7 +539,13 @@ impl Postings {
         };
         m.ensure(0, HEADER)?;
         if !lazy || cfg!(target_endian = "big") {
+            // Read through once: with read-ahead, then back to random lookups.
+            #[cfg(unix)]
+            let _ = m.map.advise(memmap2::Advice::Sequential);
             m.ensure(0, len)?;
+            m.all_checked.store(true, Ordering::Release);
+            #[cfg(unix)]
+            let _ = m.map.advise(memmap2::Advice::Random);
         }
         if cfg!(target_endian = "big") {
             let le32 = |from: usize, k: usize| -> Vec<u32> {
@@ -580,6 +593,8 @@ pub(crate) struct Mapped {
     block: usize,
     sums: Vec<u64>,
     checked: Vec<AtomicBool>,
+    /// Every block checked (the lookups skip `checked`).
+    all_checked: AtomicBool,
     n: usize,
     n_docs: u32,
     shift: u32,
@@ -626,7 +641,7 @@ impl Mapped {
 
     /// Checks (once) every block holding a byte of `from .. to`.
     fn ensure(&self, from: usize, to: usize) -> Result<()> {
-        if from >= to {
+        if from >= to || self.all_checked.load(Ordering::Relaxed) {
             return Ok(());
         }
         for b in from / self.block..=(to - 1) / self.block {

@@ -8,7 +8,8 @@
 //!   seg-000001/                  a segment: the documents of a DocId range (never modified)
 //!     images.bin                 the images file of `fimdup sketch` (external ids + images)
 //!     containment.bin            mod-m images (only with --containment)
-//!     context.bin                inverted context: key -> local ids (roaring bitmaps)
+//!     context.bin                inverted context: key -> local ids (fixed-width arrays,
+//!                                mapped; see `Postings::encode_with`)
 //!     containment-context.bin    the same over the mod-m images (only with --containment)
 //!     bands.bin                  LSH band table: band key -> local ids (positional schemes)
 //!     docs.bin                   first DocId, count; per document: first sweep,
@@ -33,15 +34,22 @@
 //! place of its parts.
 //!
 //! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
-//! version; all integers are LEB128 varints (see [`super::Postings::encode`]). Files are
-//! written and read one at a time and streamed (size and checksum computed on the way), so
-//! no file's bytes are held whole.
+//! version. The postings files (`context.bin`, `containment-context.bin`, `bands.bin`,
+//! version 2) hold fixed-width little-endian arrays that readers memory-map and search in
+//! place ([`super::Postings::map_file`]); in the other files all integers are LEB128
+//! varints. Files are written one at a time and streamed (size and checksum computed on
+//! the way), and read streamed or mapped, so no file's bytes are held whole.
 //!
 //! # Versions
 //! The manifest's `version` is [`VERSION`] (2, segments). Version 1 (every file in the
 //! generation directory, `docs.bin` holding last sweeps and labels too) is still read, as
 //! one segment; the next save of it writes version 2. Any other version is refused with an
 //! error naming both versions.
+//!
+//! The postings files have their own version (in their header): 2, the mapped arrays, is
+//! written; 1 (varint keys and roaring bitmaps, what older fimdups wrote) is still read,
+//! decoded into memory, and a merge (`index merge` rewrites even a single such segment)
+//! writes it again in version 2; any other is refused naming both.
 //!
 //! # Atomicity and concurrency
 //! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes its new
@@ -73,6 +81,13 @@
 //! block (or where the file was cut short); then every field is checked (bounds, ascending
 //! keys, document ids, sweep numbers, labels). Truncated, bit-flipped or foreign files give
 //! an [`Error::Format`] naming the file, never a panic.
+//!
+//! A mapped postings file's size is checked on open, its blocks when they are used:
+//! [`Index::open`] (queries, overlap, exports) checks all of them at once;
+//! [`Index::open_for_write`] (add, merge, remove) checks the header's block at once and
+//! each other block the first time a lookup reads it, so an add reads only the blocks its
+//! queries touch, and a damaged block stops it (before anything is written) with the file
+//! and the block's byte range. The other files are checked whole on every open.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -673,7 +688,13 @@ const POSTINGS_FILES: [&str; 3] = ["context.bin", "containment-context.bin", "ba
 /// The files of a directory as [`check_files`] returns them: by name, the checked ones'
 /// paths and sizes; and the postings files whose blocks are still to be checked (only
 /// their sizes were), with their manifest entries.
-type Checked = (HashMap<String, (PathBuf, u64)>, HashMap<String, FileEntry>);
+type Checked = (CheckedFiles, DeferredFiles);
+
+/// Checked files by name: their paths and sizes.
+type CheckedFiles = HashMap<String, (PathBuf, u64)>;
+
+/// Postings files by name whose blocks are still to be checked: their manifest entries.
+type DeferredFiles = HashMap<String, FileEntry>;
 
 /// Checks the size and checksum (each block's) of every file of `files` in `fdir`
 /// (streamed), except the checksums of the postings files listed with block checksums,
@@ -782,10 +803,7 @@ fn take(
 fn read_segment(
     m: &Manifest,
     mpath: &Path,
-    (files, deferred): (
-        &mut HashMap<String, (PathBuf, u64)>,
-        &HashMap<String, FileEntry>,
-    ),
+    (files, deferred): (&mut CheckedFiles, &DeferredFiles),
     (base, n): (u32, u32),
     v1: bool,
     lazy: bool,
