@@ -569,12 +569,15 @@ impl Index {
                         Measure::Resemblance,
                         counts,
                         |d| (d as usize) < i,
-                    );
-                    hits.into_iter()
+                    )?;
+                    Ok(hits
+                        .into_iter()
                         .map(move |(d, _)| (d, i as u32))
-                        .collect::<Vec<_>>()
+                        .collect::<Vec<_>>())
                 })
-                .flatten_iter()
+                .collect::<Result<Vec<Vec<_>>>>()?
+                .into_iter()
+                .flatten()
                 .collect();
             for &(a, b) in &edges {
                 if uf.union(a, b) {
@@ -600,7 +603,7 @@ impl Index {
         drop((uf, min_of, sizes));
         // 4. Lost and found.
         if sweep > 0 && !batch {
-            rep.lost = self.lost_and_found(sweep);
+            rep.lost = self.lost_and_found(sweep)?;
         }
         // 5. The merge policy: segments of one level merged (the clusters, the lost and
         // found and every query answer do not depend on the segments).
@@ -611,7 +614,7 @@ impl Index {
     /// The lost and found of the complete sweep `sweep`: the latest versions last seen in
     /// the complete sweep before it or in a batch since, each with its best match among the
     /// documents seen in `sweep`.
-    fn lost_and_found(&self, sweep: u32) -> Vec<Lost> {
+    fn lost_and_found(&self, sweep: u32) -> Result<Vec<Lost>> {
         let mut since = sweep - 1;
         while since > 0 && self.sweeps[since as usize].batch {
             since -= 1;
@@ -644,15 +647,15 @@ impl Index {
                     counts,
                     |i| seen[i],
                     |c| self.last_seen[c as usize] == sweep && &self.ext_ids[c as usize] != ext,
-                );
+                )?;
                 let best = hits
                     .into_iter()
                     .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
-                Lost {
+                Ok(Lost {
                     doc: DocId(d),
                     ext_id: ext.clone(),
                     found: best.map(|(c, s)| (DocId(c), self.ext_ids[c as usize].clone(), s)),
-                }
+                })
             })
             .collect()
     }

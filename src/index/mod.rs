@@ -46,9 +46,11 @@
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).
 //!
 //! # Memory
-//! The index is held in memory while it is used: [`memory_needed`] counts it
+//! The index is held in memory while it is used, except the postings of the segments read
+//! from disk, which are memory-mapped and searched in place (their pages are read when a
+//! lookup touches them): [`memory_needed`] counts it as if all of it were held
 //! ([`BYTES_PER_DOC`] a document, [`BYTES_PER_VALUE`] an image value, about 3 KB a document
-//! at 128 values). A sweep's postings are built as one new segment ([`Postings::extend`]);
+//! at 128 values), an upper bound. A sweep's postings are built as one new segment ([`Postings::extend`]);
 //! a merge frees its parts' postings before it builds the merged ones. Only new segments
 //! and the small per-generation files are written, one file at a time, streamed, so a
 //! build, a sweep, a merge or an open holds little beside the index itself. Under a memory

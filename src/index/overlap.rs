@@ -292,7 +292,8 @@ fn check(
                 keys.clear();
                 q.keys(cfg.scheme, keys);
                 for &k in keys.iter() {
-                    for &d in other_postings.get(k) {
+                    // In memory (`postings_of`): a lookup cannot fail.
+                    for &d in other_postings.get(k).unwrap_or(&[]) {
                         *counts.entry(d).or_default() += 1;
                     }
                 }

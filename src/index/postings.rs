@@ -10,18 +10,30 @@
 //! scattered into the gaps and each key range is sorted on its own, so no copy of the
 //! arrays and no `(key, doc)` pair list of the whole sweep is ever held.
 //!
-//! On disk (see [`Postings::encode`]) each key's document set is a `RoaringBitmap` written
-//! with roaring's own `serialize_into`, except singletons (by far the most common key in a
-//! web-scale context), which are stored as a bare varint document id.
+//! On disk (version 2, [`Postings::encode_with`]) the same arrays are written as
+//! they are, fixed-width and little-endian (keys, directory, documents; about 14 bytes an
+//! incidence), so a reader maps the file ([`Postings::map_file`]) and looks keys up where
+//! they lie, without decoding it: opening a segment costs its header, and a lookup touches
+//! only the pages it reads. A mapped file's blocks are checked against the manifest's
+//! checksums (and their directory entries and document ids against their bounds) before
+//! a lookup first uses them, so a damaged block is an error naming the file and its byte
+//! range, never a wrong answer or a panic. Version 1 (varint keys, one `RoaringBitmap` a
+//! key) is still read, decoded into memory ([`Postings::decode_v1`]).
 
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
-use crate::codec::{put_varint, ByteSource};
-use crate::Result;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
-/// Sorted `(key, doc)` incidences.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg(test)]
+use crate::codec::put_varint;
+use crate::codec::ByteSource;
+use crate::{Error, Result};
+
+/// Sorted `(key, doc)` incidences, in memory or in a mapped file ([`Postings::map_file`]).
+#[derive(Clone, Debug, Default)]
 pub struct Postings {
     keys: Vec<u64>,
     docs: Vec<u32>,
@@ -30,7 +42,17 @@ pub struct Postings {
     /// binary search over all keys (rebuilt after every change).
     dir: Vec<u32>,
     shift: u32,
+    /// The arrays of a mapped file (the vectors above are then empty).
+    map: Option<Arc<Mapped>>,
 }
+
+impl PartialEq for Postings {
+    fn eq(&self, other: &Self) -> bool {
+        self.all_keys() == other.all_keys() && self.all_docs() == other.all_docs()
+    }
+}
+
+impl Eq for Postings {}
 
 impl Postings {
     /// Builds from unsorted pairs (sorted and deduplicated here).
@@ -41,8 +63,7 @@ impl Postings {
         let mut p = Postings {
             keys,
             docs,
-            dir: Vec::new(),
-            shift: 0,
+            ..Postings::default()
         };
         p.reindex();
         p
@@ -75,35 +96,66 @@ impl Postings {
         self.dir.push(n as u32);
     }
 
+    /// The keys, one per incidence, ascending (of a mapped file: unchecked).
+    fn all_keys(&self) -> &[u64] {
+        match &self.map {
+            Some(m) => m.keys(),
+            None => &self.keys,
+        }
+    }
+
+    /// The documents, one per incidence (of a mapped file: unchecked).
+    fn all_docs(&self) -> &[u32] {
+        match &self.map {
+            Some(m) => m.docs(),
+            None => &self.docs,
+        }
+    }
+
     /// Number of incidences.
     pub fn len(&self) -> usize {
-        self.keys.len()
+        match &self.map {
+            Some(m) => m.n,
+            None => self.keys.len(),
+        }
     }
 
     /// True when there is no incidence.
     pub fn is_empty(&self) -> bool {
-        self.keys.is_empty()
+        self.len() == 0
+    }
+
+    /// True when the arrays are those of a mapped file.
+    pub fn is_mapped(&self) -> bool {
+        self.map.is_some()
     }
 
     /// Number of distinct keys.
     pub fn distinct_keys(&self) -> usize {
+        let keys = self.all_keys();
         let mut n = 0;
-        for (i, k) in self.keys.iter().enumerate() {
-            if i == 0 || self.keys[i - 1] != *k {
+        for (i, k) in keys.iter().enumerate() {
+            if i == 0 || keys[i - 1] != *k {
                 n += 1;
             }
         }
         n
     }
 
-    /// The documents (ascending) having `key`.
-    pub fn get(&self, key: u64) -> &[u32] {
+    /// The documents (ascending) having `key`. In memory this never fails; in a mapped
+    /// file every block the lookup reads is checked (its xxh64, and its directory entries
+    /// and document ids in range) the first time it is read, and a damaged one is an
+    /// [`Error::Format`] naming the file and the block's byte range.
+    pub fn get(&self, key: u64) -> Result<&[u32]> {
+        if let Some(m) = &self.map {
+            return m.get(key);
+        }
         let (from, to) = if self.dir.is_empty() {
             (0, self.keys.len())
         } else {
             let base = self.keys[0];
             if key < base || key > self.keys[self.keys.len() - 1] {
-                return &[];
+                return Ok(&[]);
             }
             let b = ((key - base) >> self.shift) as usize;
             (self.dir[b] as usize, self.dir[b + 1] as usize)
@@ -111,7 +163,7 @@ impl Postings {
         let ks = &self.keys[from..to];
         let lo = ks.partition_point(|&k| k < key);
         let hi = lo + ks[lo..].partition_point(|&k| k == key);
-        &self.docs[from + lo..from + hi]
+        Ok(&self.docs[from + lo..from + hi])
     }
 
     /// Adds the incidences of `n` new documents, DocIds `first .. first + n`, all above
@@ -135,6 +187,12 @@ impl Postings {
     ) {
         if n == 0 {
             return;
+        }
+        if let Some(m) = self.map.take() {
+            // Only a new segment's in-memory postings are extended; a mapped file is
+            // copied (as it is) first.
+            self.keys = m.keys().to_vec();
+            self.docs = m.docs().to_vec();
         }
         let of = |i: usize, out: &mut Vec<u64>| {
             out.clear();
@@ -240,55 +298,63 @@ impl Postings {
 
     /// The key groups `(key, docs)` in key order.
     pub fn groups(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
+        let (keys, docs) = (self.all_keys(), self.all_docs());
         let mut i = 0;
         std::iter::from_fn(move || {
-            if i >= self.keys.len() {
+            if i >= keys.len() {
                 return None;
             }
-            let k = self.keys[i];
-            let end = i + self.keys[i..].partition_point(|&x| x == k);
-            let g = (k, &self.docs[i..end]);
+            let k = keys[i];
+            let end = i + keys[i..].partition_point(|&x| x == k);
+            let g = (k, &docs[i..end]);
             i = end;
             Some(g)
         })
     }
 
-    /// Appends the on-disk encoding: varint number of keys, then per key (ascending): varint
-    /// key (first absolute, then the gap to the previous key), varint document count `c`,
-    /// and for `c == 1` a varint document id, else a varint byte length and the
-    /// `RoaringBitmap::serialize_into` bytes.
-    pub fn encode(&self, out: &mut Vec<u8>) {
-        self.encode_with(&mut |b: &[u8]| {
-            out.extend_from_slice(b);
-            Ok(())
-        })
-        .expect("writing to a Vec");
-    }
-
-    /// [`Postings::encode`] handed to `emit` in pieces of about 64 KiB, in order (to write
-    /// a file without holding its bytes).
-    pub fn encode_with(&self, emit: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
+    /// The on-disk encoding (version 2), handed to `emit` in pieces of about
+    /// 64 KiB, in order (to write a file without holding its bytes): the 8-byte `magic`,
+    /// the version (`u32`), then, all little-endian: `shift` (`u32`), the number of
+    /// incidences `n` (`u64`), the first and the last key (`u64` each), the number of
+    /// directory entries `e` (`u32`), the number of documents of the segment (`u32`);
+    /// then the arrays `keys[n]` (`u64`, from byte 48, so 8-aligned),
+    /// `dir[e]` (`u32`) and `docs[n]` (`u32`). A lookup reads them where they lie
+    /// ([`Postings::map_file`]).
+    pub fn encode_with(
+        &self,
+        magic: &[u8; 8],
+        n_docs: u32,
+        emit: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
         const PIECE: usize = 1 << 16;
+        let (keys, docs) = (self.all_keys(), self.all_docs());
+        let dir: &[u32] = match &self.map {
+            Some(m) => m.dir(),
+            None => &self.dir,
+        };
+        let shift = match &self.map {
+            Some(m) => m.shift,
+            None => self.shift,
+        };
         let mut out = Vec::with_capacity(PIECE + 64);
-        put_varint(&mut out, self.distinct_keys() as u64);
-        let mut prev = 0u64;
-        let mut first = true;
-        let mut buf = Vec::new();
-        for (k, docs) in self.groups() {
-            put_varint(&mut out, if first { k } else { k - prev });
-            first = false;
-            prev = k;
-            put_varint(&mut out, docs.len() as u64);
-            if docs.len() == 1 {
-                put_varint(&mut out, docs[0] as u64);
-            } else {
-                let bm = RoaringBitmap::from_sorted_iter(docs.iter().copied())
-                    .expect("postings docs are sorted");
-                buf.clear();
-                bm.serialize_into(&mut buf).expect("writing to a Vec");
-                put_varint(&mut out, buf.len() as u64);
-                out.extend_from_slice(&buf);
+        out.extend_from_slice(magic);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&shift.to_le_bytes());
+        out.extend_from_slice(&(keys.len() as u64).to_le_bytes());
+        out.extend_from_slice(&keys.first().copied().unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&keys.last().copied().unwrap_or(0).to_le_bytes());
+        out.extend_from_slice(&(dir.len() as u32).to_le_bytes());
+        out.extend_from_slice(&n_docs.to_le_bytes());
+        debug_assert_eq!(out.len(), HEADER);
+        for &k in keys {
+            out.extend_from_slice(&k.to_le_bytes());
+            if out.len() >= PIECE {
+                emit(&out)?;
+                out.clear();
             }
+        }
+        for &x in dir.iter().chain(docs) {
+            out.extend_from_slice(&x.to_le_bytes());
             if out.len() >= PIECE {
                 emit(&out)?;
                 out.clear();
@@ -297,8 +363,37 @@ impl Postings {
         emit(&out)
     }
 
-    /// Reads what [`Postings::encode`] wrote; every document id must be below `n_docs`.
-    pub fn decode<S: ByteSource>(r: &mut S, n_docs: u32) -> Result<Self> {
+    /// Appends the version-1 encoding (still read by [`Postings::decode_v1`]): varint
+    /// number of keys, then per key (ascending): varint key (first absolute, then the gap
+    /// to the previous key), varint document count `c`, and for `c == 1` a varint document
+    /// id, else a varint byte length and the `RoaringBitmap::serialize_into` bytes.
+    #[cfg(test)]
+    pub(crate) fn encode_v1(&self, out: &mut Vec<u8>) {
+        put_varint(out, self.distinct_keys() as u64);
+        let mut prev = 0u64;
+        let mut first = true;
+        let mut buf = Vec::new();
+        for (k, docs) in self.groups() {
+            put_varint(out, if first { k } else { k - prev });
+            first = false;
+            prev = k;
+            put_varint(out, docs.len() as u64);
+            if docs.len() == 1 {
+                put_varint(out, docs[0] as u64);
+            } else {
+                let bm = RoaringBitmap::from_sorted_iter(docs.iter().copied())
+                    .expect("postings docs are sorted");
+                buf.clear();
+                bm.serialize_into(&mut buf).expect("writing to a Vec");
+                put_varint(out, buf.len() as u64);
+                out.extend_from_slice(&buf);
+            }
+        }
+    }
+
+    /// Reads the version-1 encoding (after the file's header, see
+    /// `encode_v1`, test builds only); every document id must be below `n_docs`.
+    pub fn decode_v1<S: ByteSource>(r: &mut S, n_docs: u32) -> Result<Self> {
         let nkeys = r.varint("key count")?;
         let mut p = Postings::default();
         let mut prev = 0u64;
@@ -342,6 +437,287 @@ impl Postings {
         }
         p.reindex();
         Ok(p)
+    }
+}
+
+/// Version of the postings files written ([`Postings::encode_with`]); version 1 (varint
+/// keys and roaring bitmaps) is still read ([`Postings::decode_v1`]).
+pub const VERSION: u32 = 2;
+
+/// Bytes of a version-2 postings file before its arrays.
+pub const HEADER: usize = 48;
+
+impl Postings {
+    /// The version-2 postings file at `path` (its size already checked against the
+    /// manifest), read where it lies: memory-mapped, its arrays used in place (on a
+    /// big-endian machine they are copied and converted instead). `sums` are the xxh64
+    /// (seed 0) of its `block`-byte blocks, as the manifest lists them. The first block
+    /// (the header) is checked now; with `lazy` every other block is checked the first
+    /// time a lookup reads it ([`Postings::get`]), else all of them now. `magic` names the
+    /// table, `n_docs` the documents of its segment (every document id is below it).
+    pub fn map_file(
+        path: &Path,
+        magic: &[u8; 8],
+        n_docs: u32,
+        sums: Vec<u64>,
+        block: usize,
+        lazy: bool,
+    ) -> Result<Postings> {
+        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        // SAFETY: segment files are written once (atomically, by rename) and never
+        // modified in place; every byte read is checked against the manifest's checksums.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Random);
+        let len = map.len();
+        let err = |msg: String| Error::format(path, msg);
+        if sums.len() != len.div_ceil(block) {
+            return Err(err(format!(
+                "{} block checksums listed for {len} bytes",
+                sums.len()
+            )));
+        }
+        check_sum(path, &map, block, &sums, 0)?;
+        if len < HEADER {
+            return Err(err(format!("at byte {len}: shorter than its header")));
+        }
+        if &map[..8] != magic {
+            return Err(err(format!(
+                "not a fimdup index file (bad magic; expected {})",
+                String::from_utf8_lossy(magic)
+            )));
+        }
+        let u32_at = |o: usize| u32::from_le_bytes(map[o..o + 4].try_into().expect("4 bytes"));
+        let u64_at = |o: usize| u64::from_le_bytes(map[o..o + 8].try_into().expect("8 bytes"));
+        let version = u32_at(8);
+        if version != VERSION {
+            return Err(err(format!(
+                "postings file version {version}, this fimdup maps version {VERSION}"
+            )));
+        }
+        let (shift, n, first, last) = (u32_at(12), u64_at(16), u64_at(24), u64_at(32));
+        let (entries, docs_in) = (u32_at(40) as usize, u32_at(44));
+        if docs_in != n_docs {
+            return Err(err(format!(
+                "at byte 44: {docs_in} documents, the manifest says {n_docs}"
+            )));
+        }
+        let size = usize::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(12))
+            .and_then(|x| x.checked_add(HEADER + 4 * entries));
+        if shift >= 64
+            || size != Some(len)
+            || (n == 0 && entries != 0)
+            || entries == 1
+            || (n > 0 && first > last)
+        {
+            return Err(err(format!(
+                "at byte 12: header (shift {shift}, {n} incidences, {entries} directory \
+                 entries) does not match the file's {len} bytes"
+            )));
+        }
+        let n = n as usize;
+        if !(map.as_ptr() as usize).is_multiple_of(8) {
+            return Err(err("mapped at an address not 8-aligned".into()));
+        }
+        let m = Mapped {
+            path: path.to_path_buf(),
+            checked: (0..sums.len()).map(|_| AtomicBool::new(false)).collect(),
+            all_checked: AtomicBool::new(false),
+            map,
+            block,
+            sums,
+            n,
+            n_docs,
+            shift,
+            first,
+            last,
+            entries,
+            dir_at: HEADER + 8 * n,
+            docs_at: HEADER + 8 * n + 4 * entries,
+        };
+        m.ensure(0, HEADER)?;
+        if !lazy || cfg!(target_endian = "big") {
+            // Read through once: with read-ahead, then back to random lookups.
+            #[cfg(unix)]
+            let _ = m.map.advise(memmap2::Advice::Sequential);
+            m.ensure(0, len)?;
+            m.all_checked.store(true, Ordering::Release);
+            #[cfg(unix)]
+            let _ = m.map.advise(memmap2::Advice::Random);
+        }
+        if cfg!(target_endian = "big") {
+            let le32 = |from: usize, k: usize| -> Vec<u32> {
+                m.map[from..from + 4 * k]
+                    .chunks_exact(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                    .collect()
+            };
+            return Ok(Postings {
+                keys: m.map[HEADER..m.dir_at]
+                    .chunks_exact(8)
+                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+                    .collect(),
+                dir: le32(m.dir_at, m.entries),
+                docs: le32(m.docs_at, m.n),
+                shift: m.shift,
+                map: None,
+            });
+        }
+        Ok(Postings {
+            map: Some(Arc::new(m)),
+            shift,
+            ..Postings::default()
+        })
+    }
+}
+
+/// An error unless block `b` of `bytes` has the xxh64 `sums[b]`.
+fn check_sum(path: &Path, bytes: &[u8], block: usize, sums: &[u64], b: usize) -> Result<()> {
+    let (lo, hi) = (b * block, ((b + 1) * block).min(bytes.len()));
+    if xxhash_rust::xxh64::xxh64(&bytes[lo..hi], 0) != sums[b] {
+        return Err(Error::format(
+            path,
+            format!("checksum mismatch in bytes {lo}..{hi} (corrupted or modified file)"),
+        ));
+    }
+    Ok(())
+}
+
+/// A mapped version-2 postings file (little-endian machines): the arrays in place and
+/// which of its blocks have been checked.
+pub(crate) struct Mapped {
+    path: PathBuf,
+    map: memmap2::Mmap,
+    block: usize,
+    sums: Vec<u64>,
+    checked: Vec<AtomicBool>,
+    /// Every block checked (the lookups skip `checked`).
+    all_checked: AtomicBool,
+    n: usize,
+    n_docs: u32,
+    shift: u32,
+    first: u64,
+    last: u64,
+    entries: usize,
+    dir_at: usize,
+    docs_at: usize,
+}
+
+impl std::fmt::Debug for Mapped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mapped")
+            .field("path", &self.path)
+            .field("incidences", &self.n)
+            .finish()
+    }
+}
+
+impl Mapped {
+    fn keys(&self) -> &[u64] {
+        // SAFETY: `map_file` checked the size (HEADER + 12 n + 4 entries bytes) and the
+        // alignment (the map is page-aligned, HEADER a multiple of 8); any bit pattern is
+        // a valid u64.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(HEADER) as *const u64, self.n) }
+    }
+
+    fn dir(&self) -> &[u32] {
+        // SAFETY: as `keys`; `dir_at` is a multiple of 4.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.map.as_ptr().add(self.dir_at) as *const u32,
+                self.entries,
+            )
+        }
+    }
+
+    fn docs(&self) -> &[u32] {
+        // SAFETY: as `keys`; `docs_at` is a multiple of 4.
+        unsafe {
+            std::slice::from_raw_parts(self.map.as_ptr().add(self.docs_at) as *const u32, self.n)
+        }
+    }
+
+    /// Checks (once) every block holding a byte of `from .. to`.
+    fn ensure(&self, from: usize, to: usize) -> Result<()> {
+        if from >= to || self.all_checked.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        for b in from / self.block..=(to - 1) / self.block {
+            if !self.checked[b].load(Ordering::Acquire) {
+                self.check_block(b)?;
+                self.checked[b].store(true, Ordering::Release);
+            }
+        }
+        Ok(())
+    }
+
+    /// Block `b`: its checksum, its directory entries (at most the incidences) and its
+    /// document ids (below the segment's documents).
+    fn check_block(&self, b: usize) -> Result<()> {
+        check_sum(&self.path, &self.map, self.block, &self.sums, b)?;
+        let (lo, hi) = (b * self.block, ((b + 1) * self.block).min(self.map.len()));
+        let words = |from: usize, to: usize| {
+            let (a, z) = (lo.max(from), hi.min(to));
+            let s: &[u8] = if a < z { &self.map[a..z] } else { &[] };
+            s.chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        };
+        let dir_end = self.dir_at + 4 * self.entries;
+        if words(self.dir_at, dir_end).any(|x| x as usize > self.n) {
+            return Err(Error::format(
+                &self.path,
+                format!("directory entry beyond the incidences in bytes {lo}..{hi}"),
+            ));
+        }
+        if words(self.docs_at, self.docs_at + 4 * self.n).any(|d| d >= self.n_docs) {
+            return Err(Error::format(
+                &self.path,
+                format!(
+                    "document id >= {} (the segment's documents) in bytes {lo}..{hi}",
+                    self.n_docs
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// [`Postings::get`] of the mapped arrays.
+    fn get(&self, key: u64) -> Result<&[u32]> {
+        if self.n == 0 || key < self.first || key > self.last {
+            return Ok(&[]);
+        }
+        let (from, to) = if self.entries == 0 {
+            (0, self.n)
+        } else {
+            let b = ((key - self.first) >> self.shift) as usize;
+            if b + 1 >= self.entries {
+                return Err(Error::format(
+                    &self.path,
+                    format!(
+                        "at byte {}: a directory of {} entries for keys {}..={} (shift {})",
+                        self.dir_at, self.entries, self.first, self.last, self.shift
+                    ),
+                ));
+            }
+            self.ensure(self.dir_at + 4 * b, self.dir_at + 4 * b + 8)?;
+            let d = self.dir();
+            (d[b] as usize, d[b + 1] as usize)
+        };
+        if from > to {
+            return Err(Error::format(
+                &self.path,
+                format!("at byte {}: directory entries descend", self.dir_at),
+            ));
+        }
+        self.ensure(HEADER + 8 * from, HEADER + 8 * to)?;
+        let ks = &self.keys()[from..to];
+        let lo = ks.partition_point(|&k| k < key);
+        let hi = lo + ks[lo..].partition_point(|&k| k == key);
+        let (a, z) = (from + lo, from + hi);
+        self.ensure(self.docs_at + 4 * a, self.docs_at + 4 * z)?;
+        Ok(&self.docs()[a..z])
     }
 }
 
@@ -433,8 +809,8 @@ mod tests {
         let b = vec![(5u64, 3u32), (2, 3), (9, 2), (10, 4)];
         let m = Postings::from_pairs(a.into_iter().chain(b).collect());
         assert_eq!(m.len(), 7);
-        assert_eq!(m.get(5), &[0, 1, 3]);
-        assert_eq!(m.get(7), &[] as &[u32]);
+        assert_eq!(m.get(5).unwrap(), &[0, 1, 3]);
+        assert_eq!(m.get(7).unwrap(), &[] as &[u32]);
         assert_eq!(m.distinct_keys(), 5);
     }
 
@@ -518,19 +894,123 @@ mod tests {
                 let mut want: Vec<u32> = pairs.iter().filter(|x| x.0 == k).map(|x| x.1).collect();
                 want.sort_unstable();
                 want.dedup();
-                assert_eq!(p.get(k), &want[..], "n={n} key={k}");
+                assert_eq!(p.get(k).unwrap(), &want[..], "n={n} key={k}");
             }
         }
     }
 
     #[test]
-    fn encode_decode_round_trip() {
+    fn version_1_round_trip() {
         let p = Postings::from_pairs(vec![(3, 0), (3, 7), (8, 2), (u64::MAX, 1), (3, 5)]);
         let mut out = Vec::new();
-        p.encode(&mut out);
+        p.encode_v1(&mut out);
         let mut r = SliceReader::new(&out, std::path::Path::new("x"));
-        assert_eq!(Postings::decode(&mut r, 8).unwrap(), p);
+        assert_eq!(Postings::decode_v1(&mut r, 8).unwrap(), p);
         let mut r = SliceReader::new(&out, std::path::Path::new("x"));
-        assert!(Postings::decode(&mut r, 7).is_err());
+        assert!(Postings::decode_v1(&mut r, 7).is_err());
+    }
+
+    /// Random postings of `docs` documents written as a version-2 file in `dir`; the file's
+    /// path, bytes and block sums for blocks of `block` bytes.
+    fn mapped_file(
+        dir: &Path,
+        docs: u32,
+        block: usize,
+        seed: u64,
+    ) -> (Postings, PathBuf, Vec<u8>, Vec<u64>) {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let pairs: Vec<(u64, u32)> = (0..docs * 8)
+            .map(|_| (rng.gen_range(0..5000u64) << 40, rng.gen_range(0..docs)))
+            .collect();
+        let p = Postings::from_pairs(pairs);
+        let mut bytes = Vec::new();
+        p.encode_with(b"FIMDUPCX", docs, &mut |b: &[u8]| {
+            bytes.extend_from_slice(b);
+            Ok(())
+        })
+        .unwrap();
+        let path = dir.join("context.bin");
+        std::fs::write(&path, &bytes).unwrap();
+        let sums = bytes
+            .chunks(block)
+            .map(|c| xxhash_rust::xxh64::xxh64(c, 0))
+            .collect();
+        (p, path, bytes, sums)
+    }
+
+    #[test]
+    fn mapped_lookups_equal_the_in_memory_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        for (docs, block) in [(1u32, 64usize), (300, 64), (2000, 4096), (2000, 1 << 20)] {
+            let (p, path, bytes, sums) = mapped_file(dir.path(), docs, block, docs as u64);
+            for lazy in [false, true] {
+                let m = Postings::map_file(&path, b"FIMDUPCX", docs, sums.clone(), block, lazy)
+                    .unwrap();
+                assert!(m.is_mapped() || cfg!(target_endian = "big"));
+                assert_eq!(m, p);
+                assert_eq!(m.len(), p.len());
+                for k in (0..5001u64).map(|k| k << 40).chain([1, u64::MAX]) {
+                    assert_eq!(m.get(k).unwrap(), p.get(k).unwrap(), "key {k}");
+                }
+                // written again from the map: the same bytes
+                let mut again = Vec::new();
+                m.encode_with(b"FIMDUPCX", docs, &mut |b: &[u8]| {
+                    again.extend_from_slice(b);
+                    Ok(())
+                })
+                .unwrap();
+                assert_eq!(again, bytes);
+            }
+            assert!(
+                Postings::map_file(&path, b"FIMDUPBT", docs, sums.clone(), block, true).is_err()
+            );
+            assert!(Postings::map_file(&path, b"FIMDUPCX", docs + 1, sums, block, true).is_err());
+        }
+    }
+
+    #[test]
+    fn a_damaged_block_is_named_when_a_lookup_reads_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let block = 256;
+        let (p, path, bytes, sums) = mapped_file(dir.path(), 500, block, 7);
+        let nblocks = bytes.len().div_ceil(block);
+        for b in [1, nblocks / 2, nblocks - 1] {
+            let mut bad = bytes.clone();
+            let at = b * block + 5;
+            bad[at] ^= 0x10;
+            std::fs::write(&path, &bad).unwrap();
+            // checked at once: the open fails
+            let e = Postings::map_file(&path, b"FIMDUPCX", 500, sums.clone(), block, false)
+                .unwrap_err()
+                .to_string();
+            let range = format!(
+                "bytes {}..{}",
+                b * block,
+                ((b + 1) * block).min(bytes.len())
+            );
+            assert!(e.contains(&range) && e.contains("context.bin"), "{e}");
+            // lazily: the open succeeds, lookups of other blocks answer, the first lookup
+            // reading the block fails naming it
+            let m = Postings::map_file(&path, b"FIMDUPCX", 500, sums.clone(), block, true).unwrap();
+            let mut failed = 0;
+            for k in (0..5000u64).map(|k| k << 40) {
+                match m.get(k) {
+                    Ok(d) => assert_eq!(d, p.get(k).unwrap()),
+                    Err(e) => {
+                        let e = e.to_string();
+                        assert!(e.contains(&range) && e.contains("context.bin"), "{e}");
+                        failed += 1;
+                    }
+                }
+            }
+            assert!(failed > 0, "block {b}");
+        }
+        // the header block is checked by the lazy open too
+        let mut bad = bytes.clone();
+        bad[20] ^= 1;
+        std::fs::write(&path, &bad).unwrap();
+        let e = Postings::map_file(&path, b"FIMDUPCX", 500, sums, block, true).unwrap_err();
+        assert!(e.to_string().contains("bytes 0..256"), "{e}");
     }
 }

@@ -204,7 +204,7 @@ impl Index {
         measure: Measure,
         counts: &mut HashMap<u32, u32>,
         keep: impl Fn(u32) -> bool,
-    ) -> Vec<(u32, f64)> {
+    ) -> Result<Vec<(u32, f64)>> {
         self.scan_in(q, table, scheme, t, measure, counts, |_| true, keep)
     }
 
@@ -221,9 +221,9 @@ impl Index {
         counts: &mut HashMap<u32, u32>,
         in_segment: impl Fn(usize) -> bool,
         keep: impl Fn(u32) -> bool,
-    ) -> Vec<(u32, f64)> {
+    ) -> Result<Vec<(u32, f64)>> {
         if q.is_empty() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let (cfg, images) = match measure {
             Measure::Resemblance => (&self.params.sketch, &self.images),
@@ -245,7 +245,7 @@ impl Index {
                 continue;
             }
             for &k in &keys {
-                for &d in postings.get(k) {
+                for &d in postings.get(k)? {
                     let d = s.base + d;
                     if keep(d) && !(any_deleted && self.deleted.contains(d)) {
                         *counts.entry(d).or_default() += 1;
@@ -267,7 +267,7 @@ impl Index {
                 out.push((d, est));
             }
         }
-        out
+        Ok(out)
     }
 
     /// True when containment can be estimated (mod-m main images or kept mod-m images).
@@ -314,15 +314,15 @@ impl Index {
                         Measure::Containment,
                         &mut counts,
                         |_| true,
-                    )
+                    )?
                 } else {
                     let p = Table::Context;
-                    self.scan(q, p, scheme, t, Measure::Containment, &mut counts, |_| true)
+                    self.scan(q, p, scheme, t, Measure::Containment, &mut counts, |_| true)?
                 }
             }
             (Measure::Resemblance, Candidates::Context) => {
                 let p = Table::Context;
-                self.scan(q, p, scheme, t, Measure::Resemblance, &mut counts, |_| true)
+                self.scan(q, p, scheme, t, Measure::Resemblance, &mut counts, |_| true)?
             }
             (Measure::Resemblance, Candidates::Lsh) => {
                 let Some((b, r)) = self.bands else {
@@ -335,7 +335,7 @@ impl Index {
                 let mut cands: Vec<u32> = Vec::new();
                 for k in super_shingles(q, cfg, b as usize, r as usize) {
                     for s in &self.segments {
-                        cands.extend(s.band_table.get(k).iter().map(|&d| s.base + d));
+                        cands.extend(s.band_table.get(k)?.iter().map(|&d| s.base + d));
                     }
                 }
                 cands.sort_unstable();

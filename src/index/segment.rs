@@ -45,6 +45,9 @@ pub(crate) struct Segment {
     pub band_table: Postings,
     /// Its manifest entry, when it is on disk in the index's origin directory.
     pub stored: Option<SegmentEntry>,
+    /// Read from postings files of the older version (decoded into memory): a merge
+    /// rewrites it, even alone, in the current one.
+    pub old_format: bool,
 }
 
 /// Which table of a segment.
@@ -210,14 +213,16 @@ impl Index {
         rep
     }
 
-    /// Merges every segment into one, dropping the removed documents' postings and images.
+    /// Merges every segment into one, dropping the removed documents' postings and images
+    /// (a single segment is rewritten when it has removed documents or postings files of
+    /// the older version).
     pub fn merge_all(&mut self) -> MergeReport {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
             ..MergeReport::default()
         };
         let n = self.segments.len();
-        if n > 1 || (n == 1 && !self.deleted.is_empty()) {
+        if n > 1 || (n == 1 && (!self.deleted.is_empty() || self.segments[0].old_format)) {
             self.merge_range(0, n, &mut rep);
         }
         rep.segments_after = self.segments.len() as u64;
@@ -298,11 +303,15 @@ impl Index {
                     counts,
                     |d| d < i && self.labels[d as usize] == li,
                 )
-                .into_iter()
-                .map(move |(d, _)| (d, i))
-                .collect::<Vec<_>>()
+                .map(|hits| {
+                    hits.into_iter()
+                        .map(move |(d, _)| (d, i))
+                        .collect::<Vec<_>>()
+                })
             })
-            .flatten_iter()
+            .collect::<Result<Vec<Vec<_>>>>()?
+            .into_iter()
+            .flatten()
             .collect();
         if members.len() > u32::MAX as usize {
             return Err(Error::config("an index holds at most 2^32 - 1 documents"));

@@ -8,7 +8,8 @@
 //!   seg-000001/                  a segment: the documents of a DocId range (never modified)
 //!     images.bin                 the images file of `fimdup sketch` (external ids + images)
 //!     containment.bin            mod-m images (only with --containment)
-//!     context.bin                inverted context: key -> local ids (roaring bitmaps)
+//!     context.bin                inverted context: key -> local ids (fixed-width arrays,
+//!                                mapped; see `Postings::encode_with`)
 //!     containment-context.bin    the same over the mod-m images (only with --containment)
 //!     bands.bin                  LSH band table: band key -> local ids (positional schemes)
 //!     docs.bin                   first DocId, count; per document: first sweep,
@@ -33,15 +34,22 @@
 //! place of its parts.
 //!
 //! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
-//! version; all integers are LEB128 varints (see [`super::Postings::encode`]). Files are
-//! written and read one at a time and streamed (size and checksum computed on the way), so
-//! no file's bytes are held whole.
+//! version. The postings files (`context.bin`, `containment-context.bin`, `bands.bin`,
+//! version 2) hold fixed-width little-endian arrays that readers memory-map and search in
+//! place ([`super::Postings::map_file`]); in the other files all integers are LEB128
+//! varints. Files are written one at a time and streamed (size and checksum computed on
+//! the way), and read streamed or mapped, so no file's bytes are held whole.
 //!
 //! # Versions
 //! The manifest's `version` is [`VERSION`] (2, segments). Version 1 (every file in the
 //! generation directory, `docs.bin` holding last sweeps and labels too) is still read, as
 //! one segment; the next save of it writes version 2. Any other version is refused with an
 //! error naming both versions.
+//!
+//! The postings files have their own version (in their header): 2, the mapped arrays, is
+//! written; 1 (varint keys and roaring bitmaps, what older fimdups wrote) is still read,
+//! decoded into memory, and a merge (`index merge` rewrites even a single such segment)
+//! writes it again in version 2; any other is refused naming both.
 //!
 //! # Atomicity and concurrency
 //! A save holds the directory's writer lock ([`WriteLock`], the file `LOCK`), writes its new
@@ -73,6 +81,13 @@
 //! block (or where the file was cut short); then every field is checked (bounds, ascending
 //! keys, document ids, sweep numbers, labels). Truncated, bit-flipped or foreign files give
 //! an [`Error::Format`] naming the file, never a panic.
+//!
+//! A mapped postings file's size is checked on open, its blocks when they are used:
+//! [`Index::open`] (queries, overlap, exports) checks all of them at once;
+//! [`Index::open_for_write`] (add, merge, remove) checks the header's block at once and
+//! each other block the first time a lookup reads it, so an add reads only the blocks its
+//! queries touch, and a damaged block stops it (before anything is written) with the file
+//! and the block's byte range. The other files are checked whole on every open.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -104,8 +119,11 @@ pub const CURRENT: &str = "CURRENT";
 /// Bytes per checksummed block of a file (the manifest lists each block's xxh64).
 pub const BLOCK: u64 = 1 << 20;
 
-/// Version of the postings files (`context.bin`, `bands.bin`, ...), unchanged since 1.
+/// Version of the per-document files (`docs.bin`, `state.bin`, `deleted.bin`), and the
+/// older version of the postings files (`context.bin`, `bands.bin`, ...), still read.
 const FILE_VERSION: u32 = 1;
+/// Version of the postings files written: fixed-width arrays, mapped.
+const POSTINGS_VERSION: u32 = super::postings::VERSION;
 const MAGIC_CONTEXT: &[u8; 8] = b"FIMDUPCX";
 const MAGIC_BANDS: &[u8; 8] = b"FIMDUPBT";
 /// `docs.bin` of a version-1 generation (first, last sweep, label, [source]).
@@ -264,7 +282,7 @@ impl Index {
         // Not an index (yet): say so without leaving a lock file there.
         read_current(dir)?;
         let lock = WriteLock::acquire(dir, wait)?;
-        let idx = Index::open(dir)?;
+        let idx = Index::open_checked(dir, true)?;
         Ok((idx, lock))
     }
 
@@ -305,7 +323,7 @@ impl Index {
                 &format!("the index {} as it is", dir.display()),
             )?;
         }
-        let idx = Index::open(dir)?;
+        let idx = Index::open_checked(dir, true)?;
         Ok((idx, lock))
     }
 
@@ -470,10 +488,9 @@ impl Index {
         }
         let postings_file = |name: &str, p: &Postings, magic: &[u8; 8]| {
             write_file(&sdir, name, |w, path| {
-                let mut head = Vec::new();
-                put_header(&mut head, magic, FILE_VERSION);
-                w.write_all(&head).map_err(|e| Error::io(path, e))?;
-                p.encode_with(&mut |b: &[u8]| w.write_all(b).map_err(|e| Error::io(path, e)))
+                p.encode_with(magic, s.len, &mut |b: &[u8]| {
+                    w.write_all(b).map_err(|e| Error::io(path, e))
+                })
             })
         };
         files.push(postings_file("context.bin", &s.context, MAGIC_CONTEXT)?);
@@ -516,16 +533,31 @@ impl Index {
 
     /// Opens the generation `CURRENT` names, checking every checksum and field.
     pub fn open(dir: &Path) -> Result<Index> {
+        Index::open_checked(dir, false)
+    }
+
+    /// [`Index::open`]; with `lazy` the blocks of the (mapped) postings files past their
+    /// headers are checked when a lookup first reads them instead (see the module docs).
+    fn open_checked(dir: &Path, lazy: bool) -> Result<Index> {
         let (gdir, mpath, m) = read_manifest(dir)?;
         let n = u32::try_from(m.doc_count)
             .map_err(|_| fmt_err(&mpath, "document count exceeds 2^32 - 1"))?;
         let mut acc = Loaded::with_capacity(n as usize, m.keep_sources);
         let v1 = m.version == VERSION_UNSEGMENTED;
-        let mut gfiles = check_files(&gdir, &mpath, &m.files)?;
+        let (mut gfiles, gdeferred) = check_files(&gdir, &mpath, &m.files)?;
         let mut segments = Vec::new();
         if v1 {
             if n > 0 {
-                segments.push(read_segment(&m, &mpath, &mut gfiles, 0, n, true, &mut acc)?);
+                let files = (&mut gfiles, &gdeferred);
+                segments.push(read_segment(
+                    &m,
+                    &mpath,
+                    files,
+                    (0, n),
+                    true,
+                    lazy,
+                    &mut acc,
+                )?);
             }
         } else {
             for e in &m.segments {
@@ -547,9 +579,10 @@ impl Index {
                     ));
                 }
                 let sdir = dir.join(&e.name);
-                let mut files = check_files(&sdir, &mpath, &e.files)?;
-                let (base, len) = (e.first_doc as u32, e.docs as u32);
-                let mut seg = read_segment(&m, &mpath, &mut files, base, len, false, &mut acc)?;
+                let (mut files, deferred) = check_files(&sdir, &mpath, &e.files)?;
+                let range = (e.first_doc as u32, e.docs as u32);
+                let files = (&mut files, &deferred);
+                let mut seg = read_segment(&m, &mpath, files, range, false, lazy, &mut acc)?;
                 seg.stored = Some(e.clone());
                 segments.push(seg);
             }
@@ -649,72 +682,108 @@ impl Loaded {
     }
 }
 
+/// The postings files (mapped in version 2, see [`Postings::map_file`]).
+const POSTINGS_FILES: [&str; 3] = ["context.bin", "containment-context.bin", "bands.bin"];
+
+/// The files of a directory as [`check_files`] returns them: by name, the checked ones'
+/// paths and sizes; and the postings files whose blocks are still to be checked (only
+/// their sizes were), with their manifest entries.
+type Checked = (CheckedFiles, DeferredFiles);
+
+/// Checked files by name: their paths and sizes.
+type CheckedFiles = HashMap<String, (PathBuf, u64)>;
+
+/// Postings files by name whose blocks are still to be checked: their manifest entries.
+type DeferredFiles = HashMap<String, FileEntry>;
+
 /// Checks the size and checksum (each block's) of every file of `files` in `fdir`
-/// (streamed); returns them by name with their paths and sizes.
-fn check_files(
-    fdir: &Path,
-    mpath: &Path,
-    files: &[FileEntry],
-) -> Result<HashMap<String, (PathBuf, u64)>> {
+/// (streamed), except the checksums of the postings files listed with block checksums,
+/// which are left to [`read_postings`] (a version-2 one is mapped and checked a block at a
+/// time); returns them by name with their paths and sizes.
+fn check_files(fdir: &Path, mpath: &Path, files: &[FileEntry]) -> Result<Checked> {
     let mut out = HashMap::new();
+    let mut deferred = HashMap::new();
     for f in files {
         if f.name.contains('/') || f.name.contains('\\') || f.name.starts_with('.') {
             return Err(fmt_err(mpath, format!("bad file name {:?}", f.name)));
         }
         let p = fdir.join(&f.name);
-        let (len, sum, blocks) = file_xxh64(&p)?;
-        if !f.blocks.is_empty() {
-            let want_blocks = f.bytes.div_ceil(BLOCK) as usize;
-            if f.blocks.len() != want_blocks {
+        if POSTINGS_FILES.contains(&f.name.as_str()) && !f.blocks.is_empty() {
+            check_block_count(mpath, f)?;
+            let len = std::fs::metadata(&p).map_err(|e| Error::io(&p, e))?.len();
+            check_size(&p, f, len)?;
+            deferred.insert(f.name.clone(), f.clone());
+        } else {
+            check_file(&p, mpath, f)?;
+        }
+        out.insert(f.name.clone(), (p, f.bytes));
+    }
+    Ok((out, deferred))
+}
+
+/// An error naming the manifest unless `f` lists one checksum per [`BLOCK`].
+fn check_block_count(mpath: &Path, f: &FileEntry) -> Result<()> {
+    let want_blocks = f.bytes.div_ceil(BLOCK) as usize;
+    if f.blocks.len() != want_blocks {
+        return Err(fmt_err(
+            mpath,
+            format!(
+                "{} lists {} blocks for {} bytes",
+                f.name,
+                f.blocks.len(),
+                f.bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// An error naming `p` and where it ends unless its size `len` is the listed one.
+fn check_size(p: &Path, f: &FileEntry, len: u64) -> Result<()> {
+    if len != f.bytes {
+        let what = if len < f.bytes {
+            "cut short"
+        } else {
+            "longer than listed"
+        };
+        return Err(fmt_err(
+            p,
+            format!(
+                "at byte {}: {what} ({len} bytes, the manifest says {}; truncated or \
+                 modified)",
+                len.min(f.bytes),
+                f.bytes
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks the size and the checksums (each block's, then the whole file's) of the file
+/// `p` listed as `f`, reading it once.
+fn check_file(p: &Path, mpath: &Path, f: &FileEntry) -> Result<()> {
+    let (len, sum, blocks) = file_xxh64(p)?;
+    if !f.blocks.is_empty() {
+        check_block_count(mpath, f)?;
+        for (i, (got, want)) in blocks.iter().zip(&f.blocks).enumerate() {
+            let whole = (i as u64 + 1) * BLOCK <= len.min(f.bytes) || len == f.bytes;
+            if whole && format!("{got:016x}") != *want {
                 return Err(fmt_err(
-                    mpath,
+                    p,
                     format!(
-                        "{} lists {} blocks for {} bytes",
-                        f.name,
-                        f.blocks.len(),
-                        f.bytes
+                        "checksum mismatch in bytes {}..{} (corrupted or modified file)",
+                        i as u64 * BLOCK,
+                        ((i as u64 + 1) * BLOCK).min(len)
                     ),
                 ));
             }
-            for (i, (got, want)) in blocks.iter().zip(&f.blocks).enumerate() {
-                let whole = (i as u64 + 1) * BLOCK <= len.min(f.bytes) || len == f.bytes;
-                if whole && format!("{got:016x}") != *want {
-                    return Err(fmt_err(
-                        &p,
-                        format!(
-                            "checksum mismatch in bytes {}..{} (corrupted or modified file)",
-                            i as u64 * BLOCK,
-                            ((i as u64 + 1) * BLOCK).min(len)
-                        ),
-                    ));
-                }
-            }
         }
-        if len != f.bytes {
-            let what = if len < f.bytes {
-                "cut short"
-            } else {
-                "longer than listed"
-            };
-            return Err(fmt_err(
-                &p,
-                format!(
-                    "at byte {}: {what} ({len} bytes, the manifest says {}; truncated or \
-                     modified)",
-                    len.min(f.bytes),
-                    f.bytes
-                ),
-            ));
-        }
-        if format!("{sum:016x}") != f.xxh64 {
-            return Err(fmt_err(
-                &p,
-                "checksum mismatch (corrupted or modified file)",
-            ));
-        }
-        out.insert(f.name.clone(), (p, len));
     }
-    Ok(out)
+    check_size(p, f, len)?;
+    if format!("{sum:016x}") != f.xxh64 {
+        return Err(fmt_err(p, "checksum mismatch (corrupted or modified file)"));
+    }
+    Ok(())
 }
 
 /// The file `name` of `files` (checked), an error naming the manifest when it lists none.
@@ -734,12 +803,29 @@ fn take(
 fn read_segment(
     m: &Manifest,
     mpath: &Path,
-    files: &mut HashMap<String, (PathBuf, u64)>,
-    base: u32,
-    n: u32,
+    (files, deferred): (&mut CheckedFiles, &DeferredFiles),
+    (base, n): (u32, u32),
     v1: bool,
+    lazy: bool,
     acc: &mut Loaded,
 ) -> Result<Segment> {
+    let postings = |files: &mut HashMap<String, (PathBuf, u64)>,
+                    name: &str,
+                    magic: &[u8; 8]|
+     -> Result<(Postings, bool)> {
+        let (p, _) = take(files, mpath, name)?;
+        let d = deferred.get(name);
+        read_postings(&p, mpath, d, magic, n, lazy)
+    };
+    let mut old_format = false;
+    let mut postings = |files: &mut HashMap<String, (PathBuf, u64)>,
+                        name: &str,
+                        magic: &[u8; 8]|
+     -> Result<Postings> {
+        let (p, old) = postings(files, name, magic)?;
+        old_format |= old;
+        Ok(p)
+    };
     let nsweeps = m.sweeps.len() as u64;
     // Each document takes at least two bytes.
     let (ip, ilen) = take(files, mpath, "images.bin")?;
@@ -763,15 +849,12 @@ fn read_segment(
         if cs.ext_ids != set.ext_ids {
             return Err(fmt_err(&p, "documents differ from images.bin"));
         }
-        let (p, _) = take(files, mpath, "containment-context.bin")?;
-        seg.cont_context = read_postings(&p, MAGIC_CONTEXT, n)?;
+        seg.cont_context = postings(files, "containment-context.bin", MAGIC_CONTEXT)?;
         acc.cont_images.extend(cs.images);
     }
-    let (p, _) = take(files, mpath, "context.bin")?;
-    seg.context = read_postings(&p, MAGIC_CONTEXT, n)?;
+    seg.context = postings(files, "context.bin", MAGIC_CONTEXT)?;
     if m.bands.is_some() {
-        let (p, _) = take(files, mpath, "bands.bin")?;
-        seg.band_table = read_postings(&p, MAGIC_BANDS, n)?;
+        seg.band_table = postings(files, "bands.bin", MAGIC_BANDS)?;
     }
     acc.ext_ids.extend(set.ext_ids);
     acc.images.extend(set.images);
@@ -799,6 +882,7 @@ fn read_segment(
         }
     }
     finish(&mut r)?;
+    seg.old_format = old_format;
     Ok(seg)
 }
 
@@ -936,13 +1020,63 @@ fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
     Ok((gdir, mpath, m))
 }
 
-/// Reads a postings file, streamed.
-fn read_postings(path: &Path, magic: &[u8; 8], n: u32) -> Result<Postings> {
+/// Reads the postings file `path` of a segment of `n` documents: a version-2 file is
+/// mapped ([`Postings::map_file`]: its blocks checked now, or with `lazy` the header's now
+/// and the others when first read), a version-1 file decoded, streamed; any other version
+/// is refused naming both. `deferred` is its manifest entry when only its size has been
+/// checked ([`check_files`]). True with the postings when the file is of version 1.
+fn read_postings(
+    path: &Path,
+    mpath: &Path,
+    deferred: Option<&FileEntry>,
+    magic: &[u8; 8],
+    n: u32,
+    lazy: bool,
+) -> Result<(Postings, bool)> {
+    let mut head = [0u8; 12];
+    let version = {
+        let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        match f.read_exact(&mut head) {
+            Ok(()) => Some(u32::from_le_bytes(head[8..].try_into().expect("4 bytes"))),
+            Err(_) => None,
+        }
+    };
+    if version == Some(POSTINGS_VERSION) {
+        let sums = match deferred {
+            Some(f) => f
+                .blocks
+                .iter()
+                .map(|h| u64::from_str_radix(h, 16))
+                .collect::<std::result::Result<Vec<u64>, _>>()
+                .map_err(|_| fmt_err(mpath, format!("bad block checksum of {}", f.name)))?,
+            // Listed without block checksums (and checked whole already): its blocks' sums.
+            None => file_xxh64(path)?.2,
+        };
+        return Ok((
+            Postings::map_file(path, magic, n, sums, BLOCK as usize, lazy)?,
+            false,
+        ));
+    }
+    if let Some(f) = deferred {
+        check_file(path, mpath, f)?;
+    }
     let mut r = Stream::new(crate::io::open_read(path)?, path);
-    r.header(magic, FILE_VERSION, "index file")?;
-    let p = Postings::decode(&mut r, n)?;
+    if r.take(8, "magic")? != magic {
+        return Err(r.err(format!(
+            "not a fimdup index file (bad magic; expected {})",
+            String::from_utf8_lossy(magic)
+        )));
+    }
+    let v = r.u32("version")?;
+    if v != FILE_VERSION {
+        return Err(r.err(format!(
+            "postings file version {v}, this fimdup reads versions {FILE_VERSION} and \
+             {POSTINGS_VERSION}"
+        )));
+    }
+    let p = Postings::decode_v1(&mut r, n)?;
     finish(&mut r)?;
-    Ok(p)
+    Ok((p, true))
 }
 
 /// An error unless `r` is at the end of its file.
@@ -1148,6 +1282,179 @@ mod tests {
             let got = check(&b);
             assert!(got.contains(&want), "{got} lacks {want}");
             assert!(got.contains("big.bin"), "{got}");
+        }
+    }
+
+    fn two_sweeps(scheme: crate::sketch::Scheme, containment: bool) -> Index {
+        use crate::index::{CorpusSpec, NewDoc};
+        let p = crate::sketch::pipeline::PipelineConfig {
+            shingle: crate::shingle::ShingleConfig::new(3, 1, 1).unwrap(),
+            sketch: crate::sketch::SketchConfig {
+                scheme,
+                size: 16,
+                ..crate::sketch::SketchConfig::default()
+            },
+            ..crate::sketch::pipeline::PipelineConfig::default()
+        };
+        let cfg = IndexConfig {
+            containment,
+            ..IndexConfig::default()
+        };
+        let mut idx = Index::new(&p, cfg).unwrap();
+        let qs = idx.query_sketcher().unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let bases: Vec<Vec<String>> = (0..6)
+            .map(|_| {
+                (0..40)
+                    .map(|_| format!("w{}", rng.gen_range(0..300)))
+                    .collect()
+            })
+            .collect();
+        for sweep in 0..2 {
+            let docs: Vec<NewDoc> = (0..50)
+                .map(|i| {
+                    let mut w = bases[i % 6].clone();
+                    for _ in 0..rng.gen_range(0..12) {
+                        let k = rng.gen_range(0..w.len());
+                        w[k] = format!("z{}", rng.gen_range(0..1000));
+                    }
+                    let (_, image, containment) = qs.sketch_text(&w.join(" "));
+                    NewDoc {
+                        ext_id: format!("s{sweep}d{i}"),
+                        image,
+                        containment,
+                    }
+                })
+                .collect();
+            let tag = format!("t{sweep}");
+            idx.add_documents(docs, Some(&tag), "mem", CorpusSpec::default())
+                .unwrap();
+        }
+        idx
+    }
+
+    /// Rewrites a postings file of the index at `dir` (segment `seg`) as `bytes`, with its
+    /// manifest entry, the manifest and CURRENT to match.
+    fn forge(dir: &Path, seg: usize, name: &str, bytes: &[u8]) {
+        let (gdir, _, mut m) = read_manifest(dir).unwrap();
+        let e = &mut m.segments[seg];
+        std::fs::write(dir.join(&e.name).join(name), bytes).unwrap();
+        let f = e.files.iter_mut().find(|f| f.name == name).unwrap();
+        f.bytes = bytes.len() as u64;
+        f.xxh64 = format!("{:016x}", xxh64(bytes, 0));
+        f.blocks = bytes
+            .chunks(BLOCK as usize)
+            .map(|b| format!("{:016x}", xxh64(b, 0)))
+            .collect();
+        let mb = serde_json::to_vec_pretty(&m).unwrap();
+        std::fs::write(gdir.join("manifest.json"), &mb).unwrap();
+        let g = gdir.file_name().unwrap().to_str().unwrap().to_string();
+        std::fs::write(dir.join(CURRENT), format!("{g} {:016x}\n", xxh64(&mb, 0))).unwrap();
+    }
+
+    /// Every document's image as a query, resemblance and (when kept) containment.
+    fn answers(idx: &Index) -> Vec<Vec<crate::index::Hit>> {
+        use crate::index::{Measure, QueryOptions};
+        let mut out = Vec::new();
+        for d in 0..idx.len() {
+            let qc = idx.cont_images.get(d);
+            let mut measures = vec![Measure::Resemblance];
+            if idx.cont_params.is_some() {
+                measures.push(Measure::Containment);
+            }
+            for measure in measures {
+                let opts = QueryOptions {
+                    threshold: 0.3,
+                    measure,
+                    ..QueryOptions::default()
+                };
+                out.push(idx.query_image(&idx.images[d], qc, &opts).unwrap());
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn version_1_postings_are_read_and_a_merge_rewrites_them() {
+        use crate::sketch::Scheme;
+        for (scheme, containment) in [(Scheme::BottomK, true), (Scheme::OnePermutation, false)] {
+            let dir = tempfile::tempdir().unwrap();
+            let idx = two_sweeps(scheme, containment);
+            assert_eq!(idx.segment_count(), 2);
+            idx.save(dir.path()).unwrap();
+            let want = answers(&idx);
+            assert!(want.iter().filter(|h| h.len() > 1).count() > 20);
+            // The current files: mapped, the same answers.
+            let fresh = Index::open(dir.path()).unwrap();
+            assert!(fresh
+                .segments
+                .iter()
+                .all(|s| s.context.is_mapped() && !s.old_format));
+            assert_eq!(answers(&fresh), want);
+            // Every postings file rewritten in version 1.
+            for (i, s) in idx.segments.iter().enumerate() {
+                let mut tables = vec![("context.bin", &s.context, MAGIC_CONTEXT)];
+                if containment {
+                    tables.push(("containment-context.bin", &s.cont_context, MAGIC_CONTEXT));
+                }
+                if idx.bands.is_some() {
+                    tables.push(("bands.bin", &s.band_table, MAGIC_BANDS));
+                }
+                for (name, p, magic) in tables {
+                    let mut b = Vec::new();
+                    put_header(&mut b, magic, FILE_VERSION);
+                    p.encode_v1(&mut b);
+                    forge(dir.path(), i, name, &b);
+                }
+            }
+            for lazy in [false, true] {
+                let old = Index::open_checked(dir.path(), lazy).unwrap();
+                assert!(old
+                    .segments
+                    .iter()
+                    .all(|s| !s.context.is_mapped() && s.old_format));
+                assert_eq!(answers(&old), want, "{scheme} lazy {lazy}");
+            }
+            // A merge writes them in the current version (one segment alone too).
+            for round in 0..2 {
+                let (mut w, lock) = Index::open_for_write(dir.path(), Duration::ZERO).unwrap();
+                let rep = w.merge_all();
+                assert_eq!(rep.segments_after, 1);
+                assert_eq!(rep.documents_rewritten > 0, round == 0);
+                w.save_locked(&lock).unwrap();
+                drop(lock);
+                let back = Index::open(dir.path()).unwrap();
+                assert!(back.segments.iter().all(|s| !s.old_format));
+                assert!(back.segments[0].context.is_mapped() || cfg!(target_endian = "big"));
+                let (_, _, m) = read_manifest(dir.path()).unwrap();
+                let p = dir.path().join(&m.segments[0].name).join("context.bin");
+                let head = std::fs::read(&p).unwrap();
+                assert_eq!(head[8..12], POSTINGS_VERSION.to_le_bytes());
+                assert_eq!(answers(&back), want);
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_postings_version_is_refused_naming_both() {
+        let dir = tempfile::tempdir().unwrap();
+        let idx = two_sweeps(crate::sketch::Scheme::BottomK, false);
+        idx.save(dir.path()).unwrap();
+        let (_, _, m) = read_manifest(dir.path()).unwrap();
+        let p = dir.path().join(&m.segments[1].name).join("context.bin");
+        let mut b = std::fs::read(&p).unwrap();
+        b[8..12].copy_from_slice(&7u32.to_le_bytes());
+        forge(dir.path(), 1, "context.bin", &b);
+        for lazy in [false, true] {
+            let e = Index::open_checked(dir.path(), lazy)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("version 7")
+                    && e.contains("versions 1 and 2")
+                    && e.contains("context.bin"),
+                "{e}"
+            );
         }
     }
 }

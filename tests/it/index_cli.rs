@@ -461,6 +461,23 @@ fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
         None,
     ));
     assert_eq!(query(&idx), query(&fresh));
+    // `index merge` rewrites the version-1 postings in the current version (mapped by
+    // readers); the same answers
+    let (cur_before, answers) = (std::fs::read(idx.join("CURRENT")).unwrap(), query(&idx));
+    ok(&fimdup(&["index", "merge", &s(&idx), "--json"], None));
+    assert_ne!(std::fs::read(idx.join("CURRENT")).unwrap(), cur_before);
+    let cur = std::fs::read_to_string(idx.join("CURRENT")).unwrap();
+    let g = cur.split(' ').next().unwrap().to_string();
+    let m: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(idx.join(&g).join("manifest.json")).unwrap())
+            .unwrap();
+    let segs = m["segments"].as_array().unwrap();
+    assert_eq!(segs.len(), 1);
+    for name in ["context.bin", "containment-context.bin", "bands.bin"] {
+        let b = std::fs::read(idx.join(segs[0]["name"].as_str().unwrap()).join(name)).unwrap();
+        assert_eq!(b[8..12], 2u32.to_le_bytes(), "{name}");
+    }
+    assert_eq!(query(&idx), answers);
     // an unknown version: refused, naming both
     let mpath = idx.join(&g).join("manifest.json");
     let mut m = m;
@@ -604,4 +621,89 @@ fn add_batch_loses_nothing() {
         .collect();
     assert!(!want.is_empty());
     assert_eq!(lost, want);
+}
+
+/// A flipped byte in a block of a postings file past its header: the open of a query
+/// (which checks every block) and a batch add (which checks a block when it first reads
+/// it) both stop with exit 2 naming the file and the block, and leave the index as it was.
+#[test]
+fn a_damaged_postings_block_stops_the_commands_that_read_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let mut rng = ChaCha8Rng::seed_from_u64(46);
+    let (mut a, mut b) = (String::new(), String::new());
+    for i in 0..1500 {
+        let w: Vec<String> = (0..150)
+            .map(|_| format!("w{}", rng.gen_range(0..50_000)))
+            .collect();
+        let text = w.join(" ");
+        a += &(serde_json::json!({"id": format!("a{i}"), "text": text}).to_string() + "\n");
+        b += &(serde_json::json!({"id": format!("b{i}"), "text": text}).to_string() + "\n");
+    }
+    std::fs::write(d.join("a.jsonl"), a).unwrap();
+    std::fs::write(d.join("b.jsonl"), b).unwrap();
+    let s = |p: &str| d.join(p).to_str().unwrap().to_string();
+    ok(&fimdup(
+        &[
+            "index",
+            "build",
+            &s("a.jsonl"),
+            "--out",
+            &s("idx"),
+            "--json",
+        ],
+        None,
+    ));
+    let ctx = d.join("idx/seg-000001/context.bin");
+    let orig = std::fs::read(&ctx).unwrap();
+    assert!(
+        orig.len() > 2 << 20,
+        "{} bytes: more than two blocks",
+        orig.len()
+    );
+    let at = orig.len() / 2;
+    let block = (at >> 20) << 20;
+    let range = format!("bytes {}..{}", block, (block + (1 << 20)).min(orig.len()));
+    let mut bad = orig.clone();
+    bad[at] ^= 0x04;
+    std::fs::write(&ctx, &bad).unwrap();
+    let current = std::fs::read(d.join("idx/CURRENT")).unwrap();
+    for args in [
+        vec!["index", "query", "idx", "--jsonl", "b.jsonl", "--json"],
+        vec!["index", "add", "idx", "b.jsonl", "--batch", "--json"],
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| {
+                if a.contains('.') || *a == "idx" {
+                    s(a)
+                } else {
+                    a.to_string()
+                }
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = fimdup(&args, None);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains(&ctx.display().to_string()) && err.contains(&range),
+            "{args:?}: {err}"
+        );
+        assert_eq!(std::fs::read(d.join("idx/CURRENT")).unwrap(), current);
+    }
+    // repaired: the batch add works
+    std::fs::write(&ctx, &orig).unwrap();
+    let r = ok(&fimdup(
+        &[
+            "index",
+            "add",
+            &s("idx"),
+            &s("b.jsonl"),
+            "--batch",
+            "--json",
+        ],
+        None,
+    ));
+    assert_eq!(r["added"], 1500);
 }
