@@ -3,8 +3,8 @@
 //! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, or
 //! on the shards of a sharded corpus in any format, divided by bytes
 //! ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
-//! whole, CSV/TSV, WARC and Parquet shards each read whole by its format's reader); exact
-//! sets, verification and deduplication need one file: no process holds the corpus's images,
+//! whole, CSV/TSV, WARC and Parquet shards each read whole by its format's reader);
+//! verification and deduplication need one file: no process holds the corpus's images,
 //! every process writes its part of each output file, and process 0 receives counters,
 //! not the records nor the results.
 //!
@@ -33,7 +33,7 @@
 //!    in one pass, so the rows are the same):
 //!    the method's candidate rule ([`CandidateRule`](crate::cluster::CandidateRule), from the method's file) says which
 //!    keys (the full shingle sets for exact, read again by each worker at its documents'
-//!    offsets; image elements for concept and union-find, band keys for lsh, super
+//!    offsets, or over shards by reading its pieces again as it read them first; image elements for concept and union-find, band keys for lsh, super
 //!    shingles for super-shingle); the owner of a key
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
@@ -193,14 +193,11 @@ fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     if !crate::corpus::shards::is_sharded(path, corpus) {
         return Ok(None);
     }
-    Ok(
-        if job.cluster_config().method.reads() == Reads::Sets || job.verified_threshold().is_some()
-        {
-            Some("documents of shards are not read again at their offsets (exact sets or verification)")
-        } else {
-            None
-        },
-    )
+    Ok(if job.verified_threshold().is_some() {
+        Some("documents of shards are not read again at their offsets (verification)")
+    } else {
+        None
+    })
 }
 
 /// One file of the corpus of a divided run: the corpus file itself, or one of its shards.

@@ -33,7 +33,9 @@ use crate::corpus::split::{
 use crate::corpus::{first_repeat, ids_can_repeat, Duplicate, DuplicateIds, Format};
 use crate::plan::{self, ID_MSG_BYTES};
 use crate::sketch::image_fingerprint;
-use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
+use crate::sketch::pipeline::{
+    shingle_sets_at, shingle_sets_share, sketch_share, SketchBatch, SketchStats,
+};
 use crate::{DocId, Error, Result};
 
 /// A worker's share of the corpus after the sketch.
@@ -165,7 +167,12 @@ pub(super) fn read_and_sketch(
         stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
     }
     if plan.job.cluster_config().method.reads() == Reads::Sets {
-        held = full_sets(plan, &docs, held.on_disk(), spill_dir)?;
+        held = if plan.files.iter().any(|f| f.name.is_some()) {
+            let sets = piece_sets(plan, &placed[me], by_lines, docs.len(), spill_dir);
+            agree(rounds, sets)?
+        } else {
+            full_sets(plan, &docs, held.on_disk(), spill_dir)?
+        };
     }
     let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
     Ok(Local {
@@ -276,6 +283,48 @@ impl Read {
         add_stats(&mut self.stats, &s);
         Ok(())
     }
+}
+
+/// The exact join's keys over a sharded corpus: the documents' full shingle sets, each of
+/// this worker's pieces read again as it was read first (a byte range by lines, a whole
+/// shard by its format's reader), in the same order (on disk under a budget). `n` is the
+/// documents read the first time: another count means the shards changed since.
+fn piece_sets(
+    plan: &Plan,
+    placed: &[(Piece, LineRange)],
+    by_lines: bool,
+    n: usize,
+    spill_dir: Option<&Path>,
+) -> Result<DocKeys> {
+    let mut sets = DocKeys::new(spill_dir)?;
+    let mut own = plan.job.pipeline().clone();
+    if !by_lines {
+        own.corpus.duplicate_ids = DuplicateIds::Keep;
+    }
+    for &(piece, range) in placed {
+        let path = &plan.files[piece.file].path;
+        let split = if by_lines {
+            Split::Range(range)
+        } else {
+            Split::Blocks(Share { index: 0, count: 1 })
+        };
+        shingle_sets_share(
+            path,
+            &own.corpus,
+            &own.text,
+            &plan.params.shingle,
+            split,
+            &mut |b| b.into_iter().try_for_each(|set| sets.push(set, Vec::new())),
+        )?;
+    }
+    if sets.len() != n {
+        return Err(Error::Distributed(format!(
+            "{}: {} documents read again of {n}; the shards changed since they were read",
+            plan.path.display(),
+            sets.len()
+        )));
+    }
+    Ok(sets)
 }
 
 /// The exact join's keys: the documents' full shingle sets, read again at their offsets

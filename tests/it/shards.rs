@@ -570,7 +570,11 @@ fn csv_tsv_and_warc_shards_run_divided() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     for (kind, shards, pat) in format_shards(d) {
-        let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+        let mut args = vec!["cluster", pat.as_str(), "--threshold", "0.8"];
+        if kind == "tsv" {
+            // No id column: the ids are the shard's name and the row.
+            args.extend(["--id-column", ""]);
+        }
         let one = single(d, &format!("{kind}-one"), &args);
         let one_sum = read_json(&one.join("summary.json"));
         assert_eq!(one_sum["documents"], DOCS, "{kind}");
@@ -639,4 +643,55 @@ fn a_corrupt_shard_of_another_format_stops_every_process() {
             assert_eq!(entries(&proc_.cwd), ["tmp"], "{name}: process {p} wrote");
         }
     }
+}
+
+/// `exact` over shards (its rows are the full shingle sets, each worker reading its pieces
+/// again): JSONL shards (cut and compressed) and CSV shards run divided on 2 x 1 and 1 x 2
+/// with the one-process run's bytes; `--verify exact` over shards stays gathered, saying
+/// why.
+#[test]
+fn exact_over_shards_runs_divided() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, jsonl) = sharded(d);
+    let csv = format_shards(d).into_iter().find(|s| s.0 == "csv").unwrap();
+    for (kind, shards, pat) in [
+        ("jsonl", jsonl.clone(), pattern(&jsonl)),
+        (csv.0, csv.1, csv.2),
+    ] {
+        let args = [
+            "cluster",
+            pat.as_str(),
+            "--method",
+            "exact",
+            "--threshold",
+            "0.8",
+        ];
+        let one = single(d, &format!("exact-{kind}-one"), &args);
+        let pairs = fs::read_to_string(one.join("pairs.csv")).unwrap();
+        assert!(pairs.lines().count() > 10, "{kind}: too few pairs: {pairs}");
+        for (n, w) in [(2, 1), (1, 2)] {
+            let run = run_dist(d, &format!("exact-{kind}-{n}x{w}"), &args, n, w);
+            check_divided(&one, &run, &shards, n, w);
+        }
+    }
+    let pat = pattern(&jsonl);
+    let args = [
+        "cluster",
+        pat.as_str(),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let run = run_dist(d, "verify-2x1", &args, 2, 1);
+    run.assert_ok();
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+    assert!(
+        dist["gathered_because"]
+            .as_str()
+            .is_some_and(|g| g.contains("verification")),
+        "{dist}"
+    );
 }
