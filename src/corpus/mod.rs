@@ -88,4 +88,6 @@ pub use jsonl::ext_id_from_json;
 pub use reader::{open, CorpusReader, CorpusStats, Document};
 #[cfg(feature = "distributed")]
 pub(crate) use unique::duplicate_error;
+#[cfg(feature = "distributed")]
+pub(crate) use unique::ids_can_repeat;
 pub use unique::{duplicate_id_error, first_repeat, Duplicate, DuplicateIds, IdCheck};

@@ -12,10 +12,11 @@
 //! A divided run reads a corpus's files (one file, or the shards of a sharded corpus,
 //! [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
 //! end to end, each worker takes about `1/N` of the bytes; a file that can be cut (as
-//! above) is cut at line starts, any other line-format file (gzip, zstd) is one piece read
-//! whole by the worker holding its middle byte. The prefix sums of the pieces' counts in
-//! worker order place each piece ([`place_pieces`]): its first line in its file and its
-//! first DocId in the corpus.
+//! above) is cut at line starts, any other file (a gzip or zstd line-format file, a
+//! CSV/TSV, WARC or Parquet shard, read by its format's reader) is one piece read whole by
+//! the worker holding its middle byte. The prefix sums of the pieces' counts in worker
+//! order place each piece ([`place_pieces`]): its first line in its file and its first
+//! DocId in the corpus.
 //!
 //! Invariants: the ranges of the workers cover the file, do not overlap and hold whole
 //! lines (the pieces of all workers, in worker order, cover the files in corpus order); a range's counts are the ones the whole-file reader finds for the same lines

@@ -156,7 +156,7 @@ impl IdCheck {
 /// Whether the ids of a corpus read with `cfg` in `format` can repeat at all: line numbers
 /// (plain lines, or an empty id field or column), relative paths (directories) and the
 /// positions of in-memory texts without an id column cannot.
-pub(super) fn ids_can_repeat(format: super::Format, cfg: &super::CorpusConfig) -> bool {
+pub(crate) fn ids_can_repeat(format: super::Format, cfg: &super::CorpusConfig) -> bool {
     use super::Format::*;
     match format {
         Jsonl => !cfg.id_field.is_empty(),

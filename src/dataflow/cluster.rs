@@ -1,9 +1,10 @@
 //! The cluster stage divided among the workers of every process, for `concept`,
 //! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
-//! by resemblance, on a corpus read by lines (one uncompressed JSONL or plain-lines file
-//! cut into byte ranges, or the shards of a sharded JSONL or plain-lines corpus, compressed
-//! or not, divided by bytes, [`crate::corpus::split::assign_pieces`]; exact sets,
-//! verification and deduplication need one file): no process holds the corpus's images,
+//! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, or
+//! on the shards of a sharded corpus in any format, divided by bytes
+//! ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
+//! whole, CSV/TSV, WARC and Parquet shards each read whole by its format's reader);
+//! verification and deduplication need one file: no process holds the corpus's images,
 //! every process writes its part of each output file, and process 0 receives counters,
 //! not the records nor the results.
 //!
@@ -11,9 +12,12 @@
 //! functions over a partition ([`crate::cluster::stages`]; this module and its siblings
 //! only route each stage's inputs to their owners and call them):
 //! 1. **Sketch**: each worker reads and sketches its pieces of the corpus's files, about
-//!    `1/N` of the bytes (the pieces' counts are gathered first, so each knows its first
-//!    lines and DocIds) and keeps its documents' ids, element keys and fingerprints (the keys in a spill file under a memory budget,
-//!    [`crate::context::DocKeys`]).
+//!    `1/N` of the bytes (for a corpus read by lines the pieces' counts are gathered
+//!    first, so each knows its first lines and DocIds; the whole files of other formats
+//!    are read first and their documents renumbered once the counts are gathered) and
+//!    keeps its documents' ids, element keys and fingerprints (the keys in a spill file
+//!    under a memory budget, [`crate::context::DocKeys`]). A read error (a corrupt shard)
+//!    reaches every worker in one round, and each stops with it.
 //! 2. **Ids**: ids are exchanged by their hash; the owner of a hash finds a repeated id with
 //!    the same check one process runs, and every worker stops with the error of the
 //!    earliest one (under a memory budget in passes over slices of the hashes, each
@@ -29,7 +33,7 @@
 //!    in one pass, so the rows are the same):
 //!    the method's candidate rule ([`CandidateRule`](crate::cluster::CandidateRule), from the method's file) says which
 //!    keys (the full shingle sets for exact, read again by each worker at its documents'
-//!    offsets; image elements for concept and union-find, band keys for lsh, super
+//!    offsets, or over shards by reading its pieces again as it read them first; image elements for concept and union-find, band keys for lsh, super
 //!    shingles for super-shingle); the owner of a key
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
@@ -189,17 +193,11 @@ fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     if !crate::corpus::shards::is_sharded(path, corpus) {
         return Ok(None);
     }
-    Ok(
-        if !crate::corpus::split::read_by_lines(corpus.format_of(path)?, corpus) {
-            Some("the shards are not read by lines (not JSONL or lines, or bad lines are skipped)")
-        } else if job.cluster_config().method.reads() == Reads::Sets
-            || job.verified_threshold().is_some()
-        {
-            Some("documents of shards are not read again at their offsets (exact sets or verification)")
-        } else {
-            None
-        },
-    )
+    Ok(if job.verified_threshold().is_some() {
+        Some("documents of shards are not read again at their offsets (verification)")
+    } else {
+        None
+    })
 }
 
 /// One file of the corpus of a divided run: the corpus file itself, or one of its shards.

@@ -16,7 +16,8 @@ use std::path::Path;
 
 use super::cluster::{Doc, Plan};
 use super::messages::{
-    in_pass, owner_of, passes_for, spread, together, DupMsg, Folded, IdMsg, PieceCounts, PrintMsg,
+    in_pass, owner_of, passes_for, spread, together, DupMsg, ErrMsg, Folded, IdMsg, PieceCounts,
+    PrintMsg,
 };
 use super::rounds::Rounds;
 use super::workers::add_stats;
@@ -24,14 +25,17 @@ use crate::cluster::stages::fold_class;
 use crate::cluster::{CollapseSummary, Equivalence, Reads};
 use crate::context::DocKeys;
 use crate::corpus::duplicate_error;
+use crate::corpus::par::Share;
 use crate::corpus::shards::shard_ext_id;
 use crate::corpus::split::{
-    assign_pieces, count_range, place_pieces, LineRange, Piece, RangeCount, Split,
+    assign_pieces, count_range, place_pieces, read_by_lines, LineRange, Piece, RangeCount, Split,
 };
-use crate::corpus::{first_repeat, Duplicate, DuplicateIds, Format};
+use crate::corpus::{first_repeat, ids_can_repeat, Duplicate, DuplicateIds, Format};
 use crate::plan::{self, ID_MSG_BYTES};
 use crate::sketch::image_fingerprint;
-use crate::sketch::pipeline::{shingle_sets_at, sketch_share, SketchBatch, SketchStats};
+use crate::sketch::pipeline::{
+    shingle_sets_at, shingle_sets_share, sketch_share, SketchBatch, SketchStats,
+};
 use crate::{DocId, Error, Result};
 
 /// A worker's share of the corpus after the sketch.
@@ -59,6 +63,13 @@ pub(super) struct Local {
 
 /// Reads and sketches this worker's pieces of the corpus's files (divided by bytes,
 /// [`assign_pieces`]); keys wait on disk under `spill_dir`.
+///
+/// A corpus read by lines counts its pieces first (a cut file's pieces need the lines
+/// before them), gathers the counts and reads each piece from its first line and DocId. A
+/// corpus of another format (CSV/TSV, WARC, Parquet shards: each a whole piece, read by its
+/// format's reader) is read first, its documents numbered from 0 in each piece, and
+/// renumbered once the pieces' counts are gathered. A worker's read error (a corrupt
+/// shard) reaches every worker in one round, the earliest in corpus order winning.
 pub(super) fn read_and_sketch(
     rounds: &mut Rounds<'_>,
     plan: &Plan,
@@ -70,16 +81,51 @@ pub(super) fn read_and_sketch(
         .map(|f| (f.path.as_path(), f.len, f.cut))
         .collect();
     let pieces = assign_pieces(&files, rounds.peers())?;
-    let mut counts = Vec::with_capacity(pieces[me].len());
-    for p in &pieces[me] {
-        let path = &plan.files[p.file].path;
-        counts.push(count_range(path, &pipeline.corpus, p.start, p.end)?);
-    }
-    let all = rounds.all_gather(PieceCounts(counts));
-    let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
-        .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
-        .collect();
-    let placed = place_pieces(&with_counts);
+    let by_lines = read_by_lines(pipeline.corpus.format_of(&plan.path)?, &pipeline.corpus);
+    let mut read = Read {
+        docs: Vec::new(),
+        held: DocKeys::new(spill_dir)?,
+        stats: SketchStats::default(),
+        bytes_read: 0,
+    };
+    let (with_counts, placed) = if by_lines {
+        let counts = (pieces[me].iter())
+            .map(|p| count_range(&plan.files[p.file].path, &pipeline.corpus, p.start, p.end))
+            .collect::<Result<Vec<_>>>();
+        let counts = agree(rounds, counts)?;
+        let all = rounds.all_gather(PieceCounts(counts));
+        let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
+            .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
+            .collect();
+        let placed = place_pieces(&with_counts);
+        let r = (placed[me].iter())
+            .try_for_each(|&(piece, range)| read.piece(plan, piece, Split::Range(range)));
+        agree(rounds, r)?;
+        (with_counts, placed)
+    } else {
+        // Each whole file through its format's own reader, the shard's ids left to the
+        // ids stage (a repeat is found over every shard, in DocId order).
+        let mut own = plan.job.pipeline().clone();
+        own.corpus.duplicate_ids = DuplicateIds::Keep;
+        let whole = Split::Blocks(Share { index: 0, count: 1 });
+        let counts = (pieces[me].iter())
+            .map(|&piece| {
+                let before = read.docs.len();
+                read.piece_with(plan, &own, piece, whole)?;
+                Ok(RangeCount {
+                    lines: 0,
+                    docs: (read.docs.len() - before) as u64,
+                })
+            })
+            .collect::<Result<Vec<_>>>();
+        let counts = agree(rounds, counts)?;
+        let all = rounds.all_gather(PieceCounts(counts));
+        let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
+            .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
+            .collect();
+        let placed = place_pieces(&with_counts);
+        (with_counts, placed)
+    };
     let mut starts = Vec::with_capacity(placed.len());
     let mut spans = Vec::new();
     let mut n_docs = 0u64;
@@ -98,20 +144,97 @@ pub(super) fn read_and_sketch(
         ));
         return Err(together(rounds, e));
     }
-    let scheme = plan.params.sketch.scheme;
-    let lexical = plan.job.equivalence() == Equivalence::Lexical;
-    let mut docs: Vec<Doc> = Vec::new();
-    let mut held = DocKeys::new(spill_dir)?;
-    let mut stats = SketchStats::default();
-    let mut bytes_read = 0u64;
-    for &(piece, range) in &placed[me] {
+    if !by_lines {
+        // The documents of each piece, numbered from 0 in it, move to its first DocId.
+        let mut at = 0usize;
+        for (&(_, range), &(_, count)) in placed[me].iter().zip(&with_counts[me]) {
+            let n = count.docs as usize;
+            for d in &mut read.docs[at..at + n] {
+                d.id += range.first_doc as u32;
+            }
+            at += n;
+        }
+    }
+    let Read {
+        docs,
+        mut held,
+        mut stats,
+        bytes_read,
+    } = read;
+    if me == 0 {
+        // A file without a piece (an empty one) is read by nobody, but counted.
+        let read = |f: usize| pieces.iter().flatten().any(|p| p.file == f);
+        stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
+    }
+    if plan.job.cluster_config().method.reads() == Reads::Sets {
+        held = if plan.files.iter().any(|f| f.name.is_some()) {
+            let sets = piece_sets(plan, &placed[me], by_lines, docs.len(), spill_dir);
+            agree(rounds, sets)?
+        } else {
+            full_sets(plan, &docs, held.on_disk(), spill_dir)?
+        };
+    }
+    let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
+    Ok(Local {
+        docs,
+        held,
+        placed,
+        spans,
+        starts,
+        n_docs,
+        stats,
+        incidences,
+        bytes_read,
+    })
+}
+
+/// A worker's result of one round every worker joins: `Ok` when no worker failed, else
+/// the error of the first worker that did (its own error on that worker, the message of it
+/// on the others), so that every process stops with the same cause.
+fn agree<T>(rounds: &mut Rounds<'_>, r: Result<T>) -> Result<T> {
+    let me = rounds.index();
+    let mine = r.as_ref().err().map(|e| e.to_string());
+    let failed = rounds.all_gather(ErrMsg(mine));
+    match failed.into_iter().find_map(|(w, m)| m.0.map(|m| (w, m))) {
+        None => r,
+        Some((w, _)) if w == me => r,
+        Some((w, msg)) => Err(Error::Distributed(format!("worker {w}: {msg}"))),
+    }
+}
+
+/// What a worker read and sketched of its pieces, in corpus order.
+struct Read {
+    docs: Vec<Doc>,
+    held: DocKeys,
+    stats: SketchStats,
+    bytes_read: u64,
+}
+
+impl Read {
+    /// Reads and sketches one piece with the corpus's configuration; its documents get
+    /// DocIds from `split` (a range's first DocId, or 0 for a whole file).
+    fn piece(&mut self, plan: &Plan, piece: Piece, split: Split) -> Result<()> {
+        self.piece_with(plan, plan.job.pipeline(), piece, split)
+    }
+
+    /// [`Read::piece`] with the configuration `pipeline`.
+    fn piece_with(
+        &mut self,
+        plan: &Plan,
+        pipeline: &crate::sketch::pipeline::PipelineConfig,
+        piece: Piece,
+        split: Split,
+    ) -> Result<()> {
+        let scheme = plan.params.sketch.scheme;
+        let lexical = plan.job.equivalence() == Equivalence::Lexical;
         let file = &plan.files[piece.file];
-        bytes_read += piece.end - piece.start;
+        self.bytes_read += piece.end - piece.start;
+        let (docs, held) = (&mut self.docs, &mut self.held);
         let s = sketch_share(
             &file.path,
             pipeline,
             &plan.sketcher,
-            Split::Range(range),
+            split,
             &mut |b: SketchBatch| {
                 let SketchBatch {
                     first,
@@ -157,28 +280,51 @@ pub(super) fn read_and_sketch(
                 Ok(())
             },
         )?;
-        add_stats(&mut stats, &s);
+        add_stats(&mut self.stats, &s);
+        Ok(())
     }
-    if me == 0 {
-        // A file without a piece (an empty one) is read by nobody, but counted.
-        let read = |f: usize| pieces.iter().flatten().any(|p| p.file == f);
-        stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
+}
+
+/// The exact join's keys over a sharded corpus: the documents' full shingle sets, each of
+/// this worker's pieces read again as it was read first (a byte range by lines, a whole
+/// shard by its format's reader), in the same order (on disk under a budget). `n` is the
+/// documents read the first time: another count means the shards changed since.
+fn piece_sets(
+    plan: &Plan,
+    placed: &[(Piece, LineRange)],
+    by_lines: bool,
+    n: usize,
+    spill_dir: Option<&Path>,
+) -> Result<DocKeys> {
+    let mut sets = DocKeys::new(spill_dir)?;
+    let mut own = plan.job.pipeline().clone();
+    if !by_lines {
+        own.corpus.duplicate_ids = DuplicateIds::Keep;
     }
-    if plan.job.cluster_config().method.reads() == Reads::Sets {
-        held = full_sets(plan, &docs, held.on_disk(), spill_dir)?;
+    for &(piece, range) in placed {
+        let path = &plan.files[piece.file].path;
+        let split = if by_lines {
+            Split::Range(range)
+        } else {
+            Split::Blocks(Share { index: 0, count: 1 })
+        };
+        shingle_sets_share(
+            path,
+            &own.corpus,
+            &own.text,
+            &plan.params.shingle,
+            split,
+            &mut |b| b.into_iter().try_for_each(|set| sets.push(set, Vec::new())),
+        )?;
     }
-    let incidences: u64 = (0..held.len()).map(|i| held.keys_len(i) as u64).sum();
-    Ok(Local {
-        docs,
-        held,
-        placed,
-        spans,
-        starts,
-        n_docs,
-        stats,
-        incidences,
-        bytes_read,
-    })
+    if sets.len() != n {
+        return Err(Error::Distributed(format!(
+            "{}: {} documents read again of {n}; the shards changed since they were read",
+            plan.path.display(),
+            sets.len()
+        )));
+    }
+    Ok(sets)
 }
 
 /// The exact join's keys: the documents' full shingle sets, read again at their offsets
@@ -240,7 +386,8 @@ pub(super) fn check_ids(
     worker_budget: Option<u64>,
 ) -> Result<Option<(u64, u64)>> {
     let (path, pipeline) = (&plan.path, plan.job.pipeline());
-    if pipeline.corpus.format_of(path)? != Format::Jsonl
+    let format = pipeline.corpus.format_of(path)?;
+    if !(format == Format::Jsonl || ids_can_repeat(format, &pipeline.corpus))
         || pipeline.corpus.duplicate_ids != DuplicateIds::Error
     {
         return Ok(None);

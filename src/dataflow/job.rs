@@ -137,8 +137,8 @@ pub fn prepare_on(
 
 /// [`Job::run`] with the workers of every process of `topo`: `Some` output on process 0
 /// (the same as [`Job::run`] gives, plus what each process did), `None` elsewhere.
-/// Jobs by resemblance on a corpus read by lines (one file split by byte ranges, or shards
-/// divided by bytes) run divided ([`super::cluster`]): then every process writes its parts
+/// Jobs by resemblance on one file split by byte ranges, or on shards of any format
+/// divided by bytes, run divided ([`super::cluster`]): then every process writes its parts
 /// of `clusters.jsonl` and `pairs.csv` into `out` (the output holds the summary only:
 /// [`JobOutput::in_parts`]); other jobs are prepared by [`prepare_on`] and run on process
 /// 0, whose output holds everything (the caller writes it).

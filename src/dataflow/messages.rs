@@ -41,6 +41,16 @@ impl Wire for DupMsg {
     }
 }
 
+/// A worker's error in a stage every worker ends together (its message), or none.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct ErrMsg(pub Option<String>);
+
+impl Wire for ErrMsg {
+    fn wire_bytes(&self) -> u64 {
+        self.0.wire_bytes()
+    }
+}
+
 /// The counts of a worker's pieces of the corpus, in order, gathered by every worker.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct PieceCounts(pub Vec<RangeCount>);

@@ -664,6 +664,32 @@ pub fn shingle_sets_at(
     sets.map(Some)
 }
 
+/// The full shingle sets F(D) (sorted distinct hashes) of the documents of one worker's
+/// share of the corpus at `path` ([`Split`], as [`sketch_share`] reads it), in input
+/// order, handed to `emit` block by block: the same sets as [`shingle_sets_filtered`]
+/// gives the same documents.
+pub fn shingle_sets_share(
+    path: &Path,
+    corpus_cfg: &CorpusConfig,
+    text_cfg: &TextConfig,
+    shingle: &ShingleConfig,
+    split: Split,
+    emit: &mut dyn FnMut(Vec<Vec<u64>>) -> Result<()>,
+) -> Result<()> {
+    shingle.validate()?;
+    let canon = Canonicalizer::new(text_cfg.clone())?;
+    par_map_corpus_share(
+        path,
+        corpus_cfg,
+        &ParOptions::default(),
+        split,
+        Worker::default,
+        |w: &mut Worker, d: RawDoc<'_>| Ok(w.shingle_set(&canon, shingle, &d.text)),
+        |b: Block<Vec<u64>>| emit(b.items),
+    )?;
+    Ok(())
+}
+
 /// The full shingle sets F(D) (sorted distinct hashes) of the documents whose DocIds are
 /// in `wanted` (`None` = all), in DocId order, read with the parallel reader: only the
 /// wanted documents are canonicalized and shingled, and only their sets are kept. In JSONL

@@ -12,7 +12,12 @@
 //! - CSV shards (each with its header) read as the one CSV file of their rows; text shards
 //!   (ids `name:line`) give the same bytes in one process and divided; Parquet shards
 //!   (written by the crate's converter) read as the concatenated JSONL, in one process and
-//!   gathered on 2, and a Parquet shard cut short is an exit 2 naming it.
+//!   divided on 2 x 1 and 1 x 2, and a Parquet shard cut short is an exit 2 naming it, in
+//!   every process;
+//! - CSV, TSV and WARC shards, each read whole by its format's reader, run divided with
+//!   the one-process run's outputs and summary, each process reading about half of the
+//!   bytes; a cut-short gzip CSV shard or WARC record stops every process with exit 2,
+//!   each naming the shard.
 
 use crate::common;
 use crate::distributed::{
@@ -366,8 +371,9 @@ fn csv_and_text_shards() {
 }
 
 /// Parquet shards (written by the crate's converter from the JSONL shards): one process
-/// and 2 x 1 (gathered: Parquet is not read by lines) give the clusters and pairs of the
-/// concatenated JSONL; a Parquet shard cut short stops the run with exit 2 naming it.
+/// gives the clusters and pairs of the concatenated JSONL, and divided runs (2 x 1, 1 x 2,
+/// each shard read whole) the same bytes; a Parquet shard cut short stops the run with
+/// exit 2 naming it, in one process and in every process of 2 x 1.
 #[cfg(feature = "parquet")]
 #[test]
 fn parquet_shards() {
@@ -389,11 +395,10 @@ fn parquet_shards() {
     let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
     let got = single(d, "pq-one", &args);
     assert_same_files(&want, &got, "parquet shards");
-    let run = run_dist(d, "pq-2x1", &args, 2, 1);
-    run.assert_ok();
-    assert_same_dir(&want, &run);
-    let dist = &run.summary()["distributed"];
-    assert_eq!(dist["mode"], "gathered", "{dist}");
+    for (n, w) in [(2, 1), (1, 2)] {
+        let run = run_dist(d, &format!("pq-{n}x{w}"), &args, n, w);
+        check_divided(&got, &run, &pq, n, w);
+    }
 
     let bytes = fs::read(pq.join("p-2.parquet")).unwrap();
     fs::write(pq.join("p-2.parquet"), &bytes[..bytes.len() / 2]).unwrap();
@@ -406,4 +411,287 @@ fn parquet_shards() {
         "the message does not name the shard: {err}"
     );
     assert!(!out.exists());
+    let run = run_dist(d, "pq-bad-2x1", &args, 2, 1);
+    let named = pq.join("p-2.parquet").display().to_string();
+    for (p, proc_) in run.procs.iter().enumerate() {
+        assert_eq!(proc_.status.code(), Some(2), "process {p}{}", run.stderr());
+        assert!(proc_.stderr.contains(&named), "process {p}{}", run.stderr());
+        assert_eq!(entries(&proc_.cwd), ["tmp"], "process {p} wrote");
+    }
+}
+
+/// The summary without what differs between runs or layouts: timings, memory, phases and
+/// the `distributed` block.
+fn comparable(sum: &serde_json::Value) -> serde_json::Value {
+    let mut v = sum.clone();
+    let o = v.as_object_mut().expect("a summary is an object");
+    for k in [
+        "seconds",
+        "peak_rss_bytes",
+        "phases",
+        "distributed",
+        "memory_plan",
+    ] {
+        o.remove(k);
+    }
+    v
+}
+
+/// A WARC `response` record of `uri` whose HTTP body is `body` (by hand, as the WARC
+/// 1.0 specification lays it out).
+fn warc_response(uri: &str, body: &str) -> Vec<u8> {
+    let block = format!("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n{body}");
+    let mut v = format!(
+        "WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Type: application/http; msgtype=response\r\nContent-Length: {}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes();
+    v.extend_from_slice(block.as_bytes());
+    v.extend_from_slice(b"\r\n\r\n");
+    v
+}
+
+/// A WARC `request` record (read past by the reader).
+fn warc_request(uri: &str) -> Vec<u8> {
+    let block = "GET / HTTP/1.1\r\nHost: example\r\n\r\n";
+    format!(
+        "WARC/1.0\r\nWARC-Type: request\r\nWARC-Target-URI: {uri}\r\n\
+         Content-Length: {}\r\n\r\n{block}\r\n\r\n",
+        block.len()
+    )
+    .into_bytes()
+}
+
+/// Shards of the generated corpus in CSV (id column; plain, gzip, zstd), TSV (no id
+/// column: ids `name:row`) and WARC (ids the URIs; plain and gzip, a request record
+/// between the responses), in `d/{csv,tsv,warc}`: (directory, pattern) of each.
+fn format_shards(d: &Path) -> Vec<(&'static str, PathBuf, String)> {
+    let whole = common::gen(d, "docs", DOCS, 13, "", &[]);
+    let docs: Vec<serde_json::Value> = (fs::read_to_string(&whole).unwrap().lines())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut out = Vec::new();
+    for kind in ["csv", "tsv", "warc"] {
+        let dir = d.join(kind);
+        fs::create_dir_all(&dir).unwrap();
+        let mut at = 0;
+        for (i, (_, n)) in SHARDS.iter().enumerate() {
+            let mut bytes = Vec::new();
+            match kind {
+                "csv" => bytes.extend_from_slice(b"id,text\n"),
+                "tsv" => bytes.extend_from_slice(b"text\n"),
+                _ => {}
+            }
+            for (j, v) in docs[at..at + n].iter().enumerate() {
+                let (id, text) = (v["id"].as_str().unwrap(), v["text"].as_str().unwrap());
+                match kind {
+                    "csv" => {
+                        bytes.extend(format!("{},{}\n", csv_field(id), csv_field(text)).bytes())
+                    }
+                    "tsv" => bytes.extend(format!("{}\n", csv_field(text)).bytes()),
+                    _ => {
+                        let uri = format!("http://example.org/{id}");
+                        if j % 7 == 3 {
+                            bytes.extend(warc_request(&uri));
+                        }
+                        bytes.extend(warc_response(&uri, text));
+                    }
+                }
+            }
+            let ext = match kind {
+                "warc" => [".warc", ".warc.gz", ".warc"][i % 3],
+                _ => [".zst", "", ".gz"][i % 3],
+            };
+            let name = match kind {
+                "warc" => format!("s-{i}{ext}"),
+                _ => format!("s-{i}.{kind}{ext}"),
+            };
+            write_compressed(&dir.join(name), &bytes);
+            at += n;
+        }
+        let pat = format!("{}/s-*", dir.display());
+        out.push((kind, dir, pat));
+    }
+    out
+}
+
+/// The bytes of every file in `dir`, and the largest one.
+fn dir_bytes(dir: &Path) -> (u64, u64) {
+    let sizes: Vec<u64> = (fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .collect();
+    (sizes.iter().sum(), sizes.iter().copied().max().unwrap_or(0))
+}
+
+/// A divided run `run` over the shards of `dir` wrote the bytes of the one-process run
+/// `one` (outputs and summary but timings, memory and the `distributed` block), ran
+/// divided, and each process read its share of the bytes give or take one shard.
+fn check_divided(one: &Path, run: &crate::distributed::Run, dir: &Path, n: usize, w: usize) {
+    run.assert_ok();
+    assert_same_dir(one, run);
+    let one_sum = read_json(&one.join("summary.json"));
+    check_summary(
+        run,
+        n,
+        w,
+        DOCS,
+        &one_sum,
+        &["documents", "clusters", "pairs"],
+    );
+    let sum = run.summary();
+    assert_eq!(comparable(&sum), comparable(&one_sum), "{}", run.name);
+    let dist = &sum["distributed"];
+    assert_eq!(dist["mode"], "divided", "{}: {dist}", run.name);
+    assert!(
+        dist.get("gathered_because").is_none_or(|g| g.is_null()),
+        "{}: {dist}",
+        run.name
+    );
+    let read: Vec<u64> = (dist["per_process"].as_array().unwrap().iter())
+        .map(|p| p["bytes_read"].as_u64().expect("bytes_read"))
+        .collect();
+    let (total, largest) = dir_bytes(dir);
+    assert_eq!(read.iter().sum::<u64>(), total, "{}: {read:?}", run.name);
+    for (p, &r) in read.iter().enumerate() {
+        assert!(
+            r <= total / n as u64 + largest,
+            "{}: process {p} read {r} of {total} bytes: {read:?}",
+            run.name
+        );
+    }
+}
+
+/// CSV, TSV and WARC shards run divided (2 x 1 and 1 x 2), each shard read whole by its
+/// format's reader on the worker its bytes fall to: the same outputs and summary as one
+/// process over the same shards, each process reading about half of the bytes.
+#[test]
+fn csv_tsv_and_warc_shards_run_divided() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (kind, shards, pat) in format_shards(d) {
+        let mut args = vec!["cluster", pat.as_str(), "--threshold", "0.8"];
+        if kind == "tsv" {
+            // No id column: the ids are the shard's name and the row.
+            args.extend(["--id-column", ""]);
+        }
+        let one = single(d, &format!("{kind}-one"), &args);
+        let one_sum = read_json(&one.join("summary.json"));
+        assert_eq!(one_sum["documents"], DOCS, "{kind}");
+        assert!(
+            one_sum["clusters"].as_u64().is_some_and(|c| c > 10),
+            "{kind}: the corpus must have clusters: {one_sum}"
+        );
+        if kind == "tsv" {
+            let clusters = fs::read_to_string(one.join("clusters.jsonl")).unwrap();
+            assert!(clusters.contains("\"s-1.tsv:"), "{kind}: ids name:row");
+        }
+        for (n, w) in [(2, 1), (1, 2)] {
+            let run = run_dist(d, &format!("{kind}-{n}x{w}"), &args, n, w);
+            check_divided(&one, &run, &shards, n, w);
+        }
+    }
+}
+
+/// A corrupt shard read whole by its format's reader (a gzip CSV shard cut short, a WARC
+/// record cut short) stops one process and both of 2 x 1 with exit 2, every process
+/// naming the shard, nothing written.
+#[test]
+fn a_corrupt_shard_of_another_format_stops_every_process() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let shards = format_shards(d);
+    let cases = [
+        ("csv", "s-2.csv.gz"),
+        ("warc", "s-4.warc.gz"),
+        ("warc", "s-0.warc"),
+    ];
+    for (kind, name) in cases {
+        let (_, src, _) = shards.iter().find(|s| s.0 == kind).unwrap();
+        let bad = d.join(format!("bad-{name}"));
+        fs::create_dir_all(&bad).unwrap();
+        for e in fs::read_dir(src).unwrap() {
+            let p = e.unwrap().path();
+            fs::copy(&p, bad.join(p.file_name().unwrap())).unwrap();
+        }
+        let bytes = fs::read(bad.join(name)).unwrap();
+        fs::write(bad.join(name), &bytes[..bytes.len() * 2 / 3]).unwrap();
+        let pat = format!("{}/s-*", bad.display());
+        let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
+        let named = format!("{}:", bad.join(name).display());
+        let out = d.join(format!("single-{name}"));
+        let mut a = args.to_vec();
+        a.extend(["--out", s(&out)]);
+        let o = common::run(&a);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(&named), "{name}: {err}");
+        assert!(!out.exists(), "{name}: output written");
+        let run = run_dist(d, &format!("bad-{name}-2x1"), &args, 2, 1);
+        for (p, proc_) in run.procs.iter().enumerate() {
+            assert_eq!(
+                proc_.status.code(),
+                Some(2),
+                "{name}: process {p}{}",
+                run.stderr()
+            );
+            assert!(
+                proc_.stderr.contains(&named),
+                "{name}: process {p} does not name the shard:{}",
+                run.stderr()
+            );
+            assert_eq!(entries(&proc_.cwd), ["tmp"], "{name}: process {p} wrote");
+        }
+    }
+}
+
+/// `exact` over shards (its rows are the full shingle sets, each worker reading its pieces
+/// again): JSONL shards (cut and compressed) and CSV shards run divided on 2 x 1 and 1 x 2
+/// with the one-process run's bytes; `--verify exact` over shards stays gathered, saying
+/// why.
+#[test]
+fn exact_over_shards_runs_divided() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_, jsonl) = sharded(d);
+    let csv = format_shards(d).into_iter().find(|s| s.0 == "csv").unwrap();
+    for (kind, shards, pat) in [
+        ("jsonl", jsonl.clone(), pattern(&jsonl)),
+        (csv.0, csv.1, csv.2),
+    ] {
+        let args = [
+            "cluster",
+            pat.as_str(),
+            "--method",
+            "exact",
+            "--threshold",
+            "0.8",
+        ];
+        let one = single(d, &format!("exact-{kind}-one"), &args);
+        let pairs = fs::read_to_string(one.join("pairs.csv")).unwrap();
+        assert!(pairs.lines().count() > 10, "{kind}: too few pairs: {pairs}");
+        for (n, w) in [(2, 1), (1, 2)] {
+            let run = run_dist(d, &format!("exact-{kind}-{n}x{w}"), &args, n, w);
+            check_divided(&one, &run, &shards, n, w);
+        }
+    }
+    let pat = pattern(&jsonl);
+    let args = [
+        "cluster",
+        pat.as_str(),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let run = run_dist(d, "verify-2x1", &args, 2, 1);
+    run.assert_ok();
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+    assert!(
+        dist["gathered_because"]
+            .as_str()
+            .is_some_and(|g| g.contains("verification")),
+        "{dist}"
+    );
 }

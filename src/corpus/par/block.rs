@@ -46,8 +46,9 @@ pub struct Block<T> {
     /// way by every reader of the same input (the cut depends only on the input and
     /// [`ParOptions::block_bytes`]).
     pub seq: u64,
-    /// With [`par_map_corpus_share`] on a line format, the 1-based line of every document,
-    /// whose ids are then still to be checked ([`ShareIds`]); else `None`.
+    /// With [`par_map_corpus_share`], the 1-based line of every document (where it starts:
+    /// a CSV row's first line, a WARC record's version line, a Parquet row's number); on a
+    /// line format its ids are then still to be checked ([`ShareIds`]); else `None`.
     pub lines: Option<Vec<u64>>,
 }
 

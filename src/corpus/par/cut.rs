@@ -41,8 +41,9 @@ pub(super) enum Job {
         /// Byte offset in the file of `bytes[0]`, when the input is a seekable file.
         first_byte: Option<u64>,
     },
-    /// Documents already read by the sequential reader.
-    Docs(Vec<crate::corpus::Document>),
+    /// Documents already read by the sequential reader, with the 1-based line where each
+    /// starts ([`crate::corpus::CorpusReader::last_line`]).
+    Docs(Vec<crate::corpus::Document>, Vec<u64>),
 }
 
 /// Whether positions in the bytes read from `path` are positions in the file: an
@@ -182,6 +183,7 @@ pub(super) fn read_seq(
     let mut seq = 0u64;
     loop {
         let mut docs = Vec::new();
+        let mut lines = Vec::new();
         let mut bytes = 0usize;
         let mut end = None;
         while docs.len() < FALLBACK_DOCS && bytes < block_bytes {
@@ -189,6 +191,7 @@ pub(super) fn read_seq(
                 Some(Ok(d)) => {
                     bytes += d.text.len() + d.ext_id.len();
                     docs.push(d);
+                    lines.push(r.last_line());
                 }
                 Some(Err(e)) => {
                     end = Some(Err(e));
@@ -204,7 +207,7 @@ pub(super) fn read_seq(
             if permits.recv().is_err() {
                 return (seq, Ok(None));
             }
-            run(seq, Job::Docs(docs));
+            run(seq, Job::Docs(docs, lines));
             seq += 1;
         }
         if let Some(e) = end {

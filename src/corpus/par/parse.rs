@@ -77,7 +77,7 @@ pub(super) fn run_job<S, T>(
     let mut stats = CorpusStats::default();
     let unwanted = |d: DocId| wanted.is_some_and(|w| w.binary_search(&d).is_err());
     match job {
-        Job::Docs(docs) => {
+        Job::Docs(docs, lines) => {
             let first = docs.first().map_or(DocId(0), |d| d.id);
             let mut items = Vec::with_capacity(docs.len());
             let mut ext_ids = Vec::with_capacity(docs.len());
@@ -108,7 +108,9 @@ pub(super) fn run_job<S, T>(
                     lines: None,
                 },
                 stats,
-                None,
+                // The sequential reader checked the ids; the lines go to a share's
+                // consumer (the calling thread checks none here).
+                Some(lines),
             ))
         }
         Job::Lines {
