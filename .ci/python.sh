@@ -23,7 +23,7 @@
 _fimdup_ci_python() {
   local scratch=${1:?usage: source .ci/python.sh SCRATCH_DIR}
   local maturin_version=1.16.0
-  local test_deps=(pyarrow==26.0.1 numpy pandas pytest datasets pyfim==6.28)
+  local test_deps=(pyarrow==26.0.1 numpy pandas pytest datasets pyfim==6.28 "moto[server]")
   local t python wheel log norust d crates
   # the interpreter itself, not a shim that needs the caller's PATH
   python=$(python3 -c 'import sys; print(sys.executable)')

@@ -73,6 +73,7 @@ mod lines;
 pub mod par;
 pub mod parquet;
 mod reader;
+pub mod remote;
 pub mod shards;
 pub mod split;
 pub mod texts;

@@ -19,6 +19,9 @@
 //! CSV/TSV or Parquet without an id column) is the shard's name and the position,
 //! `name:line`, so that ids stay distinct over the shards.
 //!
+//! A pattern or a prefix may be an object-store URL (`s3://`, `gs://`): such a corpus is
+//! staged into a local directory that reads as the same shards ([`super::remote`]).
+//!
 //! Invariants: the list of shards is sorted by name and holds every matching file once;
 //! an empty list is an error naming the pattern or directory; every shard has the corpus's
 //! one format (the configured one, or the one guessed from the pattern, or else from the
@@ -62,7 +65,8 @@ fn record_format(format: Option<Format>) -> bool {
 pub fn is_sharded(path: &Path, cfg: &CorpusConfig) -> bool {
     cfg.texts.is_none()
         && path != Path::new("-")
-        && ((is_pattern(path) && !path.exists()) || (record_format(cfg.format) && path.is_dir()))
+        && ((is_pattern(path) && !path.exists())
+            || (record_format(cfg.format) && (path.is_dir() || super::remote::is_remote(path))))
 }
 
 /// The shards of the corpus at `path`, sorted by name; `None` when it is not sharded. An
@@ -100,7 +104,15 @@ fn mixed(shard: &Path, own: Format, path: &Path, format: Format) -> Error {
 /// The format of the sharded corpus at `path` whose name says none (a pattern such as
 /// `part-*`): the one guessed from the name of every shard, which must agree.
 pub(crate) fn guess_format(path: &Path) -> Result<Format> {
-    let found = files(path)?;
+    let found = if super::remote::is_remote(path) {
+        let names = super::remote::names(path)?;
+        names
+            .into_iter()
+            .map(|n| (n.clone(), PathBuf::from(n)))
+            .collect()
+    } else {
+        files(path)?
+    };
     let format = Format::guess(&found[0].1)?;
     for (_, p) in &found[1..] {
         let own = Format::guess(p)?;
@@ -158,7 +170,7 @@ fn files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
 }
 
 /// Whether `name` matches `pattern` (`*`: any run of bytes, `?`: one character).
-fn matches(pattern: &[u8], name: &[u8]) -> bool {
+pub(crate) fn matches(pattern: &[u8], name: &[u8]) -> bool {
     let (mut p, mut n) = (0usize, 0usize);
     let mut star: Option<(usize, usize)> = None;
     while n < name.len() {

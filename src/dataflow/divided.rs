@@ -164,6 +164,16 @@ fn run_stages(
             "a distributed run reads its input from a file every process can read, not standard input",
         ));
     }
+    // A corpus in object storage: this process's pieces, staged.
+    let first = topo.process() * topo.workers();
+    let staged = crate::corpus::remote::stage_pieces(
+        path,
+        &pipeline.corpus,
+        job.spill_config().tmp_dir.as_deref(),
+        topo.processes() * topo.workers(),
+        first..first + topo.workers(),
+    )?;
+    let path = staged.as_ref().map_or(path, |s| s.path());
     let sketcher = pipeline_sketcher(path, pipeline)?;
     let params = sketcher.params(pipeline.text_params());
     let scheme = params.sketch.scheme;
@@ -233,7 +243,10 @@ fn run_stages(
         Err(e) => {
             // Workers may be blocked on a lost peer: leave their threads behind.
             std::mem::forget(guards);
-            return Err(e);
+            return Err(match &staged {
+                Some(s) => s.name_urls(e),
+                None => e,
+            });
         }
     }
     if !topo.is_leader() {

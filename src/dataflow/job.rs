@@ -95,13 +95,23 @@ pub fn prepare_on(
     input: &Input,
     topo: &Topology,
 ) -> Result<Option<(Sketched, Distributed)>> {
+    prepare_with(job, input, topo, digest(job, input, topo))
+}
+
+/// [`prepare_on`] with the digest the processes agree on (that of the input as given, when
+/// `input` is a staged copy of it).
+fn prepare_with(
+    job: &Job,
+    input: &Input,
+    topo: &Topology,
+    digest: u64,
+) -> Result<Option<(Sketched, Distributed)>> {
     let Input::Corpus(path) = input else {
         return Err(Error::config(format!(
             "{}: a distributed run reads a corpus; images files are clustered in one process",
             input.path().display()
         )));
     };
-    let digest = digest(job, input, topo);
     let mut dist = Distributed {
         processes: topo.processes(),
         workers: topo.workers(),
@@ -153,11 +163,31 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<
         Input::Images(_) => None,
     };
     refuse_run_dir(topo, because)?;
-    let Some((s, mut dist)) = prepare_on(job, input, topo)? else {
-        return Ok(None);
+    // A corpus in object storage is staged whole in every process.
+    let staged = match input {
+        Input::Corpus(p) => crate::corpus::remote::stage_whole(
+            p,
+            &job.pipeline().corpus,
+            job.spill_config().tmp_dir.as_deref(),
+        )?,
+        Input::Images(_) => None,
     };
-    dist.gathered_because = because.map(str::to_string);
-    job.finish(t0, s, Some(dist.to_json()?)).map(Some)
+    let local = staged
+        .as_ref()
+        .map(|s| Input::Corpus(s.path().to_path_buf()));
+    let run = || {
+        let staged_input = local.as_ref().unwrap_or(input);
+        let Some((s, mut dist)) = prepare_with(job, staged_input, topo, digest(job, input, topo))?
+        else {
+            return Ok(None);
+        };
+        dist.gathered_because = because.map(str::to_string);
+        job.finish(t0, s, Some(dist.to_json()?)).map(Some)
+    };
+    run().map_err(|e| match &staged {
+        Some(s) => s.name_urls(e),
+        None => e,
+    })
 }
 
 /// [`Dedup::run`] with the workers of every process of `topo` (`Some` output on process 0,
@@ -185,13 +215,26 @@ pub fn run_dedup(
         },
     };
     refuse_run_dir(topo, Some(because))?;
-    match prepare_on(dedup.job(), &Input::Corpus(input.to_path_buf()), topo)? {
+    // A corpus in object storage is staged whole in every process.
+    let job = dedup.job();
+    let staged = crate::corpus::remote::stage_whole(
+        input,
+        &job.pipeline().corpus,
+        job.spill_config().tmp_dir.as_deref(),
+    )?;
+    let local = staged.as_ref().map_or(input, |s| s.path());
+    let digest = digest(job, &Input::Corpus(input.to_path_buf()), topo);
+    let run = || match prepare_with(job, &Input::Corpus(local.to_path_buf()), topo, digest)? {
         Some((s, mut dist)) => {
             dist.gathered_because = Some(because.to_string());
             dedup
-                .finish(t0, input, Some(out), s, Some(dist.to_json()?))
+                .finish(t0, local, Some(out), s, Some(dist.to_json()?))
                 .map(Some)
         }
         None => Ok(None),
-    }
+    };
+    run().map_err(|e| match &staged {
+        Some(s) => s.name_urls(e),
+        None => e,
+    })
 }

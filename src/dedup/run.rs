@@ -154,11 +154,24 @@ impl Dedup {
         progress: &(dyn Fn(u64) + Sync),
     ) -> Result<DedupOutput> {
         let t0 = Instant::now();
-        self.check_input(input)?;
-        let s = self
-            .job
-            .prepare(&Input::Corpus(input.to_path_buf()), progress)?;
-        self.finish(t0, input, Some(out), s, None)
+        // A corpus in object storage is staged whole for the run.
+        let staged = crate::corpus::remote::stage_whole(
+            input,
+            &self.job.pipeline().corpus,
+            self.job.spill_config().tmp_dir.as_deref(),
+        )?;
+        let local = staged.as_ref().map_or(input, |s| s.path());
+        let run = || {
+            self.check_input(local)?;
+            let s = self
+                .job
+                .prepare(&Input::Corpus(local.to_path_buf()), progress)?;
+            self.finish(t0, local, Some(out), s, None)
+        };
+        run().map_err(|e| match &staged {
+            Some(s) => s.name_urls(e),
+            None => e,
+        })
     }
 
     /// What [`Dedup::run`] decides, without writing anything: the removals, the clusters

@@ -69,7 +69,7 @@ const FAIL_STOP_DOCS: usize = 100_000;
 
 /// `n` distinct TCP ports that were free on 127.0.0.1 a moment ago (all listeners are held
 /// together, so the ports differ, then dropped for the processes to bind).
-fn free_ports(n: usize) -> Vec<u16> {
+pub(crate) fn free_ports(n: usize) -> Vec<u16> {
     let listeners: Vec<TcpListener> = (0..n)
         .map(|_| TcpListener::bind("127.0.0.1:0").unwrap())
         .collect();
@@ -298,6 +298,31 @@ fn start(root: &Path, args: &[&str], n: usize, w: usize) -> (Vec<Proc>, Vec<u16>
     start_env(root, args, n, w, None)
 }
 
+/// [`start`], with every process given the environment variables `env`.
+fn start_all_env(
+    root: &Path,
+    args: &[&str],
+    n: usize,
+    w: usize,
+    env: &[(&str, &str)],
+) -> (Vec<Proc>, Vec<u16>) {
+    fs::create_dir_all(root).unwrap();
+    let ports = free_ports(n);
+    let hosts = root.join("hosts.txt");
+    write_hosts(&hosts, &ports);
+    let procs = (0..n)
+        .map(|p| {
+            let cwd = root.join(format!("p{p}"));
+            fs::create_dir_all(cwd.join("tmp")).unwrap();
+            let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
+            a.extend(["--out".to_string(), "out".to_string()]);
+            a.extend(layout_flags(n, w, p, &hosts));
+            spawn_env(&a, &cwd, &root.join(format!("p{p}.log")), env)
+        })
+        .collect();
+    (procs, ports)
+}
+
 /// [`start`], with process `env.0` given the environment variable `env.1`.
 fn start_env(
     root: &Path,
@@ -328,9 +353,25 @@ fn start_env(
 /// `base/name`. A port taken between finding it and binding it gives one retry on new
 /// ports.
 pub(crate) fn run_dist(base: &Path, name: &str, args: &[&str], n: usize, w: usize) -> Run {
+    run_dist_env(base, name, args, n, w, &[])
+}
+
+/// [`run_dist`] with every process given the environment variables `env`.
+pub(crate) fn run_dist_env(
+    base: &Path,
+    name: &str,
+    args: &[&str],
+    n: usize,
+    w: usize,
+    env: &[(&str, &str)],
+) -> Run {
     for attempt in 0..2 {
         let root = base.join(format!("{name}-try{attempt}"));
-        let (procs, ports) = start(&root, args, n, w);
+        let (procs, ports) = if env.is_empty() {
+            start(&root, args, n, w)
+        } else {
+            start_all_env(&root, args, n, w, env)
+        };
         let procs = wait_all(procs, Instant::now() + LIMIT, name);
         let raced = procs
             .iter()

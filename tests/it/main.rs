@@ -74,6 +74,14 @@ mod mine_reference;
 mod partitions;
 mod python_package;
 mod readme_figures;
+#[cfg(all(feature = "object-store", feature = "distributed"))]
+mod remote;
+#[cfg(not(all(feature = "object-store", feature = "distributed")))]
+mod remote {
+    #[test]
+    #[ignore = "needs the `object-store` and `distributed` features"]
+    fn left_out() {}
+}
 mod report_files;
 mod s_curve;
 mod scale_cli;

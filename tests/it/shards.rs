@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use common::s;
 
 /// Documents of the generated corpus.
-const DOCS: usize = 1500;
+pub(crate) const DOCS: usize = 1500;
 
 /// How the corpus is cut into shards: (file name, lines). The plain shard in the middle is
 /// the largest, so that divided runs cut it into byte ranges; the compressed ones are read
@@ -62,7 +62,7 @@ fn write_compressed(path: &Path, bytes: &[u8]) {
 }
 
 /// The generated corpus (its path) and its shards in `d/shards` ([`SHARDS`]).
-fn sharded(d: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn sharded(d: &Path) -> (PathBuf, PathBuf) {
     let whole = common::gen(d, "docs", DOCS, 11, "", &[]);
     let text = fs::read_to_string(&whole).unwrap();
     let lines: Vec<&str> = text.lines().collect();

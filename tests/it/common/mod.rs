@@ -131,6 +131,23 @@ pub fn python_with_pyarrow() -> Option<PathBuf> {
     tool_or_skip(ok, "a Python with pyarrow named by FIMDUP_PYTHON").then(|| py.unwrap())
 }
 
+/// A Python interpreter with moto's S3 server and boto3 (`pip install "moto[server]"`): the
+/// one named by `FIMDUP_PYTHON`. `None` (after a skip note; a failure under CI) otherwise.
+pub fn python_with_moto() -> Option<PathBuf> {
+    let py = std::env::var_os("FIMDUP_PYTHON").map(PathBuf::from);
+    let ok = py.as_ref().is_some_and(|p| {
+        Command::new(p)
+            .args(["-c", "import moto.server, boto3"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    tool_or_skip(
+        ok,
+        "a Python with moto's server named by FIMDUP_PYTHON (pip install \"moto[server]\")",
+    )
+    .then(|| py.unwrap())
+}
+
 /// A Python interpreter with the fimdup package (`pip install ./python`) and pytest: the one
 /// named by `FIMDUP_PYTHON`. `None` (after a skip note; a failure under CI) otherwise.
 pub fn python_with_fimdup() -> Option<PathBuf> {

@@ -1,0 +1,241 @@
+//! Corpora in object storage (`fimdup::corpus::remote`), against moto's S3 server
+//! (`python -m moto.server`, from `pip install "moto[server]"`, with the Python named by
+//! `FIMDUP_PYTHON`; without it the tests say so and pass, except under CI):
+//! - the shards of `shards.rs` uploaded to a bucket, read through a pattern
+//!   (`s3://corpus/shards/part-*`) and a prefix with `--format jsonl`, give in one process
+//!   the bytes of the same runs over the files on disk;
+//! - divided over 2 processes, the pattern gives the bytes of the one-process run over the
+//!   files, in divided mode, and each process reports the bytes read that the divided run
+//!   over the files on disk reports;
+//! - a missing bucket and an endpoint where nothing listens stop the run with exit 2,
+//!   naming the URL, with no output.
+
+use std::fs;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{self, s};
+use crate::distributed::{assert_same_dir, free_ports, read_json, run_dist, run_dist_env, single};
+use crate::shards::sharded;
+
+/// moto's server on a free port, stopped when dropped.
+struct Moto {
+    child: Child,
+    port: u16,
+}
+
+impl Drop for Moto {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Moto {
+    /// Starts the server with `python` and waits (at most 60 s) until it accepts
+    /// connections.
+    fn start(python: &Path, log: &Path) -> Moto {
+        let port = free_ports(1)[0];
+        let child = Command::new(python)
+            .args([
+                "-m",
+                "moto.server",
+                "-H",
+                "127.0.0.1",
+                "-p",
+                &port.to_string(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(log.with_extension("stdout")).unwrap())
+            .stderr(fs::File::create(log.with_extension("stderr")).unwrap())
+            .spawn()
+            .unwrap();
+        let moto = Moto { child, port };
+        let end = Instant::now() + Duration::from_secs(60);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < end,
+                "moto's server did not start on {port}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        moto
+    }
+
+    fn endpoint(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+/// The environment that points the crate at `endpoint`.
+fn env(endpoint: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("AWS_ACCESS_KEY_ID", "testing".into()),
+        ("AWS_SECRET_ACCESS_KEY", "testing".into()),
+        ("AWS_REGION", "us-east-1".into()),
+        ("AWS_ENDPOINT_URL", endpoint.into()),
+        ("AWS_ALLOW_HTTP", "true".into()),
+    ]
+}
+
+/// Creates `bucket` and uploads every file of `dir` under `prefix/` (with boto3).
+fn upload(python: &Path, endpoint: &str, bucket: &str, dir: &Path, prefix: &str) {
+    let script = r#"
+import os, sys, boto3
+endpoint, bucket, d, prefix = sys.argv[1:5]
+c = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                 aws_secret_access_key="testing", region_name="us-east-1")
+c.create_bucket(Bucket=bucket)
+for name in sorted(os.listdir(d)):
+    c.upload_file(os.path.join(d, name), bucket, prefix + "/" + name)
+print(len(c.list_objects_v2(Bucket=bucket, Prefix=prefix + "/")["Contents"]))
+"#;
+    let out = common::run_python(python, script, &[endpoint, bucket, s(dir), prefix]);
+    let n = fs::read_dir(dir).unwrap().count();
+    assert_eq!(out.trim(), n.to_string(), "objects uploaded");
+}
+
+/// `fimdup args --out dir/name` with `env`: the output directory; the run must succeed.
+fn single_env(dir: &Path, name: &str, args: &[&str], env: &[(&str, String)]) -> PathBuf {
+    let out = dir.join(name);
+    let mut a = args.to_vec();
+    a.extend(["--out", s(&out)]);
+    let o = common::fimdup(&a)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "fimdup {a:?} failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
+/// The files of `dir` but summary.json, by name.
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = (fs::read_dir(dir).unwrap())
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name() != "summary.json")
+        .map(|e| {
+            let n = e.file_name().to_string_lossy().into_owned();
+            (n, fs::read(e.path()).unwrap())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// The bytes read by each process of a divided run's summary.
+fn bytes_read(sum: &serde_json::Value) -> Vec<u64> {
+    assert_eq!(sum["distributed"]["mode"], "divided", "{sum}");
+    (sum["distributed"]["per_process"].as_array().unwrap().iter())
+        .map(|p| p["bytes_read"].as_u64().expect("bytes_read"))
+        .collect()
+}
+
+#[test]
+fn objects_read_as_the_same_files_on_disk() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    let (_, shards) = sharded(d);
+    upload(&python, &moto.endpoint(), "corpus", &shards, "shards");
+    let env = env(&moto.endpoint());
+    let local_pattern = format!("{}/part-*", shards.display());
+    let cases = [
+        (
+            "pattern",
+            vec!["cluster", &local_pattern, "--threshold", "0.8"],
+            vec!["cluster", "s3://corpus/shards/part-*", "--threshold", "0.8"],
+        ),
+        (
+            "prefix",
+            vec![
+                "cluster",
+                s(&shards),
+                "--format",
+                "jsonl",
+                "--threshold",
+                "0.8",
+            ],
+            vec![
+                "cluster",
+                "s3://corpus/shards/",
+                "--format",
+                "jsonl",
+                "--threshold",
+                "0.8",
+            ],
+        ),
+    ];
+    for (name, local, remote) in &cases {
+        let want = single(d, &format!("{name}-local"), local);
+        let want_files = files(&want);
+        assert!(want_files.len() >= 2, "{name}: {want_files:?}");
+        let sum = read_json(&want.join("summary.json"));
+        assert_eq!(sum["documents"], crate::shards::DOCS, "{name}");
+        assert!(sum["clusters"].as_u64().is_some_and(|c| c > 10), "{sum}");
+        let got = single_env(d, &format!("{name}-s3"), remote, &env);
+        assert!(files(&got) == want_files, "{name}: the outputs differ");
+        let got_sum = read_json(&got.join("summary.json"));
+        assert_eq!(got_sum["documents"], sum["documents"], "{name}");
+        assert_eq!(got_sum["clusters"], sum["clusters"], "{name}");
+    }
+
+    // Divided over 2 processes: the one-process run's bytes, each process reading what it
+    // reads from the files on disk.
+    let one = d.join("pattern-local");
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let local = run_dist(d, "local-2x1", &cases[0].1, 2, 1);
+    local.assert_ok();
+    let remote = run_dist_env(d, "s3-2x1", &cases[0].2, 2, 1, &env_ref);
+    remote.assert_ok();
+    assert_same_dir(&one, &remote);
+    let (want, got) = (bytes_read(&local.summary()), bytes_read(&remote.summary()));
+    assert_eq!(got, want, "bytes read per process");
+    let total: u64 = (fs::read_dir(&shards).unwrap())
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert_eq!(got.iter().sum::<u64>(), total);
+    assert!(got.iter().all(|&b| b < total), "{got:?} of {total}");
+}
+
+#[test]
+fn an_unreadable_url_is_named() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    // Nothing listens on a port that was free a moment ago.
+    let nowhere = format!("http://127.0.0.1:{}", free_ports(1)[0]);
+    let cases = [
+        (
+            "no bucket",
+            moto.endpoint(),
+            "s3://no-such-bucket/shards/part-*.jsonl",
+        ),
+        ("no server", nowhere, "s3://corpus/shards/part-*.jsonl"),
+    ];
+    for (what, endpoint, url) in cases {
+        let out = d.join(format!("out-{}", what.replace(' ', "-")));
+        let o = common::fimdup(&["cluster", url, "--out", s(&out)])
+            .envs(env(&endpoint))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(
+            err.contains(url),
+            "{what}: the error must name {url}: {err}"
+        );
+        assert!(!out.exists(), "{what}: output written");
+    }
+}
