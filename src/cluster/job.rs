@@ -890,25 +890,19 @@ impl Job {
     /// storage is staged whole for the run ([`crate::corpus::remote`]).
     pub fn run(&self, input: &Input, progress: &(dyn Fn(u64) + Sync)) -> Result<JobOutput> {
         let t0 = Instant::now();
-        let staged = match input {
-            Input::Corpus(p) => crate::corpus::remote::stage_whole(
-                p,
-                &self.pipeline.corpus,
-                self.spill.tmp_dir.as_deref(),
-            )?,
-            Input::Images(_) => None,
-        };
-        let local = staged
-            .as_ref()
-            .map(|s| Input::Corpus(s.path().to_path_buf()));
-        let run = || {
-            let s = self.prepare(local.as_ref().unwrap_or(input), progress)?;
+        let run = |input: &Input| {
+            let s = self.prepare(input, progress)?;
             self.finish(t0, s, None)
         };
-        run().map_err(|e| match &staged {
-            Some(s) => s.name_urls(e),
-            None => e,
-        })
+        match input {
+            Input::Corpus(p) => {
+                let tmp = self.spill.tmp_dir.as_deref();
+                crate::corpus::remote::with_staged(p, &self.pipeline.corpus, tmp, |local| {
+                    run(&Input::Corpus(local.to_path_buf()))
+                })
+            }
+            Input::Images(_) => run(input),
+        }
     }
 
     /// Runs the method on a prepared input into a [`JobOutput`] (the run began at `t0`),

@@ -123,6 +123,21 @@ pub fn stage_whole(url: &Path, cfg: &CorpusConfig, tmp: Option<&Path>) -> Result
     imp::stage(url, cfg, tmp, None).map(Some)
 }
 
+/// Runs `f` on the corpus at `path` as files on disk: `path` itself when it is not
+/// remote, else its objects staged whole under `tmp` ([`stage_whole`]; removed when `f`
+/// returns), with the staged files' paths in `f`'s error replaced by their objects' URLs.
+pub fn with_staged<T>(
+    path: &Path,
+    cfg: &CorpusConfig,
+    tmp: Option<&Path>,
+    f: impl FnOnce(&Path) -> Result<T>,
+) -> Result<T> {
+    match stage_whole(path, cfg, tmp)? {
+        None => f(path),
+        Some(s) => f(s.path()).map_err(|e| s.name_urls(e)),
+    }
+}
+
 /// Stages, for the workers `mine` of the `workers` of a divided run, the byte ranges of
 /// their pieces of the remote corpus at `url` (see the module docs); `None` when `url` is
 /// not remote.

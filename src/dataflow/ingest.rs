@@ -61,6 +61,25 @@ pub(super) struct Local {
     pub bytes_read: u64,
 }
 
+/// Every worker's pieces with their counts, and the same placed.
+type Counted = (Vec<Vec<(Piece, RangeCount)>>, Vec<Vec<(Piece, LineRange)>>);
+
+/// Every worker's pieces with their counts (this worker's `counts` of its own pieces, or
+/// every worker's error, [`agree`], gathered), and placed ([`place_pieces`]).
+fn place_counted(
+    rounds: &mut Rounds<'_>,
+    pieces: &[Vec<Piece>],
+    counts: Result<Vec<RangeCount>>,
+) -> Result<Counted> {
+    let counts = agree(rounds, counts)?;
+    let all = rounds.all_gather(PieceCounts(counts));
+    let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
+        .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
+        .collect();
+    let placed = place_pieces(&with_counts);
+    Ok((with_counts, placed))
+}
+
 /// Reads and sketches this worker's pieces of the corpus's files (divided by bytes,
 /// [`assign_pieces`]); keys wait on disk under `spill_dir`.
 ///
@@ -92,12 +111,7 @@ pub(super) fn read_and_sketch(
         let counts = (pieces[me].iter())
             .map(|p| count_range(&plan.files[p.file].path, &pipeline.corpus, p.start, p.end))
             .collect::<Result<Vec<_>>>();
-        let counts = agree(rounds, counts)?;
-        let all = rounds.all_gather(PieceCounts(counts));
-        let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
-            .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
-            .collect();
-        let placed = place_pieces(&with_counts);
+        let (with_counts, placed) = place_counted(rounds, &pieces, counts)?;
         let r = (placed[me].iter())
             .try_for_each(|&(piece, range)| read.piece(plan, piece, Split::Range(range)));
         agree(rounds, r)?;
@@ -118,12 +132,7 @@ pub(super) fn read_and_sketch(
                 })
             })
             .collect::<Result<Vec<_>>>();
-        let counts = agree(rounds, counts)?;
-        let all = rounds.all_gather(PieceCounts(counts));
-        let with_counts: Vec<Vec<(Piece, RangeCount)>> = (pieces.iter().zip(&all))
-            .map(|(ps, (_, c))| ps.iter().copied().zip(c.0.iter().copied()).collect())
-            .collect();
-        let placed = place_pieces(&with_counts);
+        let (with_counts, placed) = place_counted(rounds, &pieces, counts)?;
         (with_counts, placed)
     };
     let mut starts = Vec::with_capacity(placed.len());

@@ -164,19 +164,7 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<
     };
     refuse_run_dir(topo, because)?;
     // A corpus in object storage is staged whole in every process.
-    let staged = match input {
-        Input::Corpus(p) => crate::corpus::remote::stage_whole(
-            p,
-            &job.pipeline().corpus,
-            job.spill_config().tmp_dir.as_deref(),
-        )?,
-        Input::Images(_) => None,
-    };
-    let local = staged
-        .as_ref()
-        .map(|s| Input::Corpus(s.path().to_path_buf()));
-    let run = || {
-        let staged_input = local.as_ref().unwrap_or(input);
+    let run = |staged_input: &Input| {
         let Some((s, mut dist)) = prepare_with(job, staged_input, topo, digest(job, input, topo))?
         else {
             return Ok(None);
@@ -184,10 +172,15 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<
         dist.gathered_because = because.map(str::to_string);
         job.finish(t0, s, Some(dist.to_json()?)).map(Some)
     };
-    run().map_err(|e| match &staged {
-        Some(s) => s.name_urls(e),
-        None => e,
-    })
+    match input {
+        Input::Corpus(p) => {
+            let tmp = job.spill_config().tmp_dir.as_deref();
+            crate::corpus::remote::with_staged(p, &job.pipeline().corpus, tmp, |local| {
+                run(&Input::Corpus(local.to_path_buf()))
+            })
+        }
+        Input::Images(_) => run(input),
+    }
 }
 
 /// [`Dedup::run`] with the workers of every process of `topo` (`Some` output on process 0,
@@ -217,24 +210,17 @@ pub fn run_dedup(
     refuse_run_dir(topo, Some(because))?;
     // A corpus in object storage is staged whole in every process.
     let job = dedup.job();
-    let staged = crate::corpus::remote::stage_whole(
-        input,
-        &job.pipeline().corpus,
-        job.spill_config().tmp_dir.as_deref(),
-    )?;
-    let local = staged.as_ref().map_or(input, |s| s.path());
     let digest = digest(job, &Input::Corpus(input.to_path_buf()), topo);
-    let run = || match prepare_with(job, &Input::Corpus(local.to_path_buf()), topo, digest)? {
-        Some((s, mut dist)) => {
-            dist.gathered_because = Some(because.to_string());
-            dedup
-                .finish(t0, local, Some(out), s, Some(dist.to_json()?))
-                .map(Some)
+    let tmp = job.spill_config().tmp_dir.as_deref();
+    crate::corpus::remote::with_staged(input, &job.pipeline().corpus, tmp, |local| {
+        match prepare_with(job, &Input::Corpus(local.to_path_buf()), topo, digest)? {
+            Some((s, mut dist)) => {
+                dist.gathered_because = Some(because.to_string());
+                dedup
+                    .finish(t0, local, Some(out), s, Some(dist.to_json()?))
+                    .map(Some)
+            }
+            None => Ok(None),
         }
-        None => Ok(None),
-    };
-    run().map_err(|e| match &staged {
-        Some(s) => s.name_urls(e),
-        None => e,
     })
 }

@@ -155,22 +155,12 @@ impl Dedup {
     ) -> Result<DedupOutput> {
         let t0 = Instant::now();
         // A corpus in object storage is staged whole for the run.
-        let staged = crate::corpus::remote::stage_whole(
-            input,
-            &self.job.pipeline().corpus,
-            self.job.spill_config().tmp_dir.as_deref(),
-        )?;
-        let local = staged.as_ref().map_or(input, |s| s.path());
-        let run = || {
+        let job = &self.job;
+        let tmp = job.spill_config().tmp_dir.as_deref();
+        crate::corpus::remote::with_staged(input, &job.pipeline().corpus, tmp, |local| {
             self.check_input(local)?;
-            let s = self
-                .job
-                .prepare(&Input::Corpus(local.to_path_buf()), progress)?;
+            let s = job.prepare(&Input::Corpus(local.to_path_buf()), progress)?;
             self.finish(t0, local, Some(out), s, None)
-        };
-        run().map_err(|e| match &staged {
-            Some(s) => s.name_urls(e),
-            None => e,
         })
     }
 
