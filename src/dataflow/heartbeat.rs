@@ -11,7 +11,8 @@
 //! normally says so ("bye", sent a few times), and is not waited for after that.
 //!
 //! Invariants: datagrams of another job (digest) or another program (magic) are ignored; a
-//! peer is reported at most once; the threads end when the [`Heartbeat`] is dropped.
+//! peer is reported at most once; the threads end when the [`Heartbeat`] is dropped, at
+//! once (not after an interval's wait).
 
 use std::net::{Shutdown, SocketAddr, TcpStream, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,7 +110,8 @@ impl Heartbeat {
                         // A datagram that cannot be sent now is sent again next time.
                         let _ = socket.send_to(&beat, a);
                     }
-                    std::thread::sleep(interval);
+                    // Woken early by the drop, which unparks this thread.
+                    std::thread::park_timeout(interval);
                 }
             })
         };
@@ -182,7 +184,13 @@ impl Drop for Heartbeat {
                 let _ = self.socket.send_to(&self.packet_bye, a);
             }
         }
+        // Neither thread waits out its interval: the sender is unparked, and the watcher's
+        // read is ended by a datagram to its own socket.
+        if let Ok(me) = self.socket.local_addr() {
+            let _ = self.socket.send_to(&self.packet_bye, me);
+        }
         for t in self.threads.drain(..) {
+            t.thread().unpark();
             let _ = t.join();
         }
     }
