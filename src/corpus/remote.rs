@@ -7,7 +7,8 @@
 //!   against the names of the objects directly under `prefix/` (not recursive);
 //! * `s3://bucket/prefix/` (or `s3://bucket`) with a record `--format`: every object under
 //!   the prefix, recursively, named by its path relative to the prefix;
-//! * `s3://bucket/key`: that one object (a prefix when no object has that key).
+//! * `s3://bucket/key`: that one object (a prefix when no object has that key); with a
+//!   record `--format` it is read as shards, the object as the one shard.
 //!
 //! In every case a name segment starting with `.` is skipped, as in a local directory, and
 //! `gs://bucket/...` is the same for Google Cloud Storage.
@@ -83,18 +84,22 @@ impl Staged {
         self.fetched
     }
 
+    /// The URL of the staged file `p` (of the corpus for its local path; `p` itself when
+    /// it is not staged here).
+    pub fn url_of(&self, p: &Path) -> PathBuf {
+        if p == self.local {
+            return self.url.clone();
+        }
+        match p.strip_prefix(self.dir.path()) {
+            Ok(_) if self.base.is_empty() => self.url.clone(),
+            Ok(rel) => PathBuf::from(format!("{}{}", self.base, rel.to_string_lossy())),
+            Err(_) => p.to_path_buf(),
+        }
+    }
+
     /// `e` with the paths of staged files replaced by the URLs of their objects.
     pub fn name_urls(&self, e: Error) -> Error {
-        let url = |p: PathBuf| -> PathBuf {
-            if p == self.local {
-                return self.url.clone();
-            }
-            match p.strip_prefix(self.dir.path()) {
-                Ok(rel) if self.base.is_empty() => self.url.join(rel),
-                Ok(rel) => PathBuf::from(format!("{}{}", self.base, rel.to_string_lossy())),
-                Err(_) => p,
-            }
-        };
+        let url = |p: PathBuf| self.url_of(&p);
         match e {
             Error::Parse { path, line, msg } => Error::Parse {
                 path: url(path),
@@ -477,12 +482,23 @@ mod imp {
             None => tempfile::Builder::new().prefix("fimdup-remote").tempdir(),
         }
         .map_err(|e| Error::io(tmp.unwrap_or(Path::new("temporary directory")), e))?;
+        // One object is one file, unless a record format makes the URL name shards.
         let one = matches!(r.kind, Kind::Object)
             && objects.len() == 1
-            && objects[0].key.as_ref() == r.prefix;
+            && objects[0].key.as_ref() == r.prefix
+            && !crate::corpus::shards::is_sharded(url, cfg);
         let (local, base) = match &r.kind {
             Kind::Pattern(p) => (dir.path().join(p), format!("{}{}/", r.root, r.prefix)),
             _ if one => (dir.path().join(&objects[0].name), String::new()),
+            Kind::Object if objects[0].key.as_ref() == r.prefix => {
+                // The one object as a shard: its URL is its parent's and its name.
+                let parent = r.prefix.rsplit_once('/').map_or("", |p| p.0);
+                let base = match parent {
+                    "" => r.root.clone(),
+                    p => format!("{}{p}/", r.root),
+                };
+                (dir.path().to_path_buf(), base)
+            }
             _ if r.prefix.is_empty() => (dir.path().to_path_buf(), r.root.clone()),
             _ => (dir.path().to_path_buf(), format!("{}{}/", r.root, r.prefix)),
         };

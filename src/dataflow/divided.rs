@@ -179,7 +179,18 @@ fn run_stages(
     let scheme = params.sketch.scheme;
     let files = InputFile::list(path, &pipeline.corpus)?;
     // A resume that differs from the recorded run is refused before anything is written.
-    let run_dir = RunDir::open(topo, &RunRecord::new(job, dedup, &files, topo))?;
+    // A staged corpus is recorded by its objects' URLs, as a resumed run stages it again.
+    let named: Vec<InputFile> = (files.iter())
+        .map(|f| InputFile {
+            path: staged
+                .as_ref()
+                .map_or(f.path.clone(), |s| s.url_of(&f.path)),
+            name: f.name.clone(),
+            len: f.len,
+            cut: f.cut,
+        })
+        .collect();
+    let run_dir = RunDir::open(topo, &RunRecord::new(job, dedup, &named, topo))?;
     let comms = connect(topo, super::digest(job, input, topo))?;
     let losses = comms.losses.clone();
     let plan = Arc::new(Plan {
