@@ -1,5 +1,7 @@
-//! Benchmarks of the index: single-query latency, and adding a sweep (all pages again,
-//! 1 % gone, 1 % changed, 1 % new) vs rebuilding over both sweeps.
+//! Benchmarks of the index: single-query latency (mean by criterion; p50 and p99 of every
+//! query timed alone, printed; on the index in memory and on the same index saved and
+//! opened, its postings memory-mapped), and adding a sweep (all pages again, 1 % gone, 1 %
+//! changed, 1 % new) vs rebuilding over both sweeps.
 //! `cargo bench --bench index` (FIMDUP_BENCH_DOCS sets the index size, default 100000;
 //! FIMDUP_BENCH_ADD_ONLY=1 / FIMDUP_BENCH_QUERY_ONLY=1 run one group).
 //!
@@ -58,6 +60,33 @@ fn build(d: Vec<NewDoc>) -> Index {
     idx
 }
 
+/// Times every query alone, five passes over `queries` after one unmeasured pass, and
+/// prints the median, the 99th percentile and the largest latency.
+fn percentiles(name: &str, queries: &[Image], query: impl Fn(&Image) -> usize) {
+    let mut found = 0;
+    for q in queries {
+        found += query(q);
+    }
+    let mut t = Vec::with_capacity(queries.len() * 5);
+    for _ in 0..5 {
+        for q in queries {
+            let start = std::time::Instant::now();
+            std::hint::black_box(query(q));
+            t.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    t.sort_by(f64::total_cmp);
+    let at = |p: f64| t[((t.len() - 1) as f64 * p).round() as usize];
+    eprintln!(
+        "{name}: {} timings of {} queries ({found} answers a pass): p50 {:.1} us, p99 {:.1} us, max {:.1} us",
+        t.len(),
+        queries.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
+}
+
 fn bench(c: &mut Criterion) {
     let n: usize = std::env::var("FIMDUP_BENCH_DOCS")
         .ok()
@@ -95,6 +124,22 @@ fn bench(c: &mut Criterion) {
                 i = (i + 1) % queries.len();
                 idx.query_image(&queries[i], None, &opts).unwrap().len()
             })
+        });
+        percentiles(&format!("query_1_doc_{n}"), &queries, |q| {
+            idx.query_image(q, None, &opts).unwrap().len()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        idx.save(dir.path()).unwrap();
+        let mapped = Index::open(dir.path()).unwrap();
+        let mut i = 0;
+        g.bench_function(format!("query_1_doc_mapped_{n}"), |b| {
+            b.iter(|| {
+                i = (i + 1) % queries.len();
+                mapped.query_image(&queries[i], None, &opts).unwrap().len()
+            })
+        });
+        percentiles(&format!("query_1_doc_mapped_{n}"), &queries, |q| {
+            mapped.query_image(q, None, &opts).unwrap().len()
         });
     }
     if !query_only {

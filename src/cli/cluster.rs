@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use fimdup::cluster::{Input, JobBuilder, JobOptions, Measure, Method, Verify};
+use fimdup::corpus::remote::OutDir;
 
 use super::common::{input_notes, print_json, progress, PipelineArgs, SpillArgs};
 use super::method_args::MethodArgs;
@@ -153,11 +154,15 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         .explain_plan(args.explain_plan)
         .build()?;
     let input = Input::from_paths(&args.input)?;
+    let dir = OutDir::new(&args.out, args.job.spill.tmp_dir.as_deref())?;
     #[cfg(feature = "distributed")]
     let out = match args.dist.topology()? {
-        Some(topo) => match fimdup::dataflow::run_job(&job, &input, &topo, &args.out)? {
+        Some(topo) => match fimdup::dataflow::run_job(&job, &input, &topo, dir.path())
+            .map_err(|e| dir.name_urls(e))?
+        {
             Some(out) => out,
             None => {
+                dir.publish()?;
                 super::common::share_done(&topo, &args.out);
                 return Ok(());
             }
@@ -169,7 +174,8 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         args.dist.refuse()?;
         run_local(&job, &input)?
     };
-    out.write(&args.out)?;
+    out.write(dir.path()).map_err(|e| dir.name_urls(e))?;
+    dir.publish()?;
     if let Some(p) = &out.memory_plan {
         super::common::print_plan(p);
     }

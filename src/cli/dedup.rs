@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use fimdup::corpus::remote::OutDir;
 use fimdup::dedup::{DedupOptions, Keep, OutFormat};
 
 use super::cluster::JobArgs;
@@ -95,9 +96,13 @@ pub fn run(args: Args) -> anyhow::Result<()> {
     if args.add {
         return run_adding(&args, &dedup);
     }
+    let dir = OutDir::new(&args.out, args.job.spill.tmp_dir.as_deref())?;
     #[cfg(feature = "distributed")]
     if let Some(topo) = args.dist.topology()? {
-        return match fimdup::dataflow::run_dedup(&dedup, &args.input, &args.out, &topo)? {
+        let out = fimdup::dataflow::run_dedup(&dedup, &args.input, dir.path(), &topo)
+            .map_err(|e| dir.name_urls(e))?;
+        dir.publish()?;
+        return match out {
             Some(out) => report(&args, &out),
             None => {
                 super::common::share_done(&topo, &args.out);
@@ -106,9 +111,11 @@ pub fn run(args: Args) -> anyhow::Result<()> {
         };
     }
     let pb = progress(None, "sketching");
-    let out = dedup.run(&args.input, &args.out, &|n| pb.set_position(n));
+    let out = dedup.run(&args.input, dir.path(), &|n| pb.set_position(n));
     pb.finish_and_clear();
-    report(&args, &out?)
+    let out = out.map_err(|e| dir.name_urls(e))?;
+    dir.publish()?;
+    report(&args, &out)
 }
 
 /// `--against INDEX --add`: the index opened under its writer lock, the batch deduplicated

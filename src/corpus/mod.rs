@@ -86,7 +86,7 @@ pub(crate) use dir::walk;
 pub use format::Format;
 pub use id_table::{id_table_path, read_id_table, write_id_table, IdTableWriter, ID_TABLE_HEADER};
 pub use jsonl::ext_id_from_json;
-pub use reader::{open, CorpusReader, CorpusStats, Document};
+pub use reader::{open, open_row_groups, CorpusReader, CorpusStats, Document};
 #[cfg(feature = "distributed")]
 pub(crate) use unique::duplicate_error;
 #[cfg(feature = "distributed")]

@@ -168,22 +168,48 @@ pub fn open(path: &Path, cfg: &CorpusConfig) -> Result<CorpusReader> {
         Some(list) => Box::new(shards::ShardDocs::open(list, format, cfg)?),
         None => source_for(path, format, cfg)?,
     };
-    // Directories and Parquet corpora count their files as they open them.
-    let files = u64::from(!matches!(format, Format::Dir | Format::Parquet));
-    Ok(CorpusReader {
-        src,
-        path: path.to_path_buf(),
-        format,
-        next_id: 0,
-        stats: CorpusStats {
-            files,
-            ..CorpusStats::default()
-        },
-        done: false,
-        check: check_for(format, cfg),
-        cfg: cfg.clone(),
-        last_line: 0,
-    })
+    Ok(CorpusReader::with_source(path, format, cfg, src))
+}
+
+/// Opens the row groups of the Parquet file `path` whose bytes start in `[start, end)`
+/// (a piece of a divided run, [`super::split::assign_pieces`]); its rows keep their
+/// numbers in the file, its DocIds start at 0.
+pub fn open_row_groups(
+    path: &Path,
+    cfg: &CorpusConfig,
+    start: u64,
+    end: u64,
+) -> Result<CorpusReader> {
+    let format = cfg.format_of(path)?;
+    if format != Format::Parquet {
+        return Err(Error::config(format!(
+            "{}: only a Parquet file is read by row groups",
+            path.display()
+        )));
+    }
+    let src = Box::new(parquet::ParquetDocs::open_window(path, cfg, start, end)?);
+    Ok(CorpusReader::with_source(path, format, cfg, src))
+}
+
+impl CorpusReader {
+    fn with_source(path: &Path, format: Format, cfg: &CorpusConfig, src: Box<dyn Source>) -> Self {
+        // Directories and Parquet corpora count their files as they open them.
+        let files = u64::from(!matches!(format, Format::Dir | Format::Parquet));
+        CorpusReader {
+            src,
+            path: path.to_path_buf(),
+            format,
+            next_id: 0,
+            stats: CorpusStats {
+                files,
+                ..CorpusStats::default()
+            },
+            done: false,
+            check: check_for(format, cfg),
+            cfg: cfg.clone(),
+            last_line: 0,
+        }
+    }
 }
 
 impl CorpusReader {

@@ -26,7 +26,14 @@
 //! * A divided run ([`stage_pieces`]) stages, in each process, only the byte ranges of its
 //!   workers' pieces ([`super::split::assign_pieces`]) into sparse files of the objects'
 //!   sizes, and before dividing them the few bytes after each cut point that find the line
-//!   start there: a process fetches about `1/N` of the corpus's bytes.
+//!   start there (of a Parquet object, its footer, which says where its row groups start):
+//!   a process fetches about `1/N` of the corpus's bytes.
+//!
+//! **Outputs.** `--out s3://bucket/prefix` ([`OutDir`]): the run writes into a staging
+//! directory as into a local one, and its files are uploaded under the prefix, by their
+//! paths in it, only once the run has succeeded, `summary.json` last. In a divided run each
+//! process uploads the parts it wrote (their names differ by process), so the prefix ends
+//! holding what a local `--out` of every process would.
 //!
 //! **Configuration** comes from the environment, as the cloud tools read it: for S3
 //! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`, `AWS_REGION` (or
@@ -99,22 +106,98 @@ impl Staged {
 
     /// `e` with the paths of staged files replaced by the URLs of their objects.
     pub fn name_urls(&self, e: Error) -> Error {
-        let url = |p: PathBuf| self.url_of(&p);
-        match e {
-            Error::Parse { path, line, msg } => Error::Parse {
-                path: url(path),
-                line,
-                msg,
-            },
-            Error::Format { path, msg } => Error::Format {
-                path: url(path),
-                msg,
-            },
-            Error::Io { path, source } => Error::Io {
-                path: url(path),
-                source,
-            },
-            other => other,
+        renamed(e, |p| self.url_of(&p))
+    }
+}
+
+/// `e` with the path it names passed through `url`.
+fn renamed(e: Error, url: impl Fn(PathBuf) -> PathBuf) -> Error {
+    match e {
+        Error::Parse { path, line, msg } => Error::Parse {
+            path: url(path),
+            line,
+            msg,
+        },
+        Error::Format { path, msg } => Error::Format {
+            path: url(path),
+            msg,
+        },
+        Error::Io { path, source } => Error::Io {
+            path: url(path),
+            source,
+        },
+        other => other,
+    }
+}
+
+/// A temporary directory under `tmp` (the system's when `None`).
+fn temp_dir(tmp: Option<&Path>) -> Result<tempfile::TempDir> {
+    match tmp {
+        Some(t) => tempfile::Builder::new()
+            .prefix("fimdup-remote")
+            .tempdir_in(t),
+        None => tempfile::Builder::new().prefix("fimdup-remote").tempdir(),
+    }
+    .map_err(|e| Error::io(tmp.unwrap_or(Path::new("temporary directory")), e))
+}
+
+/// An output directory (`--out`): a local directory is itself; for an object-store URL
+/// (`s3://bucket/prefix`) the run writes into a staging directory, and
+/// [`OutDir::publish`] uploads its files under the prefix once the run has succeeded
+/// (`summary.json` last, so that its presence says the others are complete). A failed run
+/// uploads nothing; the staging directory is removed when this is dropped.
+#[derive(Debug)]
+pub struct OutDir {
+    local: PathBuf,
+    /// The staging directory and the URL, for an output in object storage.
+    remote: Option<(tempfile::TempDir, PathBuf)>,
+}
+
+impl OutDir {
+    /// The output directory `out`, staged under `tmp` when it is a URL. The store is
+    /// reached here (the prefix listed), so that an output URL that cannot be written to is
+    /// an error naming it before any work.
+    pub fn new(out: &Path, tmp: Option<&Path>) -> Result<OutDir> {
+        if !is_remote(out) {
+            return Ok(OutDir {
+                local: out.to_path_buf(),
+                remote: None,
+            });
+        }
+        imp::check_out(out)?;
+        let dir = temp_dir(tmp)?;
+        Ok(OutDir {
+            local: dir.path().join("out"),
+            remote: Some((dir, out.to_path_buf())),
+        })
+    }
+
+    /// The local directory the run writes into.
+    pub fn path(&self) -> &Path {
+        &self.local
+    }
+
+    /// `e` with the paths of staged outputs replaced by their URLs.
+    pub fn name_urls(&self, e: Error) -> Error {
+        let Some((_, url)) = &self.remote else {
+            return e;
+        };
+        renamed(e, |p| match p.strip_prefix(&self.local) {
+            Ok(rel) => PathBuf::from(format!(
+                "{}/{}",
+                url.to_string_lossy().trim_end_matches('/'),
+                rel.to_string_lossy()
+            )),
+            Err(_) => p,
+        })
+    }
+
+    /// Uploads the files the run wrote (nothing for a local directory); returns the bytes
+    /// uploaded.
+    pub fn publish(self) -> Result<u64> {
+        match &self.remote {
+            None => Ok(0),
+            Some((_, url)) => imp::upload(&self.local, url),
         }
     }
 }
@@ -190,6 +273,19 @@ mod imp {
     pub(super) fn names(url: &Path) -> Result<Vec<String>> {
         Err(absent(url))
     }
+
+    pub(super) fn check_out(url: &Path) -> Result<()> {
+        Err(Error::format(
+            url,
+            "an output in object storage, but this build of fimdup cannot write one; build \
+             it with the `object-store` feature (`cargo build --release --features \
+             object-store`, or `--features full`)",
+        ))
+    }
+
+    pub(super) fn upload(_dir: &Path, url: &Path) -> Result<u64> {
+        check_out(url).map(|_| 0)
+    }
 }
 
 #[cfg(feature = "object-store")]
@@ -203,7 +299,7 @@ mod imp {
 
     use super::*;
     use crate::corpus::shards::matches;
-    use crate::corpus::split::{assign_pieces, splits_by_range};
+    use crate::corpus::split::{assign_pieces, cut_of, Cut};
 
     /// What a URL names.
     enum Kind {
@@ -430,6 +526,24 @@ mod imp {
             Ok(range.end.saturating_sub(range.start))
         }
 
+        /// Fetches the footer of the Parquet object `o` (its metadata, its length and the
+        /// magic), or the whole object when it is too short to hold one; returns the bytes
+        /// fetched.
+        fn fetch_footer(&self, o: &Object, file: &mut std::fs::File, local: &Path) -> Result<u64> {
+            if o.len < 12 {
+                return self.fetch(o, file, local, 0..o.len);
+            }
+            let mut got = self.fetch(o, file, local, o.len - 8..o.len)?;
+            let mut tail = [0u8; 8];
+            file.seek(SeekFrom::Start(o.len - 8))
+                .and_then(|_| std::io::Read::read_exact(file, &mut tail))
+                .map_err(|e| Error::io(local, e))?;
+            let meta = u64::from(u32::from_le_bytes(tail[..4].try_into().expect("4 bytes")));
+            let start = o.len.saturating_sub(8 + meta);
+            got += self.fetch(o, file, local, start..o.len - 8)?;
+            Ok(got)
+        }
+
         /// Fetches the bytes of `o` from `pos - 1` on until the end of the line holding
         /// byte `pos - 1` (what [`crate::corpus::split`] reads to cut at `pos`).
         fn fetch_line_end(
@@ -461,6 +575,82 @@ mod imp {
         }
     }
 
+    /// Opens the store of the output URL `url` and lists its prefix.
+    pub(super) fn check_out(url: &Path) -> Result<()> {
+        let r = Remote::open(url)?;
+        if let Kind::Pattern(_) = r.kind {
+            return Err(Error::config(format!(
+                "{}: an output URL names a prefix (`s3://bucket/dir`), not a pattern",
+                url.display()
+            )));
+        }
+        r.list_one(&r.prefix).map(|_| ())
+    }
+
+    /// Uploads every file under `dir` (recursively) to the prefix of `url`, by its path
+    /// below `dir`, in name order with a top-level `summary.json` last: a file of at most
+    /// [`CHUNK`] bytes in one request, a larger one in parts of [`CHUNK`] bytes (at most
+    /// four in flight). Returns the bytes uploaded.
+    pub(super) fn upload(dir: &Path, url: &Path) -> Result<u64> {
+        use object_store::WriteMultipart;
+        use std::io::Read;
+
+        fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
+            let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+            for e in entries {
+                let e = e.map_err(|e| Error::io(dir, e))?;
+                let name = format!("{rel}{}", e.file_name().to_string_lossy());
+                let ty = e.file_type().map_err(|err| Error::io(e.path(), err))?;
+                if ty.is_dir() {
+                    walk(&e.path(), &format!("{name}/"), out)?;
+                } else {
+                    out.push((name, e.path()));
+                }
+            }
+            Ok(())
+        }
+        let r = Remote::open(url)?;
+        let mut files = Vec::new();
+        if dir.exists() {
+            walk(dir, "", &mut files)?;
+        }
+        files.sort_by_key(|(name, _)| (name == "summary.json", name.clone()));
+        let mut sent = 0;
+        for (name, path) in files {
+            let key = match r.prefix.as_str() {
+                "" => Key::from(name.as_str()),
+                p => Key::from(format!("{p}/{name}")),
+            };
+            let err = |e: object_store::Error| read_err(r.url_of(&key), e);
+            let mut file = std::fs::File::open(&path).map_err(|e| Error::io(&path, e))?;
+            let len = file.metadata().map_err(|e| Error::io(&path, e))?.len();
+            if len <= CHUNK {
+                let mut bytes = Vec::with_capacity(len as usize);
+                file.read_to_end(&mut bytes)
+                    .map_err(|e| Error::io(&path, e))?;
+                r.rt.block_on(r.store.put(&key, bytes.into()))
+                    .map_err(err)?;
+            } else {
+                r.rt.block_on(async {
+                    let up = r.store.put_multipart(&key).await.map_err(err)?;
+                    let mut w = WriteMultipart::new_with_chunk_size(up, CHUNK as usize);
+                    let mut buf = vec![0u8; CHUNK as usize];
+                    loop {
+                        let n = file.read(&mut buf).map_err(|e| Error::io(&path, e))?;
+                        if n == 0 {
+                            break;
+                        }
+                        w.wait_for_capacity(4).await.map_err(err)?;
+                        w.write(&buf[..n]);
+                    }
+                    w.finish().await.map_err(err).map(|_| ())
+                })?;
+            }
+            sent += len;
+        }
+        Ok(sent)
+    }
+
     /// The corpus's objects' names, sorted.
     pub(super) fn names(url: &Path) -> Result<Vec<String>> {
         let r = Remote::open(url)?;
@@ -475,13 +665,7 @@ mod imp {
     ) -> Result<Staged> {
         let r = Remote::open(url)?;
         let objects = r.objects()?;
-        let dir = match tmp {
-            Some(t) => tempfile::Builder::new()
-                .prefix("fimdup-remote")
-                .tempdir_in(t),
-            None => tempfile::Builder::new().prefix("fimdup-remote").tempdir(),
-        }
-        .map_err(|e| Error::io(tmp.unwrap_or(Path::new("temporary directory")), e))?;
+        let dir = temp_dir(tmp)?;
         // One object is one file, unless a record format makes the URL name shards.
         let one = matches!(r.kind, Kind::Object)
             && objects.len() == 1
@@ -516,7 +700,13 @@ mod imp {
             if let Some(parent) = p.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
             }
-            let f = std::fs::File::create(&p).map_err(|e| Error::io(&p, e))?;
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&p)
+                .map_err(|e| Error::io(&p, e))?;
             f.set_len(o.len).map_err(|e| Error::io(&p, e))?;
             files.push((p, f));
         }
@@ -529,14 +719,19 @@ mod imp {
         // The bytes that find the line starts at the workers' bounds, as `assign_pieces`
         // reads them, then the pieces of this process's workers.
         let mut cut = Vec::with_capacity(objects.len());
-        for (p, _) in &files {
-            cut.push(splits_by_range(p, cfg)?);
+        for (i, (p, f)) in files.iter_mut().enumerate() {
+            let c = cut_of(p, cfg)?;
+            if c == Cut::RowGroups {
+                // Where the row groups start is in the footer.
+                staged.fetched += r.fetch_footer(&objects[i], f, p)?;
+            }
+            cut.push(c);
         }
         let n = workers.max(1) as u128;
         let total: u64 = objects.iter().map(|o| o.len).sum();
         let mut at = 0u64;
         for (i, o) in objects.iter().enumerate() {
-            if cut[i] {
+            if cut[i] == Cut::Lines {
                 for w in 1..n {
                     let x = (u128::from(total) * w / n) as u64;
                     if x > at && x < at + o.len {
@@ -547,7 +742,7 @@ mod imp {
             }
             at += o.len;
         }
-        let args: Vec<(&Path, u64, bool)> = (files.iter().zip(&objects).zip(&cut))
+        let args: Vec<(&Path, u64, Cut)> = (files.iter().zip(&objects).zip(&cut))
             .map(|(((p, _), o), &c)| (p.as_path(), o.len, c))
             .collect();
         let pieces = assign_pieces(&args, workers)?;

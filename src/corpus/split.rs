@@ -11,10 +11,12 @@
 //!
 //! A divided run reads a corpus's files (one file, or the shards of a sharded corpus,
 //! [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
-//! end to end, each worker takes about `1/N` of the bytes; a file that can be cut (as
-//! above) is cut at line starts, any other file (a gzip or zstd line-format file, a
-//! CSV/TSV, WARC or Parquet shard, read by its format's reader) is one piece read whole by
-//! the worker holding its middle byte. The prefix sums of the pieces' counts in worker
+//! end to end, each worker takes about `1/N` of the bytes ([`Cut`]); a file that can be
+//! cut (as above) is cut at line starts, a Parquet file where its row groups start (a
+//! piece holds the row groups that start in its bytes, their rows keeping their numbers in
+//! the file), any other file (a gzip or zstd line-format file, a CSV/TSV or WARC shard,
+//! read by its format's reader) is one piece read whole by the worker holding its middle
+//! byte. The prefix sums of the pieces' counts in worker
 //! order place each piece ([`place_pieces`]): its first line in its file and its first
 //! DocId in the corpus.
 //!
@@ -72,6 +74,33 @@ pub fn splits_by_range(path: &Path, cfg: &CorpusConfig) -> Result<bool> {
         && path != Path::new("-")
         && !crate::io::Compression::of_path(path).is_compressed()
         && std::fs::metadata(path).is_ok_and(|m| m.is_file()))
+}
+
+/// How a file of a divided run's corpus is divided between workers ([`assign_pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Cut {
+    /// Read whole by one worker.
+    Whole,
+    /// Cut into byte ranges at line starts ([`splits_by_range`]).
+    Lines,
+    /// A Parquet file, cut where its row groups start: a piece holds the row groups whose
+    /// bytes start in it.
+    RowGroups,
+}
+
+/// How the file `path` of a corpus is divided: at line starts when it is split by
+/// ranges, at row groups when it is a Parquet file (or an object-store URL of one), else
+/// whole.
+pub fn cut_of(path: &Path, cfg: &CorpusConfig) -> Result<Cut> {
+    Ok(if splits_by_range(path, cfg)? {
+        Cut::Lines
+    } else if cfg.format_of(path)? == Format::Parquet
+        && (std::fs::metadata(path).is_ok_and(|m| m.is_file()) || super::remote::is_remote(path))
+    {
+        Cut::RowGroups
+    } else {
+        Cut::Whole
+    })
 }
 
 /// The byte range `[start, end)` of worker `share.index` of `share.count` (see the module
@@ -241,13 +270,15 @@ pub struct Piece {
 }
 
 /// The pieces of every worker of `workers` when the files (in corpus order, each with its
-/// size and whether it can be cut, [`splits_by_range`]) are divided by bytes: the files are laid
-/// end to end, and worker `w` takes the bytes from `w * total / workers` on. A file that
-/// cannot be cut goes whole to the worker holding its middle byte; one that can is cut at
-/// the first line start at or after each worker's first byte, as [`byte_range`] cuts one
-/// file. Pieces follow the corpus order: worker by worker, file by file; empty pieces are
-/// left out, but a corpus of one cuttable file gives every worker a piece (maybe empty).
-pub fn assign_pieces(files: &[(&Path, u64, bool)], workers: usize) -> Result<Vec<Vec<Piece>>> {
+/// size and how it is cut, [`cut_of`]) are divided by bytes: the files are laid end to
+/// end, and worker `w` takes the bytes from `w * total / workers` on. A file read whole
+/// goes to the worker holding its middle byte; a line file is cut at the first line start
+/// at or after each worker's first byte, as [`byte_range`] cuts one file, and a Parquet
+/// file at the first row group start there (its first piece starts at 0, its last ends at
+/// its end, footer included). Pieces follow the corpus order: worker by worker, file by
+/// file; empty pieces are left out, but a corpus of one cut file gives every worker a
+/// piece (maybe empty).
+pub fn assign_pieces(files: &[(&Path, u64, Cut)], workers: usize) -> Result<Vec<Vec<Piece>>> {
     let n = workers.max(1) as u128;
     let total: u64 = files.iter().map(|f| f.1).sum();
     let bound = |w: u128| (u128::from(total) * w / n) as u64;
@@ -267,7 +298,7 @@ pub fn assign_pieces(files: &[(&Path, u64, bool)], workers: usize) -> Result<Vec
     let single = files.len() == 1;
     let mut at = 0u64;
     for (i, &(path, len, cut)) in files.iter().enumerate() {
-        if !cut {
+        if cut == Cut::Whole {
             if len > 0 || single {
                 out[owner(at + len / 2)].push(Piece {
                     file: i,
@@ -277,11 +308,19 @@ pub fn assign_pieces(files: &[(&Path, u64, bool)], workers: usize) -> Result<Vec
             }
         } else {
             let mut f = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+            let starts = match cut {
+                Cut::RowGroups => super::parquet::row_group_starts(path)?,
+                _ => Vec::new(),
+            };
             let mut cut_at = |x: u64| -> Result<u64> {
                 if x <= at {
                     Ok(0)
                 } else if x >= at + len {
                     Ok(len)
+                } else if cut == Cut::RowGroups {
+                    // The first row group after the first that starts at or after `x`.
+                    let x = x - at;
+                    Ok((starts.iter().skip(1).copied().find(|&s| s >= x)).unwrap_or(len))
                 } else {
                     line_start_at(&mut f, path, x - at, len)
                 }
@@ -512,9 +551,10 @@ mod tests {
             let text: String = (0..lines).map(line).collect();
             std::fs::write(&p, &text).unwrap();
             // s3 stands for a file read whole.
-            files.push((p, text.len() as u64, f != 3));
+            let cut = if f == 3 { Cut::Whole } else { Cut::Lines };
+            files.push((p, text.len() as u64, cut));
         }
-        let args: Vec<(&Path, u64, bool)> = files
+        let args: Vec<(&Path, u64, Cut)> = files
             .iter()
             .map(|(p, l, c)| (p.as_path(), *l, *c))
             .collect();
@@ -532,7 +572,7 @@ mod tests {
                 assert_eq!(p.start, at[p.file], "{n}: {flat:?}");
                 assert!(p.end > p.start, "{n}: empty piece {flat:?}");
                 at[p.file] = p.end;
-                if !files[p.file].2 {
+                if files[p.file].2 == Cut::Whole {
                     assert_eq!((p.start, p.end), (0, files[p.file].1));
                 }
             }

@@ -1,10 +1,10 @@
 //! The cluster stage divided among the workers of every process, for `concept`,
 //! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
-//! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, or
-//! on the shards of a sharded corpus in any format, divided by bytes
-//! ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
-//! whole, CSV/TSV, WARC and Parquet shards each read whole by its format's reader);
-//! verification and deduplication need one file: no process holds the corpus's images,
+//! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, one
+//! Parquet file cut by row groups, or on the shards of a sharded corpus in any format,
+//! divided by bytes ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards
+//! cut or read whole, Parquet shards cut by row groups, CSV/TSV and WARC shards each read
+//! whole by its format's reader); verification and deduplication need one line file: no process holds the corpus's images,
 //! every process writes its part of each output file, and process 0 receives counters,
 //! not the records nor the results.
 //!
@@ -13,8 +13,9 @@
 //! only route each stage's inputs to their owners and call them):
 //! 1. **Sketch**: each worker reads and sketches its pieces of the corpus's files, about
 //!    `1/N` of the bytes (for a corpus read by lines the pieces' counts are gathered
-//!    first, so each knows its first lines and DocIds; the whole files of other formats
-//!    are read first and their documents renumbered once the counts are gathered) and
+//!    first, so each knows its first lines and DocIds; the pieces of other formats, whole
+//!    files or a Parquet file's row groups, are read first and their documents renumbered
+//!    once the counts are gathered) and
 //!    keeps its documents' ids, element keys and fingerprints (the keys in a spill file
 //!    under a memory budget, [`crate::context::DocKeys`]). A read error (a corrupt shard)
 //!    reaches every worker in one round, and each stops with it.
@@ -152,10 +153,8 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some("the images are mod-m or weighted")
         } else if let Some(why) = shards_because(job, path)? {
             Some(why)
-        } else if !crate::corpus::shards::is_sharded(path, &pipeline.corpus)
-            && !crate::corpus::split::splits_by_range(path, &pipeline.corpus)?
-        {
-            Some("the corpus is not split by byte ranges (compressed, or not JSONL or lines)")
+        } else if let Some(why) = one_file_because(job, path)? {
+            Some(why)
         } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
             Some("repeated ids are renamed in input order")
         } else {
@@ -186,6 +185,27 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
     Ok(())
 }
 
+/// Why `job` on the corpus at `path`, one file, does not run divided: the file is not cut
+/// (by byte ranges at lines, or by row groups for a Parquet file), or it is a Parquet file
+/// and the pairs are verified; `None` when it does or when the corpus is sharded.
+fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
+    use crate::corpus::split::{cut_of, Cut};
+    let corpus = &job.pipeline().corpus;
+    if crate::corpus::shards::is_sharded(path, corpus) {
+        return Ok(None);
+    }
+    Ok(match cut_of(path, corpus)? {
+        Cut::Whole => Some(
+            "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
+             lines or a Parquet file)",
+        ),
+        Cut::RowGroups if job.verified_threshold().is_some() => {
+            Some("documents of a Parquet file are not read again at their rows (verification)")
+        }
+        _ => None,
+    })
+}
+
 /// Why `job` on the sharded corpus at `path` does not run divided; `None` when it does or
 /// when the corpus is not sharded.
 fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
@@ -208,9 +228,8 @@ pub(super) struct InputFile {
     pub name: Option<String>,
     /// Its size in bytes.
     pub len: u64,
-    /// Whether it is cut into byte ranges ([`crate::corpus::split::splits_by_range`]);
-    /// otherwise a worker reads it whole.
-    pub cut: bool,
+    /// How it is divided between workers ([`crate::corpus::split::cut_of`]).
+    pub cut: crate::corpus::split::Cut,
 }
 
 impl InputFile {
@@ -221,7 +240,7 @@ impl InputFile {
                 let mut v = Vec::with_capacity(shards.len());
                 for s in shards {
                     v.push(InputFile {
-                        cut: crate::corpus::split::splits_by_range(&s.path, corpus)?,
+                        cut: crate::corpus::split::cut_of(&s.path, corpus)?,
                         path: s.path,
                         name: Some(s.name),
                         len: s.len,
@@ -235,7 +254,7 @@ impl InputFile {
                 len: std::fs::metadata(path)
                     .map_err(|e| Error::io(path, e))?
                     .len(),
-                cut: true,
+                cut: crate::corpus::split::cut_of(path, corpus)?,
             }],
         })
     }

@@ -28,7 +28,8 @@ use crate::corpus::duplicate_error;
 use crate::corpus::par::Share;
 use crate::corpus::shards::shard_ext_id;
 use crate::corpus::split::{
-    assign_pieces, count_range, place_pieces, read_by_lines, LineRange, Piece, RangeCount, Split,
+    assign_pieces, count_range, place_pieces, read_by_lines, Cut, LineRange, Piece, RangeCount,
+    Split,
 };
 use crate::corpus::{first_repeat, ids_can_repeat, Duplicate, DuplicateIds, Format};
 use crate::plan::{self, ID_MSG_BYTES};
@@ -96,7 +97,7 @@ pub(super) fn read_and_sketch(
 ) -> Result<Local> {
     let me = rounds.index();
     let pipeline = plan.job.pipeline();
-    let files: Vec<(&Path, u64, bool)> = (plan.files.iter())
+    let files: Vec<(&Path, u64, Cut)> = (plan.files.iter())
         .map(|f| (f.path.as_path(), f.len, f.cut))
         .collect();
     let pieces = assign_pieces(&files, rounds.peers())?;
@@ -117,15 +118,15 @@ pub(super) fn read_and_sketch(
         agree(rounds, r)?;
         (with_counts, placed)
     } else {
-        // Each whole file through its format's own reader, the shard's ids left to the
-        // ids stage (a repeat is found over every shard, in DocId order).
+        // Each whole file (or a Parquet file's row groups) through its format's own
+        // reader, the shard's ids left to the ids stage (a repeat is found over every
+        // shard, in DocId order).
         let mut own = plan.job.pipeline().clone();
         own.corpus.duplicate_ids = DuplicateIds::Keep;
-        let whole = Split::Blocks(Share { index: 0, count: 1 });
         let counts = (pieces[me].iter())
             .map(|&piece| {
                 let before = read.docs.len();
-                read.piece_with(plan, &own, piece, whole)?;
+                read.piece_with(plan, &own, piece, unplaced(plan, piece))?;
                 Ok(RangeCount {
                     lines: 0,
                     docs: (read.docs.len() - before) as u64,
@@ -294,6 +295,21 @@ impl Read {
     }
 }
 
+/// How a piece of a corpus not read by lines is read before it is placed: a Parquet file's
+/// row groups starting in the piece's bytes (its rows keep their numbers in the file, its
+/// documents are numbered from 0), any other file whole.
+fn unplaced(plan: &Plan, piece: Piece) -> Split {
+    match plan.files[piece.file].cut {
+        Cut::RowGroups => Split::Range(LineRange {
+            start: piece.start,
+            end: piece.end,
+            first_line: 1,
+            first_doc: 0,
+        }),
+        _ => Split::Blocks(Share { index: 0, count: 1 }),
+    }
+}
+
 /// The exact join's keys over a sharded corpus: the documents' full shingle sets, each of
 /// this worker's pieces read again as it was read first (a byte range by lines, a whole
 /// shard by its format's reader), in the same order (on disk under a budget). `n` is the
@@ -315,7 +331,7 @@ fn piece_sets(
         let split = if by_lines {
             Split::Range(range)
         } else {
-            Split::Blocks(Share { index: 0, count: 1 })
+            unplaced(plan, piece)
         };
         shingle_sets_share(
             path,

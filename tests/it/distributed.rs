@@ -306,21 +306,7 @@ fn start_all_env(
     w: usize,
     env: &[(&str, &str)],
 ) -> (Vec<Proc>, Vec<u16>) {
-    fs::create_dir_all(root).unwrap();
-    let ports = free_ports(n);
-    let hosts = root.join("hosts.txt");
-    write_hosts(&hosts, &ports);
-    let procs = (0..n)
-        .map(|p| {
-            let cwd = root.join(format!("p{p}"));
-            fs::create_dir_all(cwd.join("tmp")).unwrap();
-            let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
-            a.extend(["--out".to_string(), "out".to_string()]);
-            a.extend(layout_flags(n, w, p, &hosts));
-            spawn_env(&a, &cwd, &root.join(format!("p{p}.log")), env)
-        })
-        .collect();
-    (procs, ports)
+    start_with(root, args, n, w, |_| env.to_vec())
 }
 
 /// [`start`], with process `env.0` given the environment variable `env.1`.
@@ -331,6 +317,20 @@ fn start_env(
     w: usize,
     env: Option<(usize, (&str, &str))>,
 ) -> (Vec<Proc>, Vec<u16>) {
+    start_with(root, args, n, w, |p| {
+        env.iter().filter(|e| e.0 == p).map(|e| e.1).collect()
+    })
+}
+
+/// [`start`], with process `p` given the environment variables `env(p)`; `--out out` is
+/// added unless `args` name an output.
+fn start_with<'a>(
+    root: &Path,
+    args: &[&str],
+    n: usize,
+    w: usize,
+    env: impl Fn(usize) -> Vec<(&'a str, &'a str)>,
+) -> (Vec<Proc>, Vec<u16>) {
     fs::create_dir_all(root).unwrap();
     let ports = free_ports(n);
     let hosts = root.join("hosts.txt");
@@ -340,10 +340,11 @@ fn start_env(
             let cwd = root.join(format!("p{p}"));
             fs::create_dir_all(cwd.join("tmp")).unwrap();
             let mut a: Vec<String> = args.iter().map(|x| x.to_string()).collect();
-            a.extend(["--out".to_string(), "out".to_string()]);
+            if !args.contains(&"--out") {
+                a.extend(["--out".to_string(), "out".to_string()]);
+            }
             a.extend(layout_flags(n, w, p, &hosts));
-            let vars: Vec<(&str, &str)> = env.iter().filter(|e| e.0 == p).map(|e| e.1).collect();
-            spawn_env(&a, &cwd, &root.join(format!("p{p}.log")), &vars)
+            spawn_env(&a, &cwd, &root.join(format!("p{p}.log")), &env(p))
         })
         .collect();
     (procs, ports)
@@ -393,7 +394,7 @@ pub(crate) fn run_dist_env(
 // Checks.
 
 /// Every file under `dir` (recursively) by relative path, but `skip` at the top.
-fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn tree(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
     fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         for e in fs::read_dir(dir).unwrap() {
             let e = e.unwrap();

@@ -7,8 +7,15 @@
 //! - divided over 2 processes, the pattern gives the bytes of the one-process run over the
 //!   files, in divided mode, and each process reports the bytes read that the divided run
 //!   over the files on disk reports;
+//! - one Parquet object with many row groups (pyarrow) runs divided by row groups, each
+//!   process fetching the footer and its row groups, with the bytes of the files on disk;
+//! - a divided run over the pattern kept in a run directory resumes (`--resume`): the
+//!   staged shards are recorded by their URLs, so staging them again is the same run;
+//! - `--out s3://...`: the one-process cluster and dedup runs (with a kept-records file
+//!   large enough to go up in parts) and a divided run (each process its parts) leave
+//!   under the prefix the bytes of the same runs' local outputs;
 //! - a missing bucket and an endpoint where nothing listens stop the run with exit 2,
-//!   naming the URL, with no output.
+//!   naming the URL, with no output (for a corpus and for an output URL).
 
 use std::fs;
 use std::net::TcpStream;
@@ -17,7 +24,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{self, s};
-use crate::distributed::{assert_same_dir, free_ports, read_json, run_dist, run_dist_env, single};
+use crate::distributed::{
+    assert_same_dir, free_ports, read_json, run_dist, run_dist_env, single, tree,
+};
 use crate::shards::sharded;
 
 /// moto's server on a free port, stopped when dropped.
@@ -95,6 +104,40 @@ print(len(c.list_objects_v2(Bucket=bucket, Prefix=prefix + "/")["Contents"]))
     let out = common::run_python(python, script, &[endpoint, bucket, s(dir), prefix]);
     let n = fs::read_dir(dir).unwrap().count();
     assert_eq!(out.trim(), n.to_string(), "objects uploaded");
+}
+
+/// Creates the empty `bucket`.
+fn make_bucket(python: &Path, endpoint: &str, bucket: &str) {
+    let script = r#"
+import sys, boto3
+endpoint, bucket = sys.argv[1:3]
+c = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                 aws_secret_access_key="testing", region_name="us-east-1")
+c.create_bucket(Bucket=bucket)
+"#;
+    common::run_python(python, script, &[endpoint, bucket]);
+}
+
+/// Downloads every object under `bucket/prefix/` into `dir` (by its key below the prefix,
+/// with boto3); returns `dir`.
+fn download(python: &Path, endpoint: &str, bucket: &str, prefix: &str, dir: &Path) -> PathBuf {
+    let script = r#"
+import os, sys, boto3
+endpoint, bucket, prefix, d = sys.argv[1:5]
+c = boto3.client("s3", endpoint_url=endpoint, aws_access_key_id="testing",
+                 aws_secret_access_key="testing", region_name="us-east-1")
+n = 0
+for page in c.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix + "/"):
+    for o in page.get("Contents", []):
+        path = os.path.join(d, o["Key"][len(prefix) + 1:])
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        c.download_file(bucket, o["Key"], path)
+        n += 1
+print(n)
+"#;
+    fs::create_dir_all(dir).unwrap();
+    common::run_python(python, script, &[endpoint, bucket, prefix, s(dir)]);
+    dir.to_path_buf()
 }
 
 /// `fimdup args --out dir/name` with `env`: the output directory; the run must succeed.
@@ -206,6 +249,51 @@ fn objects_read_as_the_same_files_on_disk() {
     assert!(got.iter().all(|&b| b < total), "{got:?} of {total}");
 }
 
+/// One Parquet object (written by pyarrow, 16 row groups) run divided over 2 processes:
+/// each process fetches the footer, then the row groups that start in its bytes, and the
+/// run gives the bytes, and each process the bytes read, of the same divided run over the
+/// file on disk.
+#[cfg(feature = "parquet")]
+#[test]
+fn a_parquet_object_is_divided_by_row_groups() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    let (whole, _) = sharded(d);
+    let pq = d.join("pq");
+    let groups = common::run_python(
+        &python,
+        crate::shards::WRITE_ROW_GROUPS,
+        &[s(&whole), s(&pq)],
+    );
+    assert_eq!(groups.trim(), "16");
+    upload(&python, &moto.endpoint(), "corpus", &pq.join("one"), "pq");
+    let env = env(&moto.endpoint());
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let file = pq.join("one/one.parquet");
+    let local = ["cluster", s(&file), "--threshold", "0.8"];
+    let remote = [
+        "cluster",
+        "s3://corpus/pq/one.parquet",
+        "--threshold",
+        "0.8",
+    ];
+    let one = single(d, "one", &local);
+    let want = run_dist(d, "local-2x1", &local, 2, 1);
+    want.assert_ok();
+    let got = run_dist_env(d, "s3-2x1", &remote, 2, 1, &env_ref);
+    got.assert_ok();
+    assert_same_dir(&one, &got);
+    let (want, got) = (bytes_read(&want.summary()), bytes_read(&got.summary()));
+    assert_eq!(got, want, "bytes read per process");
+    let len = fs::metadata(&file).unwrap().len();
+    assert_eq!(got.iter().sum::<u64>(), len);
+    assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
+}
+
 #[test]
 fn an_unreadable_url_is_named() {
     let Some(python) = common::python_with_moto() else {
@@ -238,4 +326,162 @@ fn an_unreadable_url_is_named() {
         );
         assert!(!out.exists(), "{what}: output written");
     }
+}
+
+/// A divided run over objects, kept in a run directory, then resumed: the resume stages the
+/// objects again into another temporary directory and is the same run (the record names
+/// the objects' URLs), ending with the one-process bytes.
+#[test]
+fn a_run_over_objects_resumes() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    let (_, shards) = sharded(d);
+    upload(&python, &moto.endpoint(), "corpus", &shards, "shards");
+    let env = env(&moto.endpoint());
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let local_pattern = format!("{}/part-*", shards.display());
+    let one = single(d, "one", &["cluster", &local_pattern, "--threshold", "0.8"]);
+    let rd = d.join("rd");
+    let args = [
+        "cluster",
+        "s3://corpus/shards/part-*",
+        "--threshold",
+        "0.8",
+        "--run-dir",
+        s(&rd),
+    ];
+    let first = run_dist_env(d, "kept", &args, 2, 1, &env_ref);
+    first.assert_ok();
+    assert_same_dir(&one, &first);
+    let resumed = [&args[..], &["--resume"]].concat();
+    let run = run_dist_env(d, "resumed", &resumed, 2, 1, &env_ref);
+    run.assert_ok();
+    assert_same_dir(&one, &run);
+    let dist = &run.summary()["distributed"];
+    assert!(dist["resumed_after"].is_string(), "{dist}");
+    // Other objects are another run.
+    let other = [
+        "cluster",
+        "s3://corpus/shards/part-0*",
+        "--threshold",
+        "0.8",
+        "--run-dir",
+        s(&rd),
+        "--resume",
+    ];
+    let run = run_dist_env(d, "other", &other, 2, 1, &env_ref);
+    for e in &run.procs {
+        assert_eq!(e.status.code(), Some(2), "{}", e.stderr);
+        assert!(!e.cwd.join("out").exists());
+    }
+}
+
+/// `--out s3://bucket/prefix`: the objects under the prefix are the files of the same run
+/// with a local `--out`, for cluster and dedup in one process and for a divided run (each
+/// process uploading its parts); an output bucket that does not exist stops the run
+/// before any work, naming the URL.
+#[test]
+fn outputs_go_to_object_storage() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    let endpoint = moto.endpoint();
+    make_bucket(&python, &endpoint, "out");
+    let env = env(&endpoint);
+    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (_, shards) = sharded(d);
+    let pattern = format!("{}/part-*", shards.display());
+    // Kept records of more than 8 MiB (one request's bytes) go up in parts.
+    let big = common::gen(d, "big", 7000, 3, "", &[]);
+    let cases: [(&str, Vec<&str>); 3] = [
+        ("cluster", vec!["cluster", &pattern, "--threshold", "0.8"]),
+        ("dedup", vec!["dedup", &pattern, "--threshold", "0.8"]),
+        ("dedup-big", vec!["dedup", s(&big), "--threshold", "0.8"]),
+    ];
+    for (name, args) in &cases {
+        let want = single(d, &format!("{name}-local"), args);
+        let url = format!("s3://out/{name}");
+        let a = [&args[..], &["--out", &url]].concat();
+        let o = common::fimdup(&a)
+            .envs(env_ref.iter().copied())
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let got = download(
+            &python,
+            &endpoint,
+            "out",
+            name,
+            &d.join(format!("{name}-dl")),
+        );
+        let (want, got) = (tree(&want, &["summary.json"]), tree(&got, &[]));
+        assert!(got.contains_key("summary.json"), "{name}: {:?}", got.keys());
+        let mut got = got;
+        got.remove("summary.json");
+        assert_eq!(
+            got.keys().collect::<Vec<_>>(),
+            want.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert!(
+            got == want,
+            "{name}: the objects differ from the local files"
+        );
+        if *name == "dedup-big" {
+            let largest = want.values().map(Vec::len).max().unwrap();
+            assert!(
+                largest > 8 << 20,
+                "{name}: the largest file has {largest} bytes"
+            );
+        }
+    }
+
+    // Divided: every process uploads its parts under the one prefix.
+    let one = single(d, "one", &cases[0].1);
+    let a = [&cases[0].1[..], &["--out", "s3://out/divided"]].concat();
+    let run = run_dist_env(d, "divided", &a, 2, 1, &env_ref);
+    // Every process succeeded and left only its empty `tmp/` behind: its outputs are in
+    // the bucket, the staging directory gone.
+    for (p, e) in run.procs.iter().enumerate() {
+        assert!(e.status.success(), "process {p}: {}", e.stderr);
+        assert_eq!(crate::distributed::entries(&e.cwd), ["tmp"], "process {p}");
+        assert!(crate::distributed::entries(&e.cwd.join("tmp")).is_empty());
+    }
+    let got = download(&python, &endpoint, "out", "divided", &d.join("divided-dl"));
+    let got = tree(&got, &[]);
+    let sum: serde_json::Value = serde_json::from_slice(&got["summary.json"]).unwrap();
+    assert_eq!(sum["distributed"]["mode"], "divided", "{sum}");
+    for (file, stem, ext) in [
+        ("pairs.csv", "pairs", "csv"),
+        ("clusters.jsonl", "clusters", "jsonl"),
+    ] {
+        let parts: Vec<u8> = (0..2)
+            .flat_map(|p| got[&format!("{stem}.part-{p:05}.{ext}")].clone())
+            .collect();
+        assert!(
+            parts == fs::read(one.join(file)).unwrap(),
+            "{file}: the parts differ"
+        );
+    }
+
+    // No such bucket: refused before the run, naming the URL.
+    let url = "s3://no-such-bucket/x";
+    let o = common::fimdup(&["cluster", &pattern, "--out", url])
+        .envs(env_ref.iter().copied())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(url), "the error must name {url}: {err}");
 }

@@ -14,6 +14,8 @@
 //!   (written by the crate's converter) read as the concatenated JSONL, in one process and
 //!   divided on 2 x 1 and 1 x 2, and a Parquet shard cut short is an exit 2 naming it, in
 //!   every process;
+//! - Parquet written by pyarrow with many row groups, one file or shards, runs divided by
+//!   row groups with the one-process bytes (ids from a column or row numbers);
 //! - CSV, TSV and WARC shards, each read whole by its format's reader, run divided with
 //!   the one-process run's outputs and summary, each process reading about half of the
 //!   bytes; a cut-short gzip CSV shard or WARC record stops every process with exit 2,
@@ -418,6 +420,104 @@ fn parquet_shards() {
         assert!(proc_.stderr.contains(&named), "process {p}{}", run.stderr());
         assert_eq!(entries(&proc_.cwd), ["tmp"], "process {p} wrote");
     }
+}
+
+/// Writes the corpus `jsonl` with pyarrow as one Parquet file `dir/one/one.parquet` (row
+/// groups of 97 rows) and as three shards `dir/shards/part-K.parquet` (row groups of 61).
+pub(crate) const WRITE_ROW_GROUPS: &str = r#"
+import sys, os, json, pyarrow as pa, pyarrow.parquet as pq
+src, out = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(src)]
+t = pa.table({"id": [r["id"] for r in rows], "text": [r["text"] for r in rows]})
+os.makedirs(out + "/one")
+os.makedirs(out + "/shards")
+pq.write_table(t, out + "/one/one.parquet", row_group_size=97)
+for k in range(3):
+    pq.write_table(t.slice(k * 500, 500), f"{out}/shards/part-{k}.parquet", row_group_size=61)
+print(pq.ParquetFile(out + "/one/one.parquet").num_row_groups)
+"#;
+
+/// Parquet divided by row groups: one Parquet file written by pyarrow (16 row groups) and
+/// three Parquet shards of it run divided (2 x 1, 3 x 1, 1 x 2) with the one-process run's
+/// bytes, ids given by the id column or by the row numbers (`--id-column ""`, which the row
+/// groups of a piece keep); each worker reads the row groups that start in its bytes, so
+/// no process of several reads the whole file. Verified pairs over one Parquet file run
+/// gathered, saying why.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_divided_by_row_groups() {
+    let Some(py) = common::python_with_pyarrow() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, _) = sharded(d);
+    let pq = d.join("pq");
+    let groups = common::run_python(&py, WRITE_ROW_GROUPS, &[s(&whole), s(&pq)]);
+    assert_eq!(groups.trim(), "16");
+    let file = pq.join("one/one.parquet");
+    let shards = format!("{}/part-*.parquet", pq.join("shards").display());
+    let cases: [(&str, Vec<&str>, PathBuf); 3] = [
+        (
+            "file",
+            vec!["cluster", s(&file), "--threshold", "0.8"],
+            pq.join("one"),
+        ),
+        (
+            "file-rows",
+            vec!["cluster", s(&file), "--threshold", "0.8", "--id-column", ""],
+            pq.join("one"),
+        ),
+        (
+            "shards",
+            vec!["cluster", &shards, "--threshold", "0.8"],
+            pq.join("shards"),
+        ),
+    ];
+    let want = single(d, "jsonl", &["cluster", s(&whole), "--threshold", "0.8"]);
+    for (name, args, files) in &cases {
+        let one = single(d, &format!("{name}-one"), args);
+        if *name != "file-rows" {
+            assert_same_files(&want, &one, name);
+        } else {
+            let clusters = fs::read_to_string(one.join("clusters.jsonl")).unwrap();
+            assert!(!clusters.contains("\"d0"), "{name}: ids are row numbers");
+        }
+        for (n, w) in [(2, 1), (3, 1), (1, 2)] {
+            let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
+            check_divided(&one, &run, files, n, w);
+            let total = dir_bytes(files).0;
+            for p in run.summary()["distributed"]["per_process"]
+                .as_array()
+                .unwrap()
+            {
+                let read = p["bytes_read"].as_u64().unwrap();
+                assert!(
+                    n == 1 || read < total,
+                    "{name} {n}x{w}: {read} of {total} bytes"
+                );
+            }
+        }
+    }
+
+    let args = [
+        "cluster",
+        s(&file),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let run = run_dist(d, "file-verify-2x1", &args, 2, 1);
+    run.assert_ok();
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+    assert!(
+        dist["gathered_because"]
+            .as_str()
+            .is_some_and(|g| g.contains("Parquet")),
+        "{dist}"
+    );
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and

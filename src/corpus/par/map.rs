@@ -84,8 +84,8 @@ pub fn par_map_corpus_wanted<S: Send, T: Send>(
 }
 
 /// As [`par_map_corpus_opts`], but maps only one worker's share of the corpus
-/// ([`Split`], see [`crate::corpus::split`]): the blocks of its byte range, or its blocks of the
-/// whole input ([`Share`]; the others are read past without being parsed for plain lines
+/// ([`Split`], see [`crate::corpus::split`]): the blocks of its byte range (for a Parquet
+/// file: of its row groups that start in the range), or its blocks of the whole input ([`Share`]; the others are read past without being parsed for plain lines
 /// and JSONL, or read by the sequential reader and not mapped for the other formats). The
 /// consumer sees the worker's blocks (empty ones included) in input order, each with its
 /// [`Block::seq`] (numbered from 0 within a byte range, over the whole input otherwise).
@@ -116,7 +116,9 @@ pub fn par_map_corpus_share<S: Send, T: Send>(
             share.index == 0
         }
         Split::Range(r) => {
-            if line_kind(path, cfg)?.is_none() || r.end < r.start || r.first_line == 0 {
+            let parquet = cfg.format_of(path)? == crate::corpus::Format::Parquet;
+            if (line_kind(path, cfg)?.is_none() && !parquet) || r.end < r.start || r.first_line == 0
+            {
                 return Err(Error::config(format!(
                     "{}: a byte range of a file that is not split into ranges",
                     path.display()
@@ -229,7 +231,11 @@ fn par_map_inner<S: Send, T: Send>(
             }
             Src::Lines(open_read(path)?)
         }
-        (None, _) => Src::Seq(Box::new(crate::corpus::open(path, cfg)?)),
+        // A byte range of a Parquet file: its row groups that start there.
+        (None, Some(r)) => Src::Seq(Box::new(crate::corpus::open_row_groups(
+            path, cfg, r.start, r.end,
+        )?)),
+        (None, None) => Src::Seq(Box::new(crate::corpus::open(path, cfg)?)),
     };
     let seekable = line_kind.is_some() && offsets_are_file_offsets(path);
     let max = opts.max_in_flight().max(1);

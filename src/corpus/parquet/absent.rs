@@ -24,6 +24,15 @@ impl ParquetDocs {
     pub(in crate::corpus) fn open(path: &Path, _cfg: &CorpusConfig) -> Result<Self> {
         Err(absent(path))
     }
+
+    pub(in crate::corpus) fn open_window(
+        path: &Path,
+        _cfg: &CorpusConfig,
+        _start: u64,
+        _end: u64,
+    ) -> Result<Self> {
+        Err(absent(path))
+    }
 }
 
 impl Source for ParquetDocs {

@@ -141,6 +141,20 @@ impl ParquetFile {
         self.meta.metadata().num_row_groups()
     }
 
+    /// Where each row group's bytes start in the file (its first column chunk's first
+    /// page, dictionary page included) and its rows.
+    pub(super) fn row_group_spans(&self) -> Vec<(u64, u64)> {
+        (self.meta.metadata().row_groups().iter())
+            .map(|rg| {
+                let start = (rg.columns().iter())
+                    .map(|c| c.byte_range().0)
+                    .min()
+                    .unwrap_or(0);
+                (start, rg.num_rows().max(0) as u64)
+            })
+            .collect()
+    }
+
     /// The compression of the file's first column chunk, if it has one.
     pub(super) fn codec(&self) -> Option<parquet::basic::Compression> {
         let rg = self.meta.metadata().row_groups().first()?;

@@ -48,6 +48,20 @@ pub(super) use read::ParquetDocs;
 #[cfg(feature = "parquet")]
 pub use write::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
 
+/// Where each row group of the Parquet file `path` starts, in bytes (in file order): a
+/// divided run cuts the file there ([`crate::corpus::split::assign_pieces`]).
+pub fn row_group_starts(path: &Path) -> crate::Result<Vec<u64>> {
+    #[cfg(feature = "parquet")]
+    {
+        let f = columns::ParquetFile::open(path)?;
+        Ok(f.row_group_spans().into_iter().map(|s| s.0).collect())
+    }
+    #[cfg(not(feature = "parquet"))]
+    {
+        ParquetDocs::open(path, &super::CorpusConfig::default()).map(|_| Vec::new())
+    }
+}
+
 /// Whether the calling thread is inside a call to the Parquet decoder that the reader
 /// guards: a panic raised there is caught and becomes an error naming the file, so a panic
 /// hook need not print it (the binary's does not; the fuzz targets do not count it as a

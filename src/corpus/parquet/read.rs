@@ -3,7 +3,8 @@
 //!
 //! Invariant: one batch of the text and id columns of one row group is held at a time; rows
 //! are numbered from 1 within each file (the position in messages) and across the corpus
-//! (the id when no id column is named), skipped rows included.
+//! (the id when no id column is named), skipped rows included. A window of row groups
+//! ([`ParquetDocs::open_window`]) numbers its rows as the whole file does.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,8 @@ pub(in crate::corpus) struct ParquetDocs {
     cur: Option<FileCursor>,
     /// Rows of the corpus passed so far.
     corpus_row: u64,
+    /// Only the row groups whose bytes start in this range (of the one file).
+    window: Option<(u64, u64)>,
 }
 
 /// Where the reading of one file is.
@@ -29,6 +32,8 @@ struct FileCursor {
     file: ParquetFile,
     res: Resolved,
     next_rg: usize,
+    /// One past the last row group read.
+    end_rg: usize,
     batches: Option<Batches>,
     /// The current batch's columns and the index of its next row.
     batch: Option<(BatchCols, usize)>,
@@ -46,6 +51,25 @@ impl ParquetDocs {
             path: path.to_path_buf(),
             cur: None,
             corpus_row: 0,
+            window: None,
+        })
+    }
+
+    /// The documents of the row groups of the Parquet file `path` whose bytes start in
+    /// `[start, end)` (see [`crate::corpus::split::assign_pieces`]).
+    pub(in crate::corpus) fn open_window(
+        path: &Path,
+        cfg: &CorpusConfig,
+        start: u64,
+        end: u64,
+    ) -> Result<Self> {
+        Ok(ParquetDocs {
+            files: vec![path.to_path_buf()].into_iter(),
+            cfg: cfg.clone(),
+            path: path.to_path_buf(),
+            cur: None,
+            corpus_row: 0,
+            window: Some((start, end)),
         })
     }
 
@@ -58,13 +82,22 @@ impl ParquetDocs {
         self.path = p;
         let file = ParquetFile::open(&self.path)?;
         let res = file.resolve(&self.cfg)?;
+        let (mut next_rg, mut end_rg, mut row) = (0, file.row_groups(), 0);
+        if let Some((start, end)) = self.window {
+            let spans = file.row_group_spans();
+            next_rg = spans.iter().take_while(|s| s.0 < start).count();
+            end_rg = next_rg + spans[next_rg..].iter().take_while(|s| s.0 < end).count();
+            row = spans[..next_rg].iter().map(|s| s.1).sum();
+            self.corpus_row = row;
+        }
         self.cur = Some(FileCursor {
             file,
             res,
-            next_rg: 0,
+            next_rg,
+            end_rg,
             batches: None,
             batch: None,
-            row: 0,
+            row,
         });
         Ok(true)
     }
@@ -113,7 +146,7 @@ impl Source for ParquetDocs {
                 }
                 continue;
             }
-            if c.next_rg < c.file.row_groups() {
+            if c.next_rg < c.end_rg {
                 let mask = c.file.mask(Some(&c.res.leaves));
                 c.batches = Some(c.file.batches(c.next_rg, mask, c.row)?);
                 c.next_rg += 1;
