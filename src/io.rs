@@ -22,6 +22,8 @@ use crate::{Error, Result};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// Buffer size used for file readers and writers.
 pub const BUF_SIZE: usize = 1 << 16;
@@ -164,8 +166,60 @@ impl<R: BufRead> Read for ZstdRead<R> {
     }
 }
 
+/// A buffered reader that counts the bytes its reader consumed (a decoder's position in
+/// the compressed file).
+struct Consumed<R> {
+    inner: R,
+    at: Arc<AtomicU64>,
+}
+
+impl<R: BufRead> Read for Consumed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.at.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Consumed<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.at.fetch_add(amt as u64, Ordering::Relaxed);
+        self.inner.consume(amt);
+    }
+}
+
+/// A decoder whose data errors say where in the compressed file it was: the compressed
+/// bytes it had consumed when it found them.
+struct Located<R> {
+    inner: R,
+    at: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Located<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.kind() == std::io::ErrorKind::InvalidData
+                || e.kind() == std::io::ErrorKind::UnexpectedEof
+            {
+                let at = self.at.load(Ordering::Relaxed);
+                std::io::Error::new(
+                    e.kind(),
+                    format!("{e} (at byte {at} of the compressed file)"),
+                )
+            } else {
+                e
+            }
+        })
+    }
+}
+
 /// Opens `path` for buffered reading; `-` is standard input, `*.gz` and `*.zst` are
-/// decompressed (multi-member gzip and multi-frame zstd read whole).
+/// decompressed (multi-member gzip and multi-frame zstd read whole), their data errors
+/// naming the byte of the compressed file the decoder had reached.
 pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
     let raw: Box<dyn Read + Send> = if path == Path::new("-") {
         Box::new(std::io::stdin())
@@ -173,16 +227,30 @@ pub fn open_read(path: &Path) -> Result<Box<dyn BufRead + Send>> {
         Box::new(File::open(path).map_err(|e| Error::io(path, e))?)
     };
     let buffered = BufReader::with_capacity(BUF_SIZE, raw);
+    let at = Arc::new(AtomicU64::new(0));
+    let counted = Consumed {
+        inner: buffered,
+        at: at.clone(),
+    };
     Ok(match Compression::of_path(path) {
-        Compression::None => Box::new(buffered),
+        Compression::None => Box::new(counted.inner),
         Compression::Gzip => Box::new(BufReader::with_capacity(
             BUF_SIZE,
-            flate2::read::MultiGzDecoder::new(buffered),
+            Located {
+                inner: flate2::bufread::MultiGzDecoder::new(counted),
+                at,
+            },
         )),
         Compression::Zstd => {
-            let d = zstd::stream::read::Decoder::with_buffer(buffered)
+            let d = zstd::stream::read::Decoder::with_buffer(counted)
                 .map_err(|e| Error::io(path, e))?;
-            Box::new(BufReader::with_capacity(BUF_SIZE, ZstdRead(d)))
+            Box::new(BufReader::with_capacity(
+                BUF_SIZE,
+                Located {
+                    inner: ZstdRead(d),
+                    at,
+                },
+            ))
         }
     })
 }

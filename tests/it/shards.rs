@@ -7,8 +7,8 @@
 //!   each process reports the bytes it read: all of them over the processes, and none
 //!   more than its share plus the largest shard read whole;
 //! - a corrupt shard (truncated zstd, broken gzip) stops one process and many with exit 2,
-//!   naming the shard and the line, with no output; a pattern that matches nothing is
-//!   refused naming it;
+//!   naming the shard, the line and the byte of the compressed file, with no output; a
+//!   pattern that matches nothing is refused naming it;
 //! - CSV shards (each with its header) read as the one CSV file of their rows; text shards
 //!   (ids `name:line`) give the same bytes in one process and divided; Parquet shards
 //!   (written by the crate's converter) read as the concatenated JSONL, in one process and
@@ -231,6 +231,7 @@ fn a_corrupt_shard_stops_every_process() {
         ),
     ];
     for (tag, name, bytes, codec) in cases {
+        let len = bytes.len();
         let bad = with_bad_shard(d, &shards, tag, name, bytes);
         let pat = pattern(&bad);
         let args = ["cluster", pat.as_str(), "--threshold", "0.8"];
@@ -246,6 +247,15 @@ fn a_corrupt_shard_stops_every_process() {
         assert!(
             err.contains(&named) && err.contains(codec),
             "{tag}: the message names neither the shard and line nor the codec: {err}"
+        );
+        // And the byte of the compressed file the decoder had reached: within the file.
+        let at: u64 = (err.split("at byte ").nth(1))
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{tag}: no compressed byte offset: {err}"));
+        assert!(
+            at > 0 && at <= len as u64 && err.contains("of the compressed file"),
+            "{tag}: offset {at} of {len} bytes: {err}"
         );
         assert!(!out.exists(), "{tag}: output written");
         // Two processes: the one reading the shard names it, every process exits 2 and
