@@ -118,29 +118,22 @@ fn bench(c: &mut Criterion) {
             threshold: 0.5,
             ..QueryOptions::default()
         };
-        let mut i = 0;
-        g.bench_function(format!("query_1_doc_{n}"), |b| {
-            b.iter(|| {
-                i = (i + 1) % queries.len();
-                idx.query_image(&queries[i], None, &opts).unwrap().len()
-            })
-        });
-        percentiles(&format!("query_1_doc_{n}"), &queries, |q| {
-            idx.query_image(q, None, &opts).unwrap().len()
-        });
         let dir = tempfile::tempdir().unwrap();
         idx.save(dir.path()).unwrap();
         let mapped = Index::open(dir.path()).unwrap();
-        let mut i = 0;
-        g.bench_function(format!("query_1_doc_mapped_{n}"), |b| {
-            b.iter(|| {
-                i = (i + 1) % queries.len();
-                mapped.query_image(&queries[i], None, &opts).unwrap().len()
-            })
-        });
-        percentiles(&format!("query_1_doc_mapped_{n}"), &queries, |q| {
-            mapped.query_image(q, None, &opts).unwrap().len()
-        });
+        for (name, ix) in [("query_1_doc", &idx), ("query_1_doc_mapped", &mapped)] {
+            let name = format!("{name}_{n}");
+            let mut i = 0;
+            g.bench_function(&name, |b| {
+                b.iter(|| {
+                    i = (i + 1) % queries.len();
+                    ix.query_image(&queries[i], None, &opts).unwrap().len()
+                })
+            });
+            percentiles(&name, &queries, |q| {
+                ix.query_image(q, None, &opts).unwrap().len()
+            });
+        }
     }
     if !query_only {
         // the next full sweep: every indexed page again, except 1 % gone (lost) and 1 %

@@ -76,7 +76,7 @@ EOF
   ratio=$(awk -v a="$max" -v b="$one_rss" 'BEGIN {printf "%.2f", a / b}')
   secs4=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')
   name=$([ "$kind" = one ] && echo "one file, $groups row groups" || echo "16 shards")
-  rows_md+=("| $name | $(printf "%'d" "$bytes") | $(wall "$d/time.1p") | $secs4 | $mode | $shares | $one_rss | $procs | $ratio | identical |")
+  rows_md+=("| $name | $(echo "$bytes" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta') | $(wall "$d/time.1p") | $secs4 | $mode | $shares | $one_rss | $procs | $ratio | identical |")
 done
 
 {

@@ -89,6 +89,22 @@ fn env(endpoint: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// `env` as the pairs of string slices a command takes.
+fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'a str, &'a str)> {
+    env.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+/// moto's server started in `d` with the shards of `shards.rs` uploaded under
+/// `s3://corpus/shards/`: the server (stopped when dropped), the shards' directory on disk
+/// and the environment that points the crate at the server.
+fn moto_with_shards(python: &Path, d: &Path) -> (Moto, PathBuf, Vec<(&'static str, String)>) {
+    let moto = Moto::start(python, &d.join("moto"));
+    let (_, shards) = sharded(d);
+    upload(python, &moto.endpoint(), "corpus", &shards, "shards");
+    let env = env(&moto.endpoint());
+    (moto, shards, env)
+}
+
 /// Creates `bucket` and uploads every file of `dir` under `prefix/` (with boto3).
 fn upload(python: &Path, endpoint: &str, bucket: &str, dir: &Path, prefix: &str) {
     let script = r#"
@@ -186,10 +202,7 @@ fn objects_read_as_the_same_files_on_disk() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let moto = Moto::start(&python, &d.join("moto"));
-    let (_, shards) = sharded(d);
-    upload(&python, &moto.endpoint(), "corpus", &shards, "shards");
-    let env = env(&moto.endpoint());
+    let (_moto, shards, env) = moto_with_shards(&python, d);
     let local_pattern = format!("{}/part-*", shards.display());
     let cases = [
         (
@@ -234,7 +247,7 @@ fn objects_read_as_the_same_files_on_disk() {
     // Divided over 2 processes: the one-process run's bytes, each process reading what it
     // reads from the files on disk.
     let one = d.join("pattern-local");
-    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env_ref = refs(&env);
     let local = run_dist(d, "local-2x1", &cases[0].1, 2, 1);
     local.assert_ok();
     let remote = run_dist_env(d, "s3-2x1", &cases[0].2, 2, 1, &env_ref);
@@ -272,7 +285,7 @@ fn a_parquet_object_is_divided_by_row_groups() {
     assert_eq!(groups.trim(), "16");
     upload(&python, &moto.endpoint(), "corpus", &pq.join("one"), "pq");
     let env = env(&moto.endpoint());
-    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env_ref = refs(&env);
     let file = pq.join("one/one.parquet");
     let local = ["cluster", s(&file), "--threshold", "0.8"];
     let remote = [
@@ -338,11 +351,8 @@ fn a_run_over_objects_resumes() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let moto = Moto::start(&python, &d.join("moto"));
-    let (_, shards) = sharded(d);
-    upload(&python, &moto.endpoint(), "corpus", &shards, "shards");
-    let env = env(&moto.endpoint());
-    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (_moto, shards, env) = moto_with_shards(&python, d);
+    let env_ref = refs(&env);
     let local_pattern = format!("{}/part-*", shards.display());
     let one = single(d, "one", &["cluster", &local_pattern, "--threshold", "0.8"]);
     let rd = d.join("rd");
@@ -395,7 +405,7 @@ fn outputs_go_to_object_storage() {
     let endpoint = moto.endpoint();
     make_bucket(&python, &endpoint, "out");
     let env = env(&endpoint);
-    let env_ref: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let env_ref = refs(&env);
     let (_, shards) = sharded(d);
     let pattern = format!("{}/part-*", shards.display());
     // Kept records of more than 8 MiB (one request's bytes) go up in parts.

@@ -518,16 +518,7 @@ fn parquet_divided_by_row_groups() {
         "--verify",
         "exact",
     ];
-    let run = run_dist(d, "file-verify-2x1", &args, 2, 1);
-    run.assert_ok();
-    let dist = &run.summary()["distributed"];
-    assert_eq!(dist["mode"], "gathered", "{dist}");
-    assert!(
-        dist["gathered_because"]
-            .as_str()
-            .is_some_and(|g| g.contains("Parquet")),
-        "{dist}"
-    );
+    assert_gathered_because(&run_dist(d, "file-verify-2x1", &args, 2, 1), "Parquet");
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and
@@ -624,6 +615,20 @@ fn format_shards(d: &Path) -> Vec<(&'static str, PathBuf, String)> {
         out.push((kind, dir, pat));
     }
     out
+}
+
+/// `run` succeeded gathered, giving a reason that says `why`.
+fn assert_gathered_because(run: &crate::distributed::Run, why: &str) {
+    run.assert_ok();
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{}: {dist}", run.name);
+    assert!(
+        dist["gathered_because"]
+            .as_str()
+            .is_some_and(|g| g.contains(why)),
+        "{}: {dist}",
+        run.name
+    );
 }
 
 /// The bytes of every file in `dir`, and the largest one.
@@ -794,14 +799,5 @@ fn exact_over_shards_runs_divided() {
         "--verify",
         "exact",
     ];
-    let run = run_dist(d, "verify-2x1", &args, 2, 1);
-    run.assert_ok();
-    let dist = &run.summary()["distributed"];
-    assert_eq!(dist["mode"], "gathered", "{dist}");
-    assert!(
-        dist["gathered_because"]
-            .as_str()
-            .is_some_and(|g| g.contains("verification")),
-        "{dist}"
-    );
+    assert_gathered_because(&run_dist(d, "verify-2x1", &args, 2, 1), "verification");
 }
