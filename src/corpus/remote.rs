@@ -587,32 +587,19 @@ mod imp {
         r.list_one(&r.prefix).map(|_| ())
     }
 
-    /// Uploads every file under `dir` (recursively) to the prefix of `url`, by its path
-    /// below `dir`, in name order with a top-level `summary.json` last: a file of at most
+    /// Uploads every file under `dir` (recursively, hidden names skipped) to the prefix of
+    /// `url`, by its path below `dir`, in name order with a top-level `summary.json` last: a file of at most
     /// [`CHUNK`] bytes in one request, a larger one in parts of [`CHUNK`] bytes (at most
     /// four in flight). Returns the bytes uploaded.
     pub(super) fn upload(dir: &Path, url: &Path) -> Result<u64> {
         use object_store::WriteMultipart;
         use std::io::Read;
 
-        fn walk(dir: &Path, rel: &str, out: &mut Vec<(String, PathBuf)>) -> Result<()> {
-            let entries = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
-            for e in entries {
-                let e = e.map_err(|e| Error::io(dir, e))?;
-                let name = format!("{rel}{}", e.file_name().to_string_lossy());
-                let ty = e.file_type().map_err(|err| Error::io(e.path(), err))?;
-                if ty.is_dir() {
-                    walk(&e.path(), &format!("{name}/"), out)?;
-                } else {
-                    out.push((name, e.path()));
-                }
-            }
-            Ok(())
-        }
         let r = Remote::open(url)?;
         let mut files = Vec::new();
         if dir.exists() {
-            walk(dir, "", &mut files)?;
+            // Hidden names (an unfinished atomic write's temporary file) are not outputs.
+            crate::corpus::walk(dir, "", &mut files)?;
         }
         files.sort_by_key(|(name, _)| (name == "summary.json", name.clone()));
         let mut sent = 0;

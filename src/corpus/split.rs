@@ -16,9 +16,8 @@
 //! piece holds the row groups that start in its bytes, their rows keeping their numbers in
 //! the file), any other file (a gzip or zstd line-format file, a CSV/TSV or WARC shard,
 //! read by its format's reader) is one piece read whole by the worker holding its middle
-//! byte. The prefix sums of the pieces' counts in worker
-//! order place each piece ([`place_pieces`]): its first line in its file and its first
-//! DocId in the corpus.
+//! byte. The prefix sums of the pieces' counts in worker order place each piece
+//! ([`place_pieces`]): its first line in its file and its first DocId in the corpus.
 //!
 //! Invariants: the ranges of the workers cover the file, do not overlap and hold whole
 //! lines (the pieces of all workers, in worker order, cover the files in corpus order); a range's counts are the ones the whole-file reader finds for the same lines

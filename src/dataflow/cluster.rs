@@ -4,9 +4,9 @@
 //! Parquet file cut by row groups, or on the shards of a sharded corpus in any format,
 //! divided by bytes ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards
 //! cut or read whole, Parquet shards cut by row groups, CSV/TSV and WARC shards each read
-//! whole by its format's reader); verification and deduplication need one line file: no process holds the corpus's images,
-//! every process writes its part of each output file, and process 0 receives counters,
-//! not the records nor the results.
+//! whole by its format's reader); verification and deduplication need one line file: no
+//! process holds the corpus's images, every process writes its part of each output file,
+//! and process 0 receives counters, not the records nor the results.
 //!
 //! Stages, each a round of exchange by key ([`super::rounds`]) around the library's stage
 //! functions over a partition ([`crate::cluster::stages`]; this module and its siblings

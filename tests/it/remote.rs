@@ -173,20 +173,6 @@ fn single_env(dir: &Path, name: &str, args: &[&str], env: &[(&str, String)]) -> 
     out
 }
 
-/// The files of `dir` but summary.json, by name.
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<(String, Vec<u8>)> = (fs::read_dir(dir).unwrap())
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_name() != "summary.json")
-        .map(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            (n, fs::read(e.path()).unwrap())
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// The bytes read by each process of a divided run's summary.
 fn bytes_read(sum: &serde_json::Value) -> Vec<u64> {
     assert_eq!(sum["distributed"]["mode"], "divided", "{sum}");
@@ -232,13 +218,16 @@ fn objects_read_as_the_same_files_on_disk() {
     ];
     for (name, local, remote) in &cases {
         let want = single(d, &format!("{name}-local"), local);
-        let want_files = files(&want);
+        let want_files = tree(&want, &["summary.json"]);
         assert!(want_files.len() >= 2, "{name}: {want_files:?}");
         let sum = read_json(&want.join("summary.json"));
         assert_eq!(sum["documents"], crate::shards::DOCS, "{name}");
         assert!(sum["clusters"].as_u64().is_some_and(|c| c > 10), "{sum}");
         let got = single_env(d, &format!("{name}-s3"), remote, &env);
-        assert!(files(&got) == want_files, "{name}: the outputs differ");
+        assert!(
+            tree(&got, &["summary.json"]) == want_files,
+            "{name}: the outputs differ"
+        );
         let got_sum = read_json(&got.join("summary.json"));
         assert_eq!(got_sum["documents"], sum["documents"], "{name}");
         assert_eq!(got_sum["clusters"], sum["clusters"], "{name}");

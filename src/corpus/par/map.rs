@@ -85,8 +85,9 @@ pub fn par_map_corpus_wanted<S: Send, T: Send>(
 
 /// As [`par_map_corpus_opts`], but maps only one worker's share of the corpus
 /// ([`Split`], see [`crate::corpus::split`]): the blocks of its byte range (for a Parquet
-/// file: of its row groups that start in the range), or its blocks of the whole input ([`Share`]; the others are read past without being parsed for plain lines
-/// and JSONL, or read by the sequential reader and not mapped for the other formats). The
+/// file: of its row groups that start in the range), or its blocks of the whole input
+/// ([`Share`]; the others are read past without being parsed for plain lines and JSONL, or
+/// read by the sequential reader and not mapped for the other formats). The
 /// consumer sees the worker's blocks (empty ones included) in input order, each with its
 /// [`Block::seq`] (numbered from 0 within a byte range, over the whole input otherwise).
 ///
