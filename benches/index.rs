@@ -112,7 +112,7 @@ fn bench(c: &mut Criterion) {
         let queries: Vec<Image> = docs(200, 99, "q", &sk)
             .into_iter()
             .map(|d| d.image)
-            .chain(idx.images().iter().step_by(n / 200 + 1).cloned())
+            .chain(idx.images().unwrap().into_iter().step_by(n / 200 + 1))
             .collect();
         let opts = QueryOptions {
             threshold: 0.5,

@@ -113,6 +113,11 @@ pub const INDEX_BYTES_PER_DOC: u64 = 400;
 /// directory at its largest.
 pub const INDEX_BYTES_PER_VALUE: u64 = 24;
 
+/// Incidences a pass of a sweep's candidate join holds (`index::join`): 4 bytes each,
+/// 64 MiB, whatever the index's size (a sweep's new documents are taken in as many passes
+/// as this needs).
+pub const INDEX_JOIN_PAIRS: u64 = 1 << 24;
+
 /// Bytes a divided run's id message takes besides the id's text while the ids are checked:
 /// the message sent, its encoding and the message received, and its entry in the owner's
 /// map.

@@ -165,7 +165,7 @@ impl Index {
         let (index, rep, generation) = py
             .allow_threads(move || {
                 let (mut idx, lock) = fimdup::index::Index::open_for_write(&path, WAIT)?;
-                let rep = idx.merge_all();
+                let rep = idx.merge_all()?;
                 let generation = idx.save_locked(&lock)?;
                 Ok::<_, Error>((idx, rep, generation))
             })

@@ -275,7 +275,7 @@ fn remove(a: RemoveArgs) -> anyhow::Result<()> {
 fn merge(a: MergeArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let (mut idx, lock) = Index::open_for_write(&a.index, a.wait.duration())?;
-    let rep = idx.merge_all();
+    let rep = idx.merge_all()?;
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
     if a.json {

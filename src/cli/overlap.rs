@@ -50,7 +50,7 @@ pub struct Args {
 fn load(p: &Path, cfg: &PipelineConfig) -> anyhow::Result<(SketchParams, Vec<Image>)> {
     if p.join(fimdup::index::store::CURRENT).is_file() {
         let idx = Index::open(p)?;
-        return Ok((idx.params().clone(), idx.images().to_vec()));
+        return Ok((idx.params().clone(), idx.images()?));
     }
     let pb = progress(None, "sketching");
     let out = sketch_corpus(p, cfg, &|n| pb.set_position(n))?;

@@ -9,12 +9,13 @@ use hashbrown::HashMap;
 use rayon::prelude::*;
 
 use super::segment::Table;
-use super::{CorpusSpec, Index, IndexConfig, Measure, Sweep};
+use super::{min_shared, CorpusSpec, Index, IndexConfig, Measure, Sweep};
 use crate::cluster::uf::UnionFind;
 use crate::corpus::CorpusConfig;
 use crate::sketch::pipeline::{for_each_canonical_batch, text_params, PipelineConfig};
 use crate::sketch::{
-    Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig, SketchParams, Sketcher, Weighting,
+    estimate_resemblance, Image, ImageReader, ImageWriter, Scheme, Shard, SketchConfig,
+    SketchParams, Sketcher, Weighting,
 };
 use crate::spill::{MemoryBudget, SpillConfig, SpillDir};
 use crate::{DocId, Error, Result};
@@ -22,9 +23,6 @@ use crate::{DocId, Error, Result};
 pub use crate::plan::{
     INDEX_BYTES_PER_DOC as BYTES_PER_DOC, INDEX_BYTES_PER_VALUE as BYTES_PER_VALUE,
 };
-
-/// New documents whose cluster edges are found at once while a sweep is added.
-const EDGE_CHUNK: usize = 1 << 16;
 
 pub use crate::plan::index_needs as memory_needed;
 
@@ -159,9 +157,9 @@ impl Index {
             cfg,
             bands,
             cont_params,
-            ext_ids: Vec::new(),
-            images: Vec::new(),
-            cont_images: Vec::new(),
+            ext_ids: Default::default(),
+            images: Default::default(),
+            cont_images: Default::default(),
             first_sweep: Vec::new(),
             last_seen: Vec::new(),
             source: Vec::new(),
@@ -169,7 +167,7 @@ impl Index {
             segments: Vec::new(),
             deleted: roaring::RoaringBitmap::new(),
             sweeps: Vec::new(),
-            latest: HashMap::new(),
+            latest: Default::default(),
             origin: None,
         })
     }
@@ -303,8 +301,8 @@ impl Index {
             for_each_canonical_batch(input, corpus, &qs.canon, progress, |batch, canon| {
                 let imgs = qs.sketch_batch(&canon);
                 for (d, (image, containment)) in batch.iter().zip(imgs) {
-                    let new = match this.latest.get(&d.ext_id) {
-                        Some(&p) => this.images[p as usize] != image,
+                    let new = match this.latest.get(&d.ext_id, &this.ext_ids) {
+                        Some(p) => *this.images.get(p)? != image,
                         None => true,
                     };
                     if new {
@@ -325,8 +323,7 @@ impl Index {
         if let Some(w) = cont_w {
             w.finish()?;
         }
-        let old_values: u64 = self.images.iter().map(|i| i.len() as u64).sum::<u64>()
-            + self.cont_images.iter().map(|i| i.len() as u64).sum::<u64>();
+        let old_values = self.images.values() + self.cont_images.values();
         check_fits(
             self.bands,
             self.len() as u64 + stored,
@@ -442,10 +439,10 @@ impl Index {
         if self.images.len() + expected > u32::MAX as usize {
             return Err(Error::config("an index holds at most 2^32 - 1 documents"));
         }
-        self.ext_ids.reserve_exact(expected);
-        self.images.reserve_exact(expected);
+        self.ext_ids.reserve(expected, 0);
+        self.images.reserve(expected);
         if self.cont_params.is_some() {
-            self.cont_images.reserve_exact(expected);
+            self.cont_images.reserve(expected);
         }
         self.first_sweep.reserve_exact(expected);
         self.last_seen.reserve_exact(expected);
@@ -488,8 +485,8 @@ impl Index {
                 }
             )));
         }
-        if let Some(&prev) = self.latest.get(&d.ext_id) {
-            if self.images[prev as usize] == d.image {
+        if let Some(prev) = self.latest.get(&d.ext_id, &self.ext_ids) {
+            if *self.images.get(prev)? == d.image {
                 self.last_seen[prev as usize] = st.sweep;
                 st.rep.unchanged += 1;
                 return Ok(());
@@ -499,8 +496,8 @@ impl Index {
             return Err(Error::config("an index holds at most 2^32 - 1 documents"));
         }
         let id = self.images.len() as u32;
-        self.latest.insert(d.ext_id.clone(), id);
-        self.ext_ids.push(d.ext_id);
+        self.ext_ids.push(&d.ext_id);
+        self.latest.insert(id, &self.ext_ids);
         self.images.push(d.image);
         if let Some(c) = d.containment {
             self.cont_images.push(c);
@@ -529,7 +526,6 @@ impl Index {
             mut rep,
             ..
         } = st;
-        let scheme = self.params.sketch.scheme;
         let end = self.images.len();
         rep.added = (end - start) as u64;
         self.sweeps.push(Sweep {
@@ -543,12 +539,14 @@ impl Index {
         // 2. The new documents' segment, with their postings; the segments before it are
         // not touched.
         if end > start {
-            let seg = self.build_segment(start as u32, (end - start) as u32);
+            let seg = self.build_segment(start as u32, (end - start) as u32)?;
             self.segments.push(seg);
         }
-        // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, found and
-        // joined a chunk of new documents at a time (the components, hence the labels and
-        // the number of merges, do not depend on the order of the edges).
+        // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, estimated
+        // at least `t`, from the candidate pairs of the join of the new segment's postings
+        // with the others' (see `join`), a pass of new documents at a time (the
+        // components, hence the labels and the number of merges, do not depend on the
+        // order of the edges).
         let t = self.cfg.threshold;
         let mut uf = UnionFind::new(end);
         for (i, &l) in self.labels.iter().enumerate() {
@@ -556,34 +554,28 @@ impl Index {
                 uf.union(i as u32, l);
             }
         }
-        for from in (start..end).step_by(EDGE_CHUNK) {
-            let to = (from + EDGE_CHUNK).min(end);
-            let edges: Vec<(u32, u32)> = (from..to)
-                .into_par_iter()
-                .map_init(HashMap::new, |counts, i| {
-                    let hits = self.scan(
-                        &self.images[i],
-                        Table::Context,
-                        scheme,
-                        t,
-                        Measure::Resemblance,
-                        counts,
-                        |d| (d as usize) < i,
-                    )?;
-                    Ok(hits
-                        .into_iter()
-                        .map(move |(d, _)| (d, i as u32))
-                        .collect::<Vec<_>>())
-                })
-                .collect::<Result<Vec<Vec<_>>>>()?
-                .into_iter()
-                .flatten()
-                .collect();
-            for &(a, b) in &edges {
-                if uf.union(a, b) {
-                    rep.merges += 1;
+        if end > start {
+            let cfg = &self.params.sketch;
+            let images = &self.images;
+            let needs = (start..end)
+                .map(|i| Ok(min_shared(&*images.get(i as u32)?, cfg, t) as u32))
+                .collect::<Result<Vec<u32>>>()?;
+            let need = |i: u32| needs[i as usize - start];
+            self.new_pairs(&need, |cands| {
+                let edges = cands
+                    .par_iter()
+                    .map(|&(j, i)| -> Result<Option<(u32, u32)>> {
+                        let e = estimate_resemblance(&*images.get(i)?, &*images.get(j)?, cfg);
+                        Ok((e >= t).then_some((j, i)))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                for (a, b) in edges.into_iter().flatten() {
+                    if uf.union(a, b) {
+                        rep.merges += 1;
+                    }
                 }
-            }
+                Ok(())
+            })?;
         }
         // The label of a component is its smallest DocId: the first one met in DocId order.
         let mut min_of = vec![u32::MAX; end];
@@ -607,7 +599,7 @@ impl Index {
         }
         // 5. The merge policy: segments of one level merged (the clusters, the lost and
         // found and every query answer do not depend on the segments).
-        self.merge_by_policy();
+        self.merge_by_policy()?;
         Ok(rep)
     }
 
@@ -622,7 +614,6 @@ impl Index {
         let mut lost: Vec<u32> = self
             .latest
             .values()
-            .copied()
             .filter(|&d| (since..sweep).contains(&self.last_seen[d as usize]))
             .collect();
         lost.sort_unstable();
@@ -639,7 +630,7 @@ impl Index {
             .map_init(HashMap::new, |counts, &d| {
                 let ext = &self.ext_ids[d as usize];
                 let hits = self.scan_in(
-                    &self.images[d as usize],
+                    &*self.images.get(d)?,
                     Table::Context,
                     scheme,
                     t,
@@ -653,8 +644,8 @@ impl Index {
                     .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
                 Ok(Lost {
                     doc: DocId(d),
-                    ext_id: ext.clone(),
-                    found: best.map(|(c, s)| (DocId(c), self.ext_ids[c as usize].clone(), s)),
+                    ext_id: ext.to_string(),
+                    found: best.map(|(c, s)| (DocId(c), self.ext_ids[c as usize].to_string(), s)),
                 })
             })
             .collect()

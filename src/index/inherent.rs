@@ -11,12 +11,14 @@ use std::path::PathBuf;
 use hashbrown::HashMap;
 use roaring::RoaringBitmap;
 
+use super::ids::{Ids, Latest};
+use super::images::Images;
 use super::segment::Segment;
 use super::{IndexConfig, Sweep};
 use crate::shingle::ShingleConfig;
 use crate::sketch::{Image, SketchParams};
 use crate::text::{StopWords, TextConfig};
-use crate::DocId;
+use crate::{DocId, Result};
 
 /// The index (see the module documentation).
 #[derive(Clone, Debug)]
@@ -26,9 +28,9 @@ pub struct Index {
     pub(crate) cfg: IndexConfig,
     pub(crate) bands: Option<(u32, u32)>,
     pub(crate) cont_params: Option<SketchParams>,
-    pub(crate) ext_ids: Vec<String>,
-    pub(crate) images: Vec<Image>,
-    pub(crate) cont_images: Vec<Image>,
+    pub(crate) ext_ids: Ids,
+    pub(crate) images: Images,
+    pub(crate) cont_images: Images,
     pub(crate) first_sweep: Vec<u32>,
     pub(crate) last_seen: Vec<u32>,
     pub(crate) source: Vec<u64>,
@@ -36,7 +38,7 @@ pub struct Index {
     pub(crate) segments: Vec<Segment>,
     pub(crate) deleted: RoaringBitmap,
     pub(crate) sweeps: Vec<Sweep>,
-    pub(crate) latest: HashMap<String, u32>,
+    pub(crate) latest: Latest,
     /// The index directory (canonical) whose segment directories hold the segments marked
     /// stored, when the index was opened from one or saved to one.
     pub(crate) origin: Option<PathBuf>,
@@ -73,9 +75,15 @@ impl Index {
         &self.ext_ids[d.index()]
     }
 
-    /// Images in DocId order.
-    pub fn images(&self) -> &[Image] {
-        &self.images
+    /// Every image, in DocId order (copied out of the mapped segment files; a damaged
+    /// block is an error naming the file and the bytes).
+    pub fn images(&self) -> Result<Vec<Image>> {
+        self.images.to_vec()
+    }
+
+    /// The image of `d`.
+    pub fn image(&self, d: DocId) -> Result<Image> {
+        self.images.get(d.0).map(std::borrow::Cow::into_owned)
     }
 
     /// The sweeps, oldest first.

@@ -46,11 +46,13 @@
 //! * Nothing here prints; every failure is an [`Error`](crate::Error).
 //!
 //! # Memory
-//! The index is held in memory while it is used, except the postings of the segments read
-//! from disk, which are memory-mapped and searched in place (their pages are read when a
-//! lookup touches them): [`memory_needed`] counts it as if all of it were held
-//! ([`BYTES_PER_DOC`] a document, [`BYTES_PER_VALUE`] an image value, about 3 KB a document
-//! at 128 values), an upper bound. A sweep's postings are built as one new segment ([`Postings::extend`]);
+//! The index is held in memory while it is used, except the postings and the images of the
+//! segments read from disk, which are memory-mapped and used in place (their pages are read
+//! when a lookup or an estimate touches them; see `images` and [`Postings`]): the external
+//! ids, the per-document state and the `latest` map are what an open holds.
+//! [`memory_needed`] counts it as if all of it were held ([`BYTES_PER_DOC`] a document,
+//! [`BYTES_PER_VALUE`] an image value, about 3 KB a document at 128 values), an upper
+//! bound. A sweep's postings are built as one new segment ([`Postings::extend`]);
 //! a merge frees its parts' postings before it builds the merged ones. Only new segments
 //! and the small per-generation files are written, one file at a time, streamed, so a
 //! build, a sweep, a merge or an open holds little beside the index itself. Under a memory
@@ -61,7 +63,10 @@
 //! same with or without a budget.
 //!
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
-//! accessors), `build` (new index, sweeps, clusters, lost and found), [`segment`]
+//! accessors), `ids` (the external ids and their latest versions), `images` (the images
+//! by DocId, in memory or mapped), `mapped` (a mapped file checked block by block),
+//! `build` (new index, sweeps, clusters, lost and found), `join` (a sweep's candidate
+//! pairs by a join of postings), [`segment`]
 //! (segments, the merge policy, merges, removals), `query` (queries of images and of
 //! texts, [`Index::query_texts`], and exact measures), [`Postings`] (key -> documents),
 //! [`overlap`] (collection overlap). The on-disk layout (segment directories, generations,
@@ -71,8 +76,12 @@
 
 mod build;
 mod config;
+mod ids;
+mod images;
 mod inherent;
+mod join;
 mod lock;
+mod mapped;
 pub mod overlap;
 mod postings;
 mod query;

@@ -23,9 +23,10 @@
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::Path;
 use std::sync::Arc;
+
+use super::mapped::MappedFile;
 
 #[cfg(test)]
 use crate::codec::put_varint;
@@ -123,6 +124,21 @@ impl Postings {
     /// True when there is no incidence.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Of a mapped file, drops from this process's memory the pages of the incidences whose
+    /// keys are in `lo ..= hi` ([`MappedFile::release`]; the keys are read unchecked, only
+    /// to find them); in memory, nothing.
+    pub fn release(&self, lo: u64, hi: u64) {
+        if let Some(m) = &self.map {
+            let ks = m.keys();
+            let (a, z) = (
+                ks.partition_point(|&k| k < lo),
+                ks.partition_point(|&k| k <= hi),
+            );
+            m.file.release(HEADER + 8 * a, HEADER + 8 * z);
+            m.file.release(m.docs_at + 4 * a, m.docs_at + 4 * z);
+        }
     }
 
     /// True when the arrays are those of a mapped file.
@@ -298,8 +314,38 @@ impl Postings {
 
     /// The key groups `(key, docs)` in key order.
     pub fn groups(&self) -> impl Iterator<Item = (u64, &[u32])> + '_ {
-        let (keys, docs) = (self.all_keys(), self.all_docs());
-        let mut i = 0;
+        self.groups_in(0, self.len())
+    }
+
+    /// About `parts` ranges of incidences covering them all, each starting where a key
+    /// does: the incidence indexes `0 = c[0] < c[1] < ... = len` (for
+    /// [`Postings::groups_in`]; only `[0]` when empty).
+    pub fn key_cuts(&self, parts: usize) -> Vec<usize> {
+        let keys = self.all_keys();
+        let n = keys.len();
+        let mut cuts = vec![0];
+        for p in 1..parts.max(1) {
+            let at = n * p / parts;
+            let at = if at == 0 {
+                0
+            } else {
+                at + keys[at..].partition_point(|&k| k == keys[at - 1])
+            };
+            if at > *cuts.last().expect("a cut") && at < n {
+                cuts.push(at);
+            }
+        }
+        if n > 0 {
+            cuts.push(n);
+        }
+        cuts
+    }
+
+    /// The key groups `(key, docs)` of the incidences `from .. to` (both where a key
+    /// starts, or the end), in key order.
+    pub fn groups_in(&self, from: usize, to: usize) -> impl Iterator<Item = (u64, &[u32])> + '_ {
+        let (keys, docs) = (&self.all_keys()[..to], &self.all_docs()[..to]);
+        let mut i = from;
         std::iter::from_fn(move || {
             if i >= keys.len() {
                 return None;
@@ -463,40 +509,31 @@ impl Postings {
         block: usize,
         lazy: bool,
     ) -> Result<Postings> {
-        let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        // SAFETY: segment files are written once (atomically, by rename) and never
-        // modified in place; every byte read is checked against the manifest's checksums.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Random);
-        let len = map.len();
+        let file = MappedFile::open(path, sums, block)?;
+        let len = file.len();
         let err = |msg: String| Error::format(path, msg);
-        if sums.len() != len.div_ceil(block) {
-            return Err(err(format!(
-                "{} block checksums listed for {len} bytes",
-                sums.len()
-            )));
-        }
-        check_sum(path, &map, block, &sums, 0)?;
         if len < HEADER {
             return Err(err(format!("at byte {len}: shorter than its header")));
         }
-        if &map[..8] != magic {
+        if &file.bytes()[..8] != magic {
             return Err(err(format!(
                 "not a fimdup index file (bad magic; expected {})",
                 String::from_utf8_lossy(magic)
             )));
         }
-        let u32_at = |o: usize| u32::from_le_bytes(map[o..o + 4].try_into().expect("4 bytes"));
-        let u64_at = |o: usize| u64::from_le_bytes(map[o..o + 8].try_into().expect("8 bytes"));
-        let version = u32_at(8);
+        let version = file.u32_at(8);
         if version != VERSION {
             return Err(err(format!(
                 "postings file version {version}, this fimdup maps version {VERSION}"
             )));
         }
-        let (shift, n, first, last) = (u32_at(12), u64_at(16), u64_at(24), u64_at(32));
-        let (entries, docs_in) = (u32_at(40) as usize, u32_at(44));
+        let (shift, n, first, last) = (
+            file.u32_at(12),
+            file.u64_at(16),
+            file.u64_at(24),
+            file.u64_at(32),
+        );
+        let (entries, docs_in) = (file.u32_at(40) as usize, file.u32_at(44));
         if docs_in != n_docs {
             return Err(err(format!(
                 "at byte 44: {docs_in} documents, the manifest says {n_docs}"
@@ -518,16 +555,8 @@ impl Postings {
             )));
         }
         let n = n as usize;
-        if !(map.as_ptr() as usize).is_multiple_of(8) {
-            return Err(err("mapped at an address not 8-aligned".into()));
-        }
         let m = Mapped {
-            path: path.to_path_buf(),
-            checked: (0..sums.len()).map(|_| AtomicBool::new(false)).collect(),
-            all_checked: AtomicBool::new(false),
-            map,
-            block,
-            sums,
+            file,
             n,
             n_docs,
             shift,
@@ -539,26 +568,14 @@ impl Postings {
         };
         m.ensure(0, HEADER)?;
         if !lazy || cfg!(target_endian = "big") {
-            // Read through once: with read-ahead, then back to random lookups.
-            #[cfg(unix)]
-            let _ = m.map.advise(memmap2::Advice::Sequential);
-            m.ensure(0, len)?;
-            m.all_checked.store(true, Ordering::Release);
-            #[cfg(unix)]
-            let _ = m.map.advise(memmap2::Advice::Random);
+            m.file.check_all(|lo, hi| m.check_block(lo, hi))?;
         }
         if cfg!(target_endian = "big") {
             let le32 = |from: usize, k: usize| -> Vec<u32> {
-                m.map[from..from + 4 * k]
-                    .chunks_exact(4)
-                    .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-                    .collect()
+                (0..k).map(|i| m.file.u32_at(from + 4 * i)).collect()
             };
             return Ok(Postings {
-                keys: m.map[HEADER..m.dir_at]
-                    .chunks_exact(8)
-                    .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect(),
+                keys: (0..m.n).map(|i| m.file.u64_at(HEADER + 8 * i)).collect(),
                 dir: le32(m.dir_at, m.entries),
                 docs: le32(m.docs_at, m.n),
                 shift: m.shift,
@@ -573,28 +590,10 @@ impl Postings {
     }
 }
 
-/// An error unless block `b` of `bytes` has the xxh64 `sums[b]`.
-fn check_sum(path: &Path, bytes: &[u8], block: usize, sums: &[u64], b: usize) -> Result<()> {
-    let (lo, hi) = (b * block, ((b + 1) * block).min(bytes.len()));
-    if xxhash_rust::xxh64::xxh64(&bytes[lo..hi], 0) != sums[b] {
-        return Err(Error::format(
-            path,
-            format!("checksum mismatch in bytes {lo}..{hi} (corrupted or modified file)"),
-        ));
-    }
-    Ok(())
-}
-
-/// A mapped version-2 postings file (little-endian machines): the arrays in place and
-/// which of its blocks have been checked.
+/// A mapped version-2 postings file (little-endian machines): the arrays in place.
+#[derive(Debug)]
 pub(crate) struct Mapped {
-    path: PathBuf,
-    map: memmap2::Mmap,
-    block: usize,
-    sums: Vec<u64>,
-    checked: Vec<AtomicBool>,
-    /// Every block checked (the lookups skip `checked`).
-    all_checked: AtomicBool,
+    file: MappedFile,
     n: usize,
     n_docs: u32,
     shift: u32,
@@ -605,75 +604,46 @@ pub(crate) struct Mapped {
     docs_at: usize,
 }
 
-impl std::fmt::Debug for Mapped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mapped")
-            .field("path", &self.path)
-            .field("incidences", &self.n)
-            .finish()
-    }
-}
-
 impl Mapped {
     fn keys(&self) -> &[u64] {
-        // SAFETY: `map_file` checked the size (HEADER + 12 n + 4 entries bytes) and the
-        // alignment (the map is page-aligned, HEADER a multiple of 8); any bit pattern is
-        // a valid u64.
-        unsafe { std::slice::from_raw_parts(self.map.as_ptr().add(HEADER) as *const u64, self.n) }
+        self.file.u64s(HEADER, self.n)
     }
 
     fn dir(&self) -> &[u32] {
-        // SAFETY: as `keys`; `dir_at` is a multiple of 4.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.map.as_ptr().add(self.dir_at) as *const u32,
-                self.entries,
-            )
-        }
+        self.file.u32s(self.dir_at, self.entries)
     }
 
     fn docs(&self) -> &[u32] {
-        // SAFETY: as `keys`; `docs_at` is a multiple of 4.
-        unsafe {
-            std::slice::from_raw_parts(self.map.as_ptr().add(self.docs_at) as *const u32, self.n)
-        }
+        self.file.u32s(self.docs_at, self.n)
     }
 
     /// Checks (once) every block holding a byte of `from .. to`.
     fn ensure(&self, from: usize, to: usize) -> Result<()> {
-        if from >= to || self.all_checked.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        for b in from / self.block..=(to - 1) / self.block {
-            if !self.checked[b].load(Ordering::Acquire) {
-                self.check_block(b)?;
-                self.checked[b].store(true, Ordering::Release);
-            }
-        }
-        Ok(())
+        self.file
+            .ensure(from, to, |lo, hi| self.check_block(lo, hi))
     }
 
-    /// Block `b`: its checksum, its directory entries (at most the incidences) and its
-    /// document ids (below the segment's documents).
-    fn check_block(&self, b: usize) -> Result<()> {
-        check_sum(&self.path, &self.map, self.block, &self.sums, b)?;
-        let (lo, hi) = (b * self.block, ((b + 1) * self.block).min(self.map.len()));
+    /// The block of bytes `lo .. hi` (its checksum already checked): its directory
+    /// entries (at most the incidences) and its document ids (below the segment's
+    /// documents).
+    fn check_block(&self, lo: usize, hi: usize) -> Result<()> {
+        let bytes = self.file.bytes();
         let words = |from: usize, to: usize| {
             let (a, z) = (lo.max(from), hi.min(to));
-            let s: &[u8] = if a < z { &self.map[a..z] } else { &[] };
+            let s: &[u8] = if a < z { &bytes[a..z] } else { &[] };
             s.chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
         };
         let dir_end = self.dir_at + 4 * self.entries;
         if words(self.dir_at, dir_end).any(|x| x as usize > self.n) {
             return Err(Error::format(
-                &self.path,
+                self.file.path(),
                 format!("directory entry beyond the incidences in bytes {lo}..{hi}"),
             ));
         }
         if words(self.docs_at, self.docs_at + 4 * self.n).any(|d| d >= self.n_docs) {
             return Err(Error::format(
-                &self.path,
+                self.file.path(),
                 format!(
                     "document id >= {} (the segment's documents) in bytes {lo}..{hi}",
                     self.n_docs
@@ -694,7 +664,7 @@ impl Mapped {
             let b = ((key - self.first) >> self.shift) as usize;
             if b + 1 >= self.entries {
                 return Err(Error::format(
-                    &self.path,
+                    self.file.path(),
                     format!(
                         "at byte {}: a directory of {} entries for keys {}..={} (shift {})",
                         self.dir_at, self.entries, self.first, self.last, self.shift
@@ -707,7 +677,7 @@ impl Mapped {
         };
         if from > to {
             return Err(Error::format(
-                &self.path,
+                self.file.path(),
                 format!("at byte {}: directory entries descend", self.dir_at),
             ));
         }
@@ -802,6 +772,7 @@ fn sort_pairs(k: &mut [u64], d: &mut [u32], tmp: &mut Vec<(u64, u32)>, copy_max:
 mod tests {
     use super::*;
     use crate::codec::SliceReader;
+    use std::path::PathBuf;
 
     #[test]
     fn from_pairs_sorts_and_dedups() {

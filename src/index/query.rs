@@ -258,9 +258,9 @@ impl Index {
             if c < need {
                 continue;
             }
-            let im = &images[d as usize];
+            let im = images.get(d)?;
             let est = match measure {
-                Measure::Resemblance => estimate_resemblance(q, im, cfg),
+                Measure::Resemblance => estimate_resemblance(q, &im, cfg),
                 Measure::Containment => crate::shingle::containment(q.values(), im.values()),
             };
             if est >= t {
@@ -341,13 +341,14 @@ impl Index {
                 cands.sort_unstable();
                 cands.dedup();
                 cands.retain(|&d| !self.deleted.contains(d));
-                cands
-                    .into_iter()
-                    .filter_map(|d| {
-                        let e = estimate_resemblance(q, &self.images[d as usize], cfg);
-                        (e >= t).then_some((d, e))
-                    })
-                    .collect()
+                let mut hits = Vec::new();
+                for d in cands {
+                    let e = estimate_resemblance(q, &*self.images.get(d)?, cfg);
+                    if e >= t {
+                        hits.push((d, e));
+                    }
+                }
+                hits
             }
         };
         hits.sort_unstable_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -358,7 +359,7 @@ impl Index {
             .into_iter()
             .map(|(d, e)| Hit {
                 doc: DocId(d),
-                ext_id: self.ext_ids[d as usize].clone(),
+                ext_id: self.ext_ids[d as usize].to_string(),
                 last_seen: self.last_seen(DocId(d)).to_string(),
                 estimate: e,
                 exact: None,

@@ -26,6 +26,7 @@
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use super::images::Images;
 use super::store::SegmentEntry;
 use super::{Index, Measure, Postings};
 use crate::cluster::uf::UnionFind;
@@ -107,8 +108,9 @@ fn level(len: u32) -> u32 {
 
 impl Index {
     /// A segment of the documents `base .. base + len` with fresh postings (the removed
-    /// documents left out).
-    pub(crate) fn build_segment(&self, base: u32, len: u32) -> Segment {
+    /// documents left out); its images are read once a table (a mapped image whose block
+    /// is damaged is the error).
+    pub(crate) fn build_segment(&self, base: u32, len: u32) -> Result<Segment> {
         let scheme = self.params.sketch.scheme;
         let (b0, n) = (base as usize, len as usize);
         let live = |i: usize| !self.deleted.contains((b0 + i) as u32);
@@ -117,17 +119,25 @@ impl Index {
             len,
             ..Segment::default()
         };
+        // The first error reading an image; the tables are built without its keys and
+        // dropped.
+        let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
+        let image = |images, i: usize| noting(images, (b0 + i) as u32, &failed);
         let images = &self.images;
         s.context.extend(0, n, |i, out| {
             if live(i) {
-                images[b0 + i].keys(scheme, out)
+                if let Some(img) = image(images, i) {
+                    img.keys(scheme, out)
+                }
             }
         });
         if self.cont_params.is_some() {
             let cont = &self.cont_images;
             s.cont_context.extend(0, n, |i, out| {
                 if live(i) {
-                    cont[b0 + i].keys(Scheme::ModM, out)
+                    if let Some(img) = image(cont, i) {
+                        img.keys(Scheme::ModM, out)
+                    }
                 }
             });
         }
@@ -135,16 +145,16 @@ impl Index {
             let cfg = self.params.sketch;
             s.band_table.extend(0, n, |i, out| {
                 if live(i) {
-                    out.extend(super_shingles(
-                        &images[b0 + i],
-                        &cfg,
-                        b as usize,
-                        r as usize,
-                    ))
+                    if let Some(img) = image(images, i) {
+                        out.extend(super_shingles(&img, &cfg, b as usize, r as usize))
+                    }
                 }
             });
         }
-        s
+        match failed.into_inner().expect("not poisoned") {
+            Some(e) => Err(e),
+            None => Ok(s),
+        }
     }
 
     /// Number of segments.
@@ -153,7 +163,7 @@ impl Index {
     }
 
     /// Merges the segments `from .. to` (indexes into the segment list) into one.
-    fn merge_range(&mut self, from: usize, to: usize, rep: &mut MergeReport) {
+    fn merge_range(&mut self, from: usize, to: usize, rep: &mut MergeReport) -> Result<()> {
         let base = self.segments[from].base;
         let end = self.segments[to - 1].base + self.segments[to - 1].len;
         // Removed documents lose their images too.
@@ -163,24 +173,25 @@ impl Index {
             .filter(|&d| (base..end).contains(&d))
             .collect();
         for d in dropped {
-            self.images[d as usize] = Image::empty();
-            if let Some(c) = self.cont_images.get_mut(d as usize) {
-                *c = Image::empty();
+            self.images.clear(d);
+            if self.cont_params.is_some() {
+                self.cont_images.clear(d);
             }
         }
         // The old postings go before the new ones are built.
         for s in &mut self.segments[from..to] {
             *s = Segment::default();
         }
-        let merged = self.build_segment(base, end - base);
+        let merged = self.build_segment(base, end - base)?;
         self.segments.splice(from..to, std::iter::once(merged));
         rep.documents_rewritten += (end - base) as u64;
+        Ok(())
     }
 
     /// Applies the merge policy (see the [module docs](self)): merges the last
     /// [`MERGE_FACTOR`] segments while they have one level, then, while there are more
     /// than [`max_segments`], the [`MERGE_FACTOR`] adjacent ones with the fewest documents.
-    pub fn merge_by_policy(&mut self) -> MergeReport {
+    pub fn merge_by_policy(&mut self) -> Result<MergeReport> {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
             ..MergeReport::default()
@@ -195,7 +206,7 @@ impl Index {
             if !tail.iter().all(|s| level(s.len) == l) {
                 break;
             }
-            self.merge_range(n - MERGE_FACTOR, n, &mut rep);
+            self.merge_range(n - MERGE_FACTOR, n, &mut rep)?;
         }
         let cap = max_segments(self.len() as u64);
         while self.segments.len() > cap {
@@ -207,26 +218,26 @@ impl Index {
                     (docs, std::cmp::Reverse(i))
                 })
                 .expect("a window");
-            self.merge_range(from, from + w, &mut rep);
+            self.merge_range(from, from + w, &mut rep)?;
         }
         rep.segments_after = self.segments.len() as u64;
-        rep
+        Ok(rep)
     }
 
     /// Merges every segment into one, dropping the removed documents' postings and images
     /// (a single segment is rewritten when it has removed documents or postings files of
     /// the older version).
-    pub fn merge_all(&mut self) -> MergeReport {
+    pub fn merge_all(&mut self) -> Result<MergeReport> {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
             ..MergeReport::default()
         };
         let n = self.segments.len();
         if n > 1 || (n == 1 && (!self.deleted.is_empty() || self.segments[0].old_format)) {
-            self.merge_range(0, n, &mut rep);
+            self.merge_range(0, n, &mut rep)?;
         }
         rep.segments_after = self.segments.len() as u64;
-        rep
+        Ok(rep)
     }
 
     /// Marks every version of the external ids `ids` removed: no query, cluster, sweep or
@@ -237,9 +248,9 @@ impl Index {
         let mut seen: hashbrown::HashSet<&str> = hashbrown::HashSet::new();
         let mut gone = Vec::new();
         for (d, e) in self.ext_ids.iter().enumerate() {
-            if want.contains(e.as_str()) && !self.deleted.contains(d as u32) {
+            if want.contains(e) && !self.deleted.contains(d as u32) {
                 gone.push(d as u32);
-                seen.insert(e.as_str());
+                seen.insert(e);
             }
         }
         let mut unknown: Vec<String> = ids
@@ -259,10 +270,8 @@ impl Index {
         for &d in &gone {
             self.deleted.insert(d);
             touched.insert(self.labels[d as usize]);
-            let e = &self.ext_ids[d as usize];
-            if self.latest.get(e) == Some(&d) {
-                self.latest.remove(e);
-            }
+            self.latest
+                .remove(&self.ext_ids[d as usize], d, &self.ext_ids);
         }
         self.relabel(&touched)?;
         rep.clusters = self.clusters().len() as u64;
@@ -295,7 +304,7 @@ impl Index {
             .map_init(HashMap::new, |counts, &i| {
                 let li = self.labels[i as usize];
                 self.scan(
-                    &self.images[i as usize],
+                    &*self.images.get(i)?,
                     Table::Context,
                     scheme,
                     t,
@@ -332,5 +341,20 @@ impl Index {
             self.labels[d as usize] = min_of[uf.find(i as u32) as usize];
         }
         Ok(())
+    }
+}
+
+/// The image of `d`, or `None` with the error kept in `failed` (the first one only).
+fn noting<'a>(
+    images: &'a Images,
+    d: u32,
+    failed: &std::sync::Mutex<Option<Error>>,
+) -> Option<std::borrow::Cow<'a, Image>> {
+    match images.get(d) {
+        Ok(img) => Some(img),
+        Err(e) => {
+            failed.lock().expect("not poisoned").get_or_insert(e);
+            None
+        }
     }
 }

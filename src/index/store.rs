@@ -6,8 +6,10 @@
 //!   CURRENT                      "gen-000003 <xxh64 of its manifest.json, 16 hex>\n"
 //!   LOCK                         the writer lock
 //!   seg-000001/                  a segment: the documents of a DocId range (never modified)
-//!     images.bin                 the images file of `fimdup sketch` (external ids + images)
-//!     containment.bin            mod-m images (only with --containment)
+//!     ids.bin                    count; the external ids
+//!     values.bin                 the images: offsets and values, fixed-width arrays, mapped
+//!                                (see `super::images`)
+//!     containment-values.bin     mod-m images, the same way (only with --containment)
 //!     context.bin                inverted context: key -> local ids (fixed-width arrays,
 //!                                mapped; see `Postings::encode_with`)
 //!     containment-context.bin    the same over the mod-m images (only with --containment)
@@ -33,18 +35,22 @@
 //! document in a segment. A merge writes the merged segment and a generation listing it in
 //! place of its parts.
 //!
-//! Every `*.bin` file other than `images.bin` starts with an 8-byte magic and a `u32`
-//! version. The postings files (`context.bin`, `containment-context.bin`, `bands.bin`,
-//! version 2) hold fixed-width little-endian arrays that readers memory-map and search in
-//! place ([`super::Postings::map_file`]); in the other files all integers are LEB128
-//! varints. Files are written one at a time and streamed (size and checksum computed on
+//! Every `*.bin` file starts with an 8-byte magic and a `u32` version. The postings files
+//! (`context.bin`, `containment-context.bin`, `bands.bin`, version 2) and the values files
+//! (`values.bin`, `containment-values.bin`) hold fixed-width little-endian arrays that
+//! readers memory-map and use in place ([`super::Postings::map_file`],
+//! `super::images`), checking a block against its checksum when they first read it; in
+//! the other files all integers are LEB128 varints. Files are written one at a time and streamed (size and checksum computed on
 //! the way), and read streamed or mapped, so no file's bytes are held whole.
 //!
 //! # Versions
-//! The manifest's `version` is [`VERSION`] (2, segments). Version 1 (every file in the
-//! generation directory, `docs.bin` holding last sweeps and labels too) is still read, as
-//! one segment; the next save of it writes version 2. Any other version is refused with an
-//! error naming both versions.
+//! The manifest's `version` is [`VERSION`] (3, segments whose images are values files).
+//! Version 2 (segments whose ids and images are in `images.bin`, the images file of
+//! `fimdup sketch`, decoded when read) and version 1 (every file in the generation
+//! directory, `docs.bin` holding last sweeps and labels too, read as one segment) are still
+//! read; the next save writes version 3, listing the older segments as they are, and a
+//! merge (`index merge` rewrites even a single such segment) writes their documents in
+//! values files. Any other version is refused with an error naming the versions read.
 //!
 //! The postings files have their own version (in their header): 2, the mapped arrays, is
 //! written; 1 (varint keys and roaring bitmaps, what older fimdups wrote) is still read,
@@ -99,19 +105,24 @@ use roaring::RoaringBitmap;
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
 use super::build::check_fits;
+use super::ids::{Ids, Latest};
+use super::images::Images;
 use super::segment::Segment;
 use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
 use crate::codec::{put_header, put_varint, ByteSource};
 use crate::io::AtomicFile;
-use crate::sketch::file::{read_images_streamed, scan_images_streamed, write_images, Stream};
-use crate::sketch::{Image, SketchParams};
+use crate::sketch::file::{read_images_streamed, scan_images_streamed, Stream};
+use crate::sketch::{SketchConfig, SketchParams};
 use crate::spill::SpillConfig;
 use crate::{Error, Result};
 
 /// `format` field of the manifest.
 pub const FORMAT: &str = "fimdup-index";
-/// Current index format version (the manifest's `version`): 2, segments.
-pub const VERSION: u32 = 2;
+/// Current index format version (the manifest's `version`): 3, segments whose images
+/// are mapped values files.
+pub const VERSION: u32 = 3;
+/// Segments whose images are in `images.bin` (decoded when read); still read.
+pub const VERSION_IMAGES_FILE: u32 = 2;
 /// The one older version still read: every file in the generation directory.
 pub const VERSION_UNSEGMENTED: u32 = 1;
 /// The pointer file naming the current generation.
@@ -134,6 +145,10 @@ const MAGIC_SEG_DOCS: &[u8; 8] = b"FIMDUPSD";
 const MAGIC_STATE: &[u8; 8] = b"FIMDUPST";
 /// `deleted.bin` of a generation (count; ascending DocId gaps).
 const MAGIC_DELETED: &[u8; 8] = b"FIMDUPDL";
+/// `ids.bin` of a segment (count; external ids).
+const MAGIC_IDS: &[u8; 8] = b"FIMDUPID";
+/// `values.bin` and `containment-values.bin` of a segment (see [`super::images`]).
+const MAGIC_VALUES: &[u8; 8] = b"FIMDUPIV";
 
 /// One file of a generation or a segment, as listed in the manifest.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -306,11 +321,13 @@ impl Index {
             }
             for (fdir, files) in lists {
                 for f in files {
+                    let p = fdir.join(&f.name);
                     if f.name == "images.bin" || f.name == "containment.bin" {
-                        let p = fdir.join(&f.name);
                         scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
                             values += img.len() as u64;
                         })?;
+                    } else if f.name == "values.bin" || f.name == "containment-values.bin" {
+                        values += super::images::value_count(&p)?;
                     }
                 }
             }
@@ -466,25 +483,30 @@ impl Index {
         std::fs::create_dir(&sdir).map_err(|e| Error::io(&sdir, e))?;
         let (from, to) = (s.base as usize, (s.base + s.len) as usize);
         let mut files = Vec::new();
-        files.push(write_file(&sdir, "images.bin", |w, p| {
-            write_images(
-                w,
-                p,
-                &self.params,
-                &self.ext_ids[from..to],
-                &self.images[from..to],
-            )
+        files.push(write_file(&sdir, "ids.bin", |w, path| {
+            let mut buf = Vec::with_capacity(1 << 16);
+            put_header(&mut buf, MAGIC_IDS, FILE_VERSION);
+            put_varint(&mut buf, (to - from) as u64);
+            for id in self.ext_ids.range(from, to) {
+                put_varint(&mut buf, id.len() as u64);
+                buf.extend_from_slice(id.as_bytes());
+                if buf.len() >= 1 << 16 {
+                    w.write_all(&buf).map_err(|e| Error::io(path, e))?;
+                    buf.clear();
+                }
+            }
+            w.write_all(&buf).map_err(|e| Error::io(path, e))
         })?);
-        if let Some(cp) = &self.cont_params {
-            files.push(write_file(&sdir, "containment.bin", |w, p| {
-                write_images(
-                    w,
-                    p,
-                    cp,
-                    &self.ext_ids[from..to],
-                    &self.cont_images[from..to],
-                )
-            })?);
+        let values_file = |name: &str, images: &super::images::Images| {
+            write_file(&sdir, name, |w, path| {
+                images.write_values(MAGIC_VALUES, (s.base, s.base + s.len), &mut |b| {
+                    w.write_all(b).map_err(|e| Error::io(path, e))
+                })
+            })
+        };
+        files.push(values_file("values.bin", &self.images)?);
+        if self.cont_params.is_some() {
+            files.push(values_file("containment-values.bin", &self.cont_images)?);
         }
         let postings_file = |name: &str, p: &Postings, magic: &[u8; 8]| {
             write_file(&sdir, name, |w, path| {
@@ -564,7 +586,7 @@ impl Index {
                 if parse_seg(&e.name).is_none() || e.name.len() != 10 {
                     return Err(fmt_err(&mpath, format!("bad segment name {:?}", e.name)));
                 }
-                if e.first_doc != acc.images.len() as u64
+                if e.first_doc != acc.ext_ids.len() as u64
                     || e.docs == 0
                     || e.first_doc + e.docs > n as u64
                 {
@@ -586,12 +608,12 @@ impl Index {
                 seg.stored = Some(e.clone());
                 segments.push(seg);
             }
-            if acc.images.len() != n as usize {
+            if acc.ext_ids.len() != n as usize {
                 return Err(fmt_err(
                     &mpath,
                     format!(
                         "the segments hold {} documents, the manifest says {n}",
-                        acc.images.len()
+                        acc.ext_ids.len()
                     ),
                 ));
             }
@@ -602,10 +624,11 @@ impl Index {
             Some((p, _)) => read_deleted(&p, n, &acc.labels)?,
             None => RoaringBitmap::new(),
         };
-        let mut latest = HashMap::with_capacity(n as usize);
-        for (d, e) in acc.ext_ids.iter().enumerate() {
-            if !deleted.contains(d as u32) {
-                latest.insert(e.clone(), d as u32);
+        let mut latest = Latest::default();
+        latest.reserve(n as usize);
+        for d in 0..n {
+            if !deleted.contains(d) {
+                latest.insert(d, &acc.ext_ids);
             }
         }
         let cfg = IndexConfig {
@@ -659,9 +682,9 @@ fn segment_in_place(dir: &Path, e: &SegmentEntry) -> bool {
 
 /// The per-document vectors as the segments are read.
 struct Loaded {
-    ext_ids: Vec<String>,
-    images: Vec<Image>,
-    cont_images: Vec<Image>,
+    ext_ids: Ids,
+    images: Images,
+    cont_images: Images,
     first_sweep: Vec<u32>,
     last_seen: Vec<u32>,
     labels: Vec<u32>,
@@ -671,9 +694,9 @@ struct Loaded {
 impl Loaded {
     fn with_capacity(n: usize, sources: bool) -> Self {
         Loaded {
-            ext_ids: Vec::with_capacity(n),
-            images: Vec::with_capacity(n),
-            cont_images: Vec::new(),
+            ext_ids: Ids::default(),
+            images: Images::default(),
+            cont_images: Images::default(),
             first_sweep: Vec::with_capacity(n),
             last_seen: Vec::with_capacity(n),
             labels: Vec::with_capacity(n),
@@ -682,8 +705,15 @@ impl Loaded {
     }
 }
 
-/// The postings files (mapped in version 2, see [`Postings::map_file`]).
-const POSTINGS_FILES: [&str; 3] = ["context.bin", "containment-context.bin", "bands.bin"];
+/// The files read where they lie: the postings (mapped in version 2, see
+/// [`Postings::map_file`]) and the image values ([`super::images`]).
+const MAPPED_FILES: [&str; 5] = [
+    "context.bin",
+    "containment-context.bin",
+    "bands.bin",
+    "values.bin",
+    "containment-values.bin",
+];
 
 /// The files of a directory as [`check_files`] returns them: by name, the checked ones'
 /// paths and sizes; and the postings files whose blocks are still to be checked (only
@@ -708,7 +738,7 @@ fn check_files(fdir: &Path, mpath: &Path, files: &[FileEntry]) -> Result<Checked
             return Err(fmt_err(mpath, format!("bad file name {:?}", f.name)));
         }
         let p = fdir.join(&f.name);
-        if POSTINGS_FILES.contains(&f.name.as_str()) && !f.blocks.is_empty() {
+        if MAPPED_FILES.contains(&f.name.as_str()) && !f.blocks.is_empty() {
             check_block_count(mpath, f)?;
             let len = std::fs::metadata(&p).map_err(|e| Error::io(&p, e))?.len();
             check_size(&p, f, len)?;
@@ -827,37 +857,57 @@ fn read_segment(
         Ok(p)
     };
     let nsweeps = m.sweeps.len() as u64;
-    // Each document takes at least two bytes.
-    let (ip, ilen) = take(files, mpath, "images.bin")?;
-    let set = read_images_streamed(&ip, ilen / 2)?;
-    m.params.ensure_compatible(&set.params, &ip)?;
-    if set.images.len() != n as usize {
-        return Err(fmt_err(
-            &ip,
-            format!("{} images, the manifest says {n}", set.images.len()),
-        ));
-    }
+    // Images in `images.bin` (decoded now; a merge rewrites them as a values file).
+    let mut old_images = false;
     let mut seg = Segment {
         base,
         len: n,
         ..Segment::default()
     };
-    if let Some(cp) = &m.containment_params {
-        let (p, len) = take(files, mpath, "containment.bin")?;
-        let cs = read_images_streamed(&p, len / 2)?;
-        cp.ensure_compatible(&cs.params, &p)?;
-        if cs.ext_ids != set.ext_ids {
-            return Err(fmt_err(&p, "documents differ from images.bin"));
+    if files.contains_key("values.bin") {
+        let (p, _) = take(files, mpath, "ids.bin")?;
+        read_ids(&p, n, &mut acc.ext_ids)?;
+        let mut values = |name: &str, cfg: SketchConfig, images: &mut Images| -> Result<()> {
+            let (p, _) = take(files, mpath, name)?;
+            let sums = block_sums(&p, mpath, deferred.get(name))?;
+            images.append_file(&p, (MAGIC_VALUES, cfg), n, (sums, BLOCK as usize), lazy)
+        };
+        values("values.bin", m.params.sketch, &mut acc.images)?;
+        if let Some(cp) = &m.containment_params {
+            values("containment-values.bin", cp.sketch, &mut acc.cont_images)?;
+            seg.cont_context = postings(files, "containment-context.bin", MAGIC_CONTEXT)?;
         }
-        seg.cont_context = postings(files, "containment-context.bin", MAGIC_CONTEXT)?;
-        acc.cont_images.extend(cs.images);
+    } else {
+        old_images = true;
+        // Each document takes at least two bytes.
+        let (ip, ilen) = take(files, mpath, "images.bin")?;
+        let set = read_images_streamed(&ip, ilen / 2)?;
+        m.params.ensure_compatible(&set.params, &ip)?;
+        if set.images.len() != n as usize {
+            return Err(fmt_err(
+                &ip,
+                format!("{} images, the manifest says {n}", set.images.len()),
+            ));
+        }
+        if let Some(cp) = &m.containment_params {
+            let (p, len) = take(files, mpath, "containment.bin")?;
+            let cs = read_images_streamed(&p, len / 2)?;
+            cp.ensure_compatible(&cs.params, &p)?;
+            if cs.ext_ids != set.ext_ids {
+                return Err(fmt_err(&p, "documents differ from images.bin"));
+            }
+            seg.cont_context = postings(files, "containment-context.bin", MAGIC_CONTEXT)?;
+            acc.cont_images.extend(cs.images);
+        }
+        for id in &set.ext_ids {
+            acc.ext_ids.push(id);
+        }
+        acc.images.extend(set.images);
     }
     seg.context = postings(files, "context.bin", MAGIC_CONTEXT)?;
     if m.bands.is_some() {
         seg.band_table = postings(files, "bands.bin", MAGIC_BANDS)?;
     }
-    acc.ext_ids.extend(set.ext_ids);
-    acc.images.extend(set.images);
     let (p, _) = take(files, mpath, "docs.bin")?;
     let mut r = Stream::new(crate::io::open_read(&p)?, &p);
     if v1 {
@@ -882,7 +932,7 @@ fn read_segment(
         }
     }
     finish(&mut r)?;
-    seg.old_format = old_format;
+    seg.old_format = old_format || old_images;
     Ok(seg)
 }
 
@@ -997,12 +1047,12 @@ fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
             format!("not a fimdup index (format {:?})", head.format),
         ));
     }
-    if head.version != VERSION && head.version != VERSION_UNSEGMENTED {
+    if ![VERSION, VERSION_IMAGES_FILE, VERSION_UNSEGMENTED].contains(&head.version) {
         return Err(fmt_err(
             &mpath,
             format!(
-                "index format version {}, this fimdup reads versions {VERSION_UNSEGMENTED} \
-                 and {VERSION}: use the fimdup that wrote it, or build the index again from \
+                "index format version {}, this fimdup reads versions {VERSION_UNSEGMENTED}, \
+                 {VERSION_IMAGES_FILE} and {VERSION}: use the fimdup that wrote it, or build the index again from \
                  its sweeps' inputs (listed in this manifest) with `fimdup index build` and \
                  `fimdup index add`",
                 head.version
@@ -1018,6 +1068,35 @@ fn read_manifest(dir: &Path) -> Result<(PathBuf, PathBuf, Manifest)> {
         return Err(fmt_err(&mpath, "a version-1 manifest lists segments"));
     }
     Ok((gdir, mpath, m))
+}
+
+/// The xxh64 of each [`BLOCK`] of the file `path` to be mapped: its manifest entry's
+/// (`deferred`), or when it is listed without them (and was checked whole already) its
+/// own.
+fn block_sums(path: &Path, mpath: &Path, deferred: Option<&FileEntry>) -> Result<Vec<u64>> {
+    Ok(match deferred {
+        Some(f) => f
+            .blocks
+            .iter()
+            .map(|h| u64::from_str_radix(h, 16))
+            .collect::<std::result::Result<Vec<u64>, _>>()
+            .map_err(|_| fmt_err(mpath, format!("bad block checksum of {}", f.name)))?,
+        None => file_xxh64(path)?.2,
+    })
+}
+
+/// Reads `ids.bin` of a segment of `n` documents (already checked), appending its
+/// external ids to `ids`.
+fn read_ids(p: &Path, n: u32, ids: &mut Ids) -> Result<()> {
+    let mut r = Stream::new(crate::io::open_read(p)?, p);
+    r.header(MAGIC_IDS, FILE_VERSION, "index segment file")?;
+    if r.varint("document count")? != u64::from(n) {
+        return Err(r.err("document count differs from the manifest"));
+    }
+    for _ in 0..n {
+        ids.push(&r.string("external id")?);
+    }
+    finish(&mut r)
 }
 
 /// Reads the postings file `path` of a segment of `n` documents: a version-2 file is
@@ -1042,16 +1121,7 @@ fn read_postings(
         }
     };
     if version == Some(POSTINGS_VERSION) {
-        let sums = match deferred {
-            Some(f) => f
-                .blocks
-                .iter()
-                .map(|h| u64::from_str_radix(h, 16))
-                .collect::<std::result::Result<Vec<u64>, _>>()
-                .map_err(|_| fmt_err(mpath, format!("bad block checksum of {}", f.name)))?,
-            // Listed without block checksums (and checked whole already): its blocks' sums.
-            None => file_xxh64(path)?.2,
-        };
+        let sums = block_sums(path, mpath, deferred)?;
         return Ok((
             Postings::map_file(path, magic, n, sums, BLOCK as usize, lazy)?,
             false,
@@ -1356,8 +1426,12 @@ mod tests {
     fn answers(idx: &Index) -> Vec<Vec<crate::index::Hit>> {
         use crate::index::{Measure, QueryOptions};
         let mut out = Vec::new();
-        for d in 0..idx.len() {
-            let qc = idx.cont_images.get(d);
+        for d in 0..idx.len() as u32 {
+            let qc = idx
+                .cont_params
+                .is_some()
+                .then(|| idx.cont_images.get(d).unwrap().into_owned());
+            let q = idx.images.get(d).unwrap();
             let mut measures = vec![Measure::Resemblance];
             if idx.cont_params.is_some() {
                 measures.push(Measure::Containment);
@@ -1368,7 +1442,7 @@ mod tests {
                     measure,
                     ..QueryOptions::default()
                 };
-                out.push(idx.query_image(&idx.images[d], qc, &opts).unwrap());
+                out.push(idx.query_image(&q, qc.as_ref(), &opts).unwrap());
             }
         }
         out
@@ -1418,7 +1492,7 @@ mod tests {
             // A merge writes them in the current version (one segment alone too).
             for round in 0..2 {
                 let (mut w, lock) = Index::open_for_write(dir.path(), Duration::ZERO).unwrap();
-                let rep = w.merge_all();
+                let rep = w.merge_all().unwrap();
                 assert_eq!(rep.segments_after, 1);
                 assert_eq!(rep.documents_rewritten > 0, round == 0);
                 w.save_locked(&lock).unwrap();

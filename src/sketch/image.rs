@@ -41,6 +41,49 @@ impl Image {
         self.values.is_empty()
     }
 
+    /// `Err` with what is wrong unless the values have the layout of a `cfg` image: empty,
+    /// or `values_of(size)` values for a positional or fingerprint scheme (each below
+    /// `2^b` for b-bit images); at most `size` strictly ascending values for bottom-k, and
+    /// strictly ascending multiples of the modulus for mod-m. (The images-file reader
+    /// checks the same while it decodes, naming the offset.)
+    pub fn check_layout(values: &[u64], cfg: &super::SketchConfig) -> Result<(), String> {
+        let (scheme, size) = (cfg.scheme, cfg.size);
+        let n = values.len();
+        if scheme.is_positional() || scheme.is_fingerprint() {
+            let want = scheme.values_of(size).unwrap_or(size);
+            if n != 0 && n != want {
+                return Err(format!("{n} values in a {scheme} image of size {size}"));
+            }
+            if let Some(b) = cfg.bits.filter(|&b| b < 64) {
+                if values.iter().any(|&v| v >> b != 0) {
+                    return Err(format!(
+                        "a value of {} bits or more in a {b}-bit image",
+                        b + 1
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        if scheme == Scheme::BottomK && n > size {
+            return Err(format!("{n} values in a bottom-k image of size {size}"));
+        }
+        if values.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("values not strictly ascending".into());
+        }
+        if scheme == Scheme::ModM {
+            if let Some(x) = values
+                .iter()
+                .find(|&&x| cfg.modulus == 0 || x % cfg.modulus != 0)
+            {
+                return Err(format!(
+                    "value {x} is not a multiple of the modulus {}",
+                    cfg.modulus
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Appends to `out` the keys of this image's elements, sorted ascending and distinct:
     /// the items of the inverted context. Two images of one scheme share a key iff they
     /// share an image element:

@@ -191,7 +191,7 @@ fn queries_equal_brute_force_for_every_scheme_and_survive_a_round_trip() {
             ..main_cfg
         };
         let cont_images: Vec<Image> = if scheme == Scheme::ModM {
-            idx.images().to_vec()
+            idx.images().unwrap()
         } else {
             sketch(&idx, &texts)
                 .into_iter()
@@ -207,7 +207,13 @@ fn queries_equal_brute_force_for_every_scheme_and_survive_a_round_trip() {
                     ..QueryOptions::default()
                 };
                 let h = idx.query_image(&qi, qc.as_ref(), &opts).unwrap();
-                let want = brute(&qi, idx.images(), &main_cfg, t, Measure::Resemblance);
+                let want = brute(
+                    &qi,
+                    &idx.images().unwrap(),
+                    &main_cfg,
+                    t,
+                    Measure::Resemblance,
+                );
                 assert_eq!(got(&h), want, "{scheme} t={t}");
                 nonempty += !want.is_empty() as usize;
                 let h2 = reopened.query_image(&qi, qc.as_ref(), &opts).unwrap();
@@ -293,7 +299,13 @@ fn text_queries_equal_brute_force_in_order_on_any_thread_count() {
         assert_eq!(r.empty_image, image.is_empty());
         assert_eq!(
             got(&r.hits),
-            brute(&image, idx.images(), &cfg, 0.3, Measure::Resemblance)
+            brute(
+                &image,
+                &idx.images().unwrap(),
+                &cfg,
+                0.3,
+                Measure::Resemblance
+            )
         );
         assert!(r.hits.iter().all(|h| h.exact.is_none()));
         found += r.hits.len();
@@ -397,10 +409,10 @@ fn two_sweeps_give_the_clusters_of_one_build() {
         one.add_documents(dall, Some("all"), "ab", CorpusSpec::default())
             .unwrap();
         assert_eq!(two.len(), one.len());
-        assert_eq!(two.images(), one.images());
+        assert_eq!(two.images().unwrap(), one.images().unwrap());
         assert_eq!(two.labels(), one.labels(), "{scheme}");
         assert_eq!(two.clusters(), one.clusters());
-        let want = brute_labels(one.images(), &one.params().sketch, 0.4);
+        let want = brute_labels(&one.images().unwrap(), &one.params().sketch, 0.4);
         assert_eq!(
             one.labels(),
             &want[..],
@@ -433,7 +445,7 @@ fn two_sweeps_give_the_clusters_of_one_build() {
         assert!(moved.len() >= 10, "{moved:?}");
         let (mut found, mut moved_found, mut at_address) = (0, 0, 0);
         for l in &rep.lost {
-            let q = &two.images()[l.doc.index()];
+            let q = &two.image(l.doc).unwrap();
             let mut best: Option<(u32, f64)> = None;
             let new_address = format!("moved-{}", l.ext_id);
             let mut at_new_address = None;
@@ -442,7 +454,8 @@ fn two_sweeps_give_the_clusters_of_one_build() {
                 if two.last_seen(id) != "s2" || two.ext_id(id) == l.ext_id {
                     continue;
                 }
-                let e = reference_resemblance(q, &two.images()[d], &cfgs);
+                let e =
+                    reference_resemblance(q, &two.image(fimdup::DocId(d as u32)).unwrap(), &cfgs);
                 if two.ext_id(id) == new_address {
                     at_new_address = Some(e);
                 }
@@ -589,7 +602,7 @@ fn segments_answer_like_one_build() {
                 multi.save(&path).unwrap();
                 multi = Index::open(&path).unwrap();
                 // The first segment is never rewritten: the same file, listed again.
-                let f = path.join("seg-000001/images.bin");
+                let f = path.join("seg-000001/values.bin");
                 assert_eq!(*first_inode.get_or_insert_with(|| inode(&f)), inode(&f));
             }
             if i == 8 {
@@ -607,9 +620,9 @@ fn segments_answer_like_one_build() {
         one.add_documents(all, Some("all"), "mem", CorpusSpec::default())
             .unwrap();
         assert_eq!(one.segment_count(), 1);
-        assert_eq!(multi.images(), one.images());
+        assert_eq!(multi.images().unwrap(), one.images().unwrap());
         assert_eq!(multi.labels(), one.labels(), "{scheme}");
-        let want = brute_labels(one.images(), &one.params().sketch, 0.4);
+        let want = brute_labels(&one.images().unwrap(), &one.params().sketch, 0.4);
         assert_eq!(one.labels(), &want[..], "{scheme}");
         assert!(one.clusters().len() > 20, "{scheme}");
         let queries = some_queries(&texts);
@@ -625,7 +638,7 @@ fn segments_answer_like_one_build() {
             };
             let b = brute(
                 &qi,
-                one.images(),
+                &one.images().unwrap(),
                 &one.params().sketch,
                 0.5,
                 Measure::Resemblance,
@@ -639,7 +652,7 @@ fn segments_answer_like_one_build() {
         }
         assert_eq!(got_multi, want, "{scheme}: segmented vs one build");
         // a full merge changes no answer, on disk either
-        let rep = multi.merge_all();
+        let rep = multi.merge_all().unwrap();
         assert_eq!((rep.segments_before, rep.segments_after), (4, 1));
         assert_eq!(
             multi.segment_ranges(),
@@ -710,7 +723,7 @@ fn removed_documents_are_invisible_and_merges_drop_them() {
         let sk = idx.params().sketch;
         let check = |idx: &Index, what: &str| {
             let live = |d: usize| !dead[d];
-            let want = brute_labels_live(idx.images(), &sk, 0.4, &live);
+            let want = brute_labels_live(&idx.images().unwrap(), &sk, 0.4, &live);
             assert_eq!(idx.labels(), &want[..], "{scheme} {what}: labels");
             let qs = idx.query_sketcher().unwrap();
             let live_images: Vec<Image> = (0..idx.len())
@@ -718,7 +731,7 @@ fn removed_documents_are_invisible_and_merges_drop_them() {
                     if dead[d] {
                         Image::empty()
                     } else {
-                        idx.images()[d].clone()
+                        idx.image(fimdup::DocId(d as u32)).unwrap()
                     }
                 })
                 .collect();
@@ -757,12 +770,12 @@ fn removed_documents_are_invisible_and_merges_drop_them() {
         check(&back, "saved");
         assert_eq!(back.deleted_count(), 34);
         let mut merged = back.clone();
-        merged.merge_all();
+        merged.merge_all().unwrap();
         check(&merged, "merged");
         for (d, &x) in dead.iter().enumerate() {
             if x {
                 assert!(
-                    merged.images()[d].is_empty(),
+                    merged.image(fimdup::DocId(d as u32)).unwrap().is_empty(),
                     "a merge drops removed images"
                 );
             }
@@ -787,7 +800,7 @@ fn removed_documents_are_invisible_and_merges_drop_them() {
         let d0 = DocId(merged.len() as u32 - 1);
         assert_eq!(merged.ext_id(d0), "d0");
         let all_live = |d: usize| d >= dead.len() || !dead[d];
-        let want = brute_labels_live(merged.images(), &sk, 0.4, &all_live);
+        let want = brute_labels_live(&merged.images().unwrap(), &sk, 0.4, &all_live);
         assert_eq!(merged.labels(), &want[..], "{scheme}: re-added");
         let (_, qi, qc) = merged
             .query_sketcher()
@@ -874,7 +887,7 @@ fn random_histories_match_brute_force() {
                     removed.extend(ids);
                 }
                 4 => {
-                    idx.merge_all();
+                    idx.merge_all().unwrap();
                     assert_eq!(idx.segment_count(), 1);
                 }
                 _ => {
@@ -896,7 +909,7 @@ fn random_histories_match_brute_force() {
             assert_eq!(ranges.last().map_or(0, |r| r.end) as usize, n);
             assert!(ranges.windows(2).all(|w| w[0].end == w[1].start));
             let sk = idx.params().sketch;
-            let want = brute_labels_live(idx.images(), &sk, 0.4, &|d| live[d]);
+            let want = brute_labels_live(&idx.images().unwrap(), &sk, 0.4, &|d| live[d]);
             assert_eq!(
                 idx.labels(),
                 &want[..],
@@ -905,7 +918,7 @@ fn random_histories_match_brute_force() {
             let live_images: Vec<Image> = (0..n)
                 .map(|d| {
                     if live[d] {
-                        idx.images()[d].clone()
+                        idx.image(fimdup::DocId(d as u32)).unwrap()
                     } else {
                         Image::empty()
                     }

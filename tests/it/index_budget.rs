@@ -134,15 +134,16 @@ fn budgeted_builds_and_sweeps_are_byte_identical() {
         }
         let names: Vec<&String> = gens[0].0 .1.keys().collect();
         let seg: &[&str] = if v == 0 {
-            &["context.bin", "docs.bin", "images.bin"]
+            &["context.bin", "docs.bin", "ids.bin", "values.bin"]
         } else {
             &[
                 "bands.bin",
                 "containment-context.bin",
-                "containment.bin",
+                "containment-values.bin",
                 "context.bin",
                 "docs.bin",
-                "images.bin",
+                "ids.bin",
+                "values.bin",
             ]
         };
         let mut want = vec!["gen/manifest.json".to_string(), "gen/state.bin".to_string()];

@@ -433,7 +433,7 @@ fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
     let m: serde_json::Value =
         serde_json::from_slice(&std::fs::read(idx.join(&g).join("manifest.json")).unwrap())
             .unwrap();
-    assert_eq!(m["version"], 2);
+    assert_eq!(m["version"], 3);
     assert_eq!(m["segments"].as_array().unwrap().len(), 2);
     let fresh = tmp.path().join("fresh");
     let build = [
@@ -477,6 +477,7 @@ fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
         let b = std::fs::read(idx.join(segs[0]["name"].as_str().unwrap()).join(name)).unwrap();
         assert_eq!(b[8..12], 2u32.to_le_bytes(), "{name}");
     }
+    assert_eq!(segment_files(&idx, &segs[0]), CURRENT_SEGMENT_FILES);
     assert_eq!(query(&idx), answers);
     // an unknown version: refused, naming both
     let mpath = idx.join(&g).join("manifest.json");
@@ -493,9 +494,141 @@ fn a_version_1_index_is_read_upgraded_and_unknown_versions_refused() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(
-        err.contains("manifest.json: index format version 7, this fimdup reads versions 1 and 2"),
+        err.contains(
+            "manifest.json: index format version 7, this fimdup reads versions 1, 2 and 3"
+        ),
         "{err}"
     );
+}
+
+/// The files of a segment of the current version with containment images and LSH bands.
+const CURRENT_SEGMENT_FILES: [&str; 7] = [
+    "bands.bin",
+    "containment-context.bin",
+    "containment-values.bin",
+    "context.bin",
+    "docs.bin",
+    "ids.bin",
+    "values.bin",
+];
+
+/// The file names of the segment a manifest lists as `seg`, sorted.
+fn segment_files(idx: &Path, seg: &serde_json::Value) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(idx.join(seg["name"].as_str().unwrap()))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// An index written by fimdup 0.1.0 before the values files (`tests/it/data/index-v2`:
+/// manifest version 2, two segments whose ids and images are in `images.bin` and
+/// `containment.bin`, k-mins 32 with containment, built from `index-v1`'s sweeps; its
+/// answers to sweep 2 saved by that fimdup): read with the same answers; a sweep adds a
+/// segment of values files and lists the old ones as they are (the same files); a merge
+/// rewrites them all as values files, with the same answers as a fresh build.
+#[test]
+fn a_version_2_index_is_read_and_a_merge_rewrites_its_images() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/data");
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    copy_tree(&data.join("index-v2/idx"), &idx);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let v1 = data.join("index-v1");
+    let (s1, s2) = (s(&v1.join("sweep1.jsonl")), s(&v1.join("sweep2.jsonl")));
+    let query = |i: &Path| {
+        let q = ok(&fimdup(
+            &[
+                "index",
+                "query",
+                &s(i),
+                "--jsonl",
+                &s2,
+                "--threshold",
+                "0.3",
+                "--json",
+            ],
+            None,
+        ));
+        q["queries"].clone()
+    };
+    let manifest = |i: &Path| -> serde_json::Value {
+        let cur = std::fs::read_to_string(i.join("CURRENT")).unwrap();
+        let g = cur.split(' ').next().unwrap().to_string();
+        serde_json::from_slice(&std::fs::read(i.join(g).join("manifest.json")).unwrap()).unwrap()
+    };
+    let m = manifest(&idx);
+    assert_eq!(m["version"], 2);
+    let old_files = [
+        "bands.bin",
+        "containment-context.bin",
+        "containment.bin",
+        "context.bin",
+        "docs.bin",
+        "images.bin",
+    ];
+    for seg in m["segments"].as_array().unwrap() {
+        assert_eq!(segment_files(&idx, seg), old_files);
+    }
+    let want: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("index-v2/query-v2.json")).unwrap())
+            .unwrap();
+    assert_eq!(query(&idx), want["queries"]);
+    assert!(want["queries"].as_array().unwrap().len() > 20);
+    // a third sweep: one new segment of values files, the two old ones listed as they are
+    let s3p = tmp.path().join("sweep3.jsonl");
+    let text = std::fs::read_to_string(v1.join("sweep1.jsonl")).unwrap();
+    std::fs::write(&s3p, text.replace("{\"id\": \"", "{\"id\": \"c-")).unwrap();
+    let s3 = s(&s3p);
+    let first = idx.join("seg-000001/images.bin");
+    let before = std::fs::read(&first).unwrap();
+    ok(&fimdup(
+        &["index", "add", &s(&idx), &s3, "--tag", "s3", "--json"],
+        None,
+    ));
+    let m = manifest(&idx);
+    assert_eq!(m["version"], 3);
+    let segs = m["segments"].as_array().unwrap();
+    assert_eq!(segs.len(), 3);
+    assert_eq!(segment_files(&idx, &segs[0]), old_files);
+    assert_eq!(segment_files(&idx, &segs[1]), old_files);
+    assert_eq!(segment_files(&idx, &segs[2]), CURRENT_SEGMENT_FILES);
+    assert_eq!(std::fs::read(&first).unwrap(), before);
+    let fresh = tmp.path().join("fresh");
+    ok(&fimdup(
+        &[
+            "index",
+            "build",
+            &s1,
+            "--out",
+            &s(&fresh),
+            "--scheme",
+            "k-mins",
+            "--size",
+            "32",
+            "--containment",
+            "--tag",
+            "s1",
+            "--json",
+        ],
+        None,
+    ));
+    for (sweep, tag) in [(&s2, "s2"), (&s3, "s3")] {
+        ok(&fimdup(
+            &["index", "add", &s(&fresh), sweep, "--tag", tag, "--json"],
+            None,
+        ));
+    }
+    let answers = query(&idx);
+    assert_eq!(answers, query(&fresh));
+    // a merge: one segment of values files, the same answers
+    ok(&fimdup(&["index", "merge", &s(&idx), "--json"], None));
+    let m = manifest(&idx);
+    let segs = m["segments"].as_array().unwrap();
+    assert_eq!(segs.len(), 1);
+    assert_eq!(segment_files(&idx, &segs[0]), CURRENT_SEGMENT_FILES);
+    assert_eq!(query(&idx), answers);
 }
 
 /// `index remove` and `index merge` end to end: removed ids vanish from every answer (the

@@ -147,10 +147,11 @@ fn damaged_files_are_rejected_naming_the_file() {
         [
             "bands.bin",
             "containment-context.bin",
-            "containment.bin",
+            "containment-values.bin",
             "context.bin",
             "docs.bin",
-            "images.bin",
+            "ids.bin",
+            "values.bin",
         ]
     );
     let mut paths: Vec<PathBuf> = seg.iter().map(|n| seg_dir(dir.path()).join(n)).collect();
@@ -196,7 +197,7 @@ fn damaged_files_are_rejected_naming_the_file() {
     assert!(checked > 200);
     // undamaged again
     let back = Index::open(dir.path()).unwrap();
-    assert_eq!(back.images(), idx.images());
+    assert_eq!(back.images().unwrap(), idx.images().unwrap());
     assert_eq!(back.labels(), idx.labels());
 }
 
@@ -215,10 +216,11 @@ fn parsers_survive_damage_behind_forged_checksums() {
     for name in [
         "bands.bin",
         "containment-context.bin",
-        "containment.bin",
+        "containment-values.bin",
         "context.bin",
         "docs.bin",
-        "images.bin",
+        "ids.bin",
+        "values.bin",
         "state.bin",
     ] {
         let fdir = if name == "state.bin" { &g } else { &sd };
@@ -263,7 +265,7 @@ fn foreign_and_missing_indexes_are_clear_errors() {
     build(dir.path());
     let g = gen_dir(dir.path());
     // a file of one kind in place of another
-    let img = std::fs::read(seg_dir(dir.path()).join("images.bin")).unwrap();
+    let img = std::fs::read(seg_dir(dir.path()).join("ids.bin")).unwrap();
     forge(dir.path(), "docs.bin", &img);
     let e = Index::open(dir.path()).unwrap_err();
     assert!(e.to_string().contains("docs.bin"), "{e}");
@@ -293,9 +295,9 @@ fn a_crashed_writer_leaves_the_old_generation_readable() {
     std::fs::write(junk.join("state.bin"), b"FIMDUPST partial").unwrap();
     let junk_seg = dir.path().join("seg-000007");
     std::fs::create_dir(&junk_seg).unwrap();
-    std::fs::write(junk_seg.join("images.bin"), b"FIMDUPIM partial").unwrap();
+    std::fs::write(junk_seg.join("values.bin"), b"FIMDUPIV partial").unwrap();
     let back = Index::open(dir.path()).unwrap();
-    assert_eq!(back.images(), idx.images());
+    assert_eq!(back.images().unwrap(), idx.images().unwrap());
     // the next save goes past them, switches, and removes them; the segment is listed again
     let g = back.save(dir.path()).unwrap();
     assert_eq!(g, 6);
