@@ -26,6 +26,9 @@ pub use crate::plan::{
 
 pub use crate::plan::index_needs as memory_needed;
 
+/// New documents whose cluster edges are found at once when they scan postings in memory.
+const EDGE_CHUNK: usize = 1 << 16;
+
 /// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
 /// for M documents, more than the memory budget (B): ... (`source`)".
 pub(super) fn check_fits(
@@ -543,10 +546,11 @@ impl Index {
             self.segments.push(seg);
         }
         // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, estimated
-        // at least `t`, from the candidate pairs of the join of the new segment's postings
-        // with the others' (see `join`), a pass of new documents at a time (the
-        // components, hence the labels and the number of merges, do not depend on the
-        // order of the edges).
+        // at least `t` (the components, hence the labels and the number of merges, do not
+        // depend on the order of the edges). When an older segment is mapped, from the
+        // candidate pairs of the join of the new segment's postings with the others' in
+        // key order (see `join`: each mapped page read once a pass); else each new
+        // document scans the postings, held in memory, a chunk of documents at a time.
         let t = self.cfg.threshold;
         let mut uf = UnionFind::new(end);
         for (i, &l) in self.labels.iter().enumerate() {
@@ -554,7 +558,8 @@ impl Index {
                 uf.union(i as u32, l);
             }
         }
-        if end > start {
+        let mapped = self.segments.iter().any(|s| s.context.is_mapped());
+        if end > start && mapped {
             let cfg = &self.params.sketch;
             let images = &self.images;
             let needs = (start..end)
@@ -576,6 +581,35 @@ impl Index {
                 }
                 Ok(())
             })?;
+        }
+        for from in (start..end).step_by(EDGE_CHUNK).filter(|_| !mapped) {
+            let to = (from + EDGE_CHUNK).min(end);
+            let edges: Vec<(u32, u32)> = (from..to)
+                .into_par_iter()
+                .map_init(HashMap::new, |counts, i| {
+                    let hits = self.scan(
+                        &*self.images.get(i as u32)?,
+                        Table::Context,
+                        self.params.sketch.scheme,
+                        t,
+                        Measure::Resemblance,
+                        counts,
+                        |d| (d as usize) < i,
+                    )?;
+                    Ok(hits
+                        .into_iter()
+                        .map(move |(d, _)| (d, i as u32))
+                        .collect::<Vec<_>>())
+                })
+                .collect::<Result<Vec<Vec<_>>>>()?
+                .into_iter()
+                .flatten()
+                .collect();
+            for &(a, b) in &edges {
+                if uf.union(a, b) {
+                    rep.merges += 1;
+                }
+            }
         }
         // The label of a component is its smallest DocId: the first one met in DocId order.
         let mut min_of = vec![u32::MAX; end];

@@ -1,20 +1,21 @@
 //! The candidate pairs of a sweep's new documents, found by a join of postings in key
 //! order instead of one query a document.
 //!
-//! A sweep's new documents are the last segment, whose postings are in memory and sorted
-//! by key. Walking them key by key, each key's new documents meet the documents the older
-//! segments list under that key (a lookup a distinct key, in ascending key order, so a
-//! mapped segment's pages are read front to back, each once) and the new documents before
-//! them under that key; every such pair is one shared key. Each new document's partners
-//! are gathered in a slot of its own, sorted and counted, and the pairs sharing at least
-//! `need` keys are the candidates, exactly those that [`Index::scan`] of each new document
-//! (keeping `j < i`) counts; the candidates go on to the estimate as the scan's do.
+//! A sweep's new documents are the last segment, whose postings are in memory. The
+//! documents of a pass take their keys in key order: each key's documents meet the
+//! documents the older segments list under that key (one lookup a distinct key, in
+//! ascending key order, so a mapped segment's pages are read front to back, once a pass,
+//! and released behind the walk) and the new documents before them under that key;
+//! every such pair is one shared key. Each new document's partners are gathered in a slot
+//! of its own, sorted and counted, and the pairs sharing at least `need` keys are the
+//! candidates, exactly those that [`Index::scan`] of each new document (keeping `j < i`)
+//! counts; the candidates go on to the estimate as the scan's do.
 //!
-//! Memory: a first walk counts each new document's incidences with the others (an upper
-//! bound of its partners, the size of its slot); the new documents are then taken in
-//! passes of at most [`INDEX_JOIN_PAIRS`] incidences (a document alone above it is a pass
-//! of its own), each pass a walk of the new postings that holds its slots (4 bytes an
-//! incidence) and nothing else of size.
+//! Memory: a first walk of the new postings counts each new document's incidences with
+//! the others (an upper bound of its partners, the size of its slot); the new documents
+//! are then taken in passes of at most [`INDEX_JOIN_PAIRS`] incidences (a document alone
+//! above it is a pass of its own), each holding its documents' keys (16 bytes a key) and
+//! its slots (4 bytes an incidence) and nothing else of size.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -24,8 +25,8 @@ use super::Index;
 use crate::plan::INDEX_JOIN_PAIRS;
 use crate::Result;
 
-/// Pieces of the new postings a thread walks (each a key range; the older segments'
-/// pages of a walked piece are released).
+/// Pieces of a walk a thread takes (each a key range; the older segments' pages of a
+/// walked piece are released).
 const WALK_PARTS: usize = 32;
 
 impl Index {
@@ -76,13 +77,13 @@ impl Index {
         let mut held = 0u64;
         for (i, &w) in weights.iter().enumerate() {
             if held > 0 && held + w > INDEX_JOIN_PAIRS {
-                each(self.pass(&cuts, (from, i as u32), &weights, any_deleted, need)?)?;
+                each(self.pass((from, i as u32), &weights, any_deleted, need)?)?;
                 (from, held) = (i as u32, 0);
             }
             held += w;
         }
         if (from as usize) < n {
-            each(self.pass(&cuts, (from, n as u32), &weights, any_deleted, need)?)?;
+            each(self.pass((from, n as u32), &weights, any_deleted, need)?)?;
         }
         Ok(())
     }
@@ -93,7 +94,6 @@ impl Index {
     /// sorted and its runs counted.
     fn pass(
         &self,
-        cuts: &[usize],
         (lo, hi): (u32, u32),
         weights: &[u64],
         any_deleted: bool,
@@ -116,18 +116,41 @@ impl Index {
             let c = fill[x].fetch_add(1, Ordering::Relaxed) as usize;
             slots[starts[x] + c].store(j, Ordering::Relaxed);
         };
-        cuts.par_windows(2).try_for_each(|c| -> Result<()> {
-            for (k, ds) in new.groups_in(c[0], c[1]) {
-                let (a, z) = (
-                    ds.partition_point(|&d| d < lo),
-                    ds.partition_point(|&d| d < hi),
-                );
-                if a == z {
-                    continue;
+        // The pass's documents' keys, in key order, cut into pieces at key boundaries.
+        let scheme = self.params.sketch.scheme;
+        let mut keys: Vec<(u64, u32)> = (lo..hi)
+            .into_par_iter()
+            .map_init(Vec::new, |ks, i| -> Result<Vec<(u64, u32)>> {
+                ks.clear();
+                self.images.get(base + i)?.keys(scheme, ks);
+                Ok(ks.iter().map(|&k| (k, i)).collect())
+            })
+            .collect::<Result<Vec<_>>>()?
+            .concat();
+        keys.par_sort_unstable();
+        let parts = WALK_PARTS * rayon::current_num_threads();
+        let mut pieces = vec![0];
+        for p in 1..parts {
+            let at = keys.len() * p / parts;
+            let at = at + keys[at..].partition_point(|x| at > 0 && x.0 == keys[at - 1].0);
+            if at > *pieces.last().expect("a piece") && at < keys.len() {
+                pieces.push(at);
+            }
+        }
+        pieces.push(keys.len());
+        pieces.par_windows(2).try_for_each(|c| -> Result<()> {
+            let piece = &keys[c[0]..c[1]];
+            let mut g = 0;
+            while g < piece.len() {
+                let k = piece[g].0;
+                let mut e = g + 1;
+                while e < piece.len() && piece[e].0 == k {
+                    e += 1;
                 }
+                let is = &piece[g..e];
                 for s in olds {
                     let od = s.context.get(k)?;
-                    for &i in &ds[a..z] {
+                    for &(_, i) in is {
                         for &o in od {
                             let j = s.base + o;
                             if !(any_deleted && self.deleted.contains(j)) {
@@ -136,13 +159,19 @@ impl Index {
                         }
                     }
                 }
-                for x in a..z {
-                    for &e in &ds[..x] {
-                        put(ds[x], base + e);
+                let nd = new.get(k)?;
+                for &(_, i) in is {
+                    for &e in &nd[..nd.partition_point(|&e| e < i)] {
+                        put(i, base + e);
                     }
                 }
+                g = e;
             }
-            self.release_passed(c);
+            if let (Some(first), Some(last)) = (piece.first(), piece.last()) {
+                for s in olds {
+                    s.context.release(first.0, last.0);
+                }
+            }
             Ok(())
         })?;
         let found: Vec<Vec<(u32, u32)>> = (lo..hi)
