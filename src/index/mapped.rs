@@ -143,12 +143,14 @@ impl MappedFile {
         Ok(())
     }
 
-    /// Checks every block now, reading the file through once with read-ahead.
+    /// Checks every block now, reading the file through once with read-ahead, and then
+    /// releases its pages ([`MappedFile::release`]): what is used later is mapped again.
     pub(crate) fn check_all(&self, validate: impl Fn(usize, usize) -> Result<()>) -> Result<()> {
         #[cfg(unix)]
         let _ = self.map.advise(memmap2::Advice::Sequential);
         self.ensure(0, self.map.len(), validate)?;
         self.all_checked.store(true, Ordering::Release);
+        self.release(0, self.map.len());
         #[cfg(unix)]
         let _ = self.map.advise(memmap2::Advice::Random);
         Ok(())
