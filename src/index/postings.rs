@@ -127,7 +127,7 @@ impl Postings {
     }
 
     /// Of a mapped file, drops from this process's memory the pages of the incidences whose
-    /// keys are in `lo ..= hi` ([`MappedFile::release`]; the keys are read unchecked, only
+    /// keys are in `lo ..= hi` (`madvise(MADV_DONTNEED)`; the keys are read unchecked, only
     /// to find them); in memory, nothing.
     pub fn release(&self, lo: u64, hi: u64) {
         if let Some(m) = &self.map {
