@@ -45,7 +45,8 @@
 //! a directory given with a record format (`--format jsonl`, `csv`, `tsv`, `lines`,
 //! `warc`), names many files of one format that are read, sorted by name, each by its
 //! format's reader, as one corpus: DocIds run on over the shards, positions in messages are
-//! the shard's, and ids that are positions are `shard-name:position`.
+//! the shard's, and ids that are positions are `shard-name:position`. A divided run reads
+//! a sharded corpus, and a directory of Parquet files, file by file ([`split`]).
 //!
 //! [`texts`] holds documents handed over in memory (the Python package's, as Arrow record
 //! batches) and reads them in place as [`Format::Texts`]: one document per text, in order,

@@ -8,7 +8,8 @@
 //! * a **directory given with a record format** (`jsonl`, `csv`, `tsv`, `lines` or
 //!   `warc`, e.g. `--format jsonl`): every regular file under it, recursively, names
 //!   starting with `.` skipped. (A directory without a format, or with `dir`, is one
-//!   document per file; a directory of `*.parquet` files is already one Parquet corpus.)
+//!   document per file; a directory of `*.parquet` files is already one Parquet corpus,
+//!   [`is_parquet_dir`], whose ids that are row numbers count across its files.)
 //!
 //! Shards are ordered by their name (the file name of a pattern's match, the relative path
 //! with `/` separators in a directory); each is read by its format's own reader, any of
@@ -18,6 +19,12 @@
 //! shard's own; an external id that is a position (plain lines, JSONL without an id field,
 //! CSV/TSV or Parquet without an id column) is the shard's name and the position,
 //! `name:line`, so that ids stay distinct over the shards.
+//!
+//! A divided run reads the files of a sharded corpus, and those of a directory of Parquet
+//! files (in its reader's order), each on its own, cut by bytes
+//! ([`super::split::assign_pieces`]); [`Positions`] turns the ids that are positions in
+//! a file into the corpus's: `name:position` for a shard, the row number across the
+//! directory for a Parquet file, as one process names them.
 //!
 //! A pattern or a prefix may be an object-store URL (`s3://`, `gs://`): such a corpus is
 //! staged into a local directory that reads as the same shards ([`super::remote`]).
@@ -67,6 +74,16 @@ pub fn is_sharded(path: &Path, cfg: &CorpusConfig) -> bool {
         && path != Path::new("-")
         && ((is_pattern(path) && !path.exists())
             || (record_format(cfg.format) && (path.is_dir() || super::remote::is_remote(path))))
+}
+
+/// True when the corpus at `path`, read with `cfg`, is a directory of Parquet files (given
+/// with `--format parquet`, or holding a `*.parquet` file): one Parquet corpus, not
+/// sharded, whose rows are numbered across its files (see the module docs).
+pub fn is_parquet_dir(path: &Path, cfg: &CorpusConfig) -> bool {
+    cfg.texts.is_none()
+        && path.is_dir()
+        && !is_sharded(path, cfg)
+        && cfg.format_of(path).is_ok_and(|f| f == Format::Parquet)
 }
 
 /// The shards of the corpus at `path`, sorted by name; `None` when it is not sharded. An
@@ -214,6 +231,32 @@ pub(crate) fn shard_ext_id(positional: bool, name: &str, ext: String) -> String 
         format!("{name}:{ext}")
     } else {
         ext
+    }
+}
+
+/// How the external ids that are positions ([`positional_ids`]) of one file of a corpus,
+/// read on its own, become the corpus's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Positions {
+    /// As the file numbers them: the corpus is the file.
+    Own,
+    /// `name:position`, with the shard's name ([`shard_ext_id`]).
+    Shard(String),
+    /// The row number across the corpus: a file of a directory of Parquet files, after
+    /// this many rows of the files before it ([`super::parquet::row_id`]).
+    RowsAfter(u64),
+}
+
+impl Positions {
+    /// The corpus's external id of a document that the file's own reader gave the id
+    /// `ext`, at `row` (its 1-based row or line in the file); `positional`: the ids are
+    /// positions.
+    pub fn ext_id(&self, positional: bool, ext: String, row: u64) -> String {
+        match self {
+            Positions::Shard(name) => shard_ext_id(positional, name, ext),
+            Positions::RowsAfter(n) if positional => super::parquet::row_id(*n, row),
+            Positions::RowsAfter(_) | Positions::Own => ext,
+        }
     }
 }
 

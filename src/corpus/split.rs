@@ -9,8 +9,8 @@
 //! zstd, CSV, WARC, Parquet, directories, JSONL whose bad lines are skipped) is split by
 //! blocks: every worker reads the input, and maps only its blocks ([`Share`]).
 //!
-//! A divided run reads a corpus's files (one file, or the shards of a sharded corpus,
-//! [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
+//! A divided run reads a corpus's files (one file, the shards of a sharded corpus, or the
+//! files of a directory of Parquet files, [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
 //! end to end, each worker takes about `1/N` of the bytes ([`Cut`]); a file that can be
 //! cut (as above) is cut at line starts, a Parquet file where its row groups start (a
 //! piece holds the row groups that start in its bytes, their rows keeping their numbers in

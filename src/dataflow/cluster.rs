@@ -1,10 +1,12 @@
 //! The cluster stage divided among the workers of every process, for `concept`,
 //! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
 //! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, one
-//! Parquet file cut by row groups, or on the shards of a sharded corpus in any format,
-//! divided by bytes ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards
-//! cut or read whole, Parquet shards cut by row groups, CSV/TSV and WARC shards each read
-//! whole by its format's reader); verification and deduplication need one line file: no
+//! Parquet file cut by row groups, or on a corpus of many files (the shards of a sharded
+//! corpus in any format, or a directory of Parquet files), divided by bytes ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
+//! whole, Parquet shards and a Parquet directory's files cut by row groups, CSV/TSV and
+//! WARC shards each read whole by its format's reader; the ids that are positions named
+//! as one process names them, [`crate::corpus::shards::Positions`]); verification and
+//! deduplication need one line file: no
 //! process holds the corpus's images, every process writes its part of each output file,
 //! and process 0 receives counters, not the records nor the results.
 //!
@@ -34,7 +36,7 @@
 //!    in one pass, so the rows are the same):
 //!    the method's candidate rule ([`CandidateRule`](crate::cluster::CandidateRule), from the method's file) says which
 //!    keys (the full shingle sets for exact, read again by each worker at its documents'
-//!    offsets, or over shards by reading its pieces again as it read them first; image elements for concept and union-find, band keys for lsh, super
+//!    offsets in one line file, or otherwise by reading its pieces again as it read them first; image elements for concept and union-find, band keys for lsh, super
 //!    shingles for super-shingle); the owner of a key
 //!    holds its posting list and, for the context methods, applies `min-df` / `max-df` as
 //!    the context builder does; the dropped elements that two documents share are
@@ -129,6 +131,7 @@ use crate::cluster::stages::{
 };
 use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
+use crate::corpus::shards::Positions;
 use crate::corpus::DuplicateIds;
 use crate::dedup::{write_kept_part, Dedup};
 use crate::sketch::pipeline::SketchStats;
@@ -187,11 +190,11 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
 
 /// Why `job` on the corpus at `path`, one file, does not run divided: the file is not cut
 /// (by byte ranges at lines, or by row groups for a Parquet file), or it is a Parquet file
-/// and the pairs are verified; `None` when it does or when the corpus is sharded.
+/// and the pairs are verified; `None` when it does or when the corpus is many files.
 fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     use crate::corpus::split::{cut_of, Cut};
     let corpus = &job.pipeline().corpus;
-    if crate::corpus::shards::is_sharded(path, corpus) {
+    if is_many_files(path, corpus) {
         return Ok(None);
     }
     Ok(match cut_of(path, corpus)? {
@@ -206,26 +209,36 @@ fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     })
 }
 
-/// Why `job` on the sharded corpus at `path` does not run divided; `None` when it does or
-/// when the corpus is not sharded.
+/// Why `job` on the corpus of many files at `path` (sharded, or a directory of Parquet
+/// files) does not run divided; `None` when it does or when the corpus is one file.
 fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
+    use crate::corpus::shards::{is_parquet_dir, is_sharded};
     let corpus = &job.pipeline().corpus;
-    if !crate::corpus::shards::is_sharded(path, corpus) {
-        return Ok(None);
-    }
-    Ok(if job.verified_threshold().is_some() {
-        Some("documents of shards are not read again at their offsets (verification)")
+    let why = if is_sharded(path, corpus) {
+        "documents of shards are not read again at their offsets (verification)"
+    } else if is_parquet_dir(path, corpus) {
+        "documents of a Parquet directory are not read again at their rows (verification)"
     } else {
-        None
-    })
+        return Ok(None);
+    };
+    Ok(job.verified_threshold().is_some().then_some(why))
 }
 
-/// One file of the corpus of a divided run: the corpus file itself, or one of its shards.
+/// Whether the corpus at `path` is read as many files: sharded, or a directory of Parquet
+/// files.
+fn is_many_files(path: &Path, corpus: &crate::corpus::CorpusConfig) -> bool {
+    crate::corpus::shards::is_sharded(path, corpus)
+        || crate::corpus::shards::is_parquet_dir(path, corpus)
+}
+
+/// One file of the corpus of a divided run: the corpus file itself, one of its shards, or
+/// one of the files of a directory of Parquet files.
 pub(super) struct InputFile {
     pub path: PathBuf,
-    /// A shard's name (for the external ids that are positions, see
-    /// [`crate::corpus::shards`]); `None` for an unsharded corpus.
-    pub name: Option<String>,
+    /// How its external ids that are positions become the corpus's: a shard's are prefixed
+    /// with its name, a Parquet directory's rows numbered across its files (see
+    /// [`crate::corpus::shards`]).
+    pub ids: Positions,
     /// Its size in bytes.
     pub len: u64,
     /// How it is divided between workers ([`crate::corpus::split::cut_of`]).
@@ -233,30 +246,33 @@ pub(super) struct InputFile {
 }
 
 impl InputFile {
-    /// The files of the corpus at `path`: its shards in order, or itself.
+    /// The files of the corpus at `path`: its shards in order, the Parquet files of a
+    /// directory in the order its reader reads them, or itself.
     pub(super) fn list(path: &Path, corpus: &crate::corpus::CorpusConfig) -> Result<Vec<Self>> {
-        Ok(match crate::corpus::shards::list(path, corpus)? {
-            Some(shards) => {
-                let mut v = Vec::with_capacity(shards.len());
-                for s in shards {
-                    v.push(InputFile {
-                        cut: crate::corpus::split::cut_of(&s.path, corpus)?,
-                        path: s.path,
-                        name: Some(s.name),
-                        len: s.len,
-                    });
-                }
-                v
+        let mut files = Vec::new();
+        if let Some(shards) = crate::corpus::shards::list(path, corpus)? {
+            for s in shards {
+                files.push((s.path, Positions::Shard(s.name)));
             }
-            None => vec![InputFile {
-                path: path.to_path_buf(),
-                name: None,
-                len: std::fs::metadata(path)
-                    .map_err(|e| Error::io(path, e))?
-                    .len(),
-                cut: crate::corpus::split::cut_of(path, corpus)?,
-            }],
-        })
+        } else if crate::corpus::shards::is_parquet_dir(path, corpus) {
+            let mut before = 0u64;
+            for (p, rows) in crate::corpus::parquet::files_with_rows(path)? {
+                files.push((p, Positions::RowsAfter(before)));
+                before += rows;
+            }
+        } else {
+            files.push((path.to_path_buf(), Positions::Own));
+        }
+        let mut v = Vec::with_capacity(files.len());
+        for (p, ids) in files {
+            v.push(InputFile {
+                cut: crate::corpus::split::cut_of(&p, corpus)?,
+                len: std::fs::metadata(&p).map_err(|e| Error::io(&p, e))?.len(),
+                path: p,
+                ids,
+            });
+        }
+        Ok(v)
     }
 }
 

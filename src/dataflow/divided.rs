@@ -185,7 +185,7 @@ fn run_stages(
             path: staged
                 .as_ref()
                 .map_or(f.path.clone(), |s| s.url_of(&f.path)),
-            name: f.name.clone(),
+            ids: f.ids.clone(),
             len: f.len,
             cut: f.cut,
         })

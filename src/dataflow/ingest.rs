@@ -26,7 +26,7 @@ use crate::cluster::{CollapseSummary, Equivalence, Reads};
 use crate::context::DocKeys;
 use crate::corpus::duplicate_error;
 use crate::corpus::par::Share;
-use crate::corpus::shards::shard_ext_id;
+use crate::corpus::shards::Positions;
 use crate::corpus::split::{
     assign_pieces, count_range, place_pieces, read_by_lines, Cut, LineRange, Piece, RangeCount,
     Split,
@@ -86,9 +86,11 @@ fn place_counted(
 ///
 /// A corpus read by lines counts its pieces first (a cut file's pieces need the lines
 /// before them), gathers the counts and reads each piece from its first line and DocId. A
-/// corpus of another format (CSV/TSV, WARC, Parquet shards: each a whole piece, read by its
-/// format's reader) is read first, its documents numbered from 0 in each piece, and
-/// renumbered once the pieces' counts are gathered. A worker's read error (a corrupt
+/// corpus of another format (CSV/TSV or WARC shards, each a whole piece read by its
+/// format's reader; Parquet files, a piece their row groups that start in its bytes) is
+/// read first, its documents numbered from 0 in each piece, and renumbered once the
+/// pieces' counts are gathered; ids that are positions are named as one process names
+/// them ([`crate::corpus::shards::Positions`]). A worker's read error (a corrupt
 /// shard) reaches every worker in one round, the earliest in corpus order winning.
 pub(super) fn read_and_sketch(
     rounds: &mut Rounds<'_>,
@@ -177,7 +179,10 @@ pub(super) fn read_and_sketch(
         stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
     }
     if plan.job.cluster_config().method.reads() == Reads::Sets {
-        held = if plan.files.iter().any(|f| f.name.is_some()) {
+        // Only a corpus that is one file cut at lines is read again at offsets.
+        let at_offsets =
+            matches!(&plan.files[..], [f] if f.ids == Positions::Own && f.cut == Cut::Lines);
+        held = if !at_offsets {
             let sets = piece_sets(plan, &placed[me], by_lines, docs.len(), spill_dir);
             agree(rounds, sets)?
         } else {
@@ -273,14 +278,12 @@ impl Read {
                     keys.sort_unstable();
                     keys.dedup();
                     held.push(keys, values)?;
-                    let ext = match &file.name {
-                        Some(name) => shard_ext_id(plan.positional_ids, name, ext),
-                        None => ext,
-                    };
+                    let line = lines.get(i).copied().unwrap_or(0);
+                    let ext = file.ids.ext_id(plan.positional_ids, ext, line);
                     docs.push(Doc {
                         id: first + i as u32,
                         ext,
-                        line: lines.get(i).copied().unwrap_or(0),
+                        line,
                         offset: offsets.get(i).copied().unwrap_or(0),
                         raw: raw_fingerprints[i],
                         canonical: canonical_fingerprints[i],
@@ -310,10 +313,11 @@ fn unplaced(plan: &Plan, piece: Piece) -> Split {
     }
 }
 
-/// The exact join's keys over a sharded corpus: the documents' full shingle sets, each of
-/// this worker's pieces read again as it was read first (a byte range by lines, a whole
-/// shard by its format's reader), in the same order (on disk under a budget). `n` is the
-/// documents read the first time: another count means the shards changed since.
+/// The exact join's keys over a corpus of many files or a Parquet file: the documents'
+/// full shingle sets, each of this worker's pieces read again as it was read first (a
+/// byte range by lines, a Parquet file's row groups, a whole shard by its format's
+/// reader), in the same order (on disk under a budget). `n` is the documents read the
+/// first time: another count means the files changed since.
 fn piece_sets(
     plan: &Plan,
     placed: &[(Piece, LineRange)],
@@ -344,7 +348,7 @@ fn piece_sets(
     }
     if sets.len() != n {
         return Err(Error::Distributed(format!(
-            "{}: {} documents read again of {n}; the shards changed since they were read",
+            "{}: {} documents read again of {n}; the files changed since they were read",
             plan.path.display(),
             sets.len()
         )));

@@ -14,8 +14,9 @@
 //!   (written by the crate's converter) read as the concatenated JSONL, in one process and
 //!   divided on 2 x 1 and 1 x 2, and a Parquet shard cut short is an exit 2 naming it, in
 //!   every process;
-//! - Parquet written by pyarrow with many row groups, one file or shards, runs divided by
-//!   row groups with the one-process bytes (ids from a column or row numbers);
+//! - Parquet written by pyarrow with many row groups, one file, shards or a directory of
+//!   files, runs divided by row groups with the one-process bytes (ids from a column or row
+//!   numbers, across the files of a directory);
 //! - CSV, TSV and WARC shards, each read whole by its format's reader, run divided with
 //!   the one-process run's outputs and summary, each process reading about half of the
 //!   bytes; a cut-short gzip CSV shard or WARC record stops every process with exit 2,
@@ -409,7 +410,7 @@ fn parquet_shards() {
     assert_same_files(&want, &got, "parquet shards");
     for (n, w) in [(2, 1), (1, 2)] {
         let run = run_dist(d, &format!("pq-{n}x{w}"), &args, n, w);
-        check_divided(&got, &run, &pq, n, w);
+        check_divided(&got, &run, dir_bytes(&pq), n, w);
     }
 
     let bytes = fs::read(pq.join("p-2.parquet")).unwrap();
@@ -495,7 +496,7 @@ fn parquet_divided_by_row_groups() {
         }
         for (n, w) in [(2, 1), (3, 1), (1, 2)] {
             let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
-            check_divided(&one, &run, files, n, w);
+            check_divided(&one, &run, dir_bytes(files), n, w);
             let total = dir_bytes(files).0;
             for p in run.summary()["distributed"]["per_process"]
                 .as_array()
@@ -519,6 +520,162 @@ fn parquet_divided_by_row_groups() {
         "exact",
     ];
     assert_gathered_because(&run_dist(d, "file-verify-2x1", &args, 2, 1), "Parquet");
+}
+
+/// Writes the corpus `jsonl` with pyarrow as two directories of Parquet files, `dir/ids`
+/// (columns `id` and `text`) and `dir/rows` (`text` alone), each holding
+/// `a/part-0.parquet` (200 rows, row groups of 50), `part-1.parquet` (1000 rows, row groups
+/// of 61), `part-2.parquet` (300 rows, row groups of 97) and `part-3.parquet` (no rows),
+/// in that order by relative path, beside `notes.txt` and `.hidden.parquet` (not Parquet),
+/// which the reader leaves out; `dir/one.parquet`, the corpus with ids in one file (row
+/// groups of 97); and `dir/rows.jsonl`, the corpus with ids its row numbers from 1.
+const WRITE_PARQUET_DIRS: &str = r#"
+import sys, os, json, pyarrow as pa, pyarrow.parquet as pq
+src, out = sys.argv[1], sys.argv[2]
+rows = [json.loads(l) for l in open(src)]
+with open(out + "/rows.jsonl", "w") as f:
+    for i, r in enumerate(rows):
+        f.write(json.dumps({"id": str(i + 1), "text": r["text"]}) + "\n")
+for kind in ["ids", "rows"]:
+    cols = {"text": [r["text"] for r in rows]}
+    if kind == "ids":
+        cols = {"id": [r["id"] for r in rows], **cols}
+    t = pa.table(cols)
+    if kind == "ids":
+        pq.write_table(t, out + "/one.parquet", row_group_size=97)
+    d = f"{out}/{kind}"
+    os.makedirs(d + "/a")
+    at = 0
+    for name, n, group in [("a/part-0", 200, 50), ("part-1", 1000, 61), ("part-2", 300, 97), ("part-3", 0, 10)]:
+        pq.write_table(t.slice(at, n), f"{d}/{name}.parquet", row_group_size=group)
+        at += n
+    assert at == len(rows)
+    open(d + "/notes.txt", "w").write("not a document\n")
+    open(d + "/.hidden.parquet", "w").write("not Parquet\n")
+print(pq.ParquetFile(f"{out}/ids/part-1.parquet").num_row_groups)
+"#;
+
+/// The bytes of the Parquet files a directory corpus reads (`*.parquet`, recursively,
+/// names starting with `.` left out), and the largest.
+fn parquet_bytes(dir: &Path) -> (u64, u64) {
+    let (mut total, mut largest) = (0, 0);
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        if e.file_type().unwrap().is_dir() {
+            let (t, l) = parquet_bytes(&e.path());
+            total += t;
+            largest = largest.max(l);
+        } else if name.ends_with(".parquet") {
+            let len = e.metadata().unwrap().len();
+            total += len;
+            largest = largest.max(len);
+        }
+    }
+    (total, largest)
+}
+
+/// A directory of Parquet files (written by pyarrow: a nested file, several row groups
+/// each, an empty file, a text file and a hidden file beside them) runs divided like a
+/// pattern of Parquet shards, each file cut where its row groups start: on 3 x 1 the same
+/// bytes as one process, whose ids are the id column, or the row numbers across the
+/// files when the files have no id column (`--id-column ""`: the bytes of the run over the
+/// corpus with those ids); each process reads less than half of the bytes, though one file holds two
+/// thirds of them. The exact method runs divided too (over one Parquet file as well);
+/// verified pairs run gathered, saying why.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_directory_divided_by_row_groups() {
+    let Some(py) = common::python_with_pyarrow() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, _) = sharded(d);
+    let pq = d.join("pqdir");
+    fs::create_dir_all(&pq).unwrap();
+    let groups = common::run_python(&py, WRITE_PARQUET_DIRS, &[s(&whole), s(&pq)]);
+    assert_eq!(groups.trim(), "17");
+    let (ids, rows) = (pq.join("ids"), pq.join("rows"));
+    let by_rows = pq.join("rows.jsonl");
+    let cases: [(&str, Vec<&str>, Vec<&str>); 3] = [
+        (
+            "ids",
+            vec!["cluster", s(&ids), "--threshold", "0.8"],
+            vec!["cluster", s(&whole), "--threshold", "0.8"],
+        ),
+        (
+            "rows",
+            vec!["cluster", s(&rows), "--threshold", "0.8", "--id-column", ""],
+            vec!["cluster", s(&by_rows), "--threshold", "0.8"],
+        ),
+        (
+            "exact",
+            vec![
+                "cluster",
+                s(&ids),
+                "--method",
+                "exact",
+                "--threshold",
+                "0.8",
+            ],
+            vec![
+                "cluster",
+                s(&whole),
+                "--method",
+                "exact",
+                "--threshold",
+                "0.8",
+            ],
+        ),
+    ];
+    for (name, args, jsonl_args) in &cases {
+        let want = single(d, &format!("dir-{name}-jsonl"), jsonl_args);
+        let one = single(d, &format!("dir-{name}-one"), args);
+        assert_same_files(&want, &one, name);
+        let pairs = fs::read_to_string(one.join("pairs.csv")).unwrap();
+        assert!(pairs.lines().count() > 10, "{name}: too few pairs: {pairs}");
+        let bytes = parquet_bytes(if *name == "rows" { &rows } else { &ids });
+        let (n, w) = (3, 1);
+        let run = run_dist(d, &format!("dir-{name}-{n}x{w}"), args, n, w);
+        check_divided(&one, &run, bytes, n, w);
+        for p in run.summary()["distributed"]["per_process"]
+            .as_array()
+            .unwrap()
+        {
+            let read = p["bytes_read"].as_u64().unwrap();
+            assert!(read < bytes.0 / 2, "{name}: {read} of {} bytes", bytes.0);
+        }
+    }
+    // The exact method over one Parquet file reads its row groups again too.
+    let file = pq.join("one.parquet");
+    let args = [
+        "cluster",
+        s(&file),
+        "--method",
+        "exact",
+        "--threshold",
+        "0.8",
+    ];
+    let one = single(d, "file-exact-one", &args);
+    assert_same_files(&d.join("dir-exact-jsonl"), &one, "file");
+    let len = fs::metadata(&file).unwrap().len();
+    let run = run_dist(d, "file-exact-3x1", &args, 3, 1);
+    check_divided(&one, &run, (len, len), 3, 1);
+
+    let args = [
+        "cluster",
+        s(&ids),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let run = run_dist(d, "dir-verify-2x1", &args, 2, 1);
+    assert_gathered_because(&run, "Parquet directory");
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and
@@ -639,10 +796,11 @@ fn dir_bytes(dir: &Path) -> (u64, u64) {
     (sizes.iter().sum(), sizes.iter().copied().max().unwrap_or(0))
 }
 
-/// A divided run `run` over the shards of `dir` wrote the bytes of the one-process run
-/// `one` (outputs and summary but timings, memory and the `distributed` block), ran
-/// divided, and each process read its share of the bytes give or take one shard.
-fn check_divided(one: &Path, run: &crate::distributed::Run, dir: &Path, n: usize, w: usize) {
+/// A divided run `run` over files of `bytes` (in all, and the largest, [`dir_bytes`]) wrote
+/// the bytes of the one-process run `one` (outputs and summary but timings, memory and the
+/// `distributed` block), ran divided, and each process read its share of the bytes give or
+/// take the largest file.
+fn check_divided(one: &Path, run: &crate::distributed::Run, bytes: (u64, u64), n: usize, w: usize) {
     run.assert_ok();
     assert_same_dir(one, run);
     let one_sum = read_json(&one.join("summary.json"));
@@ -666,7 +824,7 @@ fn check_divided(one: &Path, run: &crate::distributed::Run, dir: &Path, n: usize
     let read: Vec<u64> = (dist["per_process"].as_array().unwrap().iter())
         .map(|p| p["bytes_read"].as_u64().expect("bytes_read"))
         .collect();
-    let (total, largest) = dir_bytes(dir);
+    let (total, largest) = bytes;
     assert_eq!(read.iter().sum::<u64>(), total, "{}: {read:?}", run.name);
     for (p, &r) in read.iter().enumerate() {
         assert!(
@@ -703,7 +861,7 @@ fn csv_tsv_and_warc_shards_run_divided() {
         }
         for (n, w) in [(2, 1), (1, 2)] {
             let run = run_dist(d, &format!("{kind}-{n}x{w}"), &args, n, w);
-            check_divided(&one, &run, &shards, n, w);
+            check_divided(&one, &run, dir_bytes(&shards), n, w);
         }
     }
 }
@@ -787,7 +945,7 @@ fn exact_over_shards_runs_divided() {
         assert!(pairs.lines().count() > 10, "{kind}: too few pairs: {pairs}");
         for (n, w) in [(2, 1), (1, 2)] {
             let run = run_dist(d, &format!("exact-{kind}-{n}x{w}"), &args, n, w);
-            check_divided(&one, &run, &shards, n, w);
+            check_divided(&one, &run, dir_bytes(&shards), n, w);
         }
     }
     let pat = pattern(&jsonl);

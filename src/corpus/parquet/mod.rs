@@ -62,6 +62,34 @@ pub fn row_group_starts(path: &Path) -> crate::Result<Vec<u64>> {
     }
 }
 
+/// The files of the Parquet corpus at `path` in the order the reader reads them (the file
+/// itself, or the `*.parquet` files of a directory), each with its rows as its footer
+/// counts them: a divided run reads each file by its row groups, and an id that is a row
+/// number counts on over the files ([`row_id`]).
+pub fn files_with_rows(path: &Path) -> crate::Result<Vec<(std::path::PathBuf, u64)>> {
+    #[cfg(feature = "parquet")]
+    {
+        let files = columns::list_files(path)?;
+        let mut out = Vec::with_capacity(files.len());
+        for p in files {
+            let rows = columns::ParquetFile::open(&p)?.row_group_spans();
+            out.push((p, rows.iter().map(|s| s.1).sum()));
+        }
+        Ok(out)
+    }
+    #[cfg(not(feature = "parquet"))]
+    {
+        ParquetDocs::open(path, &super::CorpusConfig::default()).map(|_| Vec::new())
+    }
+}
+
+/// The external id of row `row` (1-based, in its file) of a Parquet corpus without an id
+/// column, after `rows_before` rows of the files before its file: its number across the
+/// corpus.
+pub fn row_id(rows_before: u64, row: u64) -> String {
+    (rows_before + row).to_string()
+}
+
 /// Whether the calling thread is inside a call to the Parquet decoder that the reader
 /// guards: a panic raised there is caught and becomes an error naming the file, so a panic
 /// hook need not print it (the binary's does not; the fuzz targets do not count it as a

@@ -3,12 +3,14 @@
 //!
 //! Invariant: one batch of the text and id columns of one row group is held at a time; rows
 //! are numbered from 1 within each file (the position in messages) and across the corpus
-//! (the id when no id column is named), skipped rows included. A window of row groups
+//! (the id when no id column is named, [`row_id`]: the rows of the files before plus the
+//! row in the file), skipped rows included. A window of row groups
 //! ([`ParquetDocs::open_window`]) numbers its rows as the whole file does.
 
 use std::path::{Path, PathBuf};
 
 use super::columns::{list_files, BatchCols, Batches, ParquetFile, Resolved, RowKind};
+use super::row_id;
 use crate::corpus::input::decode_ref;
 use crate::corpus::reader::{Raw, Source};
 use crate::corpus::{CorpusConfig, CorpusStats};
@@ -21,8 +23,8 @@ pub(in crate::corpus) struct ParquetDocs {
     /// The file being read (the last one after the end).
     path: PathBuf,
     cur: Option<FileCursor>,
-    /// Rows of the corpus passed so far.
-    corpus_row: u64,
+    /// Rows of the files before the one being read.
+    rows_before: u64,
     /// Only the row groups whose bytes start in this range (of the one file).
     window: Option<(u64, u64)>,
 }
@@ -50,7 +52,7 @@ impl ParquetDocs {
             cfg: cfg.clone(),
             path: path.to_path_buf(),
             cur: None,
-            corpus_row: 0,
+            rows_before: 0,
             window: None,
         })
     }
@@ -68,7 +70,7 @@ impl ParquetDocs {
             cfg: cfg.clone(),
             path: path.to_path_buf(),
             cur: None,
-            corpus_row: 0,
+            rows_before: 0,
             window: Some((start, end)),
         })
     }
@@ -88,7 +90,6 @@ impl ParquetDocs {
             next_rg = spans.iter().take_while(|s| s.0 < start).count();
             end_rg = next_rg + spans[next_rg..].iter().take_while(|s| s.0 < end).count();
             row = spans[..next_rg].iter().map(|s| s.1).sum();
-            self.corpus_row = row;
         }
         self.cur = Some(FileCursor {
             file,
@@ -117,13 +118,12 @@ impl Source for ParquetDocs {
                     let i = *pos;
                     *pos += 1;
                     c.row += 1;
-                    self.corpus_row += 1;
                     match cols.classify(i, self.cfg.max_doc_bytes) {
                         RowKind::Doc { text, id } => {
                             let (text, lossy) = decode_ref(text);
                             return Ok(Some(Raw {
                                 line: c.row,
-                                ext_id: id.unwrap_or_else(|| self.corpus_row.to_string()),
+                                ext_id: id.unwrap_or_else(|| row_id(self.rows_before, c.row)),
                                 text: text.into_owned(),
                                 lossy,
                             }));
@@ -152,6 +152,7 @@ impl Source for ParquetDocs {
                 c.next_rg += 1;
                 continue;
             }
+            self.rows_before += c.row;
             self.cur = None;
         }
     }
