@@ -10,8 +10,9 @@
 //! blocks: every worker reads the input, and maps only its blocks ([`Share`]).
 //!
 //! A divided run reads a corpus's files (one file, the shards of a sharded corpus, or the
-//! files of a directory of Parquet files, [`super::shards`]) as **pieces** divided by bytes ([`assign_pieces`]): the files laid
-//! end to end, each worker takes about `1/N` of the bytes ([`Cut`]); a file that can be
+//! files of a directory of Parquet files, [`super::shards`]) as **pieces** divided by
+//! bytes ([`assign_pieces`]): the files laid end to end, each worker takes about `1/N` of
+//! the bytes ([`Cut`]); a file that can be
 //! cut (as above) is cut at line starts, a Parquet file where its row groups start (a
 //! piece holds the row groups that start in its bytes, their rows keeping their numbers in
 //! the file), any other file (a gzip or zstd line-format file, a CSV/TSV or WARC shard,

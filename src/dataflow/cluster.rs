@@ -2,13 +2,14 @@
 //! `union-find`, `lsh`, `super-shingle` (with or without exact verification) and `exact`
 //! by resemblance, on one uncompressed JSONL or plain-lines file cut into byte ranges, one
 //! Parquet file cut by row groups, or on a corpus of many files (the shards of a sharded
-//! corpus in any format, or a directory of Parquet files), divided by bytes ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
+//! corpus in any format, or a directory of Parquet files), divided by bytes
+//! ([`crate::corpus::split::assign_pieces`]: JSONL and plain-lines shards cut or read
 //! whole, Parquet shards and a Parquet directory's files cut by row groups, CSV/TSV and
 //! WARC shards each read whole by its format's reader; the ids that are positions named
 //! as one process names them, [`crate::corpus::shards::Positions`]); verification and
-//! deduplication need one line file: no
-//! process holds the corpus's images, every process writes its part of each output file,
-//! and process 0 receives counters, not the records nor the results.
+//! deduplication need one line file: no process holds the corpus's images, every process
+//! writes its part of each output file, and process 0 receives counters, not the records
+//! nor the results.
 //!
 //! Stages, each a round of exchange by key ([`super::rounds`]) around the library's stage
 //! functions over a partition ([`crate::cluster::stages`]; this module and its siblings
