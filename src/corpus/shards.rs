@@ -234,13 +234,13 @@ pub(crate) fn shard_ext_id(positional: bool, name: &str, ext: String) -> String 
     }
 }
 
-/// How the external ids that are positions ([`positional_ids`]) of one file of a corpus,
+/// How the external ids that are positions (`positional_ids`) of one file of a corpus,
 /// read on its own, become the corpus's.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Positions {
     /// As the file numbers them: the corpus is the file.
     Own,
-    /// `name:position`, with the shard's name ([`shard_ext_id`]).
+    /// `name:position`, with the shard's name (`shard_ext_id`).
     Shard(String),
     /// The row number across the corpus: a file of a directory of Parquet files, after
     /// this many rows of the files before it ([`super::parquet::row_id`]).
