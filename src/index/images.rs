@@ -242,24 +242,9 @@ impl MappedValues {
         cfg: SketchConfig,
     ) -> Result<MappedValues> {
         let file = MappedFile::open(path, sums, block)?;
+        file.check_header(HEADER, magic, (VERSION, "image values file"))?;
         let len = file.len();
         let err = |msg: String| Error::format(path, msg);
-        if len < HEADER {
-            return Err(err(format!("at byte {len}: shorter than its header")));
-        }
-        file.ensure(0, HEADER, |_, _| Ok(()))?;
-        if &file.bytes()[..8] != magic {
-            return Err(err(format!(
-                "not a fimdup index file (bad magic; expected {})",
-                String::from_utf8_lossy(magic)
-            )));
-        }
-        let version = file.u32_at(8);
-        if version != VERSION {
-            return Err(err(format!(
-                "image values file version {version}, this fimdup reads version {VERSION}"
-            )));
-        }
         let (docs, values) = (file.u64_at(16), file.u64_at(24));
         if docs != u64::from(n) {
             return Err(err(format!(

@@ -72,6 +72,41 @@ impl MappedFile {
         Ok(m)
     }
 
+    /// An error naming the file unless it holds at least `header` bytes, starts with
+    /// `magic` and has the `u32` version `version` at byte 8 (`what` names the kind of
+    /// file); the header's block was checked by [`MappedFile::open`].
+    pub(crate) fn check_header(
+        &self,
+        header: usize,
+        magic: &[u8; 8],
+        (version, what): (u32, &str),
+    ) -> Result<()> {
+        let len = self.map.len();
+        if len < header {
+            return Err(Error::format(
+                &self.path,
+                format!("at byte {len}: shorter than its header"),
+            ));
+        }
+        if &self.map[..8] != magic {
+            return Err(Error::format(
+                &self.path,
+                format!(
+                    "not a fimdup index file (bad magic; expected {})",
+                    String::from_utf8_lossy(magic)
+                ),
+            ));
+        }
+        let v = self.u32_at(8);
+        if v != version {
+            return Err(Error::format(
+                &self.path,
+                format!("{what} version {v}, this fimdup reads version {version}"),
+            ));
+        }
+        Ok(())
+    }
+
     /// The file's path.
     pub(crate) fn path(&self) -> &Path {
         &self.path

@@ -510,23 +510,9 @@ impl Postings {
         lazy: bool,
     ) -> Result<Postings> {
         let file = MappedFile::open(path, sums, block)?;
+        file.check_header(HEADER, magic, (VERSION, "postings file"))?;
         let len = file.len();
         let err = |msg: String| Error::format(path, msg);
-        if len < HEADER {
-            return Err(err(format!("at byte {len}: shorter than its header")));
-        }
-        if &file.bytes()[..8] != magic {
-            return Err(err(format!(
-                "not a fimdup index file (bad magic; expected {})",
-                String::from_utf8_lossy(magic)
-            )));
-        }
-        let version = file.u32_at(8);
-        if version != VERSION {
-            return Err(err(format!(
-                "postings file version {version}, this fimdup maps version {VERSION}"
-            )));
-        }
         let (shift, n, first, last) = (
             file.u32_at(12),
             file.u64_at(16),
