@@ -3,7 +3,9 @@
 # stable toolchain with RUSTC_BOOTSTRAP=1), then runs each for a bounded time, FUZZ_JOBS at
 # a time (default one after the other), starting from the committed seeds
 # (fuzz/seeds/<target>/, copied into the working corpus fuzz/corpus/<target>/). Prints per target the executions and whether it crashed;
-# exits non-zero when any target crashed (the input is kept in fuzz/artifacts/<target>/).
+# exits non-zero when any target crashed (the input is kept in fuzz/artifacts/<target>/, and
+# printed in base64 when small). A timeout is a crash unless its input, run alone three times,
+# each time finishes within the timeout (then the machine was the cause; the input is kept).
 #
 # Usage: [FUZZ_JOBS=N] fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
 # Limits: -rss_limit_mb=2048 -malloc_limit_mb=2048 (a length in the input that drives a huge
@@ -65,6 +67,22 @@ for t in "${targets[@]}"; do
 done
 wait
 
+# A timeout of one target while others share the cores may be the machine, not the input:
+# the input runs alone three times, each within the same timeout (exit 0: it always did).
+replay_in_time() {
+  local t=$1 input=$2 i start
+  for i in 1 2 3; do
+    start=$SECONDS
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" TMPDIR="$scratch" \
+      cargo fuzz run -a "$t" "$input" -- -timeout=30 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
+      -detect_leaks=0 >"$scratch/$t.replay.log" 2>&1 || {
+      echo "   $t: the input timed out or crashed again alone (run $i)"
+      return 1
+    }
+    echo "   $t: the input ran alone in $((SECONDS - start)) s (run $i)"
+  done
+}
+
 failed=0
 summary=()
 for t in "${targets[@]}"; do
@@ -75,10 +93,19 @@ for t in "${targets[@]}"; do
   if [ "$rc" -eq 0 ]; then
     line="$t: $execs executions, 0 crashes"
   else
-    failed=1
     artifact=$(grep -o 'Test unit written to [^ ]*' "$log" | tail -1 | sed 's/Test unit written to //')
-    line="$t: $execs executions, CRASH (exit $rc) ${artifact:+-> $artifact}"
-    grep -E 'panicked at|SUMMARY|ERROR: libFuzzer|out-of-memory|deadly signal' "$log" | head -5 | sed 's/^/   /'
+    if grep -q 'ERROR: libFuzzer: timeout' "$log" && [ -n "$artifact" ] && replay_in_time "$t" "$artifact"; then
+      line="$t: $execs executions, 0 crashes (one input passed the timeout while ${jobs} targets ran, and ran in time alone 3 times; kept: $artifact)"
+    else
+      failed=1
+      line="$t: $execs executions, CRASH (exit $rc) ${artifact:+-> $artifact}"
+    fi
+    grep -E -A12 'panicked at|ERROR: libFuzzer|out-of-memory|deadly signal' "$log" | head -40 | sed 's/^/   /'
+    grep -E 'SUMMARY' "$log" | head -2 | sed 's/^/   /'
+    if [ -n "$artifact" ] && [ -f "$artifact" ] && [ "$(stat -c %s "$artifact")" -le 16384 ]; then
+      echo "   the input, base64 (base64 -d > input; cargo fuzz run -a $t input):"
+      base64 -w 100 "$artifact" | sed 's/^/   /'
+    fi
   fi
   summary+=("$line")
 done
