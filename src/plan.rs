@@ -29,7 +29,10 @@
 //!   runs the rest ([`component_shares`]);
 //! - **verify**: the candidates' shingle sets, read in batches of half the room
 //!   ([`verify_batch_docs`]; without a budget [`DEFAULT_VERIFY_BYTES`]);
-//! - **index**: [`index_needs`] for a whole index in memory;
+//! - **index**: [`index_needs`] for an index built in memory; an index opened from disk
+//!   maps its segments and holds [`index_held`], a sweep added to it
+//!   [`index_sweep_needs`], and a merge of the merge policy runs when
+//!   [`index_merge_adds`] fits beside it (otherwise it waits for `index merge`);
 //! - **divided run** (per worker, [`worker_share`] of the process's budget): its rows stage
 //!   in [`divided_row_passes`], each round of an exchange in [`round_share`]
 //!   ([`exchange_passes`]), a group's verification in [`group_verify_share`].
@@ -117,6 +120,93 @@ pub const INDEX_BYTES_PER_VALUE: u64 = 24;
 /// 64 MiB, whatever the index's size (a sweep's new documents are taken in as many passes
 /// as this needs).
 pub const INDEX_JOIN_PAIRS: u64 = 1 << 24;
+
+/// The fewest incidences a pass of a sweep's join is given under a budget (256 KiB of
+/// slots), what [`index_sweep_needs`] counts for it.
+pub const INDEX_JOIN_MIN_PAIRS: u64 = 1 << 16;
+
+/// The incidences a pass of a sweep's join holds when `room` bytes are left beside the
+/// index and the new documents' keys (`None`: no budget): 4 bytes each, between
+/// [`INDEX_JOIN_MIN_PAIRS`] and [`INDEX_JOIN_PAIRS`].
+pub fn index_join_pairs(room: Option<u64>) -> u64 {
+    room.map_or(INDEX_JOIN_PAIRS, |r| {
+        (r / 4).clamp(INDEX_JOIN_MIN_PAIRS, INDEX_JOIN_PAIRS)
+    })
+}
+
+/// Bytes per document of an index whose segment is mapped (its images and postings read
+/// in place, not held), for [`index_held`]: its external id in the ids buffer and in the
+/// id -> latest-version map, the per-document arrays (sweeps, label, source) and, while a
+/// sweep is added, the clustering's union-find and labels, with room for ids of a few
+/// dozen bytes.
+///
+/// Measured: `index add --batch` of 100k documents to the mapped 1M index of
+/// `eval/index/rss.sh` holds 560 MiB anonymous (`/usr/bin/time -v` and
+/// `/proc/PID/status`), of which the new documents ([`index_needs`]) and the join's pass
+/// (its keys, [`INDEX_JOIN_BYTES_PER_KEY`], and passes of [`INDEX_JOIN_PAIRS`]) take
+/// about 450: about 110 bytes for each of the 1.1M documents.
+pub const INDEX_BYTES_PER_MAPPED_DOC: u64 = 160;
+
+/// Bytes per image value of a sweep's new documents that the join's pass holds
+/// (`index::join`: the key and its document, sorted), besides [`INDEX_BYTES_PER_VALUE`].
+pub const INDEX_JOIN_BYTES_PER_KEY: u64 = 16;
+
+/// What an open index holds in memory, for [`index_held`] and [`index_sweep_needs`]: all
+/// its documents, and the documents and image values of its segments held in memory
+/// (built or merged by this process, or read from the older format); every other
+/// segment is mapped.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IndexHeld {
+    /// Every document (all versions, removed ones included).
+    pub docs: u64,
+    /// The documents of the segments held in memory.
+    pub owned_docs: u64,
+    /// Their image values (main and containment).
+    pub owned_values: u64,
+}
+
+/// The bytes an open index holds: [`index_needs`] of its segments held in memory and
+/// [`INDEX_BYTES_PER_MAPPED_DOC`] for each document of a mapped one (whose pages the
+/// kernel reads and drops as it needs: they are not counted).
+pub fn index_held(bands: Option<(u32, u32)>, held: IndexHeld) -> u64 {
+    index_needs(bands, held.owned_docs, held.owned_values)
+        + held.docs.saturating_sub(held.owned_docs) * INDEX_BYTES_PER_MAPPED_DOC
+}
+
+/// The bytes an index holds while a sweep of `new_docs` documents with `new_values` image
+/// values is added to it: [`index_held`] with the new documents held in memory (they are
+/// the sweep's segment) and, when some older documents are mapped, the join that finds
+/// the new documents' candidates ([`INDEX_JOIN_BYTES_PER_KEY`] a new value, and 4 bytes an
+/// incidence of its smallest pass, [`INDEX_JOIN_MIN_PAIRS`]; its passes take what the
+/// budget leaves, [`index_join_pairs`]). Without a mapped segment the candidates are found
+/// by a scan of the postings in memory, in chunks of small size.
+pub fn index_sweep_needs(
+    bands: Option<(u32, u32)>,
+    held: IndexHeld,
+    new_docs: u64,
+    new_values: u64,
+) -> u64 {
+    let after = IndexHeld {
+        docs: held.docs + new_docs,
+        owned_docs: held.owned_docs + new_docs,
+        owned_values: held.owned_values + new_values,
+    };
+    let join = if held.docs > held.owned_docs {
+        let incidences = new_values.saturating_mul(held.docs).min(INDEX_JOIN_MIN_PAIRS);
+        incidences * 4 + new_values * INDEX_JOIN_BYTES_PER_KEY
+    } else {
+        0
+    };
+    index_held(bands, after) + join
+}
+
+/// The bytes a merge of segments of `docs` documents with `values` image values adds to
+/// what the index holds: their postings (and band keys) built anew in memory, at
+/// [`INDEX_BYTES_PER_VALUE`] less the value itself (the images stay where they are).
+pub fn index_merge_adds(bands: Option<(u32, u32)>, docs: u64, values: u64) -> u64 {
+    let bands = bands.map_or(0, |(b, _)| b as u64);
+    docs * bands * INDEX_BYTES_PER_VALUE + values * (INDEX_BYTES_PER_VALUE - 8)
+}
 
 /// Bytes a divided run's id message takes besides the id's text while the ids are checked:
 /// the message sent, its encoding and the message received, and its entry in the owner's

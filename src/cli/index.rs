@@ -78,10 +78,18 @@ impl WaitArgs {
 
 `index add` merges segments of similar size by itself (log-structured, 8 at a time); `merge`
 forces one segment of everything, without the removed documents. Readers keep the previous
-generation until the new one is complete. Takes the writer lock like `index add`.")]
+generation until the new one is complete. Takes the writer lock like `index add`.
+
+The merged postings are built in memory. Under --memory-budget a merge that would not fit
+stops before it starts (exit 2) saying how much it needs; `index add` under a budget leaves
+such a merge of its merge policy for `index merge` (and says so).")]
 pub struct MergeArgs {
     /// Index directory.
     pub index: PathBuf,
+    /// Bound on the merge's memory, e.g. 4GiB: a merge that needs more is refused before it
+    /// starts (exit 2) [default: no limit].
+    #[arg(long, value_name = "SIZE")]
+    pub memory_budget: Option<fimdup::spill::MemoryBudget>,
     #[command(flatten)]
     pub wait: WaitArgs,
     /// Print the summary as JSON on stdout.
@@ -274,8 +282,9 @@ fn remove(a: RemoveArgs) -> anyhow::Result<()> {
 
 fn merge(a: MergeArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
-    let (mut idx, lock) = Index::open_for_write(&a.index, a.wait.duration())?;
-    let rep = idx.merge_all()?;
+    let spill = fimdup::spill::SpillConfig::new(a.memory_budget, None)?;
+    let (mut idx, lock) = Index::open_for_write_with(&a.index, a.wait.duration(), &spill)?;
+    let rep = idx.merge_all_within(a.memory_budget)?;
     let generation = idx.save_locked(&lock)?;
     let secs = t0.elapsed().as_secs_f64();
     if a.json {
@@ -419,6 +428,7 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
             "renamed_ids": rep.renamed_ids,
             "skipped_oversized": rep.skipped_oversized,
             "merges": rep.merges,
+            "segments": rep.segment_merges,
             "clusters": rep.clusters,
             "total_documents": idx.len(),
             "lost": lost,
@@ -497,9 +507,17 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
 
 /// [`input_notes`] of a sweep.
 fn notes(rep: &fimdup::index::AddReport) -> String {
-    input_notes(&fimdup::corpus::CorpusStats {
+    let mut n = input_notes(&fimdup::corpus::CorpusStats {
         renamed_ids: rep.renamed_ids,
         skipped_oversized: rep.skipped_oversized,
         ..Default::default()
-    })
+    });
+    let m = &rep.segment_merges;
+    if m.deferred > 0 {
+        n.push_str(&format!(
+            "; a segment merge left for `index merge`: it needs {} MiB, more than the memory budget",
+            m.deferred_needs.div_ceil(1 << 20)
+        ));
+    }
+    n
 }

@@ -25,25 +25,28 @@ pub use crate::plan::{
 };
 
 pub use crate::plan::index_needs as memory_needed;
+use crate::plan::{
+    index_held, index_join_pairs, index_sweep_needs, INDEX_JOIN_BYTES_PER_KEY,
+};
 
 /// New documents whose cluster edges are found at once when they scan postings in memory.
 const EDGE_CHUNK: usize = 1 << 16;
 
-/// [`Error::Budget`] when [`memory_needed`] exceeds `budget`: "`what` needs at least N MiB
-/// for M documents, more than the memory budget (B): ... (`source`)".
+/// [`Error::Budget`] when `need` bytes (of the memory plan's index rules) exceed `budget`:
+/// "`what` needs at least N MiB for M documents, more than the memory budget (B): ...
+/// (`source`)".
 pub(super) fn check_fits(
-    bands: Option<(u32, u32)>,
+    need: u64,
     docs: u64,
-    values: u64,
     budget: MemoryBudget,
     what: &str,
     source: &str,
 ) -> Result<()> {
-    let need = memory_needed(bands, docs, values);
     if need > budget.0 {
         return Err(Error::Budget(format!(
             "{what} needs at least {} MiB for {docs} documents, more than the memory budget \
-             ({budget}): the index holds their ids, images and postings in memory ({source})",
+             ({budget}): the index holds their ids, the new documents' images and postings \
+             and the segments not mapped from disk in memory ({source})",
             need.div_ceil(1 << 20),
         )));
     }
@@ -55,6 +58,8 @@ pub(super) fn check_fits(
 struct SweepState {
     sweep: u32,
     batch: bool,
+    /// The budget the merge policy keeps to after the sweep.
+    budget: Option<MemoryBudget>,
     start: usize,
     ordinal: u64,
     rep: AddReport,
@@ -105,6 +110,9 @@ pub struct AddReport {
     pub renamed_ids: u64,
     /// Documents of the sweep skipped as larger than the largest document size.
     pub skipped_oversized: u64,
+    /// What the merge policy did after the sweep (under a memory budget it may leave
+    /// merges for `index merge`).
+    pub segment_merges: super::MergeReport,
 }
 
 impl Index {
@@ -326,11 +334,9 @@ impl Index {
         if let Some(w) = cont_w {
             w.finish()?;
         }
-        let old_values = self.images.values() + self.cont_images.values();
         check_fits(
-            self.bands,
+            index_sweep_needs(self.bands, self.held(), stored, values),
             self.len() as u64 + stored,
-            old_values + values,
             budget,
             if self.sweeps.is_empty() {
                 "index build"
@@ -347,6 +353,7 @@ impl Index {
         // Room for the documents that will be stored, not for the unchanged ones.
         let mut st = self.begin_sweep(tag, stored as usize)?;
         st.batch = batch;
+        st.budget = Some(budget);
         while let Some((_, ext_id, image)) = main_r.next_doc()? {
             let containment = match cont_r.as_mut() {
                 Some(r) => Some(
@@ -457,6 +464,7 @@ impl Index {
         Ok(SweepState {
             sweep: self.sweeps.len() as u32,
             batch: false,
+            budget: None,
             start: self.images.len(),
             ordinal: 0,
             rep: AddReport {
@@ -525,6 +533,7 @@ impl Index {
         let SweepState {
             sweep,
             batch,
+            budget,
             start,
             mut rep,
             ..
@@ -566,7 +575,13 @@ impl Index {
                 .map(|i| Ok(min_shared(&*images.get(i as u32)?, cfg, t) as u32))
                 .collect::<Result<Vec<u32>>>()?;
             let need = |i: u32| needs[i as usize - start];
-            self.new_pairs(&need, |cands| {
+            // The join's passes take what the budget leaves beside the index and the new
+            // documents' keys (the plan's share; the pairs are the same for any pass size).
+            let room = budget.map(|b| {
+                let keys = images.values_in(start as u32, end as u32) * INDEX_JOIN_BYTES_PER_KEY;
+                b.0.saturating_sub(index_held(self.bands, self.held()) + keys)
+            });
+            self.new_pairs(&need, index_join_pairs(room), |cands| {
                 let edges = cands
                     .par_iter()
                     .map(|&(j, i)| -> Result<Option<(u32, u32)>> {
@@ -633,7 +648,7 @@ impl Index {
         }
         // 5. The merge policy: segments of one level merged (the clusters, the lost and
         // found and every query answer do not depend on the segments).
-        self.merge_by_policy()?;
+        rep.segment_merges = self.merge_by_policy_within(budget)?;
         Ok(rep)
     }
 

@@ -84,15 +84,24 @@ impl Images {
             .collect()
     }
 
-    /// The number of values of all images (of a mapped file: from its header).
-    pub(crate) fn values(&self) -> u64 {
-        self.parts
-            .iter()
-            .map(|(_, p)| match p {
-                Part::Owned(v) => v.iter().map(|i| i.len() as u64).sum(),
+    /// The number of values of the images of the DocIds `from .. to` (of a mapped file
+    /// that the range covers only in part: all of its values, an upper bound).
+    pub(crate) fn values_in(&self, from: u32, to: u32) -> u64 {
+        let mut total = 0;
+        for (i, (base, part)) in self.parts.iter().enumerate() {
+            let end = self.parts.get(i + 1).map_or(self.len as u32, |p| p.0);
+            let (lo, hi) = (from.max(*base), to.min(end));
+            if lo >= hi {
+                continue;
+            }
+            total += match part {
+                Part::Owned(v) => (v[(lo - base) as usize..(hi - base) as usize].iter())
+                    .map(|i| i.len() as u64)
+                    .sum(),
                 Part::Mapped(m) => m.values,
-            })
-            .sum()
+            };
+        }
+        total
     }
 
     /// Room for `n` more documents in memory.
@@ -206,18 +215,6 @@ impl Images {
         }
         flush(&mut buf, true)
     }
-}
-
-/// The number of values the values file at `path` holds (from its header).
-pub(crate) fn value_count(path: &Path) -> Result<u64> {
-    use std::io::Read;
-    let mut head = [0u8; HEADER];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .map_err(|e| Error::io(path, e))?;
-    Ok(u64::from_le_bytes(
-        head[24..32].try_into().expect("8 bytes"),
-    ))
 }
 
 /// A mapped values file.

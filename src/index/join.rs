@@ -13,16 +13,19 @@
 //!
 //! Memory: a first walk of the new postings counts each new document's incidences with
 //! the others (an upper bound of its partners, the size of its slot); the new documents
-//! are then taken in passes of at most [`INDEX_JOIN_PAIRS`] incidences (a document alone
-//! above it is a pass of its own), each holding its documents' keys (16 bytes a key) and
-//! its slots (4 bytes an incidence) and nothing else of size.
+//! are then taken in passes of at most the incidences the memory plan gives
+//! ([`index_join_pairs`]: [`INDEX_JOIN_PAIRS`] without a budget, a document alone above it
+//! is a pass of its own), each holding its documents' keys (16 bytes a key) and its slots
+//! (4 bytes an incidence) and nothing else of size. The pairs found do not depend on the
+//! passes.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rayon::prelude::*;
 
 use super::Index;
-use crate::plan::INDEX_JOIN_PAIRS;
+#[cfg(doc)]
+use crate::plan::{index_join_pairs, INDEX_JOIN_PAIRS};
 use crate::Result;
 
 /// Pieces of a walk a thread takes (each a key range; the older segments' pages of a
@@ -32,11 +35,12 @@ const WALK_PARTS: usize = 32;
 impl Index {
     /// The pairs `(j, i)`: `i` a document of the last segment (the new documents of a
     /// sweep), `j < i` not removed, sharing at least `need(i)` keys of the context;
-    /// handed to `each` a pass of new documents at a time, each pass's ascending by
-    /// `(i, j)`.
+    /// handed to `each` a pass of new documents (of at most `pass_pairs` incidences, or
+    /// one document) at a time, each pass's ascending by `(i, j)`.
     pub(super) fn new_pairs(
         &self,
         need: &(dyn Fn(u32) -> u32 + Sync),
+        pass_pairs: u64,
         mut each: impl FnMut(Vec<(u32, u32)>) -> Result<()>,
     ) -> Result<()> {
         let Some(last) = self.segments.last() else {
@@ -76,7 +80,7 @@ impl Index {
         let mut from = 0u32;
         let mut held = 0u64;
         for (i, &w) in weights.iter().enumerate() {
-            if held > 0 && held + w > INDEX_JOIN_PAIRS {
+            if held > 0 && held + w > pass_pairs {
                 each(self.pass((from, i as u32), &weights, any_deleted, need)?)?;
                 (from, held) = (i as u32, 0);
             }

@@ -50,9 +50,11 @@
 //! segments read from disk, which are memory-mapped and used in place (their pages are read
 //! when a lookup or an estimate touches them; see `images` and [`Postings`]): the external
 //! ids, the per-document state and the `latest` map are what an open holds.
-//! [`memory_needed`] counts it as if all of it were held ([`BYTES_PER_DOC`] a document,
+//! [`memory_needed`] counts an index built in memory ([`BYTES_PER_DOC`] a document,
 //! [`BYTES_PER_VALUE`] an image value, about 3 KB a document at 128 values), an upper
-//! bound. A sweep's postings are built as one new segment ([`Postings::extend`]);
+//! bound; an index opened from disk holds its mapped segments' documents at
+//! [`crate::plan::INDEX_BYTES_PER_MAPPED_DOC`] each, and a sweep or a merge adds what the
+//! memory plan says ([`crate::plan::index_sweep_needs`], [`crate::plan::index_merge_adds`]). A sweep's postings are built as one new segment ([`Postings::extend`]);
 //! a merge frees its parts' postings before it builds the merged ones. Only new segments
 //! and the small per-generation files are written, one file at a time, streamed, so a
 //! build, a sweep, a merge or an open holds little beside the index itself. Under a memory
@@ -60,7 +62,9 @@
 //! [`Index::open_for_write_with`]) the sweep is sketched to a temporary images file first,
 //! and when the index with it would not fit the call fails with
 //! [`Error::Budget`](crate::Error::Budget) before the index is touched; the index is the
-//! same with or without a budget.
+//! same with or without a budget, except that a merge of the merge policy that would not
+//! fit waits for `index merge` ([`Index::merge_by_policy_within`]; the segments differ, no
+//! answer does).
 //!
 //! The code: `config` (build options, sweeps), `inherent` (the [`Index`] and its
 //! accessors), `ids` (the external ids and their latest versions), `images` (the images

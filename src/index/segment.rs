@@ -30,7 +30,9 @@ use super::images::Images;
 use super::store::SegmentEntry;
 use super::{Index, Measure, Postings};
 use crate::cluster::uf::UnionFind;
+use crate::plan::{index_held, index_merge_adds, IndexHeld};
 use crate::sketch::{super_shingles, Image, Scheme};
+use crate::spill::MemoryBudget;
 use crate::{Error, Result};
 
 /// Segments of one level merged at once by the merge policy (and the base of the levels).
@@ -87,6 +89,12 @@ pub struct MergeReport {
     pub segments_after: u64,
     /// Documents whose postings were rewritten.
     pub documents_rewritten: u64,
+    /// Merges the policy left for `index merge`: under a memory budget, a merge whose
+    /// postings would not fit beside the index ([`crate::plan::index_merge_adds`]) waits
+    /// (the segments stay as they are; queries and sweeps give the same answers).
+    pub deferred: u64,
+    /// The bytes the first deferred merge needed (0 when none was deferred).
+    pub deferred_needs: u64,
 }
 
 /// The most segments the merge policy leaves in an index of `docs` documents:
@@ -162,6 +170,34 @@ impl Index {
         self.segments.len()
     }
 
+    /// What the index holds in memory ([`IndexHeld`]): its documents, and those of the
+    /// segments whose postings are in memory, with their image values.
+    pub(crate) fn held(&self) -> IndexHeld {
+        let mut h = IndexHeld {
+            docs: self.len() as u64,
+            ..IndexHeld::default()
+        };
+        for s in self.segments.iter().filter(|s| !s.context.is_mapped()) {
+            let (from, to) = (s.base, s.base + s.len);
+            h.owned_docs += s.len as u64;
+            h.owned_values += self.images.values_in(from, to) + self.cont_images.values_in(from, to);
+        }
+        h
+    }
+
+    /// The bytes the index holds while it merges the segments `from .. to`: what it holds
+    /// now, and the postings built for the mapped ones among them (those held in memory
+    /// are freed before the merged postings are built).
+    fn merge_needs(&self, from: usize, to: usize) -> u64 {
+        let (mut docs, mut values) = (0u64, 0u64);
+        for s in self.segments[from..to].iter().filter(|s| s.context.is_mapped()) {
+            let (lo, hi) = (s.base, s.base + s.len);
+            docs += s.len as u64;
+            values += self.images.values_in(lo, hi) + self.cont_images.values_in(lo, hi);
+        }
+        index_held(self.bands, self.held()) + index_merge_adds(self.bands, docs, values)
+    }
+
     /// Merges the segments `from .. to` (indexes into the segment list) into one.
     fn merge_range(&mut self, from: usize, to: usize, rep: &mut MergeReport) -> Result<()> {
         let base = self.segments[from].base;
@@ -192,9 +228,25 @@ impl Index {
     /// [`MERGE_FACTOR`] segments while they have one level, then, while there are more
     /// than [`max_segments`], the [`MERGE_FACTOR`] adjacent ones with the fewest documents.
     pub fn merge_by_policy(&mut self) -> Result<MergeReport> {
+        self.merge_by_policy_within(None)
+    }
+
+    /// [`Index::merge_by_policy`] under a memory budget: a merge that would not fit in it
+    /// ([`crate::plan::index_merge_adds`] beside what the index holds) is left for
+    /// `index merge` and the policy stops there (the report counts it as deferred).
+    pub fn merge_by_policy_within(&mut self, budget: Option<MemoryBudget>) -> Result<MergeReport> {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
             ..MergeReport::default()
+        };
+        let fits = |idx: &Index, from: usize, to: usize, rep: &mut MergeReport| {
+            let need = idx.merge_needs(from, to);
+            let ok = budget.is_none_or(|b| need <= b.0);
+            if !ok {
+                rep.deferred += 1;
+                rep.deferred_needs = need;
+            }
+            ok
         };
         loop {
             let n = self.segments.len();
@@ -203,13 +255,14 @@ impl Index {
             }
             let tail = &self.segments[n - MERGE_FACTOR..];
             let l = level(tail[0].len);
-            if !tail.iter().all(|s| level(s.len) == l) {
+            if !tail.iter().all(|s| level(s.len) == l) || !fits(self, n - MERGE_FACTOR, n, &mut rep)
+            {
                 break;
             }
             self.merge_range(n - MERGE_FACTOR, n, &mut rep)?;
         }
         let cap = max_segments(self.len() as u64);
-        while self.segments.len() > cap {
+        while self.segments.len() > cap && rep.deferred == 0 {
             let n = self.segments.len();
             let w = MERGE_FACTOR.min(n);
             let from = (0..=n - w)
@@ -218,6 +271,9 @@ impl Index {
                     (docs, std::cmp::Reverse(i))
                 })
                 .expect("a window");
+            if !fits(self, from, from + w, &mut rep) {
+                break;
+            }
             self.merge_range(from, from + w, &mut rep)?;
         }
         rep.segments_after = self.segments.len() as u64;
@@ -228,12 +284,31 @@ impl Index {
     /// (a single segment is rewritten when it has removed documents or postings files of
     /// the older version).
     pub fn merge_all(&mut self) -> Result<MergeReport> {
+        self.merge_all_within(None)
+    }
+
+    /// [`Index::merge_all`] under a memory budget: [`Error::Budget`] before anything is
+    /// merged when the merge would not fit in it ([`crate::plan::index_merge_adds`] beside
+    /// what the index holds).
+    pub fn merge_all_within(&mut self, budget: Option<MemoryBudget>) -> Result<MergeReport> {
         let mut rep = MergeReport {
             segments_before: self.segments.len() as u64,
             ..MergeReport::default()
         };
         let n = self.segments.len();
         if n > 1 || (n == 1 && (!self.deleted.is_empty() || self.segments[0].old_format)) {
+            if let Some(b) = budget {
+                let need = self.merge_needs(0, n);
+                if need > b.0 {
+                    return Err(Error::Budget(format!(
+                        "index merge needs at least {} MiB for {} documents, more than the memory \
+                         budget ({b}): the merged postings are built in memory beside the \
+                         documents' ids",
+                        need.div_ceil(1 << 20),
+                        self.len()
+                    )));
+                }
+            }
             self.merge_range(0, n, &mut rep)?;
         }
         rep.segments_after = self.segments.len() as u64;

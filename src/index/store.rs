@@ -111,6 +111,7 @@ use super::segment::Segment;
 use super::{Index, IndexConfig, Postings, Sweep, WriteLock};
 use crate::codec::{put_header, put_varint, ByteSource};
 use crate::io::AtomicFile;
+use crate::plan::{index_held, IndexHeld};
 use crate::sketch::file::{read_images_streamed, scan_images_streamed, Stream};
 use crate::sketch::{SketchConfig, SketchParams};
 use crate::spill::SpillConfig;
@@ -302,9 +303,10 @@ impl Index {
     }
 
     /// [`Index::open_for_write`] under the memory budget of `spill`: before the index is
-    /// read, an [`Error::Budget`] when the index alone cannot fit in the budget (counted by
-    /// [`memory_needed`](super::memory_needed) from its document count and its images,
-    /// which are streamed through once to count their values).
+    /// read, an [`Error::Budget`] when what the open index holds cannot fit in the budget
+    /// ([`index_held`]: its segments of the current format are mapped, and only their
+    /// documents' ids and state are held; the images of a segment of an older format are
+    /// streamed through once to count their values, as it is decoded into memory).
     pub fn open_for_write_with(
         dir: &Path,
         wait: Duration,
@@ -314,27 +316,35 @@ impl Index {
         let lock = WriteLock::acquire(dir, wait)?;
         if let Some(budget) = spill.budget {
             let (gdir, _, m) = read_manifest(dir)?;
-            let mut values = 0u64;
-            let mut lists: Vec<(PathBuf, &[FileEntry])> = vec![(gdir.clone(), &m.files[..])];
+            let in_segments: u64 = m.segments.iter().map(|s| s.docs).sum();
+            let mut lists: Vec<(PathBuf, &[FileEntry], u64)> = vec![(
+                gdir.clone(),
+                &m.files[..],
+                m.doc_count.saturating_sub(in_segments),
+            )];
             for s in &m.segments {
-                lists.push((dir.join(&s.name), &s.files[..]));
+                lists.push((dir.join(&s.name), &s.files[..], s.docs));
             }
-            for (fdir, files) in lists {
+            let mut held = IndexHeld {
+                docs: m.doc_count,
+                ..IndexHeld::default()
+            };
+            for (fdir, files, docs) in lists {
+                if !files.iter().any(|f| f.name == "images.bin") {
+                    continue;
+                }
+                held.owned_docs += docs;
                 for f in files {
-                    let p = fdir.join(&f.name);
                     if f.name == "images.bin" || f.name == "containment.bin" {
-                        scan_images_streamed(&p, f.bytes / 2, |_, _, img| {
-                            values += img.len() as u64;
+                        scan_images_streamed(&fdir.join(&f.name), f.bytes / 2, |_, _, img| {
+                            held.owned_values += img.len() as u64;
                         })?;
-                    } else if f.name == "values.bin" || f.name == "containment-values.bin" {
-                        values += super::images::value_count(&p)?;
                     }
                 }
             }
             check_fits(
-                m.bands,
+                index_held(m.bands, held),
                 m.doc_count,
-                values,
                 budget,
                 "index add",
                 &format!("the index {} as it is", dir.display()),

@@ -6,7 +6,10 @@
 //! * a budget below what the index needs exits 2 before any work on the index, saying
 //!   "needs at least N MiB for M documents", and leaves no index (build) or the index as it
 //!   was (add: checked before the index is read, and again with the sweep's documents); a
-//!   budget of exactly N MiB is enough.
+//!   budget of exactly N MiB is enough;
+//! * an add counts the mapped segments by their documents' ids and state, not as a whole
+//!   index in memory, and leaves a merge of the merge policy that would not fit for `index
+//!   merge` (the queries' answers the same as without a budget).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -224,10 +227,12 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let before = generation(&idx);
 
-    // A sweep that does not fit: refused, the index as it was.
-    let (need_add, docs) = needs(&refused(&add(&format!("{need}MiB")), "index add"));
+    // A sweep that does not fit: refused, the index as it was. The index's segment is
+    // mapped (its documents counted by their ids and state), the sweep's 1000 documents
+    // are counted as a build of them with the join's keys beside.
+    let (need_add, docs) = needs(&refused(&add("2MiB"), "index add"));
     assert_eq!(docs, 3000);
-    assert!(need_add > need, "{need_add} <= {need}");
+    assert!(need_add > 2 && need_add < need + need / 2, "{need_add}, {need}");
     assert_eq!(generation(&idx), before);
     let entries: Vec<String> = std::fs::read_dir(&idx)
         .unwrap()
@@ -239,10 +244,99 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
     );
     assert!(empty_dir(&spill));
 
-    // A budget the index as it is does not fit in: refused before the index is read.
-    let err = refused(&add(&format!("{}MiB", need - 1)), "index add");
-    assert_eq!(needs(&err), (need, 2000), "{err}");
+    // A budget the index as it is does not fit in: refused before the index is read. Its
+    // segment is mapped, so it needs the documents' ids and state only: 2000 documents of
+    // 160 bytes, less than building it needed.
+    let err = refused(&add("200KiB"), "index add");
     assert!(err.contains("as it is"), "{err}");
+    let (open_need, docs) = needs(&err);
+    assert_eq!(docs, 2000, "{err}");
+    assert_eq!(open_need, (2000 * 160u64).div_ceil(1 << 20), "{err}");
+    assert!(open_need < need, "{open_need} >= {need}");
     assert_eq!(generation(&idx), before);
     assert!(empty_dir(&spill));
+
+    // What the sweep said it needs is enough.
+    let o = add(&format!("{need_add}MiB"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_ne!(generation(&idx), before);
+    assert!(empty_dir(&spill));
+}
+
+/// The answers of `index query` of `queries` against `idx`.
+fn answers(idx: &Path, queries: &Path) -> serde_json::Value {
+    json(&ok(&["index", "query", s(idx), "--jsonl", s(queries), "--json"]))["queries"].clone()
+}
+
+#[test]
+fn a_budget_counts_mapped_segments_as_their_ids_and_leaves_a_merge_that_does_not_fit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let corpus = gen(d, "c", 2000, 31, "");
+    let batches: Vec<PathBuf> = (0..8u64)
+        .map(|i| gen(d, &format!("b{i}"), 200, 40 + i, &format!("b{i}-")))
+        .collect();
+    let spill = d.join("spill");
+    std::fs::create_dir(&spill).unwrap();
+    let (free, tight) = (d.join("free"), d.join("tight"));
+    for idx in [&free, &tight] {
+        ok(&["index", "build", s(&corpus), "--out", s(idx)]);
+    }
+    // 3 MiB holds each sweep of 200 documents beside the mapped segments (about 2 MiB), far
+    // less than the whole index in memory would take, but not the merge of the eight
+    // segments of 200 (their postings built anew: about 4 MiB).
+    let whole = 3600 * (fimdup::index::BYTES_PER_DOC + 128 * fimdup::index::BYTES_PER_VALUE);
+    assert!(whole > 3 << 20, "{whole}");
+    let add = |idx: &Path, batch: &Path, budget: bool| -> (serde_json::Value, String) {
+        let mut args = vec!["index", "add", s(idx), s(batch), "--batch", "--json"];
+        if budget {
+            args.extend(["--memory-budget", "3MiB", "--tmp-dir", s(&spill)]);
+        }
+        let o = ok(&args);
+        (json(&o), String::from_utf8_lossy(&o.stderr).into_owned())
+    };
+    for (i, b) in batches.iter().enumerate() {
+        let (f, _) = add(&free, b, false);
+        let (t, err) = add(&tight, b, true);
+        assert_eq!(f["added"], 200);
+        assert_eq!(t["added"], 200);
+        assert_eq!(f["clusters"], t["clusters"], "batch {i}");
+        assert_eq!(f["merges"], t["merges"], "batch {i}");
+        assert_eq!(f["segments"]["deferred"], 0);
+        if i < 7 {
+            assert_eq!(t["segments"], f["segments"], "batch {i}");
+            assert_eq!(t["segments"]["segments_after"], i as u64 + 2);
+        } else {
+            // The eighth segment of 200: the policy merges the eight, unless the budget
+            // cannot hold their postings.
+            assert_eq!(f["segments"]["segments_before"], 9);
+            assert_eq!(f["segments"]["segments_after"], 2);
+            assert_eq!(t["segments"]["segments_after"], 9);
+            assert_eq!(t["segments"]["deferred"], 1);
+            let need = t["segments"]["deferred_needs"].as_u64().unwrap();
+            assert!(need > 3 << 20 && need < whole, "{need}");
+            assert!(err.contains("a segment merge left for `index merge`"), "{err}");
+        }
+        assert!(empty_dir(&spill));
+    }
+    // The segments differ; no answer does.
+    let queries = d.join("q.jsonl");
+    let mut q = std::fs::read_to_string(&batches[7]).unwrap();
+    q.push_str(&std::fs::read_to_string(&corpus).unwrap()[..20_000].rsplit_once('\n').unwrap().0);
+    q.push('\n');
+    std::fs::write(&queries, q).unwrap();
+    let want = answers(&free, &queries);
+    assert!(want.as_array().unwrap().len() > 200, "{want}");
+    assert_eq!(answers(&tight, &queries), want);
+    // `index merge` under the same budget says what it needs; without one it merges.
+    let o = run(&["index", "merge", s(&tight), "--memory-budget", "3MiB"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.starts_with("fimdup: memory budget too small: index merge needs at least "),
+        "{err}"
+    );
+    let m = json(&ok(&["index", "merge", s(&tight), "--json"]));
+    assert_eq!(m["segments_after"], 1);
+    assert_eq!(answers(&tight, &queries), want);
 }
