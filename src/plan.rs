@@ -192,7 +192,9 @@ pub fn index_sweep_needs(
         owned_values: held.owned_values + new_values,
     };
     let join = if held.docs > held.owned_docs {
-        let incidences = new_values.saturating_mul(held.docs).min(INDEX_JOIN_MIN_PAIRS);
+        let incidences = new_values
+            .saturating_mul(held.docs)
+            .min(INDEX_JOIN_MIN_PAIRS);
         incidences * 4 + new_values * INDEX_JOIN_BYTES_PER_KEY
     } else {
         0

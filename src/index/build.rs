@@ -25,9 +25,7 @@ pub use crate::plan::{
 };
 
 pub use crate::plan::index_needs as memory_needed;
-use crate::plan::{
-    index_held, index_join_pairs, index_sweep_needs, INDEX_JOIN_BYTES_PER_KEY,
-};
+use crate::plan::{index_held, index_join_pairs, index_sweep_needs, INDEX_JOIN_BYTES_PER_KEY};
 
 /// New documents whose cluster edges are found at once when they scan postings in memory.
 const EDGE_CHUNK: usize = 1 << 16;

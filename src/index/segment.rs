@@ -180,7 +180,8 @@ impl Index {
         for s in self.segments.iter().filter(|s| !s.context.is_mapped()) {
             let (from, to) = (s.base, s.base + s.len);
             h.owned_docs += s.len as u64;
-            h.owned_values += self.images.values_in(from, to) + self.cont_images.values_in(from, to);
+            h.owned_values +=
+                self.images.values_in(from, to) + self.cont_images.values_in(from, to);
         }
         h
     }
@@ -190,7 +191,10 @@ impl Index {
     /// are freed before the merged postings are built).
     fn merge_needs(&self, from: usize, to: usize) -> u64 {
         let (mut docs, mut values) = (0u64, 0u64);
-        for s in self.segments[from..to].iter().filter(|s| s.context.is_mapped()) {
+        for s in self.segments[from..to]
+            .iter()
+            .filter(|s| s.context.is_mapped())
+        {
             let (lo, hi) = (s.base, s.base + s.len);
             docs += s.len as u64;
             values += self.images.values_in(lo, hi) + self.cont_images.values_in(lo, hi);

@@ -232,7 +232,10 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
     // are counted as a build of them with the join's keys beside.
     let (need_add, docs) = needs(&refused(&add("2MiB"), "index add"));
     assert_eq!(docs, 3000);
-    assert!(need_add > 2 && need_add < need + need / 2, "{need_add}, {need}");
+    assert!(
+        need_add > 2 && need_add < need + need / 2,
+        "{need_add}, {need}"
+    );
     assert_eq!(generation(&idx), before);
     let entries: Vec<String> = std::fs::read_dir(&idx)
         .unwrap()
@@ -265,7 +268,15 @@ fn a_budget_below_the_index_is_refused_before_the_work() {
 
 /// The answers of `index query` of `queries` against `idx`.
 fn answers(idx: &Path, queries: &Path) -> serde_json::Value {
-    json(&ok(&["index", "query", s(idx), "--jsonl", s(queries), "--json"]))["queries"].clone()
+    json(&ok(&[
+        "index",
+        "query",
+        s(idx),
+        "--jsonl",
+        s(queries),
+        "--json",
+    ]))["queries"]
+        .clone()
 }
 
 #[test]
@@ -315,14 +326,18 @@ fn a_budget_counts_mapped_segments_as_their_ids_and_leaves_a_merge_that_does_not
             assert_eq!(t["segments"]["deferred"], 1);
             let need = t["segments"]["deferred_needs"].as_u64().unwrap();
             assert!(need > 3 << 20 && need < whole, "{need}");
-            assert!(err.contains("a segment merge left for `index merge`"), "{err}");
+            assert!(
+                err.contains("a segment merge left for `index merge`"),
+                "{err}"
+            );
         }
         assert!(empty_dir(&spill));
     }
     // The segments differ; no answer does.
     let queries = d.join("q.jsonl");
     let mut q = std::fs::read_to_string(&batches[7]).unwrap();
-    q.push_str(&std::fs::read_to_string(&corpus).unwrap()[..20_000].rsplit_once('\n').unwrap().0);
+    let text = std::fs::read_to_string(&corpus).unwrap();
+    q.push_str(text[..20_000].rsplit_once('\n').unwrap().0);
     q.push('\n');
     std::fs::write(&queries, q).unwrap();
     let want = answers(&free, &queries);
