@@ -428,7 +428,7 @@ fn add(a: AddArgs) -> anyhow::Result<()> {
             "renamed_ids": rep.renamed_ids,
             "skipped_oversized": rep.skipped_oversized,
             "merges": rep.merges,
-            "segments": rep.segment_merges,
+            "segment_merges": rep.segment_merges,
             "clusters": rep.clusters,
             "total_documents": idx.len(),
             "lost": lost,

@@ -313,18 +313,18 @@ fn a_budget_counts_mapped_segments_as_their_ids_and_leaves_a_merge_that_does_not
         assert_eq!(t["added"], 200);
         assert_eq!(f["clusters"], t["clusters"], "batch {i}");
         assert_eq!(f["merges"], t["merges"], "batch {i}");
-        assert_eq!(f["segments"]["deferred"], 0);
+        assert_eq!(f["segment_merges"]["deferred"], 0);
         if i < 7 {
-            assert_eq!(t["segments"], f["segments"], "batch {i}");
-            assert_eq!(t["segments"]["segments_after"], i as u64 + 2);
+            assert_eq!(t["segment_merges"], f["segment_merges"], "batch {i}");
+            assert_eq!(t["segment_merges"]["segments_after"], i as u64 + 2);
         } else {
             // The eighth segment of 200: the policy merges the eight, unless the budget
             // cannot hold their postings.
-            assert_eq!(f["segments"]["segments_before"], 9);
-            assert_eq!(f["segments"]["segments_after"], 2);
-            assert_eq!(t["segments"]["segments_after"], 9);
-            assert_eq!(t["segments"]["deferred"], 1);
-            let need = t["segments"]["deferred_needs"].as_u64().unwrap();
+            assert_eq!(f["segment_merges"]["segments_before"], 9);
+            assert_eq!(f["segment_merges"]["segments_after"], 2);
+            assert_eq!(t["segment_merges"]["segments_after"], 9);
+            assert_eq!(t["segment_merges"]["deferred"], 1);
+            let need = t["segment_merges"]["deferred_needs"].as_u64().unwrap();
             assert!(need > 3 << 20 && need < whole, "{need}");
             assert!(
                 err.contains("a segment merge left for `index merge`"),
