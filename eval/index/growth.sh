@@ -50,17 +50,18 @@ measure() { # IDX LABEL
   echo "add 100k at $2: $(figures "$OUT/growth-$2.time"), segments $(grep -o '"segments_after": [0-9]*' "$OUT/growth-$2.json" | grep -o '[0-9]*$')"
 }
 
+# The index grown by N generated documents of SEED (ids PREFIX-...), to the size SIZE.
+grow() { # N SEED PREFIX SIZE
+  docs "$1" "$2" "$3"
+  /usr/bin/time -v "$BIN" index add "$WORK/idx" "$WORK/$3.jsonl" --batch --tag "$3" --json \
+    >/dev/null 2>"$OUT/growth-grow-$4.time"
+  echo "grow to $4 (a batch of $1): $(figures "$OUT/growth-grow-$4.time")"
+  rm -f "$WORK/$3.jsonl"
+}
+
 cp -al "$INDEX" "$WORK/idx"
 measure "$WORK/idx" 1M
-docs 1000000 47001 g1
-/usr/bin/time -v "$BIN" index add "$WORK/idx" "$WORK/g1.jsonl" --batch --tag g1 --json \
-  >/dev/null 2>"$OUT/growth-grow-2M.time"
-echo "grow 1M -> 2M (a batch of 1M): $(figures "$OUT/growth-grow-2M.time")"
-rm -f "$WORK/g1.jsonl"
+grow 1000000 47001 g1 2M
 measure "$WORK/idx" 2M
-docs 2000000 47002 g2
-/usr/bin/time -v "$BIN" index add "$WORK/idx" "$WORK/g2.jsonl" --batch --tag g2 --json \
-  >/dev/null 2>"$OUT/growth-grow-4M.time"
-echo "grow 2M -> 4M (a batch of 2M): $(figures "$OUT/growth-grow-4M.time")"
-rm -f "$WORK/g2.jsonl"
+grow 2000000 47002 g2 4M
 measure "$WORK/idx" 4M
