@@ -116,21 +116,24 @@ pub const INDEX_BYTES_PER_DOC: u64 = 400;
 /// directory at its largest.
 pub const INDEX_BYTES_PER_VALUE: u64 = 24;
 
-/// Incidences a pass of a sweep's candidate join holds (`index::join`): 4 bytes each,
-/// 64 MiB, whatever the index's size (a sweep's new documents are taken in as many passes
-/// as this needs).
+/// Incidences a pass of a sweep's candidate join holds (`index::join`) without a budget:
+/// [`INDEX_JOIN_BYTES_PER_PAIR`] each, 64 MiB, whatever the index's size (a sweep's new
+/// documents are taken in as many passes as this needs).
 pub const INDEX_JOIN_PAIRS: u64 = 1 << 24;
 
 /// The fewest incidences a pass of a sweep's join is given under a budget (256 KiB of
 /// slots), what [`index_sweep_needs`] counts for it.
 pub const INDEX_JOIN_MIN_PAIRS: u64 = 1 << 16;
 
+/// Bytes per incidence of a pass of a sweep's join (`index::join`: its slot entry).
+pub const INDEX_JOIN_BYTES_PER_PAIR: u64 = 4;
+
 /// The incidences a pass of a sweep's join holds when `room` bytes are left beside the
-/// index and the new documents' keys (`None`: no budget): 4 bytes each, between
-/// [`INDEX_JOIN_MIN_PAIRS`] and [`INDEX_JOIN_PAIRS`].
+/// index and the new documents' keys (`None`: no budget): [`INDEX_JOIN_BYTES_PER_PAIR`]
+/// each, between [`INDEX_JOIN_MIN_PAIRS`] and [`INDEX_JOIN_PAIRS`].
 pub fn index_join_pairs(room: Option<u64>) -> u64 {
     room.map_or(INDEX_JOIN_PAIRS, |r| {
-        (r / 4).clamp(INDEX_JOIN_MIN_PAIRS, INDEX_JOIN_PAIRS)
+        (r / INDEX_JOIN_BYTES_PER_PAIR).clamp(INDEX_JOIN_MIN_PAIRS, INDEX_JOIN_PAIRS)
     })
 }
 
@@ -176,8 +179,8 @@ pub fn index_held(bands: Option<(u32, u32)>, held: IndexHeld) -> u64 {
 /// The bytes an index holds while a sweep of `new_docs` documents with `new_values` image
 /// values is added to it: [`index_held`] with the new documents held in memory (they are
 /// the sweep's segment) and, when some older documents are mapped, the join that finds
-/// the new documents' candidates ([`INDEX_JOIN_BYTES_PER_KEY`] a new value, and 4 bytes an
-/// incidence of its smallest pass, [`INDEX_JOIN_MIN_PAIRS`]; its passes take what the
+/// the new documents' candidates ([`INDEX_JOIN_BYTES_PER_KEY`] a new value, and
+/// [`INDEX_JOIN_BYTES_PER_PAIR`] an incidence of its smallest pass, [`INDEX_JOIN_MIN_PAIRS`]; its passes take what the
 /// budget leaves, [`index_join_pairs`]). Without a mapped segment the candidates are found
 /// by a scan of the postings in memory, in chunks of small size.
 pub fn index_sweep_needs(
@@ -195,7 +198,7 @@ pub fn index_sweep_needs(
         let incidences = new_values
             .saturating_mul(held.docs)
             .min(INDEX_JOIN_MIN_PAIRS);
-        incidences * 4 + new_values * INDEX_JOIN_BYTES_PER_KEY
+        incidences * INDEX_JOIN_BYTES_PER_PAIR + new_values * INDEX_JOIN_BYTES_PER_KEY
     } else {
         0
     };

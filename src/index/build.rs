@@ -30,21 +30,23 @@ use crate::plan::{index_held, index_join_pairs, index_sweep_needs, INDEX_JOIN_BY
 /// New documents whose cluster edges are found at once when they scan postings in memory.
 const EDGE_CHUNK: usize = 1 << 16;
 
+/// What an index build or add holds in memory, for the message of [`check_fits`].
+pub(super) const HOLDS: &str = "the index holds their ids, the new documents' images and \
+     postings and the segments not mapped from disk in memory";
+
 /// [`Error::Budget`] when `need` bytes (of the memory plan's index rules) exceed `budget`:
-/// "`what` needs at least N MiB for M documents, more than the memory budget (B): ...
-/// (`source`)".
+/// "`what` needs at least N MiB for M documents, more than the memory budget (B): `why`".
 pub(super) fn check_fits(
     need: u64,
     docs: u64,
     budget: MemoryBudget,
     what: &str,
-    source: &str,
+    why: &str,
 ) -> Result<()> {
     if need > budget.0 {
         return Err(Error::Budget(format!(
             "{what} needs at least {} MiB for {docs} documents, more than the memory budget \
-             ({budget}): the index holds their ids, the new documents' images and postings \
-             and the segments not mapped from disk in memory ({source})",
+             ({budget}): {why}",
             need.div_ceil(1 << 20),
         )));
     }
@@ -341,7 +343,7 @@ impl Index {
             } else {
                 "index add"
             },
-            &input.display().to_string(),
+            &format!("{HOLDS} ({})", input.display()),
         )?;
         let mut main_r = ImageReader::open(&main_path)?;
         let mut cont_r = match &self.cont_params {

@@ -26,6 +26,7 @@
 use hashbrown::HashMap;
 use rayon::prelude::*;
 
+use super::build::check_fits;
 use super::images::Images;
 use super::store::SegmentEntry;
 use super::{Index, Measure, Postings};
@@ -178,12 +179,16 @@ impl Index {
             ..IndexHeld::default()
         };
         for s in self.segments.iter().filter(|s| !s.context.is_mapped()) {
-            let (from, to) = (s.base, s.base + s.len);
             h.owned_docs += s.len as u64;
-            h.owned_values +=
-                self.images.values_in(from, to) + self.cont_images.values_in(from, to);
+            h.owned_values += self.values_of(s);
         }
         h
+    }
+
+    /// The image values (main and containment) of the documents of segment `s`.
+    fn values_of(&self, s: &Segment) -> u64 {
+        let (from, to) = (s.base, s.base + s.len);
+        self.images.values_in(from, to) + self.cont_images.values_in(from, to)
     }
 
     /// The bytes the index holds while it merges the segments `from .. to`: what it holds
@@ -195,9 +200,8 @@ impl Index {
             .iter()
             .filter(|s| s.context.is_mapped())
         {
-            let (lo, hi) = (s.base, s.base + s.len);
             docs += s.len as u64;
-            values += self.images.values_in(lo, hi) + self.cont_images.values_in(lo, hi);
+            values += self.values_of(s);
         }
         index_held(self.bands, self.held()) + index_merge_adds(self.bands, docs, values)
     }
@@ -302,16 +306,13 @@ impl Index {
         let n = self.segments.len();
         if n > 1 || (n == 1 && (!self.deleted.is_empty() || self.segments[0].old_format)) {
             if let Some(b) = budget {
-                let need = self.merge_needs(0, n);
-                if need > b.0 {
-                    return Err(Error::Budget(format!(
-                        "index merge needs at least {} MiB for {} documents, more than the memory \
-                         budget ({b}): the merged postings are built in memory beside the \
-                         documents' ids",
-                        need.div_ceil(1 << 20),
-                        self.len()
-                    )));
-                }
+                check_fits(
+                    self.merge_needs(0, n),
+                    self.len() as u64,
+                    b,
+                    "index merge",
+                    "the merged postings are built in memory beside the documents' ids",
+                )?;
             }
             self.merge_range(0, n, &mut rep)?;
         }

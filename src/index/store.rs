@@ -104,7 +104,7 @@ use hashbrown::HashMap;
 use roaring::RoaringBitmap;
 use xxhash_rust::xxh64::{xxh64, Xxh64};
 
-use super::build::check_fits;
+use super::build::{check_fits, HOLDS};
 use super::ids::{Ids, Latest};
 use super::images::Images;
 use super::segment::Segment;
@@ -347,7 +347,7 @@ impl Index {
                 m.doc_count,
                 budget,
                 "index add",
-                &format!("the index {} as it is", dir.display()),
+                &format!("{HOLDS} (the index {} as it is)", dir.display()),
             )?;
         }
         let idx = Index::open_checked(dir, true)?;
