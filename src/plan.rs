@@ -117,16 +117,19 @@ pub const INDEX_BYTES_PER_DOC: u64 = 400;
 pub const INDEX_BYTES_PER_VALUE: u64 = 24;
 
 /// Incidences a pass of a sweep's candidate join holds (`index::join`) without a budget:
-/// [`INDEX_JOIN_BYTES_PER_PAIR`] each, 64 MiB, whatever the index's size (a sweep's new
-/// documents are taken in as many passes as this needs).
-pub const INDEX_JOIN_PAIRS: u64 = 1 << 24;
+/// [`INDEX_JOIN_BYTES_PER_PAIR`] each, 160 MiB, whatever the index's size (a sweep's new
+/// documents are taken in as many passes as this needs; each pass walks the new postings
+/// once, so fewer, larger passes are faster: a build of 1M documents finds 20M
+/// incidences).
+pub const INDEX_JOIN_PAIRS: u64 = 1 << 23;
 
-/// The fewest incidences a pass of a sweep's join is given under a budget (256 KiB of
-/// slots), what [`index_sweep_needs`] counts for it.
+/// The fewest incidences a pass of a sweep's join is given under a budget (1.25 MiB),
+/// what [`index_sweep_needs`] counts for it.
 pub const INDEX_JOIN_MIN_PAIRS: u64 = 1 << 16;
 
-/// Bytes per incidence of a pass of a sweep's join (`index::join`: its slot entry).
-pub const INDEX_JOIN_BYTES_PER_PAIR: u64 = 4;
+/// Bytes per incidence of a pass of a sweep's join (`index::join`: its slot entry, 4, and
+/// at most one prefix key with its document and count, 16).
+pub const INDEX_JOIN_BYTES_PER_PAIR: u64 = 20;
 
 /// The incidences a pass of a sweep's join holds when `room` bytes are left beside the
 /// index and the new documents' keys (`None`: no budget): [`INDEX_JOIN_BYTES_PER_PAIR`]
@@ -144,15 +147,17 @@ pub fn index_join_pairs(room: Option<u64>) -> u64 {
 /// dozen bytes.
 ///
 /// Measured: `index add --batch` of 100k documents to the mapped 1M index of
-/// `eval/index/rss.sh` holds 560 MiB anonymous (`/usr/bin/time -v` and
-/// `/proc/PID/status`), of which the new documents ([`index_needs`]) and the join's pass
-/// (its keys, [`INDEX_JOIN_BYTES_PER_KEY`], and passes of [`INDEX_JOIN_PAIRS`]) take
-/// about 450: about 110 bytes for each of the 1.1M documents.
+/// `eval/index/rss.sh` holds 466 MiB anonymous (`/usr/bin/time -v` and
+/// `/proc/PID/status`), of which the new documents' images and postings take about 260
+/// and the join (its counts, [`INDEX_JOIN_BYTES_PER_KEY`], and one pass of 2M
+/// incidences) about 90: about 105 bytes for each of the 1.1M documents.
 pub const INDEX_BYTES_PER_MAPPED_DOC: u64 = 160;
 
-/// Bytes per image value of a sweep's new documents that the join's pass holds
-/// (`index::join`: the key and its document, sorted), besides [`INDEX_BYTES_PER_VALUE`].
-pub const INDEX_JOIN_BYTES_PER_KEY: u64 = 16;
+/// Bytes per image value of a sweep's new documents that the join holds besides
+/// [`INDEX_BYTES_PER_VALUE`] (`index::join`: each new key's count of documents in the
+/// older segments, 4, and each document's key counts while its prefix bound is found, 2;
+/// its per-document arrays, 24 bytes, are in [`INDEX_BYTES_PER_DOC`]'s margin).
+pub const INDEX_JOIN_BYTES_PER_KEY: u64 = 6;
 
 /// What an open index holds in memory, for [`index_held`] and [`index_sweep_needs`]: all
 /// its documents, and the documents and image values of its segments held in memory
@@ -178,11 +183,10 @@ pub fn index_held(bands: Option<(u32, u32)>, held: IndexHeld) -> u64 {
 
 /// The bytes an index holds while a sweep of `new_docs` documents with `new_values` image
 /// values is added to it: [`index_held`] with the new documents held in memory (they are
-/// the sweep's segment) and, when some older documents are mapped, the join that finds
-/// the new documents' candidates ([`INDEX_JOIN_BYTES_PER_KEY`] a new value, and
-/// [`INDEX_JOIN_BYTES_PER_PAIR`] an incidence of its smallest pass, [`INDEX_JOIN_MIN_PAIRS`]; its passes take what the
-/// budget leaves, [`index_join_pairs`]). Without a mapped segment the candidates are found
-/// by a scan of the postings in memory, in chunks of small size.
+/// the sweep's segment) and the join that finds the new documents' candidates
+/// ([`INDEX_JOIN_BYTES_PER_KEY`] a new value, and [`INDEX_JOIN_BYTES_PER_PAIR`] an
+/// incidence of its smallest pass, [`INDEX_JOIN_MIN_PAIRS`]; its passes take what the
+/// budget leaves, [`index_join_pairs`]).
 pub fn index_sweep_needs(
     bands: Option<(u32, u32)>,
     held: IndexHeld,
@@ -194,14 +198,10 @@ pub fn index_sweep_needs(
         owned_docs: held.owned_docs + new_docs,
         owned_values: held.owned_values + new_values,
     };
-    let join = if held.docs > held.owned_docs {
-        let incidences = new_values
-            .saturating_mul(held.docs)
-            .min(INDEX_JOIN_MIN_PAIRS);
-        incidences * INDEX_JOIN_BYTES_PER_PAIR + new_values * INDEX_JOIN_BYTES_PER_KEY
-    } else {
-        0
-    };
+    let incidences = new_values
+        .saturating_mul(after.docs)
+        .min(INDEX_JOIN_MIN_PAIRS);
+    let join = incidences * INDEX_JOIN_BYTES_PER_PAIR + new_values * INDEX_JOIN_BYTES_PER_KEY;
     index_held(bands, after) + join
 }
 

@@ -27,9 +27,6 @@ pub use crate::plan::{
 pub use crate::plan::index_needs as memory_needed;
 use crate::plan::{index_held, index_join_pairs, index_sweep_needs, INDEX_JOIN_BYTES_PER_KEY};
 
-/// New documents whose cluster edges are found at once when they scan postings in memory.
-const EDGE_CHUNK: usize = 1 << 16;
-
 /// What an index build or add holds in memory, for the message of [`check_fits`].
 pub(super) const HOLDS: &str = "the index holds their ids, the new documents' images and \
      postings and the segments not mapped from disk in memory";
@@ -556,10 +553,9 @@ impl Index {
         }
         // 3. Join the new documents to the clusters: edges (j, i), j < i, i new, estimated
         // at least `t` (the components, hence the labels and the number of merges, do not
-        // depend on the order of the edges). When an older segment is mapped, from the
-        // candidate pairs of the join of the new segment's postings with the others' in
-        // key order (see `join`: each mapped page read once a pass); else each new
-        // document scans the postings, held in memory, a chunk of documents at a time.
+        // depend on the order of the edges), from the candidate pairs of the join of the
+        // new segment's postings with the others' in key order, over each new document's
+        // rarest keys (see `join`: each mapped page read once a pass).
         let t = self.cfg.threshold;
         let mut uf = UnionFind::new(end);
         for (i, &l) in self.labels.iter().enumerate() {
@@ -567,8 +563,7 @@ impl Index {
                 uf.union(i as u32, l);
             }
         }
-        let mapped = self.segments.iter().any(|s| s.context.is_mapped());
-        if end > start && mapped {
+        if end > start {
             let cfg = &self.params.sketch;
             let images = &self.images;
             let needs = (start..end)
@@ -596,35 +591,6 @@ impl Index {
                 }
                 Ok(())
             })?;
-        }
-        for from in (start..end).step_by(EDGE_CHUNK).filter(|_| !mapped) {
-            let to = (from + EDGE_CHUNK).min(end);
-            let edges: Vec<(u32, u32)> = (from..to)
-                .into_par_iter()
-                .map_init(HashMap::new, |counts, i| {
-                    let hits = self.scan(
-                        &*self.images.get(i as u32)?,
-                        Table::Context,
-                        self.params.sketch.scheme,
-                        t,
-                        Measure::Resemblance,
-                        counts,
-                        |d| (d as usize) < i,
-                    )?;
-                    Ok(hits
-                        .into_iter()
-                        .map(move |(d, _)| (d, i as u32))
-                        .collect::<Vec<_>>())
-                })
-                .collect::<Result<Vec<Vec<_>>>>()?
-                .into_iter()
-                .flatten()
-                .collect();
-            for &(a, b) in &edges {
-                if uf.union(a, b) {
-                    rep.merges += 1;
-                }
-            }
         }
         // The label of a component is its smallest DocId: the first one met in DocId order.
         let mut min_of = vec![u32::MAX; end];

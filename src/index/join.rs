@@ -1,28 +1,37 @@
 //! The candidate pairs of a sweep's new documents, found by a join of postings in key
-//! order instead of one query a document.
+//! order instead of one query a document, over each new document's rarest keys only.
 //!
-//! A sweep's new documents are the last segment, whose postings are in memory. The
-//! documents of a pass take their keys in key order: each key's documents meet the
+//! A sweep's new documents are the last segment, whose postings are in memory. A new
+//! document `i` at or above the threshold with a document `j` shares at least `need(i)`
+//! ([`min_shared`]) of its `n` distinct keys, so it shares one of any `n - need + 1` of
+//! them (pigeonhole). Its *prefix* is its keys counted in at most `bound(i)` documents of
+//! all segments, `bound(i)` the `(n - need + 1)`-th smallest of its keys' counts: at least
+//! `n - need + 1` keys, the rarest. The common keys, whose lists hold most of the
+//! incidences, are walked only by documents with fewer rare keys than that. The
+//! documents of a pass take their prefix keys in key order: each key's documents meet the
 //! documents the older segments list under that key (one lookup a distinct key, in
 //! ascending key order, so a mapped segment's pages are read front to back, once a pass,
-//! and released behind the walk) and the new documents before them under that key;
-//! every such pair is one shared key. Each new document's partners are gathered in a slot
-//! of its own, sorted and counted, and the pairs sharing at least `need` keys are the
-//! candidates, exactly those that [`Index::scan`] of each new document (keeping `j < i`)
-//! counts; the candidates go on to the estimate as the scan's do.
+//! and released behind the walk) and the new documents before them under that key. Each
+//! new document's partners are gathered in a slot of its own and made distinct: every
+//! `j < i` (not removed) that shares a prefix key with `i`, a superset of the documents
+//! [`Index::scan`] of `i` keeps; the candidates go on to the estimate, which decides.
 //!
-//! Memory: a first walk of the new postings counts each new document's incidences with
-//! the others (an upper bound of its partners, the size of its slot); the new documents
-//! are then taken in passes of at most the incidences the memory plan gives
-//! ([`index_join_pairs`]: [`INDEX_JOIN_PAIRS`] without a budget, a document alone above it
-//! is a pass of its own), each holding its documents' keys (16 bytes a key) and its slots
-//! (4 bytes an incidence) and nothing else of size. The pairs found do not depend on the
-//! passes.
+//! Memory: a first walk counts every new key's documents in the older segments (4 bytes a
+//! distinct new key, held to the end) and gathers each new document's key counts (2 bytes a
+//! new incidence, saturated, freed once the bounds are known: 4 bytes a document); a second
+//! walk counts each new document's prefix incidences with the others (an upper bound of
+//! its partners, the size of its slot); the new documents are then taken in passes of at
+//! most the incidences the memory plan gives ([`index_join_pairs`]: [`INDEX_JOIN_PAIRS`]
+//! without a budget, a document alone above it is a pass of its own), each holding its
+//! documents' prefix keys (16 bytes a key) and its slots (4 bytes an incidence) and nothing
+//! else of size. The pairs found do not depend on the passes.
 
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
+#[cfg(doc)]
+use super::min_shared;
 use super::Index;
 #[cfg(doc)]
 use crate::plan::{index_join_pairs, INDEX_JOIN_PAIRS};
@@ -34,9 +43,11 @@ const WALK_PARTS: usize = 32;
 
 impl Index {
     /// The pairs `(j, i)`: `i` a document of the last segment (the new documents of a
-    /// sweep), `j < i` not removed, sharing at least `need(i)` keys of the context;
-    /// handed to `each` a pass of new documents (of at most `pass_pairs` incidences, or
-    /// one document) at a time, each pass's ascending by `(i, j)`.
+    /// sweep), `j < i` not removed, sharing at least one of `i`'s prefix keys (see the
+    /// module docs; `need(i)` the shared keys a document at the threshold has); handed to
+    /// `each` a pass of new documents (of at most `pass_pairs` incidences, or one
+    /// document) at a time, each pass's ascending by `(i, j)`. Every pair sharing
+    /// `need(i)` keys is among them.
     pub(super) fn new_pairs(
         &self,
         need: &(dyn Fn(u32) -> u32 + Sync),
@@ -50,62 +61,180 @@ impl Index {
         let n = last.len as usize;
         let olds = &self.segments[..self.segments.len() - 1];
         let cuts = new.key_cuts(WALK_PARTS * rayon::current_num_threads());
-        let any_deleted = !self.deleted.is_empty();
-        // Each new document's incidences with the others, summed over its keys.
-        let weights = cuts
+        // Each new key's documents in the older segments, a piece of the walk at a time.
+        // (None when there is no older segment: every count is 0.)
+        let older: Vec<Vec<u32>> = cuts
             .par_windows(2)
-            .try_fold(
-                || vec![0u64; n],
-                |mut w, c| -> Result<Vec<u64>> {
-                    for (k, ds) in new.groups_in(c[0], c[1]) {
-                        let mut old = 0u64;
-                        for s in olds {
-                            old += s.context.get(k)?.len() as u64;
-                        }
-                        for (x, &i) in ds.iter().enumerate() {
-                            w[i as usize] += old + x as u64;
-                        }
+            .filter(|_| !olds.is_empty())
+            .map(|c| -> Result<Vec<u32>> {
+                let mut v = Vec::new();
+                for (k, _) in new.groups_in(c[0], c[1]) {
+                    let mut o = 0u32;
+                    for s in olds {
+                        o = o.saturating_add(s.context.get(k)?.len() as u32);
                     }
-                    self.release_passed(c);
-                    Ok(w)
-                },
-            )
-            .try_reduce(
-                || vec![0u64; n],
-                |mut a, b| {
-                    a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
-                    Ok(a)
-                },
-            )?;
+                    v.push(o);
+                }
+                self.release_passed(c);
+                Ok(v)
+            })
+            .collect::<Result<_>>()?;
+        let walk = Walk {
+            index: self,
+            cuts: &cuts,
+            older: &older,
+        };
+        let bound = walk.bounds(n, need)?;
+        // Each new document's prefix incidences with the others.
+        let weights: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
+        (0..walk.pieces()).into_par_iter().for_each(|p| {
+            for (_, ds, o) in walk.groups(p) {
+                let count = o.saturating_add(ds.len() as u32);
+                for (x, &i) in ds.iter().enumerate() {
+                    if count <= bound[i as usize] {
+                        weights[i as usize].fetch_add(o as u64 + x as u64, Ordering::Relaxed);
+                    }
+                }
+            }
+        });
+        let weights: Vec<u64> = weights.into_iter().map(AtomicU64::into_inner).collect();
+        let any_deleted = !self.deleted.is_empty();
         let mut from = 0u32;
         let mut held = 0u64;
         for (i, &w) in weights.iter().enumerate() {
             if held > 0 && held + w > pass_pairs {
-                each(self.pass((from, i as u32), &weights, any_deleted, need)?)?;
+                each(walk.pass((from, i as u32), &weights, &bound, any_deleted)?)?;
                 (from, held) = (i as u32, 0);
             }
             held += w;
         }
         if (from as usize) < n {
-            each(self.pass((from, n as u32), &weights, any_deleted, need)?)?;
+            each(walk.pass((from, n as u32), &weights, &bound, any_deleted)?)?;
         }
         Ok(())
     }
 
+    /// Drops from memory the pages of the older segments' postings that a walk of the new
+    /// postings' incidences `c[0] .. c[1]` has passed (their keys' range).
+    fn release_passed(&self, c: &[usize]) {
+        let last = self.segments.last().expect("a segment");
+        let Some((lo, hi)) = last.context.key_span(c[0], c[1]) else {
+            return;
+        };
+        for s in &self.segments[..self.segments.len() - 1] {
+            s.context.release(lo, hi);
+        }
+    }
+}
+
+/// The walk of the new postings in pieces (`cuts`), with each piece's keys' documents in
+/// the older segments (`older`, in the order of the piece's keys; empty when there is no
+/// older segment).
+struct Walk<'a> {
+    index: &'a Index,
+    cuts: &'a [usize],
+    older: &'a [Vec<u32>],
+}
+
+impl Walk<'_> {
+    /// The number of pieces.
+    fn pieces(&self) -> usize {
+        self.cuts.len().saturating_sub(1)
+    }
+
+    /// The key groups of piece `p`: each key, its new documents and its count of documents
+    /// in the older segments.
+    fn groups(&self, p: usize) -> impl Iterator<Item = (u64, &[u32], u32)> + '_ {
+        let new = &self.index.segments.last().expect("a segment").context;
+        let older = self.older.get(p).map_or(&[][..], |v| &v[..]);
+        new.groups_in(self.cuts[p], self.cuts[p + 1])
+            .zip(older.iter().copied().chain(std::iter::repeat(0)))
+            .map(|((k, ds), o)| (k, ds, o))
+    }
+
+    /// Each new document's prefix bound: the `(n - need + 1)`-th smallest of its `n` keys'
+    /// counts of documents in all segments (saturated at `u16::MAX`, which keeps the bound
+    /// at or above the true one), 0 (no prefix) when `need > n`. Only the counts above 1
+    /// are gathered (2 bytes each): a key of one document is the rarest there is.
+    fn bounds(&self, n: usize, need: &(dyn Fn(u32) -> u32 + Sync)) -> Result<Vec<u32>> {
+        let last = self.index.segments.last().expect("a segment");
+        let new = &last.context;
+        // Each document's keys, and among them those in more than one document.
+        let mut keys = vec![0u32; n];
+        for &d in new.all_docs() {
+            keys[d as usize] += 1;
+        }
+        let shared: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+        let each_shared = |f: &(dyn Fn(u32, u16) + Sync)| {
+            (0..self.pieces()).into_par_iter().for_each(|p| {
+                for (_, ds, o) in self.groups(p) {
+                    let count = o.saturating_add(ds.len() as u32);
+                    if count > 1 {
+                        let count = count.min(u16::MAX as u32) as u16;
+                        for &i in ds {
+                            f(i, count);
+                        }
+                    }
+                }
+            })
+        };
+        each_shared(&|i, _| {
+            shared[i as usize].fetch_add(1, Ordering::Relaxed);
+        });
+        let mut starts = Vec::with_capacity(n + 1);
+        let mut at = 0usize;
+        for s in &shared {
+            starts.push(at);
+            at += s.swap(0, Ordering::Relaxed) as usize;
+        }
+        starts.push(at);
+        let counts: Vec<AtomicU16> = (0..at).map(|_| AtomicU16::new(0)).collect();
+        each_shared(&|i, count| {
+            let x = shared[i as usize].fetch_add(1, Ordering::Relaxed) as usize;
+            counts[starts[i as usize] + x].store(count, Ordering::Relaxed);
+        });
+        Ok((0..n)
+            .into_par_iter()
+            .map_init(Vec::new, |v: &mut Vec<u16>, i| {
+                v.clear();
+                v.extend(
+                    counts[starts[i]..starts[i + 1]]
+                        .iter()
+                        .map(|c| c.load(Ordering::Relaxed)),
+                );
+                let (all, want) = (keys[i] as usize, need(last.base + i as u32) as usize);
+                if want > all {
+                    return 0;
+                }
+                let take = all - want + 1;
+                let ones = all - v.len();
+                if take <= ones {
+                    return 1;
+                }
+                let (_, b, _) = v.select_nth_unstable(take - ones - 1);
+                match *b {
+                    u16::MAX => u32::MAX,
+                    b => b as u32,
+                }
+            })
+            .collect())
+    }
+
     /// One pass of [`Index::new_pairs`]: the new documents of local ids `lo .. hi`, whose
-    /// incidences with the others are at most `weights` each. Each document's partners are
-    /// scattered into its own slot of one array (sized by the weights), then each slot is
-    /// sorted and its runs counted.
+    /// prefix incidences with the others are at most `weights` each. Each document's
+    /// partners are scattered into its own slot of one array (sized by the weights), then
+    /// each slot is sorted and made distinct.
     fn pass(
         &self,
         (lo, hi): (u32, u32),
         weights: &[u64],
+        bound: &[u32],
         any_deleted: bool,
-        need: &(dyn Fn(u32) -> u32 + Sync),
     ) -> Result<Vec<(u32, u32)>> {
-        let last = self.segments.last().expect("a segment");
+        let index = self.index;
+        let last = index.segments.last().expect("a segment");
         let (new, base) = (&last.context, last.base);
-        let olds = &self.segments[..self.segments.len() - 1];
+        let olds = &index.segments[..index.segments.len() - 1];
         let mut starts = Vec::with_capacity((hi - lo) as usize + 1);
         let mut at = 0usize;
         for &w in &weights[lo as usize..hi as usize] {
@@ -120,51 +249,54 @@ impl Index {
             let c = fill[x].fetch_add(1, Ordering::Relaxed) as usize;
             slots[starts[x] + c].store(j, Ordering::Relaxed);
         };
-        // The pass's documents' keys, in key order, cut into pieces at key boundaries.
-        let scheme = self.params.sketch.scheme;
-        let mut keys: Vec<(u64, u32)> = (lo..hi)
+        // The pass's documents' prefix keys in key order, a piece of the walk each (a key
+        // with no document in the older segments meets only the new ones).
+        let pieces: Vec<Vec<(u64, u32, u32)>> = (0..self.pieces())
             .into_par_iter()
-            .map_init(Vec::new, |ks, i| -> Result<Vec<(u64, u32)>> {
-                ks.clear();
-                self.images.get(base + i)?.keys(scheme, ks);
-                Ok(ks.iter().map(|&k| (k, i)).collect())
+            .map(|p| {
+                let mut v = Vec::new();
+                for (k, ds, o) in self.groups(p) {
+                    let count = o.saturating_add(ds.len() as u32);
+                    let from = ds.partition_point(|&i| i < lo);
+                    // A document first under a key no older segment lists meets no one.
+                    for (x, &i) in ds
+                        .iter()
+                        .enumerate()
+                        .skip(from)
+                        .take_while(|&(_, &i)| i < hi)
+                    {
+                        if count <= bound[i as usize] && (o > 0 || x > 0) {
+                            v.push((k, i, o));
+                        }
+                    }
+                }
+                v
             })
-            .collect::<Result<Vec<_>>>()?
-            .concat();
-        keys.par_sort_unstable();
-        let parts = WALK_PARTS * rayon::current_num_threads();
-        let mut pieces = vec![0];
-        for p in 1..parts {
-            let at = keys.len() * p / parts;
-            let at = at + keys[at..].partition_point(|x| at > 0 && x.0 == keys[at - 1].0);
-            if at > *pieces.last().expect("a piece") && at < keys.len() {
-                pieces.push(at);
-            }
-        }
-        pieces.push(keys.len());
-        pieces.par_windows(2).try_for_each(|c| -> Result<()> {
-            let piece = &keys[c[0]..c[1]];
+            .collect();
+        pieces.par_iter().try_for_each(|piece| -> Result<()> {
             let mut g = 0;
             while g < piece.len() {
-                let k = piece[g].0;
+                let (k, _, o) = piece[g];
                 let mut e = g + 1;
                 while e < piece.len() && piece[e].0 == k {
                     e += 1;
                 }
                 let is = &piece[g..e];
-                for s in olds {
-                    let od = s.context.get(k)?;
-                    for &(_, i) in is {
-                        for &o in od {
-                            let j = s.base + o;
-                            if !(any_deleted && self.deleted.contains(j)) {
-                                put(i, j);
+                if o > 0 {
+                    for s in olds {
+                        let od = s.context.get(k)?;
+                        for &(_, i, _) in is {
+                            for &o in od {
+                                let j = s.base + o;
+                                if !(any_deleted && index.deleted.contains(j)) {
+                                    put(i, j);
+                                }
                             }
                         }
                     }
                 }
                 let nd = new.get(k)?;
-                for &(_, i) in is {
+                for &(_, i, _) in is {
                     for &e in &nd[..nd.partition_point(|&e| e < i)] {
                         put(i, base + e);
                     }
@@ -190,36 +322,10 @@ impl Index {
                         .map(|v| v.load(Ordering::Relaxed)),
                 );
                 js.sort_unstable();
-                let (gi, want) = (base + i, need(base + i) as usize);
-                let mut out = Vec::new();
-                let mut y = 0;
-                while y < js.len() {
-                    let mut e = y + 1;
-                    while e < js.len() && js[e] == js[y] {
-                        e += 1;
-                    }
-                    if e - y >= want {
-                        out.push((js[y], gi));
-                    }
-                    y = e;
-                }
-                out
+                js.dedup();
+                js.iter().map(|&j| (j, base + i)).collect()
             })
             .collect();
         Ok(found.into_iter().flatten().collect())
-    }
-
-    /// Drops from memory the pages of the older segments' postings that a walk of the new
-    /// postings' incidences `c[0] .. c[1]` has passed (their keys' range).
-    fn release_passed(&self, c: &[usize]) {
-        let last = self.segments.last().expect("a segment");
-        let mut g = last.context.groups_in(c[0], c[1]);
-        let Some((lo, _)) = g.next() else {
-            return;
-        };
-        let hi = g.last().map_or(lo, |(k, _)| k);
-        for s in &self.segments[..self.segments.len() - 1] {
-            s.context.release(lo, hi);
-        }
     }
 }

@@ -106,7 +106,7 @@ impl Postings {
     }
 
     /// The documents, one per incidence (of a mapped file: unchecked).
-    fn all_docs(&self) -> &[u32] {
+    pub(super) fn all_docs(&self) -> &[u32] {
         match &self.map {
             Some(m) => m.docs(),
             None => &self.docs,
@@ -341,6 +341,12 @@ impl Postings {
         cuts
     }
 
+    /// The first and the last key of the incidences `from .. to` (`None` when empty).
+    pub fn key_span(&self, from: usize, to: usize) -> Option<(u64, u64)> {
+        let keys = &self.all_keys()[from..to];
+        Some((*keys.first()?, *keys.last()?))
+    }
+
     /// The key groups `(key, docs)` of the incidences `from .. to` (both where a key
     /// starts, or the end), in key order.
     pub fn groups_in(&self, from: usize, to: usize) -> impl Iterator<Item = (u64, &[u32])> + '_ {
@@ -351,7 +357,11 @@ impl Postings {
                 return None;
             }
             let k = keys[i];
-            let end = i + keys[i..].partition_point(|&x| x == k);
+            // Most groups are short: a linear scan visits each incidence once.
+            let mut end = i + 1;
+            while end < keys.len() && keys[end] == k {
+                end += 1;
+            }
             let g = (k, &docs[i..end]);
             i = end;
             Some(g)

@@ -365,6 +365,61 @@ fn brute_labels(images: &[Image], cfg: &SketchConfig, t: f64) -> Vec<u32> {
     (0..n).map(|i| find(&mut parent, i) as u32).collect()
 }
 
+/// A build finds its cluster edges from each document's rarest keys only: with a
+/// boilerplate paragraph in most documents (keys in hundreds of images), every scheme at
+/// low and high thresholds gives the components of the brute-force scan, and so does a
+/// second sweep added to the saved (mapped) index.
+#[test]
+fn a_build_over_common_keys_gives_the_brute_force_clusters() {
+    let mut docs = corpus(21, 120, "c");
+    let mut rng = ChaCha8Rng::seed_from_u64(22);
+    let boiler = words(&mut rng, 40, 50).join(" ");
+    for (i, d) in docs.iter_mut().enumerate() {
+        if i % 5 != 0 {
+            d.1 = format!("{} {}", boiler, d.1);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    for scheme in [
+        Scheme::BottomK,
+        Scheme::KMins,
+        Scheme::OnePermutation,
+        Scheme::ModM,
+    ] {
+        for t in [0.3, 0.5, 0.85] {
+            let p = pipeline(scheme, 64);
+            let cfg = IndexConfig {
+                threshold: t,
+                ..IndexConfig::default()
+            };
+            let mut one = Index::new(&p, cfg.clone()).unwrap();
+            let all = sketch(&one, &docs);
+            one.add_documents(all, Some("all"), "c", CorpusSpec::default())
+                .unwrap();
+            let want = brute_labels(&one.images().unwrap(), &one.params().sketch, t);
+            assert_eq!(one.labels(), &want[..], "{scheme} at {t}");
+            let merged = want.iter().enumerate().filter(|&(i, &l)| i as u32 != l);
+            assert!(
+                merged.count() > 15,
+                "{scheme} at {t}: too few edges to test"
+            );
+            // Half, saved and opened (mapped), then the other half: the join's edges.
+            let half = docs.len() / 2;
+            let mut two = Index::new(&p, cfg).unwrap();
+            let a = sketch(&two, &docs[..half]);
+            two.add_batch(a, Some("a"), "c", CorpusSpec::default())
+                .unwrap();
+            let path = dir.path().join(format!("{}-{t}", scheme.name()));
+            two.save(&path).unwrap();
+            let (mut two, _lock) = Index::open_for_write(&path, std::time::Duration::ZERO).unwrap();
+            let b = sketch(&two, &docs[half..]);
+            two.add_batch(b, Some("b"), "c", CorpusSpec::default())
+                .unwrap();
+            assert_eq!(two.labels(), &want[..], "{scheme} at {t}, two batches");
+        }
+    }
+}
+
 #[test]
 fn two_sweeps_give_the_clusters_of_one_build() {
     let dir = tempfile::tempdir().unwrap();
