@@ -6,7 +6,9 @@
 //! ([`min_shared`]) of its `n` distinct keys, so it shares one of any `n - need + 1` of
 //! them (pigeonhole). Its *prefix* is its keys counted in at most `bound(i)` documents of
 //! all segments, `bound(i)` the `(n - need + 1)`-th smallest of its keys' counts: at least
-//! `n - need + 1` keys, the rarest. The common keys, whose lists hold most of the
+//! `n - need + 1` keys, the rarest (the crate's one prefix rule, [`PrefixFilter`], in the
+//! order of the keys' document counts; only `i`'s prefix is needed, the older documents'
+//! keys are all walked). The common keys, whose lists hold most of the
 //! incidences, are walked only by documents with fewer rare keys than that. The
 //! documents of a pass take their prefix keys in key order: each key's documents meet the
 //! documents the older segments list under that key (one lookup a distinct key, in
@@ -33,6 +35,7 @@ use rayon::prelude::*;
 #[cfg(doc)]
 use super::min_shared;
 use super::Index;
+use crate::context::PrefixFilter;
 #[cfg(doc)]
 use crate::plan::{index_join_pairs, INDEX_JOIN_PAIRS};
 use crate::Result;
@@ -153,9 +156,10 @@ impl Walk<'_> {
     }
 
     /// Each new document's prefix bound: the `(n - need + 1)`-th smallest of its `n` keys'
-    /// counts of documents in all segments (saturated at `u16::MAX`, which keeps the bound
-    /// at or above the true one), 0 (no prefix) when `need > n`. Only the counts above 1
-    /// are gathered (2 bytes each): a key of one document is the rarest there is.
+    /// counts of documents in all segments ([`PrefixFilter::Shared`], the crate's one
+    /// prefix rule; saturated at `u16::MAX`, which keeps the bound at or above the true
+    /// one), 0 when no key of its prefix is held by another document. Only the counts
+    /// above 1 are gathered (2 bytes each): a key of one document is the rarest there is.
     fn bounds(&self, n: usize, need: &(dyn Fn(u32) -> u32 + Sync)) -> Result<Vec<u32>> {
         let last = self.index.segments.last().expect("a segment");
         let new = &last.context;
@@ -202,16 +206,14 @@ impl Walk<'_> {
                         .iter()
                         .map(|c| c.load(Ordering::Relaxed)),
                 );
-                let (all, want) = (keys[i] as usize, need(last.base + i as u32) as usize);
-                if want > all {
+                // The keys of one document rank first and pair nothing: the prefix's
+                // keys that other documents hold too, the rarest `p` of them.
+                let k = need(last.base + i as u32);
+                let p = PrefixFilter::Shared { k }.prefix_of_shared(keys[i] as usize, v.len());
+                if p == 0 {
                     return 0;
                 }
-                let take = all - want + 1;
-                let ones = all - v.len();
-                if take <= ones {
-                    return 1;
-                }
-                let (_, b, _) = v.select_nth_unstable(take - ones - 1);
+                let (_, b, _) = v.select_nth_unstable(p - 1);
                 match *b {
                     u16::MAX => u32::MAX,
                     b => b as u32,
