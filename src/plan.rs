@@ -154,10 +154,11 @@ pub fn index_join_pairs(room: Option<u64>) -> u64 {
 pub const INDEX_BYTES_PER_MAPPED_DOC: u64 = 160;
 
 /// Bytes per image value of a sweep's new documents that the join holds besides
-/// [`INDEX_BYTES_PER_VALUE`] (`index::join`: each new key's count of documents in the
-/// older segments, 4, and each document's key counts while its prefix bound is found, 2;
-/// its per-document arrays, 24 bytes, are in [`INDEX_BYTES_PER_DOC`]'s margin).
-pub const INDEX_JOIN_BYTES_PER_KEY: u64 = 6;
+/// [`INDEX_BYTES_PER_VALUE`] (`index::join`: the count of documents in the older segments
+/// of each new key they hold too, 8 with the key's place, and each document's key counts
+/// while its prefix bound is found, 2; its per-document arrays, 24 bytes, are in
+/// [`INDEX_BYTES_PER_DOC`]'s margin).
+pub const INDEX_JOIN_BYTES_PER_KEY: u64 = 10;
 
 /// What an open index holds in memory, for [`index_held`] and [`index_sweep_needs`]: all
 /// its documents, and the documents and image values of its segments held in memory

@@ -18,8 +18,8 @@
 //! `j < i` (not removed) that shares a prefix key with `i`, a superset of the documents
 //! [`Index::scan`] of `i` keeps; the candidates go on to the estimate, which decides.
 //!
-//! Memory: a first walk counts every new key's documents in the older segments (4 bytes a
-//! distinct new key, held to the end) and gathers each new document's key counts (2 bytes a
+//! Memory: a first walk counts every new key's documents in the older segments (8 bytes a
+//! distinct new key that an older segment holds, held to the end) and gathers each new document's key counts (2 bytes a
 //! new incidence, saturated, freed once the bounds are known: 4 bytes a document); a second
 //! walk counts each new document's prefix incidences with the others (an upper bound of
 //! its partners, the size of its slot); the new documents are then taken in passes of at
@@ -64,19 +64,22 @@ impl Index {
         let n = last.len as usize;
         let olds = &self.segments[..self.segments.len() - 1];
         let cuts = new.key_cuts(WALK_PARTS * rayon::current_num_threads());
-        // Each new key's documents in the older segments, a piece of the walk at a time.
-        // (None when there is no older segment: every count is 0.)
-        let older: Vec<Vec<u32>> = cuts
+        // Each new key's documents in the older segments, a piece of the walk at a time,
+        // those above 0 only (most of a batch's keys are new): `(group, count)`, the
+        // group's place in its piece. Nothing when there is no older segment.
+        let older: Vec<Vec<(u32, u32)>> = cuts
             .par_windows(2)
             .filter(|_| !olds.is_empty())
-            .map(|c| -> Result<Vec<u32>> {
+            .map(|c| -> Result<Vec<(u32, u32)>> {
                 let mut v = Vec::new();
-                for (k, _) in new.groups_in(c[0], c[1]) {
+                for (g, (k, _)) in new.groups_in(c[0], c[1]).enumerate() {
                     let mut o = 0u32;
                     for s in olds {
                         o = o.saturating_add(s.context.get(k)?.len() as u32);
                     }
-                    v.push(o);
+                    if o > 0 {
+                        v.push((g as u32, o));
+                    }
                 }
                 self.release_passed(c);
                 Ok(v)
@@ -131,12 +134,12 @@ impl Index {
 }
 
 /// The walk of the new postings in pieces (`cuts`), with each piece's keys' documents in
-/// the older segments (`older`, in the order of the piece's keys; empty when there is no
-/// older segment).
+/// the older segments (`older`, the counts above 0 with their group's place in the piece;
+/// empty when there is no older segment).
 struct Walk<'a> {
     index: &'a Index,
     cuts: &'a [usize],
-    older: &'a [Vec<u32>],
+    older: &'a [Vec<(u32, u32)>],
 }
 
 impl Walk<'_> {
@@ -149,10 +152,21 @@ impl Walk<'_> {
     /// in the older segments.
     fn groups(&self, p: usize) -> impl Iterator<Item = (u64, &[u32], u32)> + '_ {
         let new = &self.index.segments.last().expect("a segment").context;
-        let older = self.older.get(p).map_or(&[][..], |v| &v[..]);
+        let mut older = self
+            .older
+            .get(p)
+            .map_or(&[][..], |v| &v[..])
+            .iter()
+            .peekable();
         new.groups_in(self.cuts[p], self.cuts[p + 1])
-            .zip(older.iter().copied().chain(std::iter::repeat(0)))
-            .map(|((k, ds), o)| (k, ds, o))
+            .enumerate()
+            .map(move |(g, (k, ds))| match older.peek() {
+                Some(&&(at, o)) if at as usize == g => {
+                    older.next();
+                    (k, ds, o)
+                }
+                _ => (k, ds, 0),
+            })
     }
 
     /// Each new document's prefix bound: the `(n - need + 1)`-th smallest of its `n` keys'
