@@ -1,5 +1,5 @@
-//! The candidate pairs of a sweep's new documents, found by a join of postings in key
-//! order instead of one query a document, over each new document's rarest keys only.
+//! The candidate pairs of a sweep's new documents, found by a join of postings in key order
+//! instead of one query a document, over each new document's rarest keys only.
 //!
 //! A sweep's new documents are the last segment, whose postings are in memory. A new
 //! document `i` at or above the threshold with a document `j` shares at least `need(i)`
@@ -8,25 +8,26 @@
 //! all segments, `bound(i)` the `(n - need + 1)`-th smallest of its keys' counts: at least
 //! `n - need + 1` keys, the rarest (the crate's one prefix rule, [`PrefixFilter`], in the
 //! order of the keys' document counts; only `i`'s prefix is needed, the older documents'
-//! keys are all walked). The common keys, whose lists hold most of the
-//! incidences, are walked only by documents with fewer rare keys than that. The
-//! documents of a pass take their prefix keys in key order: each key's documents meet the
-//! documents the older segments list under that key (one lookup a distinct key, in
-//! ascending key order, so a mapped segment's pages are read front to back, once a pass,
-//! and released behind the walk) and the new documents before them under that key. Each
-//! new document's partners are gathered in a slot of its own and made distinct: every
-//! `j < i` (not removed) that shares a prefix key with `i`, a superset of the documents
-//! [`Index::scan`] of `i` keeps; the candidates go on to the estimate, which decides.
+//! keys are all walked). The common keys, whose lists hold most of the incidences, are
+//! walked only by documents with fewer rare keys than that. The documents of a pass take
+//! their prefix keys in key order: each key's documents meet the documents the older
+//! segments list under that key (one lookup a distinct key, in ascending key order, so a
+//! mapped segment's pages are read front to back, once a pass, and released behind the
+//! walk) and the new documents before them under that key. Each new document's partners are
+//! gathered in a slot of its own and made distinct: every `j < i` (not removed) that shares
+//! a prefix key with `i`, a superset of the documents [`Index::scan`] of `i` keeps; the
+//! candidates go on to the estimate, which decides.
 //!
 //! Memory: a first walk counts every new key's documents in the older segments (8 bytes a
-//! distinct new key that an older segment holds, held to the end) and gathers each new document's key counts (2 bytes a
-//! new incidence, saturated, freed once the bounds are known: 4 bytes a document); a second
-//! walk counts each new document's prefix incidences with the others (an upper bound of
-//! its partners, the size of its slot); the new documents are then taken in passes of at
-//! most the incidences the memory plan gives ([`index_join_pairs`]: [`INDEX_JOIN_PAIRS`]
-//! without a budget, a document alone above it is a pass of its own), each holding its
-//! documents' prefix keys (16 bytes a key) and its slots (4 bytes an incidence) and nothing
-//! else of size. The pairs found do not depend on the passes.
+//! distinct new key that an older segment holds, held to the end) and gathers each new
+//! document's key counts above 1 (2 bytes a new incidence, saturated, freed once the bounds
+//! are known: 4 bytes a document); a second walk counts each new document's prefix
+//! incidences with the others (an upper bound of its partners, the size of its slot); the
+//! new documents are then taken in passes of at most the incidences the memory plan gives
+//! ([`index_join_pairs`]: [`INDEX_JOIN_PAIRS`] without a budget, a document alone above it
+//! is a pass of its own), each holding its documents' prefix keys (16 bytes a key) and its
+//! slots (4 bytes an incidence) and nothing else of size. The pairs found do not depend on
+//! the passes.
 
 use std::sync::atomic::{AtomicU16, AtomicU32, AtomicU64, Ordering};
 
@@ -94,8 +95,7 @@ impl Index {
         // Each new document's prefix incidences with the others.
         let weights: Vec<AtomicU64> = (0..n).map(|_| AtomicU64::new(0)).collect();
         (0..walk.pieces()).into_par_iter().for_each(|p| {
-            for (_, ds, o) in walk.groups(p) {
-                let count = o.saturating_add(ds.len() as u32);
+            for (_, ds, o, count) in walk.groups(p) {
                 for (x, &i) in ds.iter().enumerate() {
                     if count <= bound[i as usize] {
                         weights[i as usize].fetch_add(o as u64 + x as u64, Ordering::Relaxed);
@@ -148,9 +148,9 @@ impl Walk<'_> {
         self.cuts.len().saturating_sub(1)
     }
 
-    /// The key groups of piece `p`: each key, its new documents and its count of documents
-    /// in the older segments.
-    fn groups(&self, p: usize) -> impl Iterator<Item = (u64, &[u32], u32)> + '_ {
+    /// The key groups of piece `p`: each key, its new documents, its count of documents
+    /// in the older segments and its count in all segments.
+    fn groups(&self, p: usize) -> impl Iterator<Item = (u64, &[u32], u32, u32)> + '_ {
         let new = &self.index.segments.last().expect("a segment").context;
         let mut older = self
             .older
@@ -160,12 +160,15 @@ impl Walk<'_> {
             .peekable();
         new.groups_in(self.cuts[p], self.cuts[p + 1])
             .enumerate()
-            .map(move |(g, (k, ds))| match older.peek() {
-                Some(&&(at, o)) if at as usize == g => {
-                    older.next();
-                    (k, ds, o)
-                }
-                _ => (k, ds, 0),
+            .map(move |(g, (k, ds))| {
+                let o = match older.peek() {
+                    Some(&&(at, o)) if at as usize == g => {
+                        older.next();
+                        o
+                    }
+                    _ => 0,
+                };
+                (k, ds, o, o.saturating_add(ds.len() as u32))
             })
     }
 
@@ -185,8 +188,7 @@ impl Walk<'_> {
         let shared: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
         let each_shared = |f: &(dyn Fn(u32, u16) + Sync)| {
             (0..self.pieces()).into_par_iter().for_each(|p| {
-                for (_, ds, o) in self.groups(p) {
-                    let count = o.saturating_add(ds.len() as u32);
+                for (_, ds, _, count) in self.groups(p) {
                     if count > 1 {
                         let count = count.min(u16::MAX as u32) as u16;
                         for &i in ds {
@@ -271,8 +273,7 @@ impl Walk<'_> {
             .into_par_iter()
             .map(|p| {
                 let mut v = Vec::new();
-                for (k, ds, o) in self.groups(p) {
-                    let count = o.saturating_add(ds.len() as u32);
+                for (k, ds, o, count) in self.groups(p) {
                     let from = ds.partition_point(|&i| i < lo);
                     // A document first under a key no older segment lists meets no one.
                     for (x, &i) in ds

@@ -56,9 +56,10 @@
 //! [`crate::plan::INDEX_BYTES_PER_MAPPED_DOC`] each, and a sweep or a merge adds what the
 //! memory plan says ([`crate::plan::index_sweep_needs`],
 //! [`crate::plan::index_merge_adds`]). A sweep's postings are built as one new segment
-//! ([`Postings::extend`]); a merge frees its parts' postings before it builds the merged ones. Only new segments
-//! and the small per-generation files are written, one file at a time, streamed, so a
-//! build, a sweep, a merge or an open holds little beside the index itself. Under a memory
+//! ([`Postings::extend`]); a merge frees its parts' postings before it builds the merged
+//! ones. Only new segments and the small per-generation files are written, one file at a
+//! time, streamed, so a build, a sweep, a merge or an open holds little beside the index
+//! itself. Under a memory
 //! budget ([`Index::build_with`], [`Index::add_corpus_with`],
 //! [`Index::open_for_write_with`]) the sweep is sketched to a temporary images file first,
 //! and when the index with it would not fit the call fails with
