@@ -97,15 +97,20 @@ impl CorpusConfig {
 
     /// Validates the configuration and gives the format of the corpus at `path`: the one
     /// configured, or the guess from the path ([`Format::guess`]), or for a pattern of
-    /// shards that says none, from the shards' names ([`super::shards`]).
+    /// shards that says none, from the shards' names ([`super::shards`]), or for a prefix
+    /// in object storage, from its objects' names as for a directory
+    /// ([`super::remote::prefix_format`]).
     pub(crate) fn format_of(&self, path: &Path) -> Result<Format> {
         self.validate()?;
         match self.format {
             Some(f) => Ok(f),
             None => Format::guess(path).or_else(|e| {
                 // A pattern that says no format (`part-*`): its shards' names say it.
+                // A prefix in object storage: its objects say it, as a directory's files do.
                 if super::shards::is_sharded(path, self) {
                     super::shards::guess_format(path)
+                } else if super::remote::is_remote(path) {
+                    super::remote::prefix_format(path)?.ok_or(e)
                 } else {
                     Err(e)
                 }

@@ -7,6 +7,9 @@
 //!   against the names of the objects directly under `prefix/` (not recursive);
 //! * `s3://bucket/prefix/` (or `s3://bucket`) with a record `--format`: every object under
 //!   the prefix, recursively, named by its path relative to the prefix;
+//! * `s3://bucket/prefix/` without a format: read as a local directory is, one Parquet
+//!   corpus when an object under it is named `*.parquet` (a divided run cuts its objects
+//!   by row groups), else one document per object;
 //! * `s3://bucket/key`: that one object (a prefix when no object has that key); with a
 //!   record `--format` it is read as shards, the object as the one shard.
 //!
@@ -248,6 +251,14 @@ pub(crate) fn names(url: &Path) -> Result<Vec<String>> {
     imp::names(url)
 }
 
+/// The format of the remote corpus at `url`, a prefix whose name says none, read as a
+/// local directory is ([`super::Format::guess`]): Parquet when an object under it is named
+/// `*.parquet`, else one document per object; `None` when `url` is a pattern or names one
+/// object (then its name says the format, or nothing does).
+pub(crate) fn prefix_format(url: &Path) -> Result<Option<super::Format>> {
+    imp::prefix_format(url)
+}
+
 #[cfg(not(feature = "object-store"))]
 mod imp {
     use super::*;
@@ -271,6 +282,10 @@ mod imp {
     }
 
     pub(super) fn names(url: &Path) -> Result<Vec<String>> {
+        Err(absent(url))
+    }
+
+    pub(super) fn prefix_format(url: &Path) -> Result<Option<crate::corpus::Format>> {
         Err(absent(url))
     }
 
@@ -642,6 +657,24 @@ mod imp {
     pub(super) fn names(url: &Path) -> Result<Vec<String>> {
         let r = Remote::open(url)?;
         Ok(r.objects()?.into_iter().map(|o| o.name).collect())
+    }
+
+    pub(super) fn prefix_format(url: &Path) -> Result<Option<crate::corpus::Format>> {
+        let r = Remote::open(url)?;
+        if matches!(r.kind, Kind::Pattern(_)) {
+            return Ok(None);
+        }
+        let objects = r.objects()?;
+        if matches!(r.kind, Kind::Object) && objects[0].key.as_ref() == r.prefix {
+            return Ok(None);
+        }
+        let parquet =
+            (objects.iter()).any(|o| crate::corpus::parquet::is_parquet_name(Path::new(&o.name)));
+        Ok(Some(if parquet {
+            crate::corpus::Format::Parquet
+        } else {
+            crate::corpus::Format::Dir
+        }))
     }
 
     pub(super) fn stage(

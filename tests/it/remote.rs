@@ -9,6 +9,9 @@
 //!   over the files on disk reports;
 //! - one Parquet object with many row groups (pyarrow) runs divided by row groups, each
 //!   process fetching the footer and its row groups, with the bytes of the files on disk;
+//! - a prefix of Parquet objects without `--format` is one Parquet corpus, as the directory
+//!   on disk is: in one process and divided over 2 and 3 processes it gives that
+//!   directory's bytes, each process fetching what the divided run over the directory reads;
 //! - a divided run over the pattern kept in a run directory resumes (`--resume`): the
 //!   staged shards are recorded by their URLs, so staging them again is the same run;
 //! - `--out s3://...`: the one-process cluster and dedup runs (with a kept-records file
@@ -294,6 +297,54 @@ fn a_parquet_object_is_divided_by_row_groups() {
     let len = fs::metadata(&file).unwrap().len();
     assert_eq!(got.iter().sum::<u64>(), len);
     assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
+}
+
+/// A prefix of Parquet objects given without `--format` (`s3://corpus/pqs/`) is one Parquet
+/// corpus, as a local directory of Parquet files is: in one process and divided over 2 and 3
+/// processes it gives the bytes of the one-process run over the directory on disk, runs
+/// divided (not gathered), and no process of several fetches every object's bytes.
+#[test]
+fn a_parquet_prefix_without_a_format_is_divided() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start(&python, &d.join("moto"));
+    let (whole, _) = sharded(d);
+    let pq = d.join("pq");
+    common::run_python(
+        &python,
+        crate::shards::WRITE_ROW_GROUPS,
+        &[s(&whole), s(&pq)],
+    );
+    let files = pq.join("shards");
+    upload(&python, &moto.endpoint(), "corpus", &files, "pqs");
+    let env = env(&moto.endpoint());
+    let env_ref = refs(&env);
+    let local = ["cluster", s(&files), "--threshold", "0.8"];
+    let remote = ["cluster", "s3://corpus/pqs/", "--threshold", "0.8"];
+    let one = single(d, "one", &local);
+    let want_files = tree(&one, &["summary.json"]);
+    assert!(want_files.len() >= 2, "{want_files:?}");
+    let got = single_env(d, "s3-one", &remote, &env);
+    assert!(
+        tree(&got, &["summary.json"]) == want_files,
+        "one process: the outputs differ"
+    );
+    let len: u64 = (fs::read_dir(&files).unwrap())
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    for n in [2, 3] {
+        let want = run_dist(d, &format!("local-{n}x1"), &local, n, 1);
+        want.assert_ok();
+        let got = run_dist_env(d, &format!("s3-{n}x1"), &remote, n, 1, &env_ref);
+        got.assert_ok();
+        assert_same_dir(&one, &got);
+        let (want, got) = (bytes_read(&want.summary()), bytes_read(&got.summary()));
+        assert_eq!(got, want, "bytes read per process, {n} processes");
+        assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
+    }
 }
 
 #[test]

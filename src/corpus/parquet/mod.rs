@@ -106,7 +106,7 @@ pub fn decoder_panic_is_caught() -> bool {
 }
 
 /// Whether a file name ends in `.parquet` (case-insensitive).
-fn is_parquet_name(path: &Path) -> bool {
+pub(super) fn is_parquet_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
