@@ -173,8 +173,25 @@ fn wire_bytes(b: &SketchBatch) -> u64 {
 /// `sink` on process 0 (see the module docs), the batches that wait for earlier ones
 /// within a quarter of `spill`'s budget (the others spilled); `digest` identifies the job, so that
 /// processes running different jobs refuse each other. Every process must call this with
-/// the same arguments but its own `topo.process()`.
+/// the same arguments but its own `topo.process()`. A corpus in object storage is staged
+/// whole by every process (under `spill`'s temporary directory), as every worker reads a
+/// sharded corpus whole, mapping only its blocks.
 pub fn sketch_distributed(
+    path: &Path,
+    cfg: &PipelineConfig,
+    topo: &Topology,
+    digest: u64,
+    spill: &SpillConfig,
+    sink: &mut dyn SketchSink,
+) -> Result<DistSketch> {
+    let tmp = spill.tmp_dir.as_deref();
+    crate::corpus::remote::with_staged(path, &cfg.corpus, tmp, |path| {
+        sketch_on_disk(path, cfg, topo, digest, spill, sink)
+    })
+}
+
+/// [`sketch_distributed`] over a corpus on disk.
+fn sketch_on_disk(
     path: &Path,
     cfg: &PipelineConfig,
     topo: &Topology,

@@ -130,13 +130,27 @@ pub const BATCH: usize = 4096;
 
 /// Streams the corpus at `path` through canonicalization in parallel batches, calling `f`
 /// on each batch of (document, canonical form) in input order. `progress` is called with
-/// the number of documents done so far after each batch.
+/// the number of documents done so far after each batch. A corpus in object storage is
+/// staged whole first, as for [`sketch_stream`].
 pub fn for_each_canonical_batch(
     path: &Path,
     corpus_cfg: &CorpusConfig,
     canon: &Canonicalizer,
     progress: &(dyn Fn(u64) + Sync),
     mut f: impl FnMut(&[Document], Vec<Canonical>) -> Result<()>,
+) -> Result<CorpusStats> {
+    corpus::remote::with_staged(path, corpus_cfg, None, |path| {
+        canonical_batches(path, corpus_cfg, canon, progress, &mut f)
+    })
+}
+
+/// [`for_each_canonical_batch`] over a corpus on disk.
+fn canonical_batches(
+    path: &Path,
+    corpus_cfg: &CorpusConfig,
+    canon: &Canonicalizer,
+    progress: &(dyn Fn(u64) + Sync),
+    f: &mut impl FnMut(&[Document], Vec<Canonical>) -> Result<()>,
 ) -> Result<CorpusStats> {
     let mut reader = corpus::open(path, corpus_cfg)?;
     let mut batch = Vec::with_capacity(BATCH);
@@ -252,16 +266,20 @@ struct DocOut {
 /// by the parallel reader ([`crate::corpus::par`]), each worker turns the documents of a
 /// block into images (tokens hashed as they are found, no canonical text or shingle string
 /// built on the ASCII fast path), and the batches reach `sink` in input order on the calling
-/// thread, so the output is the same for any number of threads.
+/// thread, so the output is the same for any number of threads. A corpus in object storage
+/// (`s3://`, `gs://`) is staged whole first, under the system's temporary directory
+/// (`TMPDIR`), and read as files on disk ([`corpus::remote::with_staged`]).
 pub fn sketch_stream(
     path: &Path,
     cfg: &PipelineConfig,
     progress: &(dyn Fn(u64) + Sync),
     sink: &mut dyn SketchSink,
 ) -> Result<SketchStats> {
-    let sketcher = pipeline_sketcher(path, cfg)?;
-    sink.begin(&sketcher.params(cfg.text_params()))?;
-    sketch_blocks(path, cfg, &sketcher, None, progress, &mut |b| sink.batch(b))
+    corpus::remote::with_staged(path, &cfg.corpus, None, |path| {
+        let sketcher = pipeline_sketcher(path, cfg)?;
+        sink.begin(&sketcher.params(cfg.text_params()))?;
+        sketch_blocks(path, cfg, &sketcher, None, progress, &mut |b| sink.batch(b))
+    })
 }
 
 /// The sketcher a pipeline uses on `path` (for a tf-idf weighting, after a first pass over

@@ -9,6 +9,8 @@
 //!   over the files on disk reports;
 //! - one Parquet object with many row groups (pyarrow) runs divided by row groups, each
 //!   process fetching the footer and its row groups, with the bytes of the files on disk;
+//! - `sketch` (one process and two), `index build`, `index add` and `index query --jsonl`
+//!   read a URL as they read the files on disk (the same images file, the same answers);
 //! - a prefix of Parquet objects without `--format` is one Parquet corpus, as the directory
 //!   on disk is: in one process and divided over 2 and 3 processes it gives that
 //!   directory's bytes, each process fetching what the divided run over the directory reads;
@@ -345,6 +347,103 @@ fn a_parquet_prefix_without_a_format_is_divided() {
         assert_eq!(got, want, "bytes read per process, {n} processes");
         assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
     }
+}
+
+/// `sketch` (in one process and over two), `index build`, `index add` and `index query
+/// --jsonl` take a corpus URL as they take a path: the images file of
+/// `s3://corpus/shards/part-*` holds the bytes of the one over the files on disk, and an index built from the first shard and added the second
+/// from objects answers queries as the index built from the files.
+#[test]
+fn sketch_and_index_read_objects() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (_moto, shards, env) = moto_with_shards(&python, d);
+    let run = |args: &[&str]| -> Vec<u8> {
+        let o = common::fimdup(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "fimdup {args:?} failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        o.stdout
+    };
+    let local = format!("{}/part-*", shards.display());
+    let local_first = format!("{}/part-0*", shards.display());
+    let last = "part-1.jsonl";
+    let local_last = shards.join(last);
+    let remote_last = format!("s3://corpus/shards/{last}");
+    let mut outputs = Vec::new();
+    for (name, all, first, last) in [
+        (
+            "local",
+            local.as_str(),
+            local_first.as_str(),
+            s(&local_last),
+        ),
+        (
+            "s3",
+            "s3://corpus/shards/part-*",
+            "s3://corpus/shards/part-0*",
+            remote_last.as_str(),
+        ),
+    ] {
+        let img = d.join(format!("{name}.img"));
+        run(&["sketch", all, "--out", s(&img)]);
+        let idx = d.join(format!("{name}-idx"));
+        run(&[
+            "index",
+            "build",
+            first,
+            "--out",
+            s(&idx),
+            "--threshold",
+            "0.8",
+        ]);
+        run(&["index", "add", s(&idx), last, "--batch"]);
+        let queries = run(&[
+            "index",
+            "query",
+            s(&idx),
+            "--jsonl",
+            s(&local_last),
+            "--threshold",
+            "0.8",
+            "--json",
+        ]);
+        outputs.push((fs::read(&img).unwrap(), queries));
+    }
+    assert!(outputs[0].0 == outputs[1].0, "the images files differ");
+    // Over 2 processes, each stages the objects and process 0 writes the same file.
+    let env_ref = refs(&env);
+    let sketch = ["sketch", "s3://corpus/shards/part-*"];
+    let run = run_dist_env(d, "sketch-2x1", &sketch, 2, 1, &env_ref);
+    run.assert_ok();
+    let got = fs::read(run.procs[0].cwd.join("out")).unwrap();
+    assert!(
+        got == outputs[0].0,
+        "the divided sketch's images file differs"
+    );
+    // The answers, without the index's own path.
+    let answers = |out: &[u8]| {
+        let mut v: serde_json::Value = serde_json::from_slice(out).unwrap();
+        v.as_object_mut().unwrap().remove("index");
+        v
+    };
+    let (a, b) = (answers(&outputs[0].1), answers(&outputs[1].1));
+    let queries = a["queries"].as_array().unwrap();
+    assert_eq!(queries.len(), 700);
+    // Each query finds itself, and some find documents of the first sweep too.
+    let hits: usize = (queries.iter())
+        .map(|q| q["hits"].as_array().unwrap().len())
+        .sum();
+    assert!(hits > 700, "{hits} hits");
+    assert!(a == b, "the queries' answers differ");
 }
 
 #[test]
