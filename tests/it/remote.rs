@@ -21,6 +21,8 @@
 //!   under the prefix the bytes of the same runs' local outputs;
 //! - a missing bucket and an endpoint where nothing listens stop the run with exit 2,
 //!   naming the URL, with no output (for a corpus and for an output URL).
+//! - credentials the server refuses stop a run reading a corpus there or writing its
+//!   output there with exit 2, naming the URL and the refusal, with no output.
 
 use std::fs;
 use std::net::TcpStream;
@@ -51,8 +53,14 @@ impl Moto {
     /// Starts the server with `python` and waits (at most 60 s) until it accepts
     /// connections.
     fn start(python: &Path, log: &Path) -> Moto {
+        Moto::start_env(python, log, &[])
+    }
+
+    /// [`Moto::start`], the server given the environment variables `env`.
+    fn start_env(python: &Path, log: &Path, env: &[(&str, &str)]) -> Moto {
         let port = free_ports(1)[0];
         let child = Command::new(python)
+            .envs(env.iter().copied())
             .args([
                 "-m",
                 "moto.server",
@@ -475,6 +483,68 @@ fn an_unreadable_url_is_named() {
         assert!(
             err.contains(url),
             "{what}: the error must name {url}: {err}"
+        );
+        assert!(!out.exists(), "{what}: output written");
+    }
+}
+
+/// Credentials the store refuses (moto's server checking them: `INITIAL_NO_AUTH_ACTION_COUNT=0`
+/// makes it require access keys it issued, which "testing" is not) stop a run that reads a
+/// corpus there, and one that writes its output there, with exit 2 before any work: the
+/// message names the URL and carries the store's refusal; nothing is written.
+#[test]
+fn refused_credentials_are_named() {
+    let Some(python) = common::python_with_moto() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let moto = Moto::start_env(
+        &python,
+        &d.join("moto"),
+        &[("INITIAL_NO_AUTH_ACTION_COUNT", "0")],
+    );
+    let (_, shards) = sharded(d);
+    let local = format!("{}/part-*", shards.display());
+    let out = d.join("out");
+    let cases = [
+        (
+            "corpus",
+            vec!["cluster", "s3://corpus/shards/part-*", "--out", s(&out)],
+            "s3://corpus/shards/part-*",
+        ),
+        (
+            "output",
+            vec!["cluster", &local, "--out", "s3://out/run"],
+            "s3://out/run",
+        ),
+        (
+            "sketch",
+            vec![
+                "sketch",
+                "s3://corpus/shards/",
+                "--format",
+                "jsonl",
+                "--out",
+                s(&out),
+            ],
+            "s3://corpus/shards/",
+        ),
+    ];
+    for (what, args, url) in &cases {
+        let o = common::fimdup(args)
+            .envs(env(&moto.endpoint()))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+        assert!(
+            err.contains(url),
+            "{what}: the error must name {url}: {err}"
+        );
+        assert!(
+            err.contains("403") && err.contains("InvalidAccessKeyId"),
+            "{what}: the store's refusal: {err}"
         );
         assert!(!out.exists(), "{what}: output written");
     }
