@@ -83,7 +83,10 @@
 //! 7. **Per group**: the members' keys and fingerprints go to the group's owner, which runs
 //!    the library's method on the group alone ([`crate::cluster::run_method`] on the group's context, with
 //!    the globally dropped elements left out), and with `--verify exact` verifies the
-//!    group's pairs, reading its members again at their offsets ([`crate::cluster::verify_with_corpus`]): a group is a union of components of the
+//!    group's pairs, reading its members again at their offsets ([`crate::cluster::verify_with_corpus`]), or, over a corpus
+//!    not read again at offsets (shards, Parquet), on the full shingle sets the members'
+//!    holders read again from their pieces and send with them
+//!    ([`crate::cluster::verify_output`]): a group is a union of components of the
 //!    pair graph, so its clusters and pairs are those of the whole run restricted to it
 //!    (see [`crate::cluster::concept`]'s component split; [`crate::cluster::stages::run_group`]).
 //!    For a deduplication, the group's owner also makes the choice on the group
@@ -155,8 +158,6 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some(why)
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
             Some("the images are mod-m or weighted")
-        } else if let Some(why) = shards_because(job, path)? {
-            Some(why)
         } else if let Some(why) = one_file_because(job, path)? {
             Some(why)
         } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
@@ -190,8 +191,8 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
 }
 
 /// Why `job` on the corpus at `path`, one file, does not run divided: the file is not cut
-/// (by byte ranges at lines, or by row groups for a Parquet file), or it is a Parquet file
-/// and the pairs are verified; `None` when it does or when the corpus is many files.
+/// (by byte ranges at lines, or by row groups for a Parquet file); `None` when it is or
+/// when the corpus is many files.
 fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     use crate::corpus::split::{cut_of, Cut};
     let corpus = &job.pipeline().corpus;
@@ -203,26 +204,8 @@ fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
             "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
              lines or a Parquet file)",
         ),
-        Cut::RowGroups if job.verified_threshold().is_some() => {
-            Some("documents of a Parquet file are not read again at their rows (verification)")
-        }
         _ => None,
     })
-}
-
-/// Why `job` on the corpus of many files at `path` (sharded, or a directory of Parquet
-/// files) does not run divided; `None` when it does or when the corpus is one file.
-fn shards_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
-    use crate::corpus::shards::{is_parquet_dir, is_sharded};
-    let corpus = &job.pipeline().corpus;
-    let why = if is_sharded(path, corpus) {
-        "documents of shards are not read again at their offsets (verification)"
-    } else if is_parquet_dir(path, corpus) {
-        "documents of a Parquet directory are not read again at their rows (verification)"
-    } else {
-        return Ok(None);
-    };
-    Ok(job.verified_threshold().is_some().then_some(why))
 }
 
 /// Whether the corpus at `path` is read as many files: sharded, or a directory of Parquet
@@ -569,7 +552,21 @@ pub(super) fn run_worker(
     let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
     stages.lap("components", rounds, comps.edges);
 
-    // 7. Per group: the members' records to the group's owner, the method run there.
+    // 7. Per group: the members' records to the group's owner, the method run there. For
+    // exact verification over a corpus that is not read again at offsets (shards, Parquet),
+    // the members' full shingle sets go with them, their pieces read again here.
+    let carried_sets = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
+    let mut sets = if carried_sets {
+        let mut wanted: Vec<usize> = (placed_here.iter())
+            .filter_map(|&(doc, _)| docs.binary_search_by_key(&doc, |d| d.id).ok())
+            .collect();
+        wanted.sort_unstable();
+        let n = docs.len();
+        let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
+        Some(super::ingest::agree(rounds, read)?)
+    } else {
+        None
+    };
     let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
     // A document is in one group at most: its record moves into the message.
     for &(doc, (group, owner)) in &placed_here {
@@ -577,6 +574,10 @@ pub(super) fn run_worker(
             Error::Distributed(format!("document {doc} placed on the wrong worker"))
         })?;
         let (keys, values) = held.take(i)?;
+        let set = match sets.as_mut() {
+            Some(s) => s.take(i)?.0,
+            None => Vec::new(),
+        };
         let d = &mut docs[i];
         let member = Member {
             doc,
@@ -587,6 +588,7 @@ pub(super) fn run_worker(
             raw: d.raw,
             canonical: d.canonical,
             image: d.image,
+            set,
         };
         members.push(Placed {
             group,
@@ -596,6 +598,7 @@ pub(super) fn run_worker(
     }
     drop(docs);
     drop(held);
+    drop(sets);
     let n_members = members.len() as u64;
     let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
     mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
@@ -607,6 +610,7 @@ pub(super) fn run_worker(
         rule: &rule,
         dropped: &dropped,
         dedup: plan.dedup.as_ref(),
+        carried_sets,
     };
     let mut results: Vec<GroupFound> = Vec::new();
     let mut mine = mine.into_iter().peekable();

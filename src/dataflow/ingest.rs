@@ -179,11 +179,10 @@ pub(super) fn read_and_sketch(
         stats.corpus.files += (0..plan.files.len()).filter(|&f| !read(f)).count() as u64;
     }
     if plan.job.cluster_config().method.reads() == Reads::Sets {
-        // Only a corpus that is one file cut at lines is read again at offsets.
-        let at_offsets =
-            matches!(&plan.files[..], [f] if f.ids == Positions::Own && f.cut == Cut::Lines);
-        held = if !at_offsets {
-            let sets = piece_sets(plan, &placed[me], by_lines, docs.len(), spill_dir);
+        held = if !at_offsets(plan) {
+            let sets = piece_sets(plan, &placed[me], by_lines, docs.len(), spill_dir, &|_| {
+                true
+            });
             agree(rounds, sets)?
         } else {
             full_sets(plan, &docs, held.on_disk(), spill_dir)?
@@ -206,7 +205,7 @@ pub(super) fn read_and_sketch(
 /// A worker's result of one round every worker joins: `Ok` when no worker failed, else
 /// the error of the first worker that did (its own error on that worker, the message of it
 /// on the others), so that every process stops with the same cause.
-fn agree<T>(rounds: &mut Rounds<'_>, r: Result<T>) -> Result<T> {
+pub(super) fn agree<T>(rounds: &mut Rounds<'_>, r: Result<T>) -> Result<T> {
     let me = rounds.index();
     let mine = r.as_ref().err().map(|e| e.to_string());
     let failed = rounds.all_gather(ErrMsg(mine));
@@ -318,12 +317,15 @@ fn unplaced(plan: &Plan, piece: Piece) -> Split {
 /// byte range by lines, a Parquet file's row groups, a whole shard by its format's
 /// reader), in the same order (on disk under a budget). `n` is the documents read the
 /// first time: another count means the files changed since.
+/// Only the documents `keep` says (by their index in this worker's documents) get their set;
+/// the others an empty one.
 fn piece_sets(
     plan: &Plan,
     placed: &[(Piece, LineRange)],
     by_lines: bool,
     n: usize,
     spill_dir: Option<&Path>,
+    keep: &dyn Fn(usize) -> bool,
 ) -> Result<DocKeys> {
     let mut sets = DocKeys::new(spill_dir)?;
     let mut own = plan.job.pipeline().clone();
@@ -343,7 +345,12 @@ fn piece_sets(
             &own.text,
             &plan.params.shingle,
             split,
-            &mut |b| b.into_iter().try_for_each(|set| sets.push(set, Vec::new())),
+            &mut |b| {
+                b.into_iter().try_for_each(|set| {
+                    let set = if keep(sets.len()) { set } else { Vec::new() };
+                    sets.push(set, Vec::new())
+                })
+            },
         )?;
     }
     if sets.len() != n {
@@ -354,6 +361,29 @@ fn piece_sets(
         )));
     }
     Ok(sets)
+}
+
+/// Whether the documents of `plan`'s corpus are read again at their offsets: only those of
+/// a corpus that is one file cut at lines are.
+pub(super) fn at_offsets(plan: &Plan) -> bool {
+    matches!(&plan.files[..], [f] if f.ids == Positions::Own && f.cut == Cut::Lines)
+}
+
+/// For exact verification over a corpus not read again at offsets ([`at_offsets`]): the
+/// full shingle sets of this worker's documents `wanted` (indexes in its `n` documents,
+/// ascending), its pieces `placed` read again as [`piece_sets`] reads them; the other
+/// documents get empty sets (on disk under a budget).
+pub(super) fn verify_sets(
+    plan: &Plan,
+    placed: &[(Piece, LineRange)],
+    n: usize,
+    wanted: &[usize],
+    spill_dir: Option<&Path>,
+) -> Result<DocKeys> {
+    let pipeline = plan.job.pipeline();
+    let by_lines = read_by_lines(pipeline.corpus.format_of(&plan.path)?, &pipeline.corpus);
+    let keep = |i: usize| wanted.binary_search(&i).is_ok();
+    piece_sets(plan, placed, by_lines, n, spill_dir, &keep)
 }
 
 /// The exact join's keys: the documents' full shingle sets, read again at their offsets

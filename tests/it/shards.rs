@@ -452,8 +452,9 @@ print(pq.ParquetFile(out + "/one/one.parquet").num_row_groups)
 /// three Parquet shards of it run divided (2 x 1, 3 x 1, 1 x 2) with the one-process run's
 /// bytes, ids given by the id column or by the row numbers (`--id-column ""`, which the row
 /// groups of a piece keep); each worker reads the row groups that start in its bytes, so
-/// no process of several reads the whole file. Verified pairs over one Parquet file run
-/// gathered, saying why.
+/// no process of several reads the whole file. Verified pairs over one Parquet file and
+/// over the Parquet shards run divided too (each worker reading its row groups again for
+/// its documents' shingle sets), with the one-process run's bytes.
 #[cfg(feature = "parquet")]
 #[test]
 fn parquet_divided_by_row_groups() {
@@ -519,7 +520,19 @@ fn parquet_divided_by_row_groups() {
         "--verify",
         "exact",
     ];
-    assert_gathered_because(&run_dist(d, "file-verify-2x1", &args, 2, 1), "Parquet");
+    let len = fs::metadata(&file).unwrap().len();
+    let bytes = (len, len);
+    check_verified(d, "file-verify", &args, bytes, &[(2, 1), (1, 2)]);
+    let args = [
+        "cluster",
+        &shards,
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let bytes = dir_bytes(&pq.join("shards"));
+    check_verified(d, "shards-verify", &args, bytes, &[(3, 1)]);
 }
 
 /// Writes the corpus `jsonl` with pyarrow as two directories of Parquet files, `dir/ids`
@@ -674,8 +687,7 @@ fn parquet_directory_divided_by_row_groups() {
         "--verify",
         "exact",
     ];
-    let run = run_dist(d, "dir-verify-2x1", &args, 2, 1);
-    assert_gathered_because(&run, "Parquet directory");
+    check_verified(d, "dir-verify", &args, parquet_bytes(&ids), &[(2, 1)]);
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and
@@ -683,14 +695,21 @@ fn parquet_directory_divided_by_row_groups() {
 fn comparable(sum: &serde_json::Value) -> serde_json::Value {
     let mut v = sum.clone();
     let o = v.as_object_mut().expect("a summary is an object");
-    for k in [
+    let keys = [
         "seconds",
         "peak_rss_bytes",
         "phases",
         "distributed",
         "memory_plan",
-    ] {
+    ];
+    for k in keys {
         o.remove(k);
+    }
+    // A deduplication's summary holds its clustering's, with its own timings.
+    if let Some(c) = o.get_mut("cluster").and_then(|c| c.as_object_mut()) {
+        for k in keys {
+            c.remove(k);
+        }
     }
     v
 }
@@ -772,20 +791,6 @@ fn format_shards(d: &Path) -> Vec<(&'static str, PathBuf, String)> {
         out.push((kind, dir, pat));
     }
     out
-}
-
-/// `run` succeeded gathered, giving a reason that says `why`.
-fn assert_gathered_because(run: &crate::distributed::Run, why: &str) {
-    run.assert_ok();
-    let dist = &run.summary()["distributed"];
-    assert_eq!(dist["mode"], "gathered", "{}: {dist}", run.name);
-    assert!(
-        dist["gathered_because"]
-            .as_str()
-            .is_some_and(|g| g.contains(why)),
-        "{}: {dist}",
-        run.name
-    );
 }
 
 /// The bytes of every file in `dir`, and the largest one.
@@ -920,8 +925,8 @@ fn a_corrupt_shard_of_another_format_stops_every_process() {
 
 /// `exact` over shards (its rows are the full shingle sets, each worker reading its pieces
 /// again): JSONL shards (cut and compressed) and CSV shards run divided on 2 x 1 and 1 x 2
-/// with the one-process run's bytes; `--verify exact` over shards stays gathered, saying
-/// why.
+/// with the one-process run's bytes; so does `--verify exact` over the JSONL shards (each
+/// worker reading its pieces again for its group members' shingle sets).
 #[test]
 fn exact_over_shards_runs_divided() {
     let dir = tempfile::tempdir().unwrap();
@@ -957,5 +962,27 @@ fn exact_over_shards_runs_divided() {
         "--verify",
         "exact",
     ];
-    assert_gathered_because(&run_dist(d, "verify-2x1", &args, 2, 1), "verification");
+    check_verified(d, "verify", &args, dir_bytes(&jsonl), &[(2, 1), (1, 2)]);
+}
+
+/// `args` (a run with `--verify exact`) in one process and divided over `layouts`: every
+/// divided run writes the one-process bytes, runs divided and reads its share of `bytes`
+/// ([`check_divided`]); the verification removed candidates, so it ran.
+fn check_verified(
+    d: &Path,
+    name: &str,
+    args: &[&str],
+    bytes: (u64, u64),
+    layouts: &[(usize, usize)],
+) {
+    let one = single(d, &format!("{name}-one"), args);
+    let sum = read_json(&one.join("summary.json"));
+    assert!(
+        sum["verify_removed"].as_u64().is_some_and(|r| r > 0),
+        "{name}: nothing verified away: {sum}"
+    );
+    for &(n, w) in layouts {
+        let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
+        check_divided(&one, &run, bytes, n, w);
+    }
 }

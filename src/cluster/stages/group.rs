@@ -12,8 +12,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{
-    collapse, fp_miner, run_method, verify_with_corpus, CandidateRule, ClusterConfig,
-    ClusterInputs, CorpusSource, Grouping, Job, Regroup,
+    collapse, fp_miner, run_method, verify_output, verify_with_corpus, CandidateRule,
+    ClusterConfig, ClusterInputs, CorpusSource, Grouping, Job, Regroup,
 };
 use crate::context::{Context, ContextConfig};
 use crate::dedup::{Dedup, Reason, Representative, ScoreKind};
@@ -40,6 +40,9 @@ pub struct Member {
     pub canonical: u64,
     /// Its image fingerprint (none when the equivalence is lexical).
     pub image: Option<u64>,
+    /// Its full shingle set, ascending, when exact verification cannot read the corpus again
+    /// at offsets ([`GroupJob::carried_sets`]); else empty.
+    pub set: Vec<u64>,
 }
 
 /// A member pair: `(a, b, shared, estimate, exact)`.
@@ -87,6 +90,9 @@ pub struct GroupJob<'a> {
     pub dropped: &'a [u64],
     /// A deduplication: its choice is made on each group.
     pub dedup: Option<&'a Dedup>,
+    /// The members carry their full shingle sets ([`Member::set`]): exact verification
+    /// tests the pairs on them instead of reading the corpus again at offsets.
+    pub carried_sets: bool,
 }
 
 /// The method on one group (members sorted by DocId), mapped back to DocIds.
@@ -101,6 +107,7 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
     let mut raws = Vec::with_capacity(len);
     let mut canons = Vec::with_capacity(len);
     let mut imgs = Vec::with_capacity(len);
+    let mut sets = Vec::with_capacity(if gj.carried_sets { len } else { 0 });
     for m in g {
         docs.push(m.doc);
         ext_ids.push(m.ext);
@@ -110,6 +117,9 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         raws.push(m.raw);
         canons.push(m.canonical);
         imgs.push(m.image);
+        if gj.carried_sets {
+            sets.push(m.set);
+        }
     }
     let col = collapse(&raws, &canons, &imgs)?;
     let fps = Fingerprints {
@@ -158,7 +168,11 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         ..ClusterInputs::default()
     };
     let mut out = run_method(&inputs, cfg)?;
-    if let Some(t) = job.verified_threshold() {
+    if let (Some(t), true) = (job.verified_threshold(), gj.carried_sets) {
+        let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
+        let fetch = |d: DocId| Ok(sets[d.index()].clone());
+        verify_output(&mut out, fetch, t, regroup, Some(&col))?;
+    } else if let Some(t) = job.verified_threshold() {
         let pipeline = job.pipeline();
         let src = CorpusSource {
             path: gj.path,
