@@ -1698,7 +1698,8 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 /// uninterrupted run does, its parts concatenated are the one-process files byte for
 /// byte, and its summary says it restarted after the pairs stage (every worker had its
 /// checkpoint). A resume with another threshold, another process count or no run
-/// directory is refused with exit 2, naming what differs, and writes no output.
+/// directory is refused with exit 2, naming what differs, and writes no output. A
+/// deduplication resumes the same way, its kept records' parts the one-process file.
 #[test]
 #[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
 fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
@@ -1706,9 +1707,10 @@ fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
     let d = dir.path();
     let input = corpus(d);
     let args = ["cluster", s(&input), "--threshold", "0.8"];
-    let one = single(d, "single", &args);
-    for (n, w, victim) in [(2, 1, 1), (1, 2, 0)] {
-        let tag = format!("{n}x{w}");
+    let dedup = ["dedup", s(&input), "--threshold", "0.8"];
+    for (args, n, w, victim) in [(args, 2, 1, 1), (args, 1, 2, 0), (dedup, 2, 1, 0)] {
+        let one = single(d, &format!("single-{}", args[0]), &args);
+        let tag = format!("{}-{n}x{w}", args[0]);
         let rd = d.join(format!("rd-{tag}"));
         let mut kept = args.to_vec();
         kept.extend(["--run-dir", s(&rd)]);
@@ -1764,7 +1766,7 @@ fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
     }
 
     // Another number of processes: the recorded ones name it, the new one has no record.
-    let rd = d.join("rd-2x1");
+    let rd = d.join("rd-cluster-2x1");
     let resumed = [&args[..], &["--run-dir", s(&rd), "--resume"]].concat();
     let run = run_dist(d, "three", &resumed, 3, 1);
     for (p, e) in run.procs.iter().enumerate() {
