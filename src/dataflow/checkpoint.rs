@@ -3,7 +3,8 @@
 //! completed, with the same outputs.
 //!
 //! Each process keeps `DIR/process-PPPPP/`:
-//! - `run.json`: what identifies the run ([`RunRecord`]: the inputs with their sizes, the
+//! - `run.json`: what identifies the run ([`RunRecord`]: the inputs with their sizes and,
+//!   for files on disk, their modification times, the
 //!   processes, the workers per process and the job's options as text), written when a run
 //!   starts (a fresh run first empties the process's directory);
 //! - `worker-WWWWW.after-pairs`: a worker's checkpoint after the pairs stage, the stage
@@ -42,8 +43,10 @@ pub(super) const CHECKPOINT_STAGE: &str = "pairs";
 /// What identifies a run in its run directory (`run.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(super) struct RunRecord {
-    /// The corpus's files, each with its size in bytes.
-    pub inputs: Vec<(String, u64)>,
+    /// The corpus's files, each with its size in bytes and, for a file on disk, its
+    /// modification time in nanoseconds since the epoch (an object in object storage is
+    /// staged again by a resume, so it is named by its URL and size alone).
+    pub inputs: Vec<(String, u64, Option<u64>)>,
     pub processes: usize,
     pub workers: usize,
     /// The job's options (and a deduplication's), as text.
@@ -61,7 +64,7 @@ impl RunRecord {
     ) -> Self {
         RunRecord {
             inputs: (files.iter())
-                .map(|f| (f.path.display().to_string(), f.len))
+                .map(|f| (f.path.display().to_string(), f.len, modified(&f.path)))
                 .collect(),
             processes: topo.processes(),
             workers: topo.workers(),
@@ -77,10 +80,13 @@ impl RunRecord {
     fn differences(&self, was: &RunRecord) -> Vec<String> {
         let mut d = Vec::new();
         if self.inputs != was.inputs {
-            let show = |v: &[(String, u64)]| {
-                (v.iter().map(|(p, n)| format!("{p} ({n} bytes)")))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            let show = |v: &[(String, u64, Option<u64>)]| {
+                (v.iter().map(|(p, n, m)| match m {
+                    Some(m) => format!("{p} ({n} bytes, modified at {m} ns)"),
+                    None => format!("{p} ({n} bytes)"),
+                }))
+                .collect::<Vec<_>>()
+                .join(", ")
             };
             d.push(format!(
                 "the input: {} now, {} recorded",
@@ -114,6 +120,14 @@ impl RunRecord {
         }
         d
     }
+}
+
+/// The modification time of the file at `path` in nanoseconds since the epoch; `None` for
+/// a URL, or when the file system does not say.
+fn modified(path: &Path) -> Option<u64> {
+    let t = std::fs::metadata(path).ok()?.modified().ok()?;
+    let ns = t.duration_since(std::time::UNIX_EPOCH).ok()?.as_nanos();
+    u64::try_from(ns).ok()
 }
 
 /// The first field of two options texts (`Debug` output) that differs, as `now` and

@@ -1697,8 +1697,9 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 /// feature; the others exit 2), then started again with `--resume`: it ends as an
 /// uninterrupted run does, its parts concatenated are the one-process files byte for
 /// byte, and its summary says it restarted after the pairs stage (every worker had its
-/// checkpoint). A resume with another threshold, another process count or no run
-/// directory is refused with exit 2, naming what differs, and writes no output. A
+/// checkpoint). A resume with another threshold, another process count, no run directory
+/// or an input modified since is refused with exit 2, naming what differs, and writes no
+/// output. A
 /// deduplication resumes the same way, its kept records' parts the one-process file.
 #[test]
 #[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
@@ -1787,6 +1788,22 @@ fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("--run-dir"), "{err}");
     assert!(!out.exists());
+
+    // The input modified since (same bytes, a later modification time): refused, naming it.
+    let later = std::time::SystemTime::now() + Duration::from_secs(3600);
+    let f = fs::File::options().write(true).open(&input).unwrap();
+    f.set_modified(later).unwrap();
+    drop(f);
+    let run = run_dist(d, "modified", &resumed, 2, 1);
+    for (p, e) in run.procs.iter().enumerate() {
+        assert_eq!(e.status.code(), Some(2), "process {p}: {}", e.stderr);
+        assert!(
+            e.stderr.contains("the input") && e.stderr.contains("modified at"),
+            "process {p}: {}",
+            e.stderr
+        );
+        assert!(!e.cwd.join("out").exists(), "process {p}");
+    }
 }
 
 // ---------------------------------------------------------------------------------------
