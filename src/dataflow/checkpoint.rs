@@ -12,6 +12,8 @@
 //!   bincode (timely's own encoding). It is written to a `.tmp` file and renamed: a
 //!   checkpoint under its name is complete (the rename is its completion marker).
 //!
+//! The checkpoints are removed once every worker has finished the run; `run.json` stays.
+//!
 //! A resumed run reads `run.json` and refuses, naming what differs, another corpus (a file
 //! of another size), another job, process count or worker count ([`RunDir::open`]); its
 //! workers then agree (an all-gather) to load their checkpoints only when every worker has
@@ -248,6 +250,16 @@ impl RunDir {
                 bincode::serialize_into(&mut *w, &(keys, values)).map_err(enc)
             })
         })
+    }
+
+    /// Removes `worker`'s checkpoint once every worker has finished the run (its
+    /// `run.json` stays; a resume of a finished run starts over, with the same outputs).
+    pub(super) fn finish(&self, worker: usize) -> Result<()> {
+        let path = self.after_pairs(worker);
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path, e)),
+            _ => Ok(()),
+        }
     }
 
     /// Reads `worker`'s checkpoint after the pairs stage; the keys go to a store under

@@ -220,9 +220,13 @@ fn run_stages(
             if let Some(a) = run_worker(&mut rounds, &plan, run_dir.as_ref())? {
                 let _ = tx.send(Event::Msg(Box::new(a)));
             }
-            // The last meeting: nobody leaves before process 0 has its result.
+            // The last meeting: nobody leaves before process 0 has its result. Every worker
+            // got this far, so no resume needs a checkpoint any more.
             rounds.all_gather(0u64);
-            Ok(())
+            match run_dir.as_ref() {
+                Some(r) => r.finish(index),
+                None => Ok(()),
+            }
         }));
         report_outcome(&tx, index, outcome, || {});
     };

@@ -1740,6 +1740,11 @@ fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
         let run = run_dist(d, &format!("resumed-{tag}"), &resumed, n, w);
         run.assert_ok();
         assert_same_dir(&one, &run);
+        // The finished run left its records, not its checkpoints.
+        for p in 0..n {
+            let pd = rd.join(format!("process-{p:05}"));
+            assert_eq!(entries(&pd), ["run.json"], "{tag}: {}", pd.display());
+        }
         let dist = &run.summary()["distributed"];
         assert_eq!(dist["resumed_after"], "pairs", "{tag}: {dist}");
         assert_eq!(dist["processes"], n);

@@ -550,10 +550,13 @@ fn refused_credentials_are_named() {
     }
 }
 
-/// A divided run over objects, kept in a run directory, then resumed: the resume stages the
-/// objects again into another temporary directory and is the same run (the record names
-/// the objects' URLs), ending with the one-process bytes.
+/// A divided run over objects, kept in a run directory and killed in its components stage
+/// (every process SIGKILLs itself at the fail point `dataflow-in-components`), then
+/// resumed: the resume stages the objects again into another temporary directory and is
+/// the same run (the record names the objects' URLs), restarting after the pairs and ending
+/// with the one-process bytes.
 #[test]
+#[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
 fn a_run_over_objects_resumes() {
     let Some(python) = common::python_with_moto() else {
         return;
@@ -573,15 +576,19 @@ fn a_run_over_objects_resumes() {
         "--run-dir",
         s(&rd),
     ];
-    let first = run_dist_env(d, "kept", &args, 2, 1, &env_ref);
-    first.assert_ok();
-    assert_same_dir(&one, &first);
+    let mut killing = env_ref.clone();
+    killing.push(("FAILPOINTS", "dataflow-in-components=return"));
+    let first = run_dist_env(d, "killed", &args, 2, 1, &killing);
+    for e in &first.procs {
+        assert!(!e.status.success(), "{}", e.stderr);
+        assert!(!e.cwd.join("out").exists());
+    }
     let resumed = [&args[..], &["--resume"]].concat();
     let run = run_dist_env(d, "resumed", &resumed, 2, 1, &env_ref);
     run.assert_ok();
     assert_same_dir(&one, &run);
     let dist = &run.summary()["distributed"];
-    assert!(dist["resumed_after"].is_string(), "{dist}");
+    assert_eq!(dist["resumed_after"], "pairs", "{dist}");
     // Other objects are another run.
     let other = [
         "cluster",
