@@ -7,20 +7,20 @@
 //! - divided over 2 processes, the pattern gives the bytes of the one-process run over the
 //!   files, in divided mode, and each process reports the bytes read that the divided run
 //!   over the files on disk reports;
-//! - one Parquet object with many row groups (pyarrow) runs divided by row groups, each
-//!   process fetching the footer and its row groups, with the bytes of the files on disk;
+//! - one Parquet object with many row groups (pyarrow), and a prefix of Parquet objects
+//!   without `--format` (one Parquet corpus, as the directory on disk is), run divided by
+//!   row groups, each process fetching the footers and its row groups, with the bytes of
+//!   the files on disk;
 //! - `sketch` (one process and two), `index build`, `index add` and `index query --jsonl`
 //!   read a URL as they read the files on disk (the same images file, the same answers);
-//! - a prefix of Parquet objects without `--format` is one Parquet corpus, as the directory
-//!   on disk is: in one process and divided over 2 and 3 processes it gives that
-//!   directory's bytes, each process fetching what the divided run over the directory reads;
-//! - a divided run over the pattern kept in a run directory resumes (`--resume`): the
+//! - a divided run over the pattern kept in a run directory and killed in its components
+//!   stage resumes (`--resume`) after the pairs: the
 //!   staged shards are recorded by their URLs, so staging them again is the same run;
 //! - `--out s3://...`: the one-process cluster and dedup runs (with a kept-records file
 //!   large enough to go up in parts) and a divided run (each process its parts) leave
 //!   under the prefix the bytes of the same runs' local outputs;
 //! - a missing bucket and an endpoint where nothing listens stop the run with exit 2,
-//!   naming the URL, with no output (for a corpus and for an output URL).
+//!   naming the URL, with no output (for a corpus and for an output URL);
 //! - credentials the server refuses stop a run reading a corpus there or writing its
 //!   output there with exit 2, naming the URL and the refusal, with no output.
 
@@ -264,13 +264,15 @@ fn objects_read_as_the_same_files_on_disk() {
     assert!(got.iter().all(|&b| b < total), "{got:?} of {total}");
 }
 
-/// One Parquet object (written by pyarrow, 16 row groups) run divided over 2 processes:
-/// each process fetches the footer, then the row groups that start in its bytes, and the
-/// run gives the bytes, and each process the bytes read, of the same divided run over the
-/// file on disk.
+/// Parquet in object storage, written by pyarrow, run divided by row groups: one object (16
+/// row groups) over 2 processes, and a prefix of three Parquet objects given without
+/// `--format` (`s3://corpus/pqs/`, one Parquet corpus as a local directory of Parquet files
+/// is) over 2 and 3. Each process fetches the footers, then the row groups that start in its
+/// bytes: in one process and divided, the run gives the bytes, and each process the bytes
+/// read, of the same run over the files on disk, and no process of several fetches them all.
 #[cfg(feature = "parquet")]
 #[test]
-fn a_parquet_object_is_divided_by_row_groups() {
+fn parquet_objects_are_divided_by_row_groups() {
     let Some(python) = common::python_with_moto() else {
         return;
     };
@@ -286,74 +288,48 @@ fn a_parquet_object_is_divided_by_row_groups() {
     );
     assert_eq!(groups.trim(), "16");
     upload(&python, &moto.endpoint(), "corpus", &pq.join("one"), "pq");
+    upload(
+        &python,
+        &moto.endpoint(),
+        "corpus",
+        &pq.join("shards"),
+        "pqs",
+    );
     let env = env(&moto.endpoint());
     let env_ref = refs(&env);
     let file = pq.join("one/one.parquet");
-    let local = ["cluster", s(&file), "--threshold", "0.8"];
-    let remote = [
-        "cluster",
-        "s3://corpus/pq/one.parquet",
-        "--threshold",
-        "0.8",
-    ];
-    let one = single(d, "one", &local);
-    let want = run_dist(d, "local-2x1", &local, 2, 1);
-    want.assert_ok();
-    let got = run_dist_env(d, "s3-2x1", &remote, 2, 1, &env_ref);
-    got.assert_ok();
-    assert_same_dir(&one, &got);
-    let (want, got) = (bytes_read(&want.summary()), bytes_read(&got.summary()));
-    assert_eq!(got, want, "bytes read per process");
-    let len = fs::metadata(&file).unwrap().len();
-    assert_eq!(got.iter().sum::<u64>(), len);
-    assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
-}
-
-/// A prefix of Parquet objects given without `--format` (`s3://corpus/pqs/`) is one Parquet
-/// corpus, as a local directory of Parquet files is: in one process and divided over 2 and 3
-/// processes it gives the bytes of the one-process run over the directory on disk, runs
-/// divided (not gathered), and no process of several fetches every object's bytes.
-#[test]
-fn a_parquet_prefix_without_a_format_is_divided() {
-    let Some(python) = common::python_with_moto() else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let moto = Moto::start(&python, &d.join("moto"));
-    let (whole, _) = sharded(d);
-    let pq = d.join("pq");
-    common::run_python(
-        &python,
-        crate::shards::WRITE_ROW_GROUPS,
-        &[s(&whole), s(&pq)],
-    );
     let files = pq.join("shards");
-    upload(&python, &moto.endpoint(), "corpus", &files, "pqs");
-    let env = env(&moto.endpoint());
-    let env_ref = refs(&env);
-    let local = ["cluster", s(&files), "--threshold", "0.8"];
-    let remote = ["cluster", "s3://corpus/pqs/", "--threshold", "0.8"];
-    let one = single(d, "one", &local);
-    let want_files = tree(&one, &["summary.json"]);
-    assert!(want_files.len() >= 2, "{want_files:?}");
-    let got = single_env(d, "s3-one", &remote, &env);
-    assert!(
-        tree(&got, &["summary.json"]) == want_files,
-        "one process: the outputs differ"
-    );
-    let len: u64 = (fs::read_dir(&files).unwrap())
-        .map(|e| e.unwrap().metadata().unwrap().len())
-        .sum();
-    for n in [2, 3] {
-        let want = run_dist(d, &format!("local-{n}x1"), &local, n, 1);
-        want.assert_ok();
-        let got = run_dist_env(d, &format!("s3-{n}x1"), &remote, n, 1, &env_ref);
-        got.assert_ok();
-        assert_same_dir(&one, &got);
-        let (want, got) = (bytes_read(&want.summary()), bytes_read(&got.summary()));
-        assert_eq!(got, want, "bytes read per process, {n} processes");
-        assert!(got.iter().all(|&b| b < len), "{got:?} of {len}");
+    let cases = [
+        ("object", s(&file), "s3://corpus/pq/one.parquet", &[2][..]),
+        ("prefix", s(&files), "s3://corpus/pqs/", &[2, 3][..]),
+    ];
+    for (name, local, remote, layouts) in cases {
+        let local = ["cluster", local, "--threshold", "0.8"];
+        let remote = ["cluster", remote, "--threshold", "0.8"];
+        let one = single(d, &format!("{name}-one"), &local);
+        let want_files = tree(&one, &["summary.json"]);
+        assert!(want_files.len() >= 2, "{name}: {want_files:?}");
+        let got = single_env(d, &format!("{name}-s3-one"), &remote, &env);
+        let got_files = tree(&got, &["summary.json"]);
+        assert!(
+            got_files == want_files,
+            "{name}: one process: the outputs differ"
+        );
+        let len: u64 = match fs::read_dir(local[1]) {
+            Ok(dir) => dir.map(|e| e.unwrap().metadata().unwrap().len()).sum(),
+            Err(_) => fs::metadata(local[1]).unwrap().len(),
+        };
+        for &n in layouts {
+            let want = run_dist(d, &format!("{name}-local-{n}x1"), &local, n, 1);
+            want.assert_ok();
+            let got = run_dist_env(d, &format!("{name}-s3-{n}x1"), &remote, n, 1, &env_ref);
+            got.assert_ok();
+            assert_same_dir(&one, &got);
+            let (want, got) = (bytes_read(&want.summary()), bytes_read(&got.summary()));
+            assert_eq!(got, want, "{name}: bytes read per process, {n} processes");
+            assert_eq!(got.iter().sum::<u64>(), len, "{name}");
+            assert!(got.iter().all(|&b| b < len), "{name}: {got:?} of {len}");
+        }
     }
 }
 
