@@ -335,8 +335,9 @@ fn parquet_objects_are_divided_by_row_groups() {
 
 /// `sketch` (in one process and over two), `index build`, `index add` and `index query
 /// --jsonl` take a corpus URL as they take a path: the images file of
-/// `s3://corpus/shards/part-*` holds the bytes of the one over the files on disk, and an index built from the first shard and added the second
-/// from objects answers queries as the index built from the files.
+/// `s3://corpus/shards/part-*` holds the bytes of the one over the files on disk, and an
+/// index built from the first shard and added the second from objects answers queries as
+/// the index built from the files.
 #[test]
 fn sketch_and_index_read_objects() {
     let Some(python) = common::python_with_moto() else {
