@@ -190,20 +190,36 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
     Ok(())
 }
 
-/// Why `job` on the corpus at `path`, one file, does not run divided: the file is not cut
-/// (by byte ranges at lines, or by row groups for a Parquet file); `None` when it is or
-/// when the corpus is many files.
+/// Why `job` on the corpus at `path` does not run divided for what the corpus is: one file
+/// that is not cut (by byte ranges at lines, or by row groups for a Parquet file), or, under
+/// a memory budget, verified pairs over a corpus not read again at offsets (many files, or
+/// a Parquet file); `None` otherwise.
 fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     use crate::corpus::split::{cut_of, Cut};
     let corpus = &job.pipeline().corpus;
-    if is_many_files(path, corpus) {
-        return Ok(None);
-    }
-    Ok(match cut_of(path, corpus)? {
-        Cut::Whole => Some(
+    let cut = if is_many_files(path, corpus) {
+        None
+    } else {
+        Some(cut_of(path, corpus)?)
+    };
+    // Verified pairs over a corpus not read again at offsets: its group members' shingle
+    // sets travel with them, which a budget's plan does not count.
+    let sets_travel = cut != Some(Cut::Lines) && cut != Some(Cut::Whole);
+    Ok(match cut {
+        Some(Cut::Whole) => Some(
             "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
              lines or a Parquet file)",
         ),
+        _ if sets_travel
+            && job.verified_threshold().is_some()
+            && job.spill_config().budget.is_some() =>
+        {
+            Some(
+                "under --memory-budget, verified pairs over shards or Parquet are verified \
+                 by one process (the divided run sends each group member's shingle set to \
+                 the group's owner, which the budget does not bound)",
+            )
+        }
         _ => None,
     })
 }

@@ -926,7 +926,8 @@ fn a_corrupt_shard_of_another_format_stops_every_process() {
 /// `exact` over shards (its rows are the full shingle sets, each worker reading its pieces
 /// again): JSONL shards (cut and compressed) and CSV shards run divided on 2 x 1 and 1 x 2
 /// with the one-process run's bytes; so does `--verify exact` over the JSONL shards (each
-/// worker reading its pieces again for its group members' shingle sets).
+/// worker reading its pieces again for its group members' shingle sets), which under a
+/// memory budget is gathered instead, saying why.
 #[test]
 fn exact_over_shards_runs_divided() {
     let dir = tempfile::tempdir().unwrap();
@@ -963,6 +964,16 @@ fn exact_over_shards_runs_divided() {
         "exact",
     ];
     check_verified(d, "verify", &args, dir_bytes(&jsonl), &[(2, 1), (1, 2)]);
+    // Under a budget the members' sets are not counted: verified by one process, saying so.
+    let budget = [&args[..], &["--memory-budget", "256MiB"]].concat();
+    let one = single(d, "verify-budget-one", &budget);
+    let run = run_dist(d, "verify-budget-2x1", &budget, 2, 1);
+    run.assert_ok();
+    assert_same_dir(&one, &run);
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+    let why = dist["gathered_because"].as_str().unwrap_or_default();
+    assert!(why.contains("--memory-budget"), "{dist}");
 }
 
 /// `args` (a run with `--verify exact`) in one process and divided over `layouts`: every
