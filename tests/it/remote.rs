@@ -107,15 +107,34 @@ fn refs<'a>(env: &'a [(&'static str, String)]) -> Vec<(&'a str, &'a str)> {
     env.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
-/// moto's server started in `d` with the shards of `shards.rs` uploaded under
-/// `s3://corpus/shards/`: the server (stopped when dropped), the shards' directory on disk
-/// and the environment that points the crate at the server.
-fn moto_with_shards(python: &Path, d: &Path) -> (Moto, PathBuf, Vec<(&'static str, String)>) {
-    let moto = Moto::start(python, &d.join("moto"));
-    let (_, shards) = sharded(d);
-    upload(python, &moto.endpoint(), "corpus", &shards, "shards");
+/// A test's temporary directory with the shards of `shards.rs` in it and uploaded to
+/// moto's server under `s3://corpus/shards/` ([`moto_with_shards`]).
+struct WithShards {
+    /// The server, stopped when dropped (before the directory holding its log).
+    _moto: Moto,
+    dir: tempfile::TempDir,
+    /// The shards' directory on disk.
+    shards: PathBuf,
+    /// The environment that points the crate at the server.
+    env: Vec<(&'static str, String)>,
+}
+
+/// moto's server started in a new temporary directory with the shards of `shards.rs`
+/// uploaded under `s3://corpus/shards/`; `None` without a Python with moto (the test then
+/// passes, as [`common::python_with_moto`] says).
+fn moto_with_shards() -> Option<WithShards> {
+    let python = common::python_with_moto()?;
+    let dir = tempfile::tempdir().unwrap();
+    let moto = Moto::start(&python, &dir.path().join("moto"));
+    let (_, shards) = sharded(dir.path());
+    upload(&python, &moto.endpoint(), "corpus", &shards, "shards");
     let env = env(&moto.endpoint());
-    (moto, shards, env)
+    Some(WithShards {
+        _moto: moto,
+        dir,
+        shards,
+        env,
+    })
 }
 
 /// Creates `bucket` and uploads every file of `dir` under `prefix/` (with boto3).
@@ -169,21 +188,41 @@ print(n)
     dir.to_path_buf()
 }
 
-/// `fimdup args --out dir/name` with `env`: the output directory; the run must succeed.
-fn single_env(dir: &Path, name: &str, args: &[&str], env: &[(&str, String)]) -> PathBuf {
-    let out = dir.join(name);
-    let mut a = args.to_vec();
-    a.extend(["--out", s(&out)]);
-    let o = common::fimdup(&a)
+/// `fimdup args` with `env`: its standard output; the run must succeed.
+fn fimdup_env(args: &[&str], env: &[(&str, String)]) -> Vec<u8> {
+    let o = common::fimdup(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .output()
         .unwrap();
     assert!(
         o.status.success(),
-        "fimdup {a:?} failed: {}",
+        "fimdup {args:?} failed: {}",
         String::from_utf8_lossy(&o.stderr)
     );
+    o.stdout
+}
+
+/// `fimdup args --out dir/name` with `env`: the output directory; the run must succeed.
+fn single_env(dir: &Path, name: &str, args: &[&str], env: &[(&str, String)]) -> PathBuf {
+    let out = dir.join(name);
+    let mut a = args.to_vec();
+    a.extend(["--out", s(&out)]);
+    fimdup_env(&a, env);
     out
+}
+
+/// `fimdup args` pointed at the server at `endpoint`: it must exit 2, naming `url`, with
+/// nothing at `out`; its standard error.
+fn refused(what: &str, args: &[&str], endpoint: &str, url: &str, out: &Path) -> String {
+    let o = common::fimdup(args).envs(env(endpoint)).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{what}: {err}");
+    assert!(
+        err.contains(url),
+        "{what}: the error must name {url}: {err}"
+    );
+    assert!(!out.exists(), "{what}: output written");
+    err
 }
 
 /// The bytes read by each process of a divided run's summary.
@@ -196,12 +235,10 @@ fn bytes_read(sum: &serde_json::Value) -> Vec<u64> {
 
 #[test]
 fn objects_read_as_the_same_files_on_disk() {
-    let Some(python) = common::python_with_moto() else {
+    let Some(t) = moto_with_shards() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let (_moto, shards, env) = moto_with_shards(&python, d);
+    let (d, shards, env) = (t.dir.path(), &t.shards, &t.env);
     let local_pattern = format!("{}/part-*", shards.display());
     let cases = [
         (
@@ -340,24 +377,11 @@ fn parquet_objects_are_divided_by_row_groups() {
 /// the index built from the files.
 #[test]
 fn sketch_and_index_read_objects() {
-    let Some(python) = common::python_with_moto() else {
+    let Some(t) = moto_with_shards() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let (_moto, shards, env) = moto_with_shards(&python, d);
-    let run = |args: &[&str]| -> Vec<u8> {
-        let o = common::fimdup(args)
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "fimdup {args:?} failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        o.stdout
-    };
+    let (d, shards, env) = (t.dir.path(), &t.shards, &t.env);
+    let run = |args: &[&str]| fimdup_env(args, env);
     let local = format!("{}/part-*", shards.display());
     let local_first = format!("{}/part-0*", shards.display());
     let last = "part-1.jsonl";
@@ -451,17 +475,13 @@ fn an_unreadable_url_is_named() {
     ];
     for (what, endpoint, url) in cases {
         let out = d.join(format!("out-{}", what.replace(' ', "-")));
-        let o = common::fimdup(&["cluster", url, "--out", s(&out)])
-            .envs(env(&endpoint))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
-        assert!(
-            err.contains(url),
-            "{what}: the error must name {url}: {err}"
+        refused(
+            what,
+            &["cluster", url, "--out", s(&out)],
+            &endpoint,
+            url,
+            &out,
         );
-        assert!(!out.exists(), "{what}: output written");
     }
 }
 
@@ -509,21 +529,11 @@ fn refused_credentials_are_named() {
         ),
     ];
     for (what, args, url) in &cases {
-        let o = common::fimdup(args)
-            .envs(env(&moto.endpoint()))
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{what}: {err}");
-        assert!(
-            err.contains(url),
-            "{what}: the error must name {url}: {err}"
-        );
+        let err = refused(what, args, &moto.endpoint(), url, &out);
         assert!(
             err.contains("403") && err.contains("InvalidAccessKeyId"),
             "{what}: the store's refusal: {err}"
         );
-        assert!(!out.exists(), "{what}: output written");
     }
 }
 
@@ -535,12 +545,10 @@ fn refused_credentials_are_named() {
 #[test]
 #[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
 fn a_run_over_objects_resumes() {
-    let Some(python) = common::python_with_moto() else {
+    let Some(t) = moto_with_shards() else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let (_moto, shards, env) = moto_with_shards(&python, d);
+    let (d, shards, env) = (t.dir.path(), &t.shards, &t.env);
     let env_ref = refs(&env);
     let local_pattern = format!("{}/part-*", shards.display());
     let one = single(d, "one", &["cluster", &local_pattern, "--threshold", "0.8"]);
