@@ -250,7 +250,7 @@ fn objects_read_as_the_same_files_on_disk() {
             "prefix",
             vec![
                 "cluster",
-                s(&shards),
+                s(shards),
                 "--format",
                 "jsonl",
                 "--threshold",
@@ -273,7 +273,7 @@ fn objects_read_as_the_same_files_on_disk() {
         let sum = read_json(&want.join("summary.json"));
         assert_eq!(sum["documents"], crate::shards::DOCS, "{name}");
         assert!(sum["clusters"].as_u64().is_some_and(|c| c > 10), "{sum}");
-        let got = single_env(d, &format!("{name}-s3"), remote, &env);
+        let got = single_env(d, &format!("{name}-s3"), remote, env);
         assert!(
             tree(&got, &["summary.json"]) == want_files,
             "{name}: the outputs differ"
@@ -286,7 +286,7 @@ fn objects_read_as_the_same_files_on_disk() {
     // Divided over 2 processes: the one-process run's bytes, each process reading what it
     // reads from the files on disk.
     let one = d.join("pattern-local");
-    let env_ref = refs(&env);
+    let env_ref = refs(env);
     let local = run_dist(d, "local-2x1", &cases[0].1, 2, 1);
     local.assert_ok();
     let remote = run_dist_env(d, "s3-2x1", &cases[0].2, 2, 1, &env_ref);
@@ -294,7 +294,7 @@ fn objects_read_as_the_same_files_on_disk() {
     assert_same_dir(&one, &remote);
     let (want, got) = (bytes_read(&local.summary()), bytes_read(&remote.summary()));
     assert_eq!(got, want, "bytes read per process");
-    let total: u64 = (fs::read_dir(&shards).unwrap())
+    let total: u64 = (fs::read_dir(shards).unwrap())
         .map(|e| e.unwrap().metadata().unwrap().len())
         .sum();
     assert_eq!(got.iter().sum::<u64>(), total);
@@ -429,7 +429,7 @@ fn sketch_and_index_read_objects() {
     }
     assert!(outputs[0].0 == outputs[1].0, "the images files differ");
     // Over 2 processes, each stages the objects and process 0 writes the same file.
-    let env_ref = refs(&env);
+    let env_ref = refs(env);
     let sketch = ["sketch", "s3://corpus/shards/part-*"];
     let run = run_dist_env(d, "sketch-2x1", &sketch, 2, 1, &env_ref);
     run.assert_ok();
@@ -549,7 +549,7 @@ fn a_run_over_objects_resumes() {
         return;
     };
     let (d, shards, env) = (t.dir.path(), &t.shards, &t.env);
-    let env_ref = refs(&env);
+    let env_ref = refs(env);
     let local_pattern = format!("{}/part-*", shards.display());
     let one = single(d, "one", &["cluster", &local_pattern, "--threshold", "0.8"]);
     let rd = d.join("rd");
