@@ -92,8 +92,9 @@
 //!    For a deduplication, the group's owner also makes the choice on the group
 //!    ([`crate::dedup::Dedup::choose_group`]: documents outside every group are kept).
 //! 8. **Kept parts** (deduplication): the removed DocIds go to the first worker of the
-//!    process that read them, which writes the kept records of the process's ranges as
-//!    the process's part ([`crate::dedup::write_kept_part`]).
+//!    process that read them, which writes the kept records of the process's pieces (byte
+//!    ranges of the file or of its shards, in input order) as the process's part
+//!    ([`crate::dedup::write_kept_part`]).
 //! 9. **Output** (`output.rs`): each group's clusters, pairs and removals become lines
 //!    with the external ids they name ([`crate::cluster::stages::group_rows`]), counted;
 //!    the counts are all-gathered, so every worker checks the whole run's limits, with a
@@ -158,7 +159,7 @@ pub fn gathered_because(job: &Job, path: &Path) -> Result<Option<&'static str>> 
             Some(why)
         } else if pipeline.sketch.scheme == Scheme::ModM || pipeline.sketch.weighting.is_some() {
             Some("the images are mod-m or weighted")
-        } else if let Some(why) = one_file_because(job, path)? {
+        } else if let Some(why) = corpus_because(job, path)? {
             Some(why)
         } else if pipeline.corpus.duplicate_ids == DuplicateIds::Suffix {
             Some("repeated ids are renamed in input order")
@@ -192,9 +193,9 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
 
 /// Why `job` on the corpus at `path` does not run divided for what the corpus is: one file
 /// that is not cut (by byte ranges at lines, or by row groups for a Parquet file), or, under
-/// a memory budget, verified pairs over a corpus not read again at offsets (many files, or
-/// a Parquet file); `None` otherwise.
-fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
+/// a memory budget, verified pairs over a corpus whose documents are not read again at
+/// their offsets (many files, or a Parquet file); `None` otherwise.
+fn corpus_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     use crate::corpus::split::{cut_of, Cut};
     let corpus = &job.pipeline().corpus;
     let cut = if is_many_files(path, corpus) {
@@ -202,26 +203,24 @@ fn one_file_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     } else {
         Some(cut_of(path, corpus)?)
     };
-    // Verified pairs over a corpus not read again at offsets: its group members' shingle
-    // sets travel with them, which a budget's plan does not count.
-    let sets_travel = cut != Some(Cut::Lines) && cut != Some(Cut::Whole);
-    Ok(match cut {
-        Some(Cut::Whole) => Some(
+    if cut == Some(Cut::Whole) {
+        return Ok(Some(
             "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
              lines or a Parquet file)",
-        ),
-        _ if sets_travel
-            && job.verified_threshold().is_some()
-            && job.spill_config().budget.is_some() =>
-        {
-            Some(
-                "under --memory-budget, verified pairs over shards or Parquet are verified \
-                 by one process (the divided run sends each group member's shingle set to \
-                 the group's owner, which the budget does not bound)",
-            )
-        }
-        _ => None,
-    })
+        ));
+    }
+    // What `ingest::at_offsets` says of the run's plan: only one file cut at lines is read
+    // again at offsets. Otherwise the group members' shingle sets travel to the group's
+    // owner, which a budget's plan does not count.
+    let sets_travel = cut != Some(Cut::Lines);
+    Ok(
+        (sets_travel && job.verified_threshold().is_some() && job.spill_config().budget.is_some())
+            .then_some(
+                "under --memory-budget, verified pairs over shards or Parquet are verified by \
+                 one process (the divided run sends each group member's shingle set to the \
+                 group's owner, which the budget does not bound)",
+            ),
+    )
 }
 
 /// Whether the corpus at `path` is read as many files: sharded, or a directory of Parquet
@@ -572,10 +571,16 @@ pub(super) fn run_worker(
     // exact verification over a corpus that is not read again at offsets (shards, Parquet),
     // the members' full shingle sets go with them, their pieces read again here.
     let carried_sets = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
+    // Each placed document's index among this worker's documents.
+    let at = (placed_here.iter())
+        .map(|&(doc, _)| {
+            docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
+                Error::Distributed(format!("document {doc} placed on the wrong worker"))
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
     let mut sets = if carried_sets {
-        let mut wanted: Vec<usize> = (placed_here.iter())
-            .filter_map(|&(doc, _)| docs.binary_search_by_key(&doc, |d| d.id).ok())
-            .collect();
+        let mut wanted = at.clone();
         wanted.sort_unstable();
         let n = docs.len();
         let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
@@ -585,10 +590,7 @@ pub(super) fn run_worker(
     };
     let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
     // A document is in one group at most: its record moves into the message.
-    for &(doc, (group, owner)) in &placed_here {
-        let i = docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
-            Error::Distributed(format!("document {doc} placed on the wrong worker"))
-        })?;
+    for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
         let (keys, values) = held.take(i)?;
         let set = match sets.as_mut() {
             Some(s) => s.take(i)?.0,
@@ -641,7 +643,7 @@ pub(super) fn run_worker(
     stages.lap("per group", rounds, n_members);
 
     // 8. A deduplication's kept records: the removed DocIds go to the first worker of the
-    // process holding them, which writes the kept records of the process's ranges.
+    // process holding them, which writes the kept records of the process's pieces.
     let mut kept_written = 0u64;
     if plan.dedup.is_some() {
         let out = &plan.out;
@@ -654,12 +656,13 @@ pub(super) fn run_worker(
         gone.sort_unstable();
         if me.is_multiple_of(per) {
             let p = me / per;
-            let ranges: Vec<_> = (placed[me..(me + per).min(placed.len())].iter())
+            let pieces: Vec<_> = (placed[me..(me + per).min(placed.len())].iter())
                 .flatten()
-                .map(|&(_, r)| r)
+                .map(|&(piece, r)| (plan.files[piece.file].path.as_path(), r))
                 .collect();
             let corpus = &job.pipeline().corpus;
-            kept_written = write_kept_part(&plan.path, corpus, &ranges, &gone, out, p)?.documents;
+            let format = corpus.format_of(&plan.path)?;
+            kept_written = write_kept_part(&pieces, corpus, format, &gone, out, p)?.documents;
         }
         stages.lap("write part", rounds, kept_written);
     }

@@ -70,7 +70,7 @@ pub fn run_divided(
 
 /// [`Dedup::run`] divided among the workers of every process of `topo` (the caller checked
 /// [`super::cluster::gathered_because`] and [`Dedup::divided_because`]): the choice is made
-/// per group, each process writes the kept records of its ranges as one part in `out`
+/// per group, each process writes the kept records of its pieces as one part in `out`
 /// ([`crate::dedup::write_kept_part`]) and its parts of `removed.csv` and
 /// `clusters.jsonl` (with one process, the files themselves), and process 0 writes
 /// `summary.json` (`Some`, without the removals and clusters: [`Chosen::parts`]); the

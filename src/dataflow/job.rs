@@ -185,8 +185,8 @@ pub fn run_job(job: &Job, input: &Input, topo: &Topology, out: &Path) -> Result<
 
 /// [`Dedup::run`] with the workers of every process of `topo` (`Some` output on process 0,
 /// `None` elsewhere). When the job runs divided and the choice can be made per group
-/// ([`Dedup::divided_because`]), each process writes the kept records of its byte ranges as
-/// a part (`kept.part-00000.jsonl`, ...; their concatenation in process order is the
+/// ([`Dedup::divided_because`]), each process writes the kept records of its pieces (byte
+/// ranges of the file or of the shards) as a part (`kept.part-00000.jsonl`, ...; their concatenation in process order is the
 /// one-process kept file) and its parts of `removed.csv` and `clusters.jsonl`, and
 /// process 0 the summary ([`super::divided::run_divided_dedup`]).
 /// Otherwise the corpus is read and sketched by all of them, and process 0 chooses and

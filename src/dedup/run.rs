@@ -176,18 +176,25 @@ impl Dedup {
     }
 
     /// Why the choice of this deduplication cannot be made group by group, with each
-    /// process writing the kept records of its byte ranges ([`Dedup::choose_group`],
+    /// process writing the kept records of its pieces ([`Dedup::choose_group`],
     /// [`super::write::write_kept_part`]); `None` when it can: the keep order is the input
     /// order, no index is deduplicated against, and the kept records are the input's own
-    /// lines (the caller checks that the input is split by byte ranges).
+    /// lines (JSONL or lines read line by line, one file or shards), written uncompressed
+    /// (the caller checks that the input is divided at all).
     pub fn divided_because(&self, input: &Path) -> Result<Option<&'static str>> {
-        let format = self.job.pipeline().corpus.format_of(input)?;
+        let corpus = &self.job.pipeline().corpus;
+        let format = corpus.format_of(input)?;
         Ok(if self.keep != Keep::First {
             Some("the keep order by length or by a field needs every document's key")
         } else if self.against.is_some() {
             Some("documents are looked up in an index first")
-        } else if crate::corpus::shards::is_sharded(input, &self.job.pipeline().corpus) {
-            Some("the kept records of shards are written by one process")
+        } else if !crate::corpus::split::read_by_lines(format, corpus) {
+            Some("bad lines are skipped, so a record's place is known only to a whole read")
+        } else if crate::io::Compression::of_path(input).is_compressed() {
+            Some(
+                "the kept records are one compressed stream (a directory of compressed shards \
+                 is kept uncompressed, divided)",
+            )
         } else if !matches!(
             (format, self.out_format),
             (

@@ -101,26 +101,27 @@ pub fn part_name(format: Format, part: usize) -> String {
     format!("kept.part-{part:05}.{}", line_ext(format))
 }
 
-/// Writes part `part` of the kept records of the line-format corpus at `path` into `dir`
-/// ([`part_name`]): the records of the documents of `ranges` (consecutive byte ranges, in
-/// order) that are not in `removed` (sorted DocIds), as the input wrote them. The parts of
-/// ranges that cover the file, concatenated in order, are the kept file [`write_kept`]
-/// writes for the same removals (an uncompressed JSONL or lines input kept as it is).
+/// Writes part `part` of the kept records of a line-format corpus (in `format`: JSONL or
+/// lines, one file or shards) into `dir` ([`part_name`]): the records of the documents of
+/// `pieces` (byte ranges at line starts of the corpus's files, each with its first DocId, in
+/// input order) that are not in `removed` (sorted DocIds), as the input wrote them
+/// (decompressed). The parts of pieces that cover the corpus, concatenated in order, are the
+/// kept file [`write_kept`] writes for the same removals when it writes it uncompressed (an
+/// uncompressed file, or a directory of shards).
 pub fn write_kept_part(
-    path: &Path,
+    pieces: &[(&Path, corpus::split::LineRange)],
     cfg: &CorpusConfig,
-    ranges: &[corpus::split::LineRange],
+    format: Format,
     removed: &[u32],
     dir: &Path,
     part: usize,
 ) -> Result<Kept> {
-    let format = cfg.format_of(path)?;
     let name = part_name(format, part);
     let dest = dir.join(&name);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut file = AtomicFile::create(&dest)?;
     let mut documents = 0u64;
-    for &r in ranges {
+    for &(path, r) in pieces {
         corpus::split::for_each_record(path, cfg, r, |d, rec| {
             if removed.binary_search(&d.0).is_err() {
                 file.write_all(rec).map_err(|e| Error::io(&dest, e))?;

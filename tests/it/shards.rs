@@ -691,7 +691,7 @@ fn parquet_directory_divided_by_row_groups() {
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and
-/// the `distributed` block.
+/// the `distributed` block, and a divided deduplication's name for its kept file's parts.
 fn comparable(sum: &serde_json::Value) -> serde_json::Value {
     let mut v = sum.clone();
     let o = v.as_object_mut().expect("a summary is an object");
@@ -704,6 +704,10 @@ fn comparable(sum: &serde_json::Value) -> serde_json::Value {
     ];
     for k in keys {
         o.remove(k);
+    }
+    // A divided deduplication names its kept file's parts (`kept.part-*.jsonl`).
+    if let Some(serde_json::Value::String(k)) = o.get_mut("kept_file") {
+        *k = k.replace(".part-*.", ".");
     }
     // A deduplication's summary holds its clustering's, with its own timings.
     if let Some(c) = o.get_mut("cluster").and_then(|c| c.as_object_mut()) {
@@ -996,4 +1000,70 @@ fn check_verified(
         let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
         check_divided(&one, &run, bytes, n, w);
     }
+}
+
+/// A named command line and the layouts it runs divided on.
+type Case<'a> = (&'a str, Vec<&'a str>, &'a [(usize, usize)]);
+
+/// `dedup` over JSONL shards (cut and compressed) runs divided when its kept records are
+/// written uncompressed: over the pattern `part-*` and over the directory, each process
+/// writes its part of the kept records, of `removed.csv` and of `clusters.jsonl`, and the
+/// parts joined are the one-process files, which are those of the deduplication of the
+/// shards' concatenation. A pattern naming compressed shards keeps them as one compressed
+/// stream: gathered, saying why, with the one-process bytes.
+#[test]
+fn dedup_over_shards_runs_divided() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, shards) = sharded(d);
+    let want = single(
+        d,
+        "dedup-whole",
+        &["dedup", s(&whole), "--threshold", "0.8"],
+    );
+    let removed = fs::read_to_string(want.join("removed.csv")).unwrap();
+    assert!(removed.lines().count() > 10, "too few removals: {removed}");
+    let pat = pattern(&shards);
+    let cases: [Case; 2] = [
+        (
+            "pattern",
+            vec!["dedup", &pat, "--threshold", "0.8"],
+            &[(2, 1), (1, 2), (3, 1)],
+        ),
+        (
+            "directory",
+            vec![
+                "dedup",
+                s(&shards),
+                "--format",
+                "jsonl",
+                "--threshold",
+                "0.8",
+            ],
+            &[(2, 1)],
+        ),
+    ];
+    for (name, args, layouts) in cases {
+        let one = single(d, &format!("dedup-{name}-one"), &args);
+        assert_same_files(&want, &one, name);
+        for &(n, w) in layouts {
+            let run = run_dist(d, &format!("dedup-{name}-{n}x{w}"), &args, n, w);
+            check_divided(&one, &run, dir_bytes(&shards), n, w);
+            for (p, q) in run.procs.iter().enumerate() {
+                let part = q.cwd.join("out").join(format!("kept.part-{p:05}.jsonl"));
+                assert!(part.is_file(), "{}: no {}", run.name, part.display());
+            }
+        }
+    }
+    let zst = format!("{}/part-*.jsonl.zst", shards.display());
+    let args = ["dedup", zst.as_str(), "--threshold", "0.8"];
+    let one = single(d, "dedup-zst-one", &args);
+    assert!(one.join("kept.jsonl.zst").is_file(), "{:?}", entries(&one));
+    let run = run_dist(d, "dedup-zst-2x1", &args, 2, 1);
+    run.assert_ok();
+    assert_same_dir(&one, &run);
+    let dist = &run.summary()["distributed"];
+    assert_eq!(dist["mode"], "gathered", "{dist}");
+    let why = dist["gathered_because"].as_str().unwrap_or_default();
+    assert!(why.contains("compressed stream"), "{dist}");
 }

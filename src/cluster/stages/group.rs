@@ -168,25 +168,27 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         ..ClusterInputs::default()
     };
     let mut out = run_method(&inputs, cfg)?;
-    if let (Some(t), true) = (job.verified_threshold(), gj.carried_sets) {
+    if let Some(t) = job.verified_threshold() {
         let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
-        let fetch = |d: DocId| Ok(sets[d.index()].clone());
-        verify_output(&mut out, fetch, t, regroup, Some(&col))?;
-    } else if let Some(t) = job.verified_threshold() {
-        let pipeline = job.pipeline();
-        let src = CorpusSource {
-            path: gj.path,
-            corpus: &pipeline.corpus,
-            text: &pipeline.text,
-            shingle: &gj.params.shingle,
-            offsets: Some(&offsets),
-            ext_ids: Some(&ext_ids),
-        };
-        let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
-        let budget = Some(spill.budget.map_or(crate::plan::DEFAULT_VERIFY_BYTES, |b| {
-            crate::plan::group_verify_share(b.0)
-        }));
-        verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
+        if gj.carried_sets {
+            // A set is fetched once for each pair it is in.
+            let fetch = |d: DocId| Ok(sets[d.index()].clone());
+            verify_output(&mut out, fetch, t, regroup, Some(&col))?;
+        } else {
+            let pipeline = job.pipeline();
+            let src = CorpusSource {
+                path: gj.path,
+                corpus: &pipeline.corpus,
+                text: &pipeline.text,
+                shingle: &gj.params.shingle,
+                offsets: Some(&offsets),
+                ext_ids: Some(&ext_ids),
+            };
+            let budget = Some(spill.budget.map_or(crate::plan::DEFAULT_VERIFY_BYTES, |b| {
+                crate::plan::group_verify_share(b.0)
+            }));
+            verify_with_corpus(&mut out, &src, t, regroup, budget, Some(&col))?;
+        }
     }
     let doc = |d: DocId| docs[d.index()];
     let removals = match gj.dedup {
