@@ -14,7 +14,7 @@
 #                so the two builds compile them once (the wheel build prints how many crates
 #                it compiled);
 #   test-venv/   a fresh virtual environment made and filled with a PATH that holds no cargo,
-#                rustc or rustup: the test dependencies, then the wheel with
+#                rustc or rustup: the test dependencies (while the wheel builds), then the wheel with
 #                `--only-binary=:all: --no-index` (pip can neither build it from source nor
 #                fetch another fimdup).
 # Exports FIMDUP_PYTHON (test-venv's python: tests/it runs the package's pytest suite and the
@@ -33,6 +33,27 @@ _fimdup_ci_python() {
   "$scratch/build-venv/bin/pip" install -q "maturin==$maturin_version"
   echo "== python: build venv with maturin $maturin_version ($((SECONDS - t)) s)"
 
+  # PATH without the directories that hold a Rust toolchain
+  norust=
+  local dirs
+  IFS=: read -ra dirs <<<"$PATH"
+  for d in "${dirs[@]}"; do
+    if [ -n "$d" ] && ! [ -e "$d/cargo" ] && ! [ -e "$d/rustc" ] && ! [ -e "$d/rustup" ]; then
+      norust=${norust:+$norust:}$d
+    fi
+  done
+  if env PATH="$norust" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
+    echo "ci: a Rust toolchain is still on the PATH meant to have none ($norust)" >&2
+    return 1
+  fi
+  # The test venv and its dependencies are made while the wheel builds (pip waits on the
+  # network, maturin on the cores).
+  local deps_log=$scratch/test-deps.log deps_pid
+  (
+    env PATH="$norust" "$python" -m venv "$scratch/test-venv" &&
+      env PATH="$norust" "$scratch/test-venv/bin/pip" install -q "${test_deps[@]}"
+  ) >"$deps_log" 2>&1 &
+  deps_pid=$!
   t=$SECONDS
   log=$scratch/wheel-build.log
   "$scratch/build-venv/bin/maturin" build --release -m python/Cargo.toml \
@@ -62,28 +83,18 @@ EOF
   echo "== python: wheel $(basename "$wheel"), $crates crates compiled ($((SECONDS - t)) s)"
 
   t=$SECONDS
-  # PATH without the directories that hold a Rust toolchain
-  norust=
-  local dirs
-  IFS=: read -ra dirs <<<"$PATH"
-  for d in "${dirs[@]}"; do
-    if [ -n "$d" ] && ! [ -e "$d/cargo" ] && ! [ -e "$d/rustc" ] && ! [ -e "$d/rustup" ]; then
-      norust=${norust:+$norust:}$d
-    fi
-  done
-  if env PATH="$norust" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
-    echo "ci: a Rust toolchain is still on the PATH meant to have none ($norust)" >&2
+  if ! wait "$deps_pid"; then
+    echo "ci: the test venv or its dependencies (${test_deps[*]}) could not be installed:" >&2
+    cat "$deps_log" >&2
     return 1
   fi
-  env PATH="$norust" "$python" -m venv "$scratch/test-venv"
-  env PATH="$norust" "$scratch/test-venv/bin/pip" install -q "${test_deps[@]}"
   env PATH="$norust" "$scratch/test-venv/bin/pip" install -q --only-binary=:all: --no-index "$wheel"
   # the package imported from the venv (the wheel), not from the checkout
   (cd / && env PATH="$norust" "$scratch/test-venv/bin/python" -c '
 import sys, fimdup
 assert fimdup.__file__.startswith(sys.prefix), fimdup.__file__
 print(f"   fimdup {fimdup.__version__} (git {fimdup.__git_hash__}) from {fimdup.__file__}")')
-  echo "== python: test venv with the wheel and ${test_deps[*]}, no Rust on PATH ($((SECONDS - t)) s)"
+  echo "== python: test venv with ${test_deps[*]} (installed while the wheel built) and the wheel, no Rust on PATH ($((SECONDS - t)) s after the wheel)"
 
   export FIMDUP_PYTHON=$scratch/test-venv/bin/python
   export FIMDUP_WHEEL=$wheel
