@@ -35,7 +35,8 @@
 //!   [`index_merge_adds`] fits beside it (otherwise it waits for `index merge`);
 //! - **divided run** (per worker, [`worker_share`] of the process's budget): its rows stage
 //!   in [`divided_row_passes`], each round of an exchange in [`round_share`]
-//!   ([`exchange_passes`]), a group's verification in [`group_verify_share`].
+//!   ([`exchange_passes`]), a group's verification in [`group_verify_share`], the group
+//!   members' shingle sets sent to their owners in [`carried_set_passes`].
 //!
 //! Invariants: for any budget, input facts and worker count that the plan accepts, every
 //! stage's `carried + given` is at most the budget ([`MemoryPlan::stages`], checked by a
@@ -448,6 +449,22 @@ pub fn worker_share(budget: u64, per_process: usize) -> u64 {
 /// order may hold: a quarter of the share.
 pub fn round_share(share: u64) -> u64 {
     share / 4
+}
+
+/// Bytes a group member's full shingle set of `len` shingles takes in a round of the divided
+/// run's exchange of sets (exact verification over shards or Parquet): its keys as the
+/// holder sends them, encoded in flight and decoded at the group's owner, and the message's
+/// own.
+pub fn carried_set_bytes(len: usize) -> u64 {
+    24 * len as u64 + 64
+}
+
+/// The passes that send the group members' sets to their groups' owners, so that what one
+/// pass brings the owner receiving the most (`most` bytes in all, [`carried_set_bytes`])
+/// fits in a round's share of the worker's `share` ([`round_share`]); the owner keeps what
+/// it received on disk.
+pub fn carried_set_passes(most: u64, share: u64) -> u64 {
+    most.div_ceil(round_share(share).max(1)).max(1)
 }
 
 /// What verifying one group of a divided run may hold: half of the worker's share (the

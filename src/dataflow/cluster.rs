@@ -85,8 +85,9 @@
 //!    the globally dropped elements left out), and with `--verify exact` verifies the
 //!    group's pairs, reading its members again at their offsets ([`crate::cluster::verify_with_corpus`]), or, over a corpus
 //!    not read again at offsets (shards, Parquet), on the full shingle sets the members'
-//!    holders read again from their pieces and send with them
-//!    ([`crate::cluster::verify_output`]): a group is a union of components of the
+//!    holders read again from their pieces and send after them, in passes that fit the
+//!    plan's round share, kept on disk at the owner ([`crate::cluster::stages::CarriedSets`],
+//!    [`crate::cluster::verify_output`]): a group is a union of components of the
 //!    pair graph, so its clusters and pairs are those of the whole run restricted to it
 //!    (see [`crate::cluster::concept`]'s component split; [`crate::cluster::stages::run_group`]).
 //!    For a deduplication, the group's owner also makes the choice on the group
@@ -122,7 +123,7 @@ use std::path::{Path, PathBuf};
 use super::checkpoint::{AfterPairs, RunDir, CHECKPOINT_STAGE};
 use super::components::components_stage;
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
-use super::messages::{owner_of, together, Placed};
+use super::messages::{owner_of, together, Placed, SetMsg};
 use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
 use super::report::{
@@ -131,8 +132,8 @@ use super::report::{
 use super::rounds::{Rounds, Target};
 use super::Exchange;
 use crate::cluster::stages::{
-    divided_method, merged_summary, run_group, spanning_forest, GroupFound, GroupJob, Member,
-    Totals,
+    divided_method, merged_summary, run_group, spanning_forest, CarriedSets, GroupFound, GroupJob,
+    Member, Totals,
 };
 use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
@@ -191,36 +192,67 @@ pub fn check_exchange(job: &Job, exchange: Exchange) -> Result<()> {
     Ok(())
 }
 
+/// Sends the full shingle sets of this worker's placed documents (`placed_here`, each at
+/// index `at[k]` of `sets`) to their groups' owners, in passes whose sets fit in a round's
+/// share of the worker's `share` at the owner receiving the most
+/// ([`crate::plan::carried_set_passes`]); each owner keeps what it received on disk under
+/// `spill_dir`, looked up by DocId; with the passes it took.
+fn carry_sets(
+    rounds: &mut Rounds<'_>,
+    placed_here: &[(u32, (u32, u32))],
+    at: &[usize],
+    sets: &mut DocKeys,
+    share: Option<u64>,
+    spill_dir: Option<&Path>,
+) -> Result<(CarriedSets, u64)> {
+    let peers = rounds.peers();
+    let mut to = vec![0u64; peers];
+    for (&(_, (_, owner)), &i) in placed_here.iter().zip(at) {
+        to[owner as usize] += crate::plan::carried_set_bytes(sets.keys_len(i));
+    }
+    let all = rounds.all_gather(to);
+    let most = (0..peers)
+        .map(|o| {
+            all.iter()
+                .map(|(_, t)| t.get(o).copied().unwrap_or(0))
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0);
+    let passes = share.map_or(1, |s| crate::plan::carried_set_passes(most, s));
+    let mut got = CarriedSets::new(spill_dir)?;
+    for pass in 0..passes {
+        let mine = (placed_here.iter().zip(at))
+            .filter(|(&(doc, _), _)| u64::from(doc) % passes == pass)
+            .map(|(&(doc, (_, owner)), &i)| {
+                Ok(SetMsg {
+                    owner,
+                    doc,
+                    set: sets.take(i)?.0,
+                })
+            })
+            .collect::<Result<Vec<SetMsg>>>();
+        let mine = super::ingest::agree(rounds, mine)?;
+        let mut received = rounds.exchange(mine, |m: &SetMsg| m.owner as Target);
+        received.sort_unstable_by_key(|m| m.doc);
+        for m in received {
+            got.push(m.doc, m.set)?;
+        }
+    }
+    Ok((got, passes))
+}
+
 /// Why `job` on the corpus at `path` does not run divided for what the corpus is: one file
-/// that is not cut (by byte ranges at lines, or by row groups for a Parquet file), or, under
-/// a memory budget, verified pairs over a corpus whose documents are not read again at
-/// their offsets (many files, or a Parquet file); `None` otherwise.
+/// that is not cut (by byte ranges at lines, or by row groups for a Parquet file); `None`
+/// otherwise.
 fn corpus_because(job: &Job, path: &Path) -> Result<Option<&'static str>> {
     use crate::corpus::split::{cut_of, Cut};
     let corpus = &job.pipeline().corpus;
-    let cut = if is_many_files(path, corpus) {
-        None
-    } else {
-        Some(cut_of(path, corpus)?)
-    };
-    if cut == Some(Cut::Whole) {
-        return Ok(Some(
-            "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
-             lines or a Parquet file)",
-        ));
-    }
-    // What `ingest::at_offsets` says of the run's plan: only one file cut at lines is read
-    // again at offsets. Otherwise the group members' shingle sets travel to the group's
-    // owner, which a budget's plan does not count.
-    let sets_travel = cut != Some(Cut::Lines);
-    Ok(
-        (sets_travel && job.verified_threshold().is_some() && job.spill_config().budget.is_some())
-            .then_some(
-                "under --memory-budget, verified pairs over shards or Parquet are verified by \
-                 one process (the divided run sends each group member's shingle set to the \
-                 group's owner, which the budget does not bound)",
-            ),
-    )
+    let whole = !is_many_files(path, corpus) && cut_of(path, corpus)? == Cut::Whole;
+    Ok(whole.then_some(
+        "the corpus is not split by byte ranges or row groups (compressed, or not JSONL, \
+         lines or a Parquet file)",
+    ))
 }
 
 /// Whether the corpus at `path` is read as many files: sharded, or a directory of Parquet
@@ -569,8 +601,8 @@ pub(super) fn run_worker(
 
     // 7. Per group: the members' records to the group's owner, the method run there. For
     // exact verification over a corpus that is not read again at offsets (shards, Parquet),
-    // the members' full shingle sets go with them, their pieces read again here.
-    let carried_sets = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
+    // the members' full shingle sets follow them, their pieces read again here.
+    let carried = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
     // Each placed document's index among this worker's documents.
     let at = (placed_here.iter())
         .map(|&(doc, _)| {
@@ -579,7 +611,7 @@ pub(super) fn run_worker(
             })
         })
         .collect::<Result<Vec<usize>>>()?;
-    let mut sets = if carried_sets {
+    let mut sets = if carried {
         let mut wanted = at.clone();
         wanted.sort_unstable();
         let n = docs.len();
@@ -592,10 +624,6 @@ pub(super) fn run_worker(
     // A document is in one group at most: its record moves into the message.
     for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
         let (keys, values) = held.take(i)?;
-        let set = match sets.as_mut() {
-            Some(s) => s.take(i)?.0,
-            None => Vec::new(),
-        };
         let d = &mut docs[i];
         let member = Member {
             doc,
@@ -606,7 +634,6 @@ pub(super) fn run_worker(
             raw: d.raw,
             canonical: d.canonical,
             image: d.image,
-            set,
         };
         members.push(Placed {
             group,
@@ -616,10 +643,17 @@ pub(super) fn run_worker(
     }
     drop(docs);
     drop(held);
-    drop(sets);
     let n_members = members.len() as u64;
     let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
     mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
+    let (carried_sets, set_passes) = match sets.as_mut() {
+        Some(s) => {
+            let (c, passes) = carry_sets(rounds, &placed_here, &at, s, worker_budget, spill_dir)?;
+            (Some(c), passes)
+        }
+        None => (None, 0),
+    };
+    drop(sets);
     let gj = GroupJob {
         job,
         cfg: &cfg,
@@ -628,7 +662,7 @@ pub(super) fn run_worker(
         rule: &rule,
         dropped: &dropped,
         dedup: plan.dedup.as_ref(),
-        carried_sets,
+        sets: carried_sets.as_ref(),
     };
     let mut results: Vec<GroupFound> = Vec::new();
     let mut mine = mine.into_iter().peekable();
@@ -693,6 +727,7 @@ pub(super) fn run_worker(
         kept_written,
         row_passes: passes,
         id_passes,
+        set_passes,
         component_rounds,
         hottest_row,
         bytes_read,

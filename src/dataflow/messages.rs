@@ -141,6 +141,21 @@ impl Wire for Placed {
     }
 }
 
+/// A group member's full shingle set, to the group's owner (exact verification over a
+/// corpus not read again at offsets).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct SetMsg {
+    pub owner: u32,
+    pub doc: u32,
+    pub set: Vec<u64>,
+}
+
+impl Wire for SetMsg {
+    fn wire_bytes(&self) -> u64 {
+        8 + self.set.wire_bytes()
+    }
+}
+
 /// An error every worker meets at the same point (decided from what all of them sent, or
 /// from the job alone): worker 0 returns it at once, and every other worker first waits in
 /// a round worker 0 never joins, so no process ends (closing its connections, which stops

@@ -42,6 +42,9 @@ pub(super) struct WorkerCounts {
     pub row_passes: u64,
     /// The passes of the ids check (more than one under a tight memory budget).
     pub id_passes: u64,
+    /// The passes that sent group members' shingle sets to their owners (0 when none
+    /// were sent; more than one under a tight memory budget).
+    pub set_passes: u64,
     /// The iterations of large-star and small-star of the components stage.
     pub component_rounds: u64,
     /// The longest row it held as a key's owner in the rows stage (incidences).
@@ -192,6 +195,7 @@ pub(super) fn process_reports(
         r.peak_rss_bytes = r.peak_rss_bytes.max(c.peak_rss_bytes);
         r.row_passes = Some(c.row_passes);
         r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
+        r.set_passes = (c.set_passes > 0).then_some(c.set_passes);
         r.component_rounds = Some(c.component_rounds);
         r.hottest_row = Some(r.hottest_row.unwrap_or(0).max(c.hottest_row));
         *r.bytes_read.get_or_insert(0) += c.bytes_read;

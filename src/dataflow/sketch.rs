@@ -104,6 +104,10 @@ pub struct ProcessReport {
     /// (absent when ids are not checked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id_passes: Option<u64>,
+    /// The passes of a divided run's exchange of group members' shingle sets for exact
+    /// verification over shards or Parquet (absent when none are sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set_passes: Option<u64>,
     /// The iterations of large-star and small-star a divided run's components stage took
     /// (the same on every process).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -522,7 +522,7 @@ fn parquet_divided_by_row_groups() {
     ];
     let len = fs::metadata(&file).unwrap().len();
     let bytes = (len, len);
-    check_verified(d, "file-verify", &args, bytes, &[(2, 1), (1, 2)]);
+    let _ = check_verified(d, "file-verify", &args, bytes, &[(2, 1), (1, 2)]);
     let args = [
         "cluster",
         &shards,
@@ -532,7 +532,7 @@ fn parquet_divided_by_row_groups() {
         "exact",
     ];
     let bytes = dir_bytes(&pq.join("shards"));
-    check_verified(d, "shards-verify", &args, bytes, &[(3, 1)]);
+    let _ = check_verified(d, "shards-verify", &args, bytes, &[(3, 1)]);
 }
 
 /// Writes the corpus `jsonl` with pyarrow as two directories of Parquet files, `dir/ids`
@@ -687,7 +687,7 @@ fn parquet_directory_divided_by_row_groups() {
         "--verify",
         "exact",
     ];
-    check_verified(d, "dir-verify", &args, parquet_bytes(&ids), &[(2, 1)]);
+    let _ = check_verified(d, "dir-verify", &args, parquet_bytes(&ids), &[(2, 1)]);
 }
 
 /// The summary without what differs between runs or layouts: timings, memory, phases and
@@ -930,8 +930,8 @@ fn a_corrupt_shard_of_another_format_stops_every_process() {
 /// `exact` over shards (its rows are the full shingle sets, each worker reading its pieces
 /// again): JSONL shards (cut and compressed) and CSV shards run divided on 2 x 1 and 1 x 2
 /// with the one-process run's bytes; so does `--verify exact` over the JSONL shards (each
-/// worker reading its pieces again for its group members' shingle sets), which under a
-/// memory budget is gathered instead, saying why.
+/// worker reading its pieces again for its group members' shingle sets), under a memory
+/// budget too.
 #[test]
 fn exact_over_shards_runs_divided() {
     let dir = tempfile::tempdir().unwrap();
@@ -967,39 +967,49 @@ fn exact_over_shards_runs_divided() {
         "--verify",
         "exact",
     ];
-    check_verified(d, "verify", &args, dir_bytes(&jsonl), &[(2, 1), (1, 2)]);
-    // Under a budget the members' sets are not counted: verified by one process, saying so.
-    let budget = [&args[..], &["--memory-budget", "256MiB"]].concat();
-    let one = single(d, "verify-budget-one", &budget);
-    let run = run_dist(d, "verify-budget-2x1", &budget, 2, 1);
-    run.assert_ok();
-    assert_same_dir(&one, &run);
-    let dist = &run.summary()["distributed"];
-    assert_eq!(dist["mode"], "gathered", "{dist}");
-    let why = dist["gathered_because"].as_str().unwrap_or_default();
-    assert!(why.contains("--memory-budget"), "{dist}");
+    let _ = check_verified(d, "verify", &args, dir_bytes(&jsonl), &[(2, 1), (1, 2)]);
+    // Under a budget too, the members' sets sent in passes that fit its round share: one
+    // under a loose budget, several under a tight one.
+    for (budget, several) in [("256MiB", false), ("2MiB", true)] {
+        let args = [&args[..], &["--memory-budget", budget]].concat();
+        let name = format!("verify-{budget}");
+        for run in check_verified(d, &name, &args, dir_bytes(&jsonl), &[(2, 1)]) {
+            let sum = run.summary();
+            for p in sum["distributed"]["per_process"].as_array().unwrap() {
+                let passes = p["set_passes"].as_u64().unwrap_or(0);
+                assert!(
+                    if several { passes > 1 } else { passes == 1 },
+                    "{}: {passes} passes of sets: {p}",
+                    run.name
+                );
+            }
+        }
+    }
 }
 
 /// `args` (a run with `--verify exact`) in one process and divided over `layouts`: every
 /// divided run writes the one-process bytes, runs divided and reads its share of `bytes`
-/// ([`check_divided`]); the verification removed candidates, so it ran.
+/// ([`check_divided`]); the verification removed candidates, so it ran. The divided runs.
 fn check_verified(
     d: &Path,
     name: &str,
     args: &[&str],
     bytes: (u64, u64),
     layouts: &[(usize, usize)],
-) {
+) -> Vec<crate::distributed::Run> {
     let one = single(d, &format!("{name}-one"), args);
     let sum = read_json(&one.join("summary.json"));
     assert!(
         sum["verify_removed"].as_u64().is_some_and(|r| r > 0),
         "{name}: nothing verified away: {sum}"
     );
-    for &(n, w) in layouts {
-        let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
-        check_divided(&one, &run, bytes, n, w);
-    }
+    (layouts.iter())
+        .map(|&(n, w)| {
+            let run = run_dist(d, &format!("{name}-{n}x{w}"), args, n, w);
+            check_divided(&one, &run, bytes, n, w);
+            run
+        })
+        .collect()
 }
 
 /// A named command line and the layouts it runs divided on.

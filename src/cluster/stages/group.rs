@@ -8,18 +8,20 @@
 //! pairs and removals are those of the whole run restricted to its members.
 
 use std::path::Path;
+use std::sync::Mutex;
 
+use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{
     collapse, fp_miner, run_method, verify_output, verify_with_corpus, CandidateRule,
     ClusterConfig, ClusterInputs, CorpusSource, Grouping, Job, Regroup,
 };
-use crate::context::{Context, ContextConfig};
+use crate::context::{Context, ContextConfig, DocKeys};
 use crate::dedup::{Dedup, Reason, Representative, ScoreKind};
 use crate::sketch::pipeline::Fingerprints;
 use crate::sketch::SketchParams;
-use crate::{DocId, Result};
+use crate::{DocId, Error, Result};
 
 /// A group member's record: what the method needs of it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -40,9 +42,41 @@ pub struct Member {
     pub canonical: u64,
     /// Its image fingerprint (none when the equivalence is lexical).
     pub image: Option<u64>,
-    /// Its full shingle set, ascending, when exact verification cannot read the corpus again
-    /// at offsets ([`GroupJob::carried_sets`]); else empty.
-    pub set: Vec<u64>,
+}
+
+/// The full shingle sets of the members of a worker's groups, sent by their holders when
+/// exact verification cannot read the corpus again at offsets ([`GroupJob::sets`]): in
+/// memory, or on disk under a spill directory ([`DocKeys`]), looked up by DocId. Every set
+/// is pushed before the first is read.
+pub struct CarriedSets {
+    store: Mutex<DocKeys>,
+    at: HashMap<u32, usize>,
+}
+
+impl CarriedSets {
+    /// An empty store, in memory or in a key file under `spill_dir`.
+    pub fn new(spill_dir: Option<&Path>) -> Result<CarriedSets> {
+        Ok(CarriedSets {
+            store: Mutex::new(DocKeys::new(spill_dir)?),
+            at: HashMap::new(),
+        })
+    }
+
+    /// Stores the set of document `doc`.
+    pub fn push(&mut self, doc: u32, set: Vec<u64>) -> Result<()> {
+        let store = self.store.get_mut().unwrap_or_else(|p| p.into_inner());
+        self.at.insert(doc, store.len());
+        store.push(set, Vec::new())
+    }
+
+    /// The set of document `doc`; an error when none was pushed.
+    pub fn get(&self, doc: u32) -> Result<Vec<u64>> {
+        let i = *(self.at.get(&doc)).ok_or_else(|| {
+            Error::Distributed(format!("no shingle set arrived for document {doc}"))
+        })?;
+        let mut store = self.store.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(store.get(i)?.0)
+    }
 }
 
 /// A member pair: `(a, b, shared, estimate, exact)`.
@@ -90,9 +124,9 @@ pub struct GroupJob<'a> {
     pub dropped: &'a [u64],
     /// A deduplication: its choice is made on each group.
     pub dedup: Option<&'a Dedup>,
-    /// The members carry their full shingle sets ([`Member::set`]): exact verification
-    /// tests the pairs on them instead of reading the corpus again at offsets.
-    pub carried_sets: bool,
+    /// The members' full shingle sets, sent to this worker: exact verification tests the
+    /// pairs on them instead of reading the corpus again at offsets.
+    pub sets: Option<&'a CarriedSets>,
 }
 
 /// The method on one group (members sorted by DocId), mapped back to DocIds.
@@ -107,7 +141,6 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
     let mut raws = Vec::with_capacity(len);
     let mut canons = Vec::with_capacity(len);
     let mut imgs = Vec::with_capacity(len);
-    let mut sets = Vec::with_capacity(if gj.carried_sets { len } else { 0 });
     for m in g {
         docs.push(m.doc);
         ext_ids.push(m.ext);
@@ -117,9 +150,6 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         raws.push(m.raw);
         canons.push(m.canonical);
         imgs.push(m.image);
-        if gj.carried_sets {
-            sets.push(m.set);
-        }
     }
     let col = collapse(&raws, &canons, &imgs)?;
     let fps = Fingerprints {
@@ -170,9 +200,8 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
     let mut out = run_method(&inputs, cfg)?;
     if let Some(t) = job.verified_threshold() {
         let regroup = Regroup::for_method(cfg.method, cfg.lsh.grouping == Grouping::UnionFind);
-        if gj.carried_sets {
-            // A set is fetched once for each pair it is in.
-            let fetch = |d: DocId| Ok(sets[d.index()].clone());
+        if let Some(sets) = gj.sets {
+            let fetch = |d: DocId| sets.get(docs[d.index()]);
             verify_output(&mut out, fetch, t, regroup, Some(&col))?;
         } else {
             let pipeline = job.pipeline();

@@ -33,7 +33,7 @@ pub use components::{
     split_groups, star_labels, star_sizes, star_violations, Arc, Placement,
 };
 pub use forest::spanning_forest;
-pub use group::{run_group, GroupFound, GroupJob, Member, PairRow, RemovalRow};
+pub use group::{run_group, CarriedSets, GroupFound, GroupJob, Member, PairRow, RemovalRow};
 pub use merge::{
     check_totals, divided_method, merged_summary, translation_header, PartCounts, Totals,
 };
