@@ -9,15 +9,19 @@
 //!   starts (a fresh run first empties the process's directory);
 //! - `worker-WWWWW.after-pairs`: a worker's checkpoint after the pairs stage, the stage
 //!   whose result costs most ([`AfterPairs`], then its documents' keys and values), in
-//!   bincode (timely's own encoding). It is written to a `.tmp` file and renamed: a
-//!   checkpoint under its name is complete (the rename is its completion marker).
+//!   bincode (timely's own encoding);
+//! - `worker-WWWWW.after-groups`: its checkpoint after the per-group stage (the method and
+//!   the verification on its groups: [`AfterGroups`]), which with the first (its keys left
+//!   unread) is all the later stages read.
 //!
-//! The checkpoints are removed once every worker has finished the run; `run.json` stays.
+//! Each is written to a `.tmp` file and renamed: a checkpoint under its name is complete
+//! (the rename is its completion marker). The checkpoints are removed once every worker
+//! has finished the run; `run.json` stays.
 //!
 //! A resumed run reads `run.json` and refuses, naming what differs, another corpus (a file
 //! of another size), another job, process count or worker count ([`RunDir::open`]); its
-//! workers then agree (an all-gather) to load their checkpoints only when every worker has
-//! one, and otherwise start over.
+//! workers then agree (an all-gather) on the latest stage after which every worker has a
+//! checkpoint, load those and go on after it, or start over when some worker has none.
 //!
 //! Invariants: a resumed run's outputs are byte-identical to an uninterrupted run's (a
 //! checkpoint holds everything the later stages read); a refused resume writes nothing;
@@ -32,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use super::cluster::{Doc, InputFile};
 use super::report::Lap;
 use super::Topology;
+use crate::cluster::stages::GroupFound;
 use crate::cluster::{CollapseSummary, Job};
 use crate::context::DocKeys;
 use crate::corpus::split::{LineRange, Piece};
@@ -39,8 +44,11 @@ use crate::dedup::Dedup;
 use crate::sketch::pipeline::SketchStats;
 use crate::{Error, Result};
 
-/// The stage after which the workers keep a checkpoint.
+/// The stage after which the workers keep their first checkpoint.
 pub(super) const CHECKPOINT_STAGE: &str = "pairs";
+
+/// The stage after which the workers keep their second checkpoint.
+pub(super) const GROUPS_STAGE: &str = "per group";
 
 /// What identifies a run in its run directory (`run.json`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -226,11 +234,6 @@ impl RunDir {
             .join(format!("worker-{worker:05}.after-{CHECKPOINT_STAGE}"))
     }
 
-    /// Whether `worker` has a complete checkpoint after the pairs stage.
-    pub(super) fn has_after_pairs(&self, worker: usize) -> bool {
-        self.after_pairs(worker).is_file()
-    }
-
     /// Writes `worker`'s checkpoint after the pairs stage: `state`, then the documents'
     /// keys and values in order.
     pub(super) fn save_after_pairs(
@@ -252,14 +255,70 @@ impl RunDir {
         })
     }
 
-    /// Removes `worker`'s checkpoint once every worker has finished the run (its
+    /// The checkpoint of `worker` after the per-group stage.
+    fn after_groups(&self, worker: usize) -> PathBuf {
+        self.dir.join(format!("worker-{worker:05}.after-groups"))
+    }
+
+    /// The checkpoints `worker` has, in order: 0 (none), 1 (after the pairs stage) or 2
+    /// (after the per-group stage too).
+    pub(super) fn checkpoints(&self, worker: usize) -> u64 {
+        match (
+            self.after_pairs(worker).is_file(),
+            self.after_groups(worker).is_file(),
+        ) {
+            (false, _) => 0,
+            (true, false) => 1,
+            (true, true) => 2,
+        }
+    }
+
+    /// Writes `worker`'s checkpoint after the per-group stage.
+    pub(super) fn save_after_groups(&self, worker: usize, state: &AfterGroups) -> Result<()> {
+        let path = self.after_groups(worker);
+        write_renamed(&path, |w| {
+            bincode::serialize_into(&mut *w, state).map_err(|e| Error::Format {
+                path: path.clone(),
+                msg: format!("writing a checkpoint: {e}"),
+            })
+        })
+    }
+
+    /// Reads `worker`'s checkpoint after the per-group stage, with the state of its
+    /// checkpoint after the pairs stage (its documents' keys, which the later stages do not
+    /// read, left unread).
+    pub(super) fn load_after_groups(&self, worker: usize) -> Result<(AfterPairs, AfterGroups)> {
+        let read = |path: PathBuf| -> Result<BufReader<File>> {
+            let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
+            Ok(BufReader::with_capacity(1 << 20, f))
+        };
+        let dec = |path: PathBuf| {
+            move |e: bincode::Error| Error::Format {
+                path,
+                msg: format!("not a complete checkpoint: {e}"),
+            }
+        };
+        let pairs = self.after_pairs(worker);
+        let state: AfterPairs =
+            bincode::deserialize_from(read(pairs.clone())?).map_err(dec(pairs))?;
+        let groups = self.after_groups(worker);
+        let after: AfterGroups =
+            bincode::deserialize_from(read(groups.clone())?).map_err(dec(groups))?;
+        Ok((state, after))
+    }
+
+    /// Removes `worker`'s checkpoints once every worker has finished the run (its
     /// `run.json` stays; a resume of a finished run starts over, with the same outputs).
     pub(super) fn finish(&self, worker: usize) -> Result<()> {
-        let path = self.after_pairs(worker);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path, e)),
-            _ => Ok(()),
+        for path in [self.after_pairs(worker), self.after_groups(worker)] {
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(&path, e))
+                }
+                _ => {}
+            }
         }
+        Ok(())
     }
 
     /// Reads `worker`'s checkpoint after the pairs stage; the keys go to a store under
@@ -330,6 +389,16 @@ pub(super) struct AfterPairs {
     pub any: bool,
     pub row_passes: u64,
     pub id_passes: u64,
+    pub laps: Vec<Lap>,
+}
+
+/// What a worker's later stages (a deduplication's kept part, the output) read of its
+/// per-group stage: its groups' results, with the counts and laps so far.
+#[derive(Serialize, Deserialize)]
+pub(super) struct AfterGroups {
+    pub results: Vec<GroupFound>,
+    pub component_rounds: u64,
+    pub set_passes: u64,
     pub laps: Vec<Lap>,
 }
 

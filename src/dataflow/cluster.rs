@@ -120,7 +120,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::checkpoint::{AfterPairs, RunDir, CHECKPOINT_STAGE};
+use super::checkpoint::{AfterGroups, AfterPairs, RunDir, CHECKPOINT_STAGE, GROUPS_STAGE};
 use super::components::components_stage;
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
 use super::messages::{owner_of, together, Placed, SetMsg};
@@ -509,8 +509,9 @@ fn through_pairs(
 }
 
 /// The stages of one worker; `Some` on worker 0 (of process 0). With a run directory the
-/// worker keeps a checkpoint after the pairs stage, and a resumed run whose workers all
-/// have one loads it in place of stages 1 to 5 ([`super::checkpoint`]).
+/// worker keeps a checkpoint after the pairs stage and one after the per-group stage, and
+/// a resumed run loads the latest one every worker has in place of stages 1 to 5, or 1
+/// to 7 ([`super::checkpoint`]).
 pub(super) fn run_worker(
     rounds: &mut Rounds<'_>,
     plan: &Plan,
@@ -529,26 +530,31 @@ pub(super) fn run_worker(
     let spill_dir = worker_budget.map(|_| spill.dir());
     let spill_dir = spill_dir.as_deref();
 
-    // A resumed run: every worker's checkpoint, or none.
-    let resumable = run_dir.is_some_and(|r| r.resumes() && r.has_after_pairs(me));
-    let resumable = match run_dir {
-        Some(r) if r.resumes() => rounds
-            .all_gather(u64::from(resumable))
-            .iter()
-            .all(|(_, h)| *h == 1),
-        _ => false,
+    // A resumed run: the latest checkpoint every worker has, or none.
+    let level = match run_dir {
+        Some(r) if r.resumes() => (rounds.all_gather(r.checkpoints(me)).iter())
+            .map(|(_, h)| *h)
+            .min()
+            .unwrap_or(0),
+        _ => 0,
     };
-    let (after, mut held) = match (resumable, run_dir) {
-        (true, Some(r)) => {
-            let loaded = r.load_after_pairs(me, spill_dir);
+    let (after, mut held, groups) = match (level, run_dir) {
+        (1.., Some(r)) => {
+            let loaded = if level >= 2 {
+                (r.load_after_groups(me))
+                    .and_then(|(after, groups)| Ok((after, DocKeys::new(None)?, Some(groups))))
+            } else {
+                (r.load_after_pairs(me, spill_dir)).map(|(after, held)| (after, held, None))
+            };
             let failed = (rounds.all_gather(u64::from(loaded.is_ok())).iter())
                 .find(|(_, ok)| *ok == 0)
                 .map(|(w, _)| *w);
             match (loaded, failed) {
-                (Ok((after, held)), None) => {
-                    // The components lap counts the loading.
-                    stages.list.clone_from(&after.laps);
-                    (after, held)
+                (Ok((after, held, groups)), None) => {
+                    // The next stage's lap counts the loading.
+                    let laps = groups.as_ref().map_or(&after.laps, |g| &g.laps);
+                    stages.list.clone_from(laps);
+                    (after, held, groups)
                 }
                 (Err(e), _) => return Err(e),
                 (Ok(_), Some(w)) => {
@@ -564,10 +570,14 @@ pub(super) fn run_worker(
             if let Some(r) = run_dir {
                 r.save_after_pairs(me, &after, &mut held)?;
             }
-            (after, held)
+            (after, held, None)
         }
     };
-    let resumed_after = resumable.then(|| CHECKPOINT_STAGE.to_string());
+    let resumed_after = match level {
+        0 => None,
+        1 => Some(CHECKPOINT_STAGE.to_string()),
+        _ => Some(GROUPS_STAGE.to_string()),
+    };
     let n = plan.params.sketch.size;
     let (cfg, head, rule) =
         divided_method(job, &plan.params.sketch, n, after.any).map_err(|e| together(rounds, e))?;
@@ -594,87 +604,109 @@ pub(super) fn run_worker(
         id_passes,
         ..
     } = after;
-    let comps = components_stage(rounds, &forest, &[], &starts);
-    drop(forest);
-    let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
-    stages.lap("components", rounds, comps.edges);
+    let AfterGroups {
+        results,
+        component_rounds,
+        set_passes,
+        ..
+    } = match groups {
+        Some(groups) => groups,
+        None => {
+            let comps = components_stage(rounds, &forest, &[], &starts);
+            drop(forest);
+            let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
+            stages.lap("components", rounds, comps.edges);
 
-    // 7. Per group: the members' records to the group's owner, the method run there. For
-    // exact verification over a corpus that is not read again at offsets (shards, Parquet),
-    // the members' full shingle sets follow them, their pieces read again here.
-    let carried = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
-    // Each placed document's index among this worker's documents.
-    let at = (placed_here.iter())
-        .map(|&(doc, _)| {
-            docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
-                Error::Distributed(format!("document {doc} placed on the wrong worker"))
-            })
-        })
-        .collect::<Result<Vec<usize>>>()?;
-    let mut sets = if carried {
-        let mut wanted = at.clone();
-        wanted.sort_unstable();
-        let n = docs.len();
-        let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
-        Some(super::ingest::agree(rounds, read)?)
-    } else {
-        None
-    };
-    let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
-    // A document is in one group at most: its record moves into the message.
-    for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
-        let (keys, values) = held.take(i)?;
-        let d = &mut docs[i];
-        let member = Member {
-            doc,
-            ext: std::mem::take(&mut d.ext),
-            offset: d.offset,
-            keys,
-            values,
-            raw: d.raw,
-            canonical: d.canonical,
-            image: d.image,
-        };
-        members.push(Placed {
-            group,
-            owner,
-            member,
-        });
-    }
-    drop(docs);
-    drop(held);
-    let n_members = members.len() as u64;
-    let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
-    mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
-    let (carried_sets, set_passes) = match sets.as_mut() {
-        Some(s) => {
-            let (c, passes) = carry_sets(rounds, &placed_here, &at, s, worker_budget, spill_dir)?;
-            (Some(c), passes)
+            // 7. Per group: the members' records to the group's owner, the method run there. For
+            // exact verification over a corpus that is not read again at offsets (shards, Parquet),
+            // the members' full shingle sets follow them, their pieces read again here.
+            let carried = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
+            // Each placed document's index among this worker's documents.
+            let at = (placed_here.iter())
+                .map(|&(doc, _)| {
+                    docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
+                        Error::Distributed(format!("document {doc} placed on the wrong worker"))
+                    })
+                })
+                .collect::<Result<Vec<usize>>>()?;
+            let mut sets = if carried {
+                let mut wanted = at.clone();
+                wanted.sort_unstable();
+                let n = docs.len();
+                let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
+                Some(super::ingest::agree(rounds, read)?)
+            } else {
+                None
+            };
+            let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
+            // A document is in one group at most: its record moves into the message.
+            for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
+                let (keys, values) = held.take(i)?;
+                let d = &mut docs[i];
+                let member = Member {
+                    doc,
+                    ext: std::mem::take(&mut d.ext),
+                    offset: d.offset,
+                    keys,
+                    values,
+                    raw: d.raw,
+                    canonical: d.canonical,
+                    image: d.image,
+                };
+                members.push(Placed {
+                    group,
+                    owner,
+                    member,
+                });
+            }
+            drop(docs);
+            drop(held);
+            let n_members = members.len() as u64;
+            let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
+            mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
+            let (carried_sets, set_passes) = match sets.as_mut() {
+                Some(s) => {
+                    let (c, passes) =
+                        carry_sets(rounds, &placed_here, &at, s, worker_budget, spill_dir)?;
+                    (Some(c), passes)
+                }
+                None => (None, 0),
+            };
+            drop(sets);
+            let gj = GroupJob {
+                job,
+                cfg: &cfg,
+                path: &plan.path,
+                params: &plan.params,
+                rule: &rule,
+                dropped: &dropped,
+                dedup: plan.dedup.as_ref(),
+                sets: carried_sets.as_ref(),
+            };
+            let mut results: Vec<GroupFound> = Vec::new();
+            let mut mine = mine.into_iter().peekable();
+            while let Some(first) = mine.next() {
+                let group = first.group;
+                let mut g: Vec<Member> = vec![first.member];
+                while let Some(m) = mine.next_if(|m| m.group == group) {
+                    g.push(m.member);
+                }
+                results.push(run_group(g, &gj)?);
+            }
+            stages.lap("per group", rounds, n_members);
+            let groups = AfterGroups {
+                results,
+                component_rounds,
+                set_passes,
+                laps: stages.list.clone(),
+            };
+            if let Some(r) = run_dir {
+                let saved = r.save_after_groups(me, &groups);
+                super::ingest::agree(rounds, saved)?;
+            }
+            groups
         }
-        None => (None, 0),
     };
-    drop(sets);
-    let gj = GroupJob {
-        job,
-        cfg: &cfg,
-        path: &plan.path,
-        params: &plan.params,
-        rule: &rule,
-        dropped: &dropped,
-        dedup: plan.dedup.as_ref(),
-        sets: carried_sets.as_ref(),
-    };
-    let mut results: Vec<GroupFound> = Vec::new();
-    let mut mine = mine.into_iter().peekable();
-    while let Some(first) = mine.next() {
-        let group = first.group;
-        let mut g: Vec<Member> = vec![first.member];
-        while let Some(m) = mine.next_if(|m| m.group == group) {
-            g.push(m.member);
-        }
-        results.push(run_group(g, &gj)?);
-    }
-    stages.lap("per group", rounds, n_members);
 
     // 8. A deduplication's kept records: the removed DocIds go to the first worker of the
     // process holding them, which writes the kept records of the process's pieces.

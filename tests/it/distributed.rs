@@ -1692,6 +1692,73 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 // ---------------------------------------------------------------------------------------
 // Resume
 
+/// A run kept in a run directory, killed as it leaves a stage after the per-group one
+/// (process `victim` SIGKILLs itself at the fail point `dataflow-after-output`, or
+/// `dataflow-after-write-part` for a deduplication's kept part; the others exit 2): every
+/// worker kept both its checkpoints, and `--resume` restarts after the per-group stage
+/// (the summary says so) and ends with the one-process bytes, leaving only the runs'
+/// records.
+#[test]
+#[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
+fn a_run_killed_after_the_per_group_stage_resumes_after_it() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let input = corpus(d);
+    let args = [
+        "cluster",
+        s(&input),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let dedup = [
+        "dedup",
+        s(&input),
+        "--threshold",
+        "0.8",
+        "--verify",
+        "exact",
+    ];
+    let cases = [
+        (args, 2, 1, 1, "dataflow-after-output=return"),
+        (dedup, 2, 1, 0, "dataflow-after-write-part=return"),
+    ];
+    for (args, n, w, victim, point) in cases {
+        let one = single(d, &format!("single-{}", args[0]), &args);
+        let tag = format!("{}-{n}x{w}", args[0]);
+        let rd = d.join(format!("rd-{tag}"));
+        let kept = [&args[..], &["--run-dir", s(&rd)]].concat();
+        let env = Some((victim, ("FAILPOINTS", point)));
+        let (mut procs, _) = start_env(&d.join(format!("killed-{tag}")), &kept, n, w, env);
+        let mut killed = procs.remove(victim);
+        let st = killed.child.wait().unwrap();
+        assert_eq!(st.signal(), Some(libc::SIGKILL), "{tag}: {st}");
+        let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &tag);
+        for e in &done {
+            assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+        }
+        for p in 0..n {
+            let names = entries(&rd.join(format!("process-{p:05}")));
+            for ext in [".after-pairs", ".after-groups"] {
+                let count = names.iter().filter(|e| e.ends_with(ext)).count();
+                assert_eq!(count, w, "{tag}: process {p}: {names:?}");
+            }
+        }
+        let resumed = [&kept[..], &["--resume"]].concat();
+        let run = run_dist(d, &format!("resumed-{tag}"), &resumed, n, w);
+        run.assert_ok();
+        assert_same_dir(&one, &run);
+        let dist = &run.summary()["distributed"];
+        assert_eq!(dist["resumed_after"], "per group", "{tag}: {dist}");
+        for p in 0..n {
+            let pd = rd.join(format!("process-{p:05}"));
+            assert_eq!(entries(&pd), ["run.json"], "{tag}: {}", pd.display());
+        }
+    }
+}
+
 /// A run kept in a run directory, killed in its components stage (process `victim`
 /// SIGKILLs itself at the fail point `dataflow-in-components` of the `failpoints`
 /// feature; the others exit 2), then started again with `--resume`: it ends as an
