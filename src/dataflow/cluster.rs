@@ -343,6 +343,9 @@ pub(super) struct Plan {
     pub dedup: Option<Dedup>,
     /// How the keys of the prefix-filtered rules are exchanged.
     pub exchange: Exchange,
+    /// Set once a worker of this process starts writing its parts of the outputs: a run
+    /// that then fails removes them ([`super::output::remove_parts`]).
+    pub parts_written: std::sync::atomic::AtomicBool,
 }
 
 /// What worker 0 of process 0 assembles: the counts, not the outputs (every process
@@ -711,6 +714,7 @@ pub(super) fn run_worker(
     // 8. A deduplication's kept records: the removed DocIds go to the first worker of the
     // process holding them, which writes the kept records of the process's pieces.
     let mut kept_written = 0u64;
+    let writes = std::sync::atomic::Ordering::Relaxed;
     if plan.dedup.is_some() {
         let out = &plan.out;
         let per = plan.per_process.max(1);
@@ -728,6 +732,7 @@ pub(super) fn run_worker(
                 .collect();
             let corpus = &job.pipeline().corpus;
             let format = corpus.format_of(&plan.path)?;
+            plan.parts_written.store(true, writes);
             kept_written = write_kept_part(&pieces, corpus, format, &gone, out, p)?.documents;
         }
         stages.lap("write part", rounds, kept_written);
@@ -743,6 +748,7 @@ pub(super) fn run_worker(
         dedup: plan.dedup.is_some(),
         kept_written,
     };
+    plan.parts_written.store(true, writes);
     let written = write_parts(rounds, &oplan, results)?;
     stages.lap("output", rounds, written.lines);
     let counts = WorkerCounts {

@@ -207,7 +207,9 @@ fn run_stages(
         out: out.to_path_buf(),
         dedup: dedup.cloned(),
         exchange: topo.exchange(),
+        parts_written: std::sync::atomic::AtomicBool::new(false),
     });
+    let written = plan.clone();
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);
     let worker_fn = move |worker: &mut timely::worker::Worker| {
@@ -258,6 +260,12 @@ fn run_stages(
         Err(e) => {
             // Workers may be blocked on a lost peer: leave their threads behind.
             std::mem::forget(guards);
+            if written
+                .parts_written
+                .load(std::sync::atomic::Ordering::Relaxed)
+            {
+                super::output::remove_parts(out, topo.process());
+            }
             return Err(match &staged {
                 Some(s) => s.name_urls(e),
                 None => e,

@@ -18,7 +18,8 @@
 //! process order are the one-process files byte for byte (see
 //! [`crate::cluster::stages::group_rows`]'s module); with one process the part is the
 //! file, under the file's name; process 0 receives its part's lines and the small
-//! all-gathers (totals, samples, counts), never the whole output.
+//! all-gathers (totals, samples, counts), never the whole output; a process that sees the
+//! run fail after it began writing its parts removes them ([`remove_parts`]).
 
 use std::path::Path;
 
@@ -31,6 +32,23 @@ use crate::cluster::stages::{
 };
 use crate::cluster::Job;
 use crate::{Error, Result};
+
+/// Removes the parts process `part` wrote into `dir` (its files named `*.part-PPPPP.*`),
+/// for a run that failed once it had begun writing them: a divided run's outputs are
+/// complete only once process 0 has written `summary.json`, and a failed run leaves no
+/// part behind in a process that sees it fail (one that was killed cannot remove its own).
+/// A file that cannot be removed is left.
+pub(super) fn remove_parts(dir: &Path, part: usize) {
+    let tag = format!(".part-{part:05}.");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        if e.file_name().to_string_lossy().contains(&tag) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
 
 /// Samples a worker sends per part, from each file's keys.
 const SAMPLES_PER_PART: usize = 16;

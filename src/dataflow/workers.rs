@@ -139,7 +139,8 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// The error of a lost process.
 pub(super) fn lost(topo: &Topology, p: usize, what: &str) -> Error {
     Error::Distributed(format!(
-        "lost {}: {what}; the run stops (no output is written)",
+        "lost {}: {what}; the run stops (this process writes no output, and removes the \
+         parts of the outputs it wrote)",
         topo.name_of(p)
     ))
 }

@@ -1694,7 +1694,8 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 
 /// A run kept in a run directory, killed as it leaves a stage after the per-group one
 /// (process `victim` SIGKILLs itself at the fail point `dataflow-after-output`, or
-/// `dataflow-after-write-part` for a deduplication's kept part; the others exit 2): every
+/// `dataflow-after-write-part` for a deduplication's kept part; the others exit 2 and
+/// remove the parts they wrote): every
 /// worker kept both its checkpoints, and `--resume` restarts after the per-group stage
 /// (the summary says so) and ends with the one-process bytes, leaving only the runs'
 /// records.
@@ -1738,6 +1739,14 @@ fn a_run_killed_after_the_per_group_stage_resumes_after_it() {
         let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &tag);
         for e in &done {
             assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+            // It had written its parts: the failed run removed them.
+            let out = e.cwd.join("out");
+            let left = if out.exists() {
+                entries(&out)
+            } else {
+                Vec::new()
+            };
+            assert!(left.is_empty(), "{tag}: {left:?} left in {}", out.display());
         }
         for p in 0..n {
             let names = entries(&rd.join(format!("process-{p:05}")));
