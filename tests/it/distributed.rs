@@ -1692,6 +1692,30 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 // ---------------------------------------------------------------------------------------
 // Resume
 
+/// Runs `args` on `n` x `w` in `d/killed-{tag}`, process `victim` given the fail point
+/// `point` (`NAME=return`: it SIGKILLs itself there): the victim was killed and every
+/// other process exited 2; those others, ended.
+fn killed_run(
+    d: &Path,
+    tag: &str,
+    args: &[&str],
+    (n, w): (usize, usize),
+    victim: usize,
+    point: &str,
+) -> Vec<Done> {
+    use std::os::unix::process::ExitStatusExt;
+    let env = Some((victim, ("FAILPOINTS", point)));
+    let (mut procs, _) = start_env(&d.join(format!("killed-{tag}")), args, n, w, env);
+    let mut killed = procs.remove(victim);
+    let st = killed.child.wait().unwrap();
+    assert_eq!(st.signal(), Some(libc::SIGKILL), "{tag}: {st}");
+    let done = wait_all(procs, Instant::now() + Duration::from_secs(30), tag);
+    for e in &done {
+        assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+    }
+    done
+}
+
 /// A run kept in a run directory, killed as it leaves a stage after the per-group one
 /// (process `victim` SIGKILLs itself at the fail point `dataflow-after-output`, or
 /// `dataflow-after-write-part` for a deduplication's kept part; the others exit 2 and
@@ -1702,7 +1726,6 @@ fn a_process_dying_in_the_later_stages_stops_the_others() {
 #[test]
 #[cfg_attr(not(feature = "failpoints"), ignore = "needs the `failpoints` feature")]
 fn a_run_killed_after_the_per_group_stage_resumes_after_it() {
-    use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let input = corpus(d);
@@ -1731,14 +1754,7 @@ fn a_run_killed_after_the_per_group_stage_resumes_after_it() {
         let tag = format!("{}-{n}x{w}", args[0]);
         let rd = d.join(format!("rd-{tag}"));
         let kept = [&args[..], &["--run-dir", s(&rd)]].concat();
-        let env = Some((victim, ("FAILPOINTS", point)));
-        let (mut procs, _) = start_env(&d.join(format!("killed-{tag}")), &kept, n, w, env);
-        let mut killed = procs.remove(victim);
-        let st = killed.child.wait().unwrap();
-        assert_eq!(st.signal(), Some(libc::SIGKILL), "{tag}: {st}");
-        let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &tag);
-        for e in &done {
-            assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+        for e in killed_run(d, &tag, &kept, (n, w), victim, point) {
             // It had written its parts: the failed run removed them.
             let out = e.cwd.join("out");
             let left = if out.exists() {
@@ -1791,15 +1807,8 @@ fn a_run_killed_in_the_components_stage_resumes_after_the_pairs() {
         let rd = d.join(format!("rd-{tag}"));
         let mut kept = args.to_vec();
         kept.extend(["--run-dir", s(&rd)]);
-        let env = Some((victim, ("FAILPOINTS", "dataflow-in-components=return")));
-        let (mut procs, _) = start_env(&d.join(format!("killed-{tag}")), &kept, n, w, env);
-        let mut killed = procs.remove(victim);
-        let st = killed.child.wait().unwrap();
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(st.signal(), Some(libc::SIGKILL), "{tag}: {st}");
-        let done = wait_all(procs, Instant::now() + Duration::from_secs(30), &tag);
-        for e in &done {
-            assert_eq!(e.status.code(), Some(2), "{tag}: {}", e.stderr);
+        let point = "dataflow-in-components=return";
+        for e in killed_run(d, &tag, &kept, (n, w), victim, point) {
             assert!(!e.cwd.join("out").exists(), "{tag}");
         }
         // Every worker kept its checkpoint after the pairs.
