@@ -244,10 +244,7 @@ impl RunDir {
     ) -> Result<()> {
         let path = self.after_pairs(worker);
         write_renamed(&path, |w| {
-            let enc = |e: bincode::Error| Error::Format {
-                path: path.clone(),
-                msg: format!("writing a checkpoint: {e}"),
-            };
+            let enc = codec_error(&path, true);
             bincode::serialize_into(&mut *w, state).map_err(enc)?;
             held.for_each(|_, keys, values| {
                 bincode::serialize_into(&mut *w, &(keys, values)).map_err(enc)
@@ -277,10 +274,7 @@ impl RunDir {
     pub(super) fn save_after_groups(&self, worker: usize, state: &AfterGroups) -> Result<()> {
         let path = self.after_groups(worker);
         write_renamed(&path, |w| {
-            bincode::serialize_into(&mut *w, state).map_err(|e| Error::Format {
-                path: path.clone(),
-                msg: format!("writing a checkpoint: {e}"),
-            })
+            bincode::serialize_into(&mut *w, state).map_err(codec_error(&path, true))
         })
     }
 
@@ -288,22 +282,12 @@ impl RunDir {
     /// checkpoint after the pairs stage (its documents' keys, which the later stages do not
     /// read, left unread).
     pub(super) fn load_after_groups(&self, worker: usize) -> Result<(AfterPairs, AfterGroups)> {
-        let read = |path: PathBuf| -> Result<BufReader<File>> {
-            let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-            Ok(BufReader::with_capacity(1 << 20, f))
-        };
-        let dec = |path: PathBuf| {
-            move |e: bincode::Error| Error::Format {
-                path,
-                msg: format!("not a complete checkpoint: {e}"),
-            }
-        };
         let pairs = self.after_pairs(worker);
-        let state: AfterPairs =
-            bincode::deserialize_from(read(pairs.clone())?).map_err(dec(pairs))?;
+        let state: AfterPairs = bincode::deserialize_from(open_checkpoint(&pairs)?)
+            .map_err(codec_error(&pairs, false))?;
         let groups = self.after_groups(worker);
-        let after: AfterGroups =
-            bincode::deserialize_from(read(groups.clone())?).map_err(dec(groups))?;
+        let after: AfterGroups = bincode::deserialize_from(open_checkpoint(&groups)?)
+            .map_err(codec_error(&groups, false))?;
         Ok((state, after))
     }
 
@@ -329,12 +313,8 @@ impl RunDir {
         spill_dir: Option<&Path>,
     ) -> Result<(AfterPairs, DocKeys)> {
         let path = self.after_pairs(worker);
-        let dec = |e: bincode::Error| Error::Format {
-            path: path.clone(),
-            msg: format!("not a complete checkpoint: {e}"),
-        };
-        let f = File::open(&path).map_err(|e| Error::io(&path, e))?;
-        let mut r = BufReader::with_capacity(1 << 20, f);
+        let dec = codec_error(&path, false);
+        let mut r = open_checkpoint(&path)?;
         let state: AfterPairs = bincode::deserialize_from(&mut r).map_err(dec)?;
         let mut held = DocKeys::new(spill_dir)?;
         for _ in 0..state.docs.len() {
@@ -343,6 +323,24 @@ impl RunDir {
             held.push(keys, values)?;
         }
         Ok((state, held))
+    }
+}
+
+/// Opens the checkpoint at `path` for reading.
+fn open_checkpoint(path: &Path) -> Result<BufReader<File>> {
+    let f = File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(BufReader::with_capacity(1 << 20, f))
+}
+
+/// The error of bincode writing (`writing`) or reading the checkpoint at `path`.
+fn codec_error(path: &Path, writing: bool) -> impl Fn(bincode::Error) -> Error + Copy + '_ {
+    move |e| Error::Format {
+        path: path.to_path_buf(),
+        msg: if writing {
+            format!("writing a checkpoint: {e}")
+        } else {
+            format!("not a complete checkpoint: {e}")
+        },
     }
 }
 
