@@ -27,6 +27,7 @@
 //!   [`Exchange::Prefix`], the prefixes in element order without the rows).
 //! - `output.rs`: the divided path's outputs, written in parts by every process (the
 //!   lines to the owners of their key ranges, the clusters numbered by prefix sums).
+//! - `packed.rs`: those lines on the wire, each one byte string in the crate's codec.
 //! - `dfruns.rs`: the shared elements with their document frequencies as they arrive at
 //!   their documents' holders, one sorted run a pass, merged back by document.
 //! - `messages.rs`: the divided path's message types and wire sizes, routes (owners by
@@ -62,6 +63,7 @@ pub mod job;
 mod messages;
 pub mod net;
 mod output;
+mod packed;
 mod pairing;
 pub mod reorder;
 mod report;

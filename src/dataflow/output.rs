@@ -8,8 +8,8 @@
 //! every worker's keys, from which every worker computes the same splitters: part `p`
 //! owns the `p`-th key range of each file, about `1/processes` of its lines. The lines go
 //! to the first worker of their part's process with the external ids they name (the
-//! group's owner holds its members' ids), which orders them as one process orders the
-//! file; an all-gather of the parts' cluster counts numbers the clusters (prefix sums);
+//! group's owner holds its members' ids), packed ([`super::packed`]), and that worker
+//! orders them as one process orders the file; an all-gather of the parts' cluster counts numbers the clusters (prefix sums);
 //! a removal's cluster is numbered by the owner of that cluster's key, and the removal
 //! then goes on to the owner of its DocId's range (`removed.csv` is in DocId order).
 //!
@@ -24,6 +24,7 @@
 use std::path::Path;
 
 use super::messages::{owner_of, together};
+use super::packed::Packed;
 use super::rounds::{Rounds, Target, Wire};
 use crate::cluster::stages::{
     check_totals, finish_part_clusters, group_rows, part_file, resolve, sort_pair_lines,
@@ -48,6 +49,16 @@ pub(super) fn remove_parts(dir: &Path, part: usize) {
             let _ = std::fs::remove_file(e.path());
         }
     }
+}
+
+/// Lines as they go on the wire ([`Packed`]).
+fn packed<T>(lines: Vec<T>) -> Vec<Packed<T>> {
+    lines.into_iter().map(Packed).collect()
+}
+
+/// Lines as they came off the wire.
+fn unpacked<T>(got: Vec<Packed<T>>) -> Vec<T> {
+    got.into_iter().map(|p| p.0).collect()
 }
 
 /// Samples a worker sends per part, from each file's keys.
@@ -80,24 +91,6 @@ pub(super) struct Written {
 impl Wire for Totals {
     fn wire_bytes(&self) -> u64 {
         18 * 8
-    }
-}
-
-impl Wire for ClusterLine {
-    fn wire_bytes(&self) -> u64 {
-        12 + 4 * self.docs.len() as u64 + self.ids.wire_bytes()
-    }
-}
-
-impl Wire for PairLine {
-    fn wire_bytes(&self) -> u64 {
-        35 + self.x.wire_bytes() + self.y.wire_bytes()
-    }
-}
-
-impl Wire for RemovedLine {
-    fn wire_bytes(&self) -> u64 {
-        31 + self.id.wire_bytes() + self.representative.wire_bytes()
     }
 }
 
@@ -202,10 +195,10 @@ pub(super) fn write_parts(
 
     // Clusters to their parts, ordered and numbered.
     let cs = c_split.clone();
-    let got = rounds.exchange(clusters, move |c: &ClusterLine| {
-        first_of(part_of(&cs, &c.key()))
+    let got = rounds.exchange(packed(clusters), move |c: &Packed<ClusterLine>| {
+        first_of(part_of(&cs, &c.0.key()))
     });
-    let clusters = finish_part_clusters(got);
+    let clusters = finish_part_clusters(unpacked(got));
     let counts = rounds.all_gather(clusters.len() as u64);
     let base: u64 = counts.iter().filter(|(w, _)| *w < me).map(|(_, n)| n).sum();
     let base = u32::try_from(base)
@@ -226,18 +219,21 @@ pub(super) fn write_parts(
         let doc_part = move |d: u32| owner_of(&starts, d) / per;
         let dp = doc_part.clone();
         let cs = c_split.clone();
-        let got = rounds.exchange(removals, move |r: &RemovedLine| match r.cluster {
-            ClusterRef::At { key, .. } => first_of(part_of(&cs, &key)),
-            _ => first_of(dp(r.doc)),
+        let got = rounds.exchange(packed(removals), move |r: &Packed<RemovedLine>| {
+            match r.0.cluster {
+                ClusterRef::At { key, .. } => first_of(part_of(&cs, &key)),
+                _ => first_of(dp(r.0.doc)),
+            }
         });
-        let numbered: Vec<RemovedLine> = (got.into_iter())
+        let numbered: Vec<Packed<RemovedLine>> = (got.into_iter())
             .map(|mut r| {
-                r.cluster = resolve(&clusters, base, r.cluster);
+                r.0.cluster = resolve(&clusters, base, r.0.cluster);
                 r
             })
             .collect();
-        let mut removed =
-            rounds.exchange(numbered, move |r: &RemovedLine| first_of(doc_part(r.doc)));
+        let mut removed = unpacked(rounds.exchange(numbered, move |r: &Packed<RemovedLine>| {
+            first_of(doc_part(r.0.doc))
+        }));
         if let Some(r) = removed
             .iter()
             .find(|r| matches!(r.cluster, ClusterRef::At { .. }))
@@ -254,7 +250,9 @@ pub(super) fn write_parts(
         }
     } else {
         let ps = p_split;
-        let mut got = rounds.exchange(pairs, move |p: &PairLine| first_of(part_of(&ps, &p.x)));
+        let mut got = unpacked(rounds.exchange(packed(pairs), move |p: &Packed<PairLine>| {
+            first_of(part_of(&ps, &p.0.x))
+        }));
         sort_pair_lines(&mut got);
         lines += got.len() as u64;
         if is_writer {

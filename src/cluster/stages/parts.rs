@@ -25,8 +25,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use super::group::GroupFound;
 use super::merge::Totals;
 use crate::cluster::{
@@ -38,7 +36,7 @@ use crate::dedup::{Reason, ScoreKind};
 use crate::{DocId, Result};
 
 /// A line of `clusters.jsonl`: member DocIds (ascending) with their external ids.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct ClusterLine {
     /// The members.
     pub docs: Vec<u32>,
@@ -62,7 +60,7 @@ pub fn cluster_key(len: usize, first: u32) -> u64 {
 }
 
 /// A row of `pairs.csv`: the pair with the smaller (external id, DocId) first.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct PairLine {
     /// The first document's external id (the line's key).
     pub x: String,
@@ -81,7 +79,7 @@ pub struct PairLine {
 }
 
 /// The cluster a `removed.csv` row names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClusterRef {
     /// No cluster holds both documents.
     None,
@@ -92,7 +90,7 @@ pub enum ClusterRef {
 }
 
 /// A row of `removed.csv`.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub struct RemovedLine {
     /// The removed document (the line's key).
     pub doc: u32,
