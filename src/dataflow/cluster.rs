@@ -139,7 +139,7 @@ use crate::cluster::{ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
 use crate::corpus::shards::Positions;
 use crate::corpus::DuplicateIds;
-use crate::dedup::{write_kept_part, Dedup};
+use crate::dedup::{kept_compression, write_kept_part, Dedup};
 use crate::sketch::pipeline::SketchStats;
 use crate::sketch::{Scheme, SketchParams, Sketcher};
 use crate::{Error, Result};
@@ -733,7 +733,8 @@ pub(super) fn run_worker(
             let corpus = &job.pipeline().corpus;
             let format = corpus.format_of(&plan.path)?;
             plan.parts_written.store(true, writes);
-            kept_written = write_kept_part(&pieces, corpus, format, &gone, out, p)?.documents;
+            let comp = kept_compression(&plan.path);
+            kept_written = write_kept_part(&pieces, corpus, format, comp, &gone, out, p)?.documents;
         }
         stages.lap("write part", rounds, kept_written);
     }

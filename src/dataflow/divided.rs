@@ -23,7 +23,9 @@ use super::rounds::Rounds;
 use super::workers::{report_outcome, wait_workers, Event, Watch};
 use super::{Distributed, Topology};
 use crate::cluster::{ClusterOutput, Input, Job, JobOutput, Phase};
-use crate::dedup::{part_name, Chosen, Dedup, DedupOutput, RemovedBy, WrittenParts};
+use crate::dedup::{
+    kept_compression, part_name, Chosen, Dedup, DedupOutput, RemovedBy, WrittenParts,
+};
 use crate::sketch::pipeline::pipeline_sketcher;
 use crate::{Error, Result};
 
@@ -100,7 +102,7 @@ pub fn run_divided_dedup(
         t0,
         input: path,
         out: Some(out),
-        kept_file: Some(part_name(format, 0).replace("00000", "*")),
+        kept_file: Some(part_name(format, kept_compression(path), 0).replace("00000", "*")),
         write_started: Instant::now(),
         cluster: ClusterOutput {
             summary,

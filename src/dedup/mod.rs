@@ -45,7 +45,10 @@ pub mod write;
 pub use config::{Dedup, DedupBuilder, DedupOptions, Keep, KeyValue, OutFormat};
 pub use run::{Added, Chosen, DedupOutput, DedupSummary, RemovedBy, WrittenParts};
 pub use select::{Reason, Removal, Representative, ScoreKind};
-pub use write::{part_name, removed_rows, write_kept_part, write_removed_lines, Kept, RemovedRow};
+pub use write::{
+    kept_compression, part_name, removed_rows, write_kept_part, write_removed_lines, Kept,
+    RemovedRow,
+};
 
 #[cfg(doc)]
 use crate::cluster::{Equivalence, Job};

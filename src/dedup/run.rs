@@ -10,7 +10,7 @@ use std::time::Instant;
 use super::keys::{against_index, against_opened, keep_order, read_keys};
 use super::select::{self, count_reasons, Reason, Removal, Representative, ScoreKind};
 use super::write::{removed_rows, write_kept, write_removed, RemovedRow};
-use super::{Dedup, Keep, OutFormat};
+use super::{Dedup, Keep};
 use crate::cluster::{write_clusters, write_summary, Cluster, ClusterSummary, Input, Phase};
 use crate::corpus::CorpusStats;
 use crate::{Error, Result};
@@ -179,8 +179,10 @@ impl Dedup {
     /// process writing the kept records of its pieces ([`Dedup::choose_group`],
     /// [`super::write::write_kept_part`]); `None` when it can: the keep order is the input
     /// order, no index is deduplicated against, and the kept records are the input's own
-    /// lines (JSONL or lines read line by line, one file or shards), written uncompressed
-    /// (the caller checks that the input is divided at all).
+    /// lines (JSONL or lines read line by line, one file or shards), written in the
+    /// input's compression ([`super::write::kept_by_lines`]; a compressed file is one
+    /// piece, and the kept file a frame per file); the caller checks that the input is
+    /// divided at all.
     pub fn divided_because(&self, input: &Path) -> Result<Option<&'static str>> {
         let corpus = &self.job.pipeline().corpus;
         let format = corpus.format_of(input)?;
@@ -190,18 +192,7 @@ impl Dedup {
             Some("documents are looked up in an index first")
         } else if !crate::corpus::split::read_by_lines(format, corpus) {
             Some("bad lines are skipped, so a record's place is known only to a whole read")
-        } else if crate::io::Compression::of_path(input).is_compressed() {
-            Some(
-                "the kept records are one compressed stream (a directory of compressed shards \
-                 is kept uncompressed, divided)",
-            )
-        } else if !matches!(
-            (format, self.out_format),
-            (
-                crate::corpus::Format::Jsonl,
-                OutFormat::Same | OutFormat::Jsonl
-            ) | (crate::corpus::Format::Lines, OutFormat::Same)
-        ) {
+        } else if !super::write::kept_by_lines(format, corpus, self.out_format) {
             Some("the kept records are converted to another format")
         } else {
             None

@@ -51,11 +51,10 @@ pub fn write_kept(
     dir: &Path,
 ) -> Result<Kept> {
     let format = cfg.format_of(path)?;
-    let comp = if path == Path::new("-") {
-        Compression::None
-    } else {
-        Compression::of_path(path)
-    };
+    let comp = kept_compression(path);
+    if comp.is_compressed() && kept_by_lines(format, cfg, out) {
+        return write_kept_frames(path, cfg, format, comp, kept, dir);
+    }
     match (format, out) {
         (Format::Dir, OutFormat::Same) => copy_dir(path, cfg, kept, dir),
         (Format::Parquet, _) => {
@@ -95,40 +94,132 @@ pub fn write_kept(
     }
 }
 
+/// True when the kept records of a corpus in `format` read with `cfg` are the input's own
+/// lines, read line by line (JSONL, or plain lines kept as lines), so that a compressed
+/// corpus's are written a frame per file ([`write_kept`]) and a divided run writes
+/// them by pieces ([`write_kept_part`]).
+pub fn kept_by_lines(format: Format, cfg: &CorpusConfig, out: OutFormat) -> bool {
+    corpus::split::read_by_lines(format, cfg)
+        && matches!(
+            (format, out),
+            (Format::Jsonl, OutFormat::Same | OutFormat::Jsonl) | (Format::Lines, OutFormat::Same)
+        )
+}
+
+/// The compression of the kept records of the corpus at `path`: its own (a pattern's, by
+/// its extension; none for standard input or a directory).
+pub fn kept_compression(path: &Path) -> Compression {
+    if path == Path::new("-") {
+        Compression::None
+    } else {
+        Compression::of_path(path)
+    }
+}
+
 /// The name of part `part` of the kept records of a corpus in `format` split by byte
-/// ranges: `kept.part-00000.jsonl`, ... (the parts in order are the one-process kept file).
-pub fn part_name(format: Format, part: usize) -> String {
-    format!("kept.part-{part:05}.{}", line_ext(format))
+/// ranges, compressed by `comp`: `kept.part-00000.jsonl`, `kept.part-00000.jsonl.zst`, ...
+/// (the parts in order are the one-process kept file).
+pub fn part_name(format: Format, comp: Compression, part: usize) -> String {
+    format!(
+        "kept.part-{part:05}.{}{}",
+        line_ext(format),
+        comp.extension()
+    )
 }
 
 /// Writes part `part` of the kept records of a line-format corpus (in `format`: JSONL or
 /// lines, one file or shards) into `dir` ([`part_name`]): the records of the documents of
 /// `pieces` (byte ranges at line starts of the corpus's files, each with its first DocId, in
-/// input order) that are not in `removed` (sorted DocIds), as the input wrote them
-/// (decompressed). The parts of pieces that cover the corpus, concatenated in order, are the
-/// kept file [`write_kept`] writes for the same removals when it writes it uncompressed (an
-/// uncompressed file, or a directory of shards).
+/// input order) that are not in `removed` (sorted DocIds), as the input wrote them,
+/// compressed by `comp` as one frame (zstd) or member (gzip) per piece. The parts of
+/// pieces that cover the corpus, concatenated in order, are the kept file [`write_kept`]
+/// writes for the same removals: uncompressed for an uncompressed file or a directory of
+/// shards; for compressed files (read whole, so one piece a file) a frame per file, as
+/// [`write_kept`] writes them.
 pub fn write_kept_part(
     pieces: &[(&Path, corpus::split::LineRange)],
     cfg: &CorpusConfig,
     format: Format,
+    comp: Compression,
     removed: &[u32],
     dir: &Path,
     part: usize,
 ) -> Result<Kept> {
-    let name = part_name(format, part);
+    let name = part_name(format, comp, part);
     let dest = dir.join(&name);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let mut file = AtomicFile::create(&dest)?;
     let mut documents = 0u64;
     for &(path, r) in pieces {
-        corpus::split::for_each_record(path, cfg, r, |d, rec| {
-            if removed.binary_search(&d.0).is_err() {
-                file.write_all(rec).map_err(|e| Error::io(&dest, e))?;
-                documents += 1;
-            }
-            Ok(())
-        })?;
+        let keep = |d: DocId| removed.binary_search(&d.0).is_err();
+        file = write_piece(file, &dest, path, cfg, r, comp, &keep, &mut documents)?.0;
+    }
+    file.commit()?;
+    Ok(Kept { name, documents })
+}
+
+/// Appends to `file` (the output `dest`) the records of the documents of `range` of the
+/// corpus file `path` that `keep` holds, compressed by `comp` as one frame or member
+/// (which a piece with no kept record still writes, as the one-process file does); counts
+/// them in `documents` and returns `file` with the DocId after the range's last document.
+#[allow(clippy::too_many_arguments)]
+fn write_piece(
+    file: AtomicFile,
+    dest: &Path,
+    path: &Path,
+    cfg: &CorpusConfig,
+    range: corpus::split::LineRange,
+    comp: Compression,
+    keep: &dyn Fn(DocId) -> bool,
+    documents: &mut u64,
+) -> Result<(AtomicFile, u64)> {
+    let io = |e: std::io::Error| Error::io(dest, e);
+    let mut w = comp.writer(file).map_err(io)?;
+    let mut next = range.first_doc;
+    corpus::split::for_each_record(path, cfg, range, |d, rec| {
+        next = u64::from(d.0) + 1;
+        if keep(d) {
+            w.write_all(rec).map_err(io)?;
+            *documents += 1;
+        }
+        Ok(())
+    })?;
+    Ok((w.finish().map_err(io)?, next))
+}
+
+/// The kept records of a compressed line-format corpus (JSONL or lines read line by line:
+/// one file, or a pattern of compressed shards) as the input wrote them, one compressed
+/// frame (zstd) or member (gzip) per file of the corpus, in `comp`: the file a divided run's
+/// parts make when concatenated, as each of its pieces of a compressed corpus is a whole
+/// file ([`write_kept_part`]).
+fn write_kept_frames(
+    path: &Path,
+    cfg: &CorpusConfig,
+    format: Format,
+    comp: Compression,
+    kept: &[bool],
+    dir: &Path,
+) -> Result<Kept> {
+    let files: Vec<PathBuf> = match corpus::shards::list(path, cfg)? {
+        Some(shards) => shards.into_iter().map(|s| s.path).collect(),
+        None => vec![path.to_path_buf()],
+    };
+    let name = format!("kept.{}{}", line_ext(format), comp.extension());
+    let dest = dir.join(&name);
+    let mut file = AtomicFile::create(&dest)?;
+    let keep = |d: DocId| kept.get(d.index()).copied().unwrap_or(false);
+    let (mut documents, mut next) = (0u64, 0u64);
+    for f in &files {
+        let range = corpus::split::LineRange {
+            start: 0,
+            end: u64::MAX,
+            first_line: 1,
+            first_doc: next,
+        };
+        (file, next) = write_piece(file, &dest, f, cfg, range, comp, &keep, &mut documents)?;
+    }
+    if next != kept.len() as u64 {
+        return Err(changed(path, next as usize, kept.len()));
     }
     file.commit()?;
     Ok(Kept { name, documents })
