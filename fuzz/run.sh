@@ -7,7 +7,9 @@
 # printed in base64 when small). A timeout is a crash unless its input, run alone three times,
 # each time finishes within the timeout (then the machine was the cause; the input is kept).
 #
-# Usage: [FUZZ_JOBS=N] fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+# Usage: [FUZZ_JOBS=N] [FUZZ_BUILD_ONLY=1] fuzz/run.sh [SECONDS_PER_TARGET (default 60)] [TARGET...]
+# FUZZ_BUILD_ONLY=1 builds the targets as a run of SECONDS_PER_TARGET would and exits (so
+# that a later run finds them built).
 # Limits: -rss_limit_mb=2048 -malloc_limit_mb=2048 (a length in the input that drives a huge
 # allocation is a crash), -timeout=30 (one input taking longer is a crash), -detect_leaks=0
 # and ASAN_OPTIONS=detect_leaks=0 (LeakSanitizer reports the thread pools of the parallel
@@ -43,6 +45,9 @@ echo "== building ${#targets[@]} fuzz targets ${profile[*]:-(release)}"
 start=$SECONDS
 cargo fuzz build -a "${profile[@]}" || exit 2
 echo "   built in $((SECONDS - start)) s"
+if [ "${FUZZ_BUILD_ONLY:-0}" = 1 ]; then
+  exit 0
+fi
 
 # The targets write their inputs to a scratch directory; keep those out of /tmp for good.
 scratch=$(mktemp -d "${PWD}/target/scratch.XXXXXX")
