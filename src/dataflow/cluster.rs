@@ -35,7 +35,7 @@
 //!    (under a memory budget in passes, each over a slice of the keys, sized so that a
 //!    pass's incidences take at most half of a worker's part of the budget; every key is
 //!    in one pass, so the rows are the same):
-//!    the method's candidate rule ([`CandidateRule`](crate::cluster::CandidateRule), from the method's file) says which
+//!    the method's candidate rule ([`CandidateRule`], from the method's file) says which
 //!    keys (the full shingle sets for exact, read again by each worker at its documents'
 //!    offsets in one line file, or otherwise by reading its pieces again as it read them first; image elements for concept and union-find, band keys for lsh, super
 //!    shingles for super-shingle); the owner of a key
@@ -135,9 +135,10 @@ use crate::cluster::stages::{
     divided_method, merged_summary, run_group, spanning_forest, CarriedSets, GroupFound, GroupJob,
     Member, Totals,
 };
-use crate::cluster::{ClusterSummary, Job, Measure, Reads};
+use crate::cluster::{CandidateRule, ClusterConfig, ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
 use crate::corpus::shards::Positions;
+use crate::corpus::split::{LineRange, Piece};
 use crate::corpus::DuplicateIds;
 use crate::dedup::{kept_compression, write_kept_part, Dedup};
 use crate::sketch::pipeline::SketchStats;
@@ -399,6 +400,147 @@ fn row_passes(
     Ok(passes)
 }
 
+/// What stages 6 and 7 take of the run's first stages ([`AfterPairs`]) and the method.
+struct ToGroups<'a> {
+    /// This worker's spanning forest of its pairs, with the collapse links.
+    forest: Vec<(u32, u32)>,
+    /// This worker's documents (their records move into the members sent on).
+    docs: Vec<Doc>,
+    /// Their keys.
+    held: DocKeys,
+    /// The first DocId of each worker's documents.
+    starts: &'a [u64],
+    /// Each worker's pieces of the corpus.
+    placed: &'a [Vec<(Piece, LineRange)>],
+    /// The elements the rows stage dropped that two documents share.
+    dropped: &'a [u64],
+    /// The method's configuration and candidate rule ([`divided_method`]).
+    cfg: &'a ClusterConfig,
+    rule: &'a CandidateRule,
+    /// The worker's share of the budget, and the spill directory under it.
+    worker_budget: Option<u64>,
+    spill_dir: Option<&'a Path>,
+}
+
+/// Stages 6 and 7 of one worker (components; per group): the groups' results, saved as
+/// the second checkpoint when the run has a run directory.
+fn through_groups(
+    rounds: &mut Rounds<'_>,
+    plan: &Plan,
+    stages: &mut Stages,
+    run_dir: Option<&RunDir>,
+    to: ToGroups<'_>,
+) -> Result<AfterGroups> {
+    let me = rounds.index();
+    let job = &plan.job;
+    let ToGroups {
+        forest,
+        mut docs,
+        mut held,
+        starts,
+        placed,
+        dropped,
+        cfg,
+        rule,
+        worker_budget,
+        spill_dir,
+    } = to;
+    // 6. Components (`components.rs`): the groups of the spanning forests and collapse
+    // links, each member at its holder with its group's owner.
+    let comps = components_stage(rounds, &forest, &[], starts);
+    drop(forest);
+    let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
+    stages.lap("components", rounds, comps.edges);
+
+    // 7. Per group: the members' records to the group's owner, the method run there. For
+    // exact verification over a corpus that is not read again at offsets (shards, Parquet),
+    // the members' full shingle sets follow them, their pieces read again here.
+    let carried = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
+    // Each placed document's index among this worker's documents.
+    let at = (placed_here.iter())
+        .map(|&(doc, _)| {
+            docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
+                Error::Distributed(format!("document {doc} placed on the wrong worker"))
+            })
+        })
+        .collect::<Result<Vec<usize>>>()?;
+    let mut sets = if carried {
+        let mut wanted = at.clone();
+        wanted.sort_unstable();
+        let n = docs.len();
+        let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
+        Some(super::ingest::agree(rounds, read)?)
+    } else {
+        None
+    };
+    let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
+    // A document is in one group at most: its record moves into the message.
+    for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
+        let (keys, values) = held.take(i)?;
+        let d = &mut docs[i];
+        let member = Member {
+            doc,
+            ext: std::mem::take(&mut d.ext),
+            offset: d.offset,
+            keys,
+            values,
+            raw: d.raw,
+            canonical: d.canonical,
+            image: d.image,
+        };
+        members.push(Placed {
+            group,
+            owner,
+            member,
+        });
+    }
+    drop(docs);
+    drop(held);
+    let n_members = members.len() as u64;
+    let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
+    mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
+    let (carried_sets, set_passes) = match sets.as_mut() {
+        Some(s) => {
+            let (c, passes) = carry_sets(rounds, &placed_here, &at, s, worker_budget, spill_dir)?;
+            (Some(c), passes)
+        }
+        None => (None, 0),
+    };
+    drop(sets);
+    let gj = GroupJob {
+        job,
+        cfg,
+        path: &plan.path,
+        params: &plan.params,
+        rule,
+        dropped,
+        dedup: plan.dedup.as_ref(),
+        sets: carried_sets.as_ref(),
+    };
+    let mut results: Vec<GroupFound> = Vec::new();
+    let mut mine = mine.into_iter().peekable();
+    while let Some(first) = mine.next() {
+        let group = first.group;
+        let mut g: Vec<Member> = vec![first.member];
+        while let Some(m) = mine.next_if(|m| m.group == group) {
+            g.push(m.member);
+        }
+        results.push(run_group(g, &gj)?);
+    }
+    stages.lap("per group", rounds, n_members);
+    let groups = AfterGroups {
+        results,
+        component_rounds,
+        set_passes,
+        laps: stages.list.clone(),
+    };
+    if let Some(r) = run_dir {
+        let saved = r.save_after_groups(me, &groups);
+        super::ingest::agree(rounds, saved)?;
+    }
+    Ok(groups)
+}
+
 /// Stages 1 to 5 of one worker (read and sketch, ids, collapse, rows, pairs): what the
 /// later stages read of them, with its documents' keys.
 fn through_pairs(
@@ -541,7 +683,7 @@ pub(super) fn run_worker(
             .unwrap_or(0),
         _ => 0,
     };
-    let (after, mut held, groups) = match (level, run_dir) {
+    let (after, held, groups) = match (level, run_dir) {
         (1.., Some(r)) => {
             let loaded = if level >= 2 {
                 (r.load_after_groups(me))
@@ -586,10 +728,9 @@ pub(super) fn run_worker(
         divided_method(job, &plan.params.sketch, n, after.any).map_err(|e| together(rounds, e))?;
     let n_here = after.docs.len() as u64;
 
-    // 6. Components (`components.rs`): the groups of the spanning forests and collapse
-    // links, each member at its holder with its group's owner.
+    // 6-7. Components and per group ([`through_groups`]), unless the run resumes after them.
     let AfterPairs {
-        mut docs,
+        docs,
         placed,
         starts,
         n_docs,
@@ -614,101 +755,24 @@ pub(super) fn run_worker(
         ..
     } = match groups {
         Some(groups) => groups,
-        None => {
-            let comps = components_stage(rounds, &forest, &[], &starts);
-            drop(forest);
-            let (placed_here, component_rounds) = (comps.placed_here, comps.iterations);
-            stages.lap("components", rounds, comps.edges);
-
-            // 7. Per group: the members' records to the group's owner, the method run there. For
-            // exact verification over a corpus that is not read again at offsets (shards, Parquet),
-            // the members' full shingle sets follow them, their pieces read again here.
-            let carried = job.verified_threshold().is_some() && !super::ingest::at_offsets(plan);
-            // Each placed document's index among this worker's documents.
-            let at = (placed_here.iter())
-                .map(|&(doc, _)| {
-                    docs.binary_search_by_key(&doc, |d| d.id).map_err(|_| {
-                        Error::Distributed(format!("document {doc} placed on the wrong worker"))
-                    })
-                })
-                .collect::<Result<Vec<usize>>>()?;
-            let mut sets = if carried {
-                let mut wanted = at.clone();
-                wanted.sort_unstable();
-                let n = docs.len();
-                let read = super::ingest::verify_sets(plan, &placed[me], n, &wanted, spill_dir);
-                Some(super::ingest::agree(rounds, read)?)
-            } else {
-                None
-            };
-            let mut members: Vec<Placed> = Vec::with_capacity(placed_here.len());
-            // A document is in one group at most: its record moves into the message.
-            for (&(doc, (group, owner)), &i) in placed_here.iter().zip(&at) {
-                let (keys, values) = held.take(i)?;
-                let d = &mut docs[i];
-                let member = Member {
-                    doc,
-                    ext: std::mem::take(&mut d.ext),
-                    offset: d.offset,
-                    keys,
-                    values,
-                    raw: d.raw,
-                    canonical: d.canonical,
-                    image: d.image,
-                };
-                members.push(Placed {
-                    group,
-                    owner,
-                    member,
-                });
-            }
-            drop(docs);
-            drop(held);
-            let n_members = members.len() as u64;
-            let mut mine = rounds.exchange(members, |m: &Placed| m.owner as Target);
-            mine.sort_unstable_by_key(|m| (m.group, m.member.doc));
-            let (carried_sets, set_passes) = match sets.as_mut() {
-                Some(s) => {
-                    let (c, passes) =
-                        carry_sets(rounds, &placed_here, &at, s, worker_budget, spill_dir)?;
-                    (Some(c), passes)
-                }
-                None => (None, 0),
-            };
-            drop(sets);
-            let gj = GroupJob {
-                job,
-                cfg: &cfg,
-                path: &plan.path,
-                params: &plan.params,
-                rule: &rule,
+        None => through_groups(
+            rounds,
+            plan,
+            &mut stages,
+            run_dir,
+            ToGroups {
+                forest,
+                docs,
+                held,
+                starts: &starts,
+                placed: &placed,
                 dropped: &dropped,
-                dedup: plan.dedup.as_ref(),
-                sets: carried_sets.as_ref(),
-            };
-            let mut results: Vec<GroupFound> = Vec::new();
-            let mut mine = mine.into_iter().peekable();
-            while let Some(first) = mine.next() {
-                let group = first.group;
-                let mut g: Vec<Member> = vec![first.member];
-                while let Some(m) = mine.next_if(|m| m.group == group) {
-                    g.push(m.member);
-                }
-                results.push(run_group(g, &gj)?);
-            }
-            stages.lap("per group", rounds, n_members);
-            let groups = AfterGroups {
-                results,
-                component_rounds,
-                set_passes,
-                laps: stages.list.clone(),
-            };
-            if let Some(r) = run_dir {
-                let saved = r.save_after_groups(me, &groups);
-                super::ingest::agree(rounds, saved)?;
-            }
-            groups
-        }
+                cfg: &cfg,
+                rule: &rule,
+                worker_budget,
+                spill_dir,
+            },
+        )?,
     };
 
     // 8. A deduplication's kept records: the removed DocIds go to the first worker of the
