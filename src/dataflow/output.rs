@@ -9,8 +9,8 @@
 //! owns the `p`-th key range of each file, about `1/processes` of its lines. The lines go
 //! to the first worker of their part's process with the external ids they name (the
 //! group's owner holds its members' ids), packed ([`super::packed`]), and that worker
-//! orders them as one process orders the file; an all-gather of the parts' cluster counts numbers the clusters (prefix sums);
-//! a removal's cluster is numbered by the owner of that cluster's key, and the removal
+//! orders them as one process orders the file; an all-gather of the parts' cluster
+//! counts numbers the clusters (prefix sums); a removal's cluster is numbered by the owner of that cluster's key, and the removal
 //! then goes on to the owner of its DocId's range (`removed.csv` is in DocId order).
 //!
 //! Invariants: every worker calls the same rounds (a deduplication's and a clustering's

@@ -104,6 +104,17 @@ fn get_f64(r: &mut SliceReader<'_>, what: &str) -> Result<f64> {
     Ok(f64::from_bits(r.u64(what)?))
 }
 
+/// The field `read` reads when `bit` is set in `flags`, else `None`.
+fn optional<T>(
+    r: &mut SliceReader<'_>,
+    flags: u8,
+    bit: u8,
+    what: &str,
+    read: fn(&mut SliceReader<'_>, &str) -> Result<T>,
+) -> Result<Option<T>> {
+    (flags & bit != 0).then(|| read(r, what)).transpose()
+}
+
 /// Optional fields, one bit each in a flags byte before them.
 const HAS_SHARED: u8 = 1;
 const HAS_ESTIMATE: u8 = 2;
@@ -163,23 +174,14 @@ impl Pack for PairLine {
         let a = get_u32(r, "first document")?;
         let b = get_u32(r, "second document")?;
         let flags = r.u8("flags")?;
-        let shared = (flags & HAS_SHARED != 0)
-            .then(|| get_u32(r, "shared"))
-            .transpose()?;
-        let estimate = (flags & HAS_ESTIMATE != 0)
-            .then(|| get_f64(r, "estimate"))
-            .transpose()?;
-        let exact = (flags & HAS_EXACT != 0)
-            .then(|| get_f64(r, "exact"))
-            .transpose()?;
         Ok(PairLine {
             x,
             y,
             a,
             b,
-            shared,
-            estimate,
-            exact,
+            shared: optional(r, flags, HAS_SHARED, "shared", get_u32)?,
+            estimate: optional(r, flags, HAS_ESTIMATE, "estimate", get_f64)?,
+            exact: optional(r, flags, HAS_EXACT, "exact", get_f64)?,
         })
     }
 }
@@ -241,9 +243,7 @@ impl Pack for RemovedLine {
             2 => ScoreKind::None,
             t => return Err(r.err(format!("score kind {t} (expected 0, 1 or 2)"))),
         };
-        let score = (tag & HAS_SCORE != 0)
-            .then(|| get_f64(r, "score"))
-            .transpose()?;
+        let score = optional(r, tag, HAS_SCORE, "score", get_f64)?;
         Ok(RemovedLine {
             doc,
             id,

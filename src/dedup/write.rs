@@ -81,7 +81,7 @@ pub fn write_kept(
             Ok(Kept { name, documents })
         }
         (Format::Jsonl | Format::Texts, OutFormat::Jsonl) | (_, OutFormat::Same) => {
-            let name = format!("kept.{}{}", line_ext(format), comp.extension());
+            let name = kept_name(format, comp);
             let per_record = format == Format::Warc && comp == Compression::Gzip;
             let n = write_records(path, cfg, kept, &dir.join(&name), comp, per_record, true)?;
             Ok(Kept { name, documents: n })
@@ -114,6 +114,12 @@ pub fn kept_compression(path: &Path) -> Compression {
     } else {
         Compression::of_path(path)
     }
+}
+
+/// The name of the kept records of a corpus in `format` as they are written, compressed by
+/// `comp`: `kept.jsonl`, `kept.jsonl.zst`, `kept.warc.gz`, ...
+fn kept_name(format: Format, comp: Compression) -> String {
+    format!("kept.{}{}", line_ext(format), comp.extension())
 }
 
 /// The name of part `part` of the kept records of a corpus in `format` split by byte
@@ -204,7 +210,7 @@ fn write_kept_frames(
         Some(shards) => shards.into_iter().map(|s| s.path).collect(),
         None => vec![path.to_path_buf()],
     };
-    let name = format!("kept.{}{}", line_ext(format), comp.extension());
+    let name = kept_name(format, comp);
     let dest = dir.join(&name);
     let mut file = AtomicFile::create(&dest)?;
     let keep = |d: DocId| kept.get(d.index()).copied().unwrap_or(false);
