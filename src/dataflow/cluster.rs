@@ -94,8 +94,8 @@
 //!    ([`crate::dedup::Dedup::choose_group`]: documents outside every group are kept).
 //! 8. **Kept parts** (deduplication): the removed DocIds go to the first worker of the
 //!    process that read them, which writes the kept records of the process's pieces (byte
-//!    ranges of the file or of its shards, in input order) as the process's part
-//!    ([`crate::dedup::write_kept_part`]).
+//!    ranges of the file or of its shards, or the row groups of Parquet files, in input
+//!    order) as the process's part ([`crate::dedup::write_kept_part`]).
 //! 9. **Output** (`output.rs`): each group's clusters, pairs and removals become lines
 //!    with the external ids they name ([`crate::cluster::stages::group_rows`]), counted;
 //!    the counts are all-gathered, so every worker checks the whole run's limits, with a
@@ -140,7 +140,7 @@ use crate::context::DocKeys;
 use crate::corpus::shards::Positions;
 use crate::corpus::split::{LineRange, Piece};
 use crate::corpus::DuplicateIds;
-use crate::dedup::{kept_compression, write_kept_part, Dedup};
+use crate::dedup::{kept_compression, write_kept_part, Dedup, KeptPart, OutFormat};
 use crate::sketch::pipeline::SketchStats;
 use crate::sketch::{Scheme, SketchParams, Sketcher};
 use crate::{Error, Result};
@@ -798,7 +798,17 @@ pub(super) fn run_worker(
             let format = corpus.format_of(&plan.path)?;
             plan.parts_written.store(true, writes);
             let comp = kept_compression(&plan.path);
-            kept_written = write_kept_part(&pieces, corpus, format, comp, &gone, out, p)?.documents;
+            let of = KeptPart {
+                input: &plan.path,
+                first_file: &plan.files[0].path,
+                pieces: &pieces,
+                part: p,
+            };
+            let as_ = plan
+                .dedup
+                .as_ref()
+                .map_or(OutFormat::Same, |d| d.out_format());
+            kept_written = write_kept_part(&of, corpus, format, as_, comp, &gone, out)?.documents;
         }
         stages.lap("write part", rounds, kept_written);
     }

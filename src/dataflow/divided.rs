@@ -102,7 +102,9 @@ pub fn run_divided_dedup(
         t0,
         input: path,
         out: Some(out),
-        kept_file: Some(part_name(format, kept_compression(path), 0).replace("00000", "*")),
+        kept_file: Some(
+            part_name(format, dedup.out_format(), kept_compression(path), 0).replace("00000", "*"),
+        ),
         write_started: Instant::now(),
         cluster: ClusterOutput {
             summary,
@@ -214,13 +216,15 @@ fn run_stages(
     let written = plan.clone();
     let (tx, rx) = mpsc::channel::<Event<Box<Assembled>>>();
     let tx = Mutex::new(tx);
+    let first_error = super::workers::FirstError::default();
+    let noted = first_error.clone();
     let worker_fn = move |worker: &mut timely::worker::Worker| {
         let Ok(tx) = tx.lock().map(|t| t.clone()) else {
             return;
         };
         let index = worker.index();
         let outcome = catch_unwind(AssertUnwindSafe(|| -> Result<()> {
-            let mut rounds = Rounds::new(worker, plan.per_process);
+            let mut rounds = Rounds::new(worker, plan.per_process, noted.clone());
             if let Some(a) = run_worker(&mut rounds, &plan, run_dir.as_ref())? {
                 let _ = tx.send(Event::Msg(Box::new(a)));
             }
@@ -251,6 +255,7 @@ fn run_stages(
     let watch = Watch {
         losses: &losses,
         stopped: &stopped,
+        first_error: &first_error,
     };
     let mut result: Option<Assembled> = None;
     let outcome = wait_workers(topo, &rx, &watch, |a: Box<Assembled>| {

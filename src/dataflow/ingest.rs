@@ -204,10 +204,15 @@ pub(super) fn read_and_sketch(
 
 /// A worker's result of one round every worker joins: `Ok` when no worker failed, else
 /// the error of the first worker that did (its own error on that worker, the message of it
-/// on the others), so that every process stops with the same cause.
+/// on the others), so that every process stops with the same cause. A worker's own error
+/// is noted before the round ([`Rounds::note_failure`]): the others may end as soon as
+/// they know it, before this worker's round is over.
 pub(super) fn agree<T>(rounds: &mut Rounds<'_>, r: Result<T>) -> Result<T> {
     let me = rounds.index();
     let mine = r.as_ref().err().map(|e| e.to_string());
+    if let Some(m) = &mine {
+        rounds.note_failure(m);
+    }
     let failed = rounds.all_gather(ErrMsg(mine));
     match failed.into_iter().find_map(|(w, m)| m.0.map(|m| (w, m))) {
         None => r,

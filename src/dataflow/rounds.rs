@@ -20,6 +20,8 @@ use timely::dataflow::channels::pact::Pipeline;
 use timely::dataflow::operators::{Exchange, Input, Operator, Probe};
 use timely::dataflow::{InputHandle, ProbeHandle};
 
+use super::workers::FirstError;
+
 /// The bytes an item takes on the wire (the payload timely's encoding writes).
 pub trait Wire {
     fn wire_bytes(&self) -> u64;
@@ -87,18 +89,34 @@ pub struct Rounds<'w> {
     per_process: usize,
     /// What the rounds moved since the last [`Rounds::take_traffic`].
     traffic: Traffic,
+    /// Where this worker notes its own failure before the round that tells the others.
+    first_error: FirstError,
 }
 
 /// The target of an item: the index of a worker, `0..peers`.
 pub type Target = usize;
 
 impl<'w> Rounds<'w> {
-    pub fn new(worker: &'w mut timely::worker::Worker, per_process: usize) -> Self {
+    /// The rounds of `worker`, noting its own failures in `first_error` (shared with the
+    /// process's calling thread).
+    pub(crate) fn new(
+        worker: &'w mut timely::worker::Worker,
+        per_process: usize,
+        first_error: FirstError,
+    ) -> Self {
         Rounds {
             worker,
             per_process: per_process.max(1),
             traffic: Traffic::default(),
+            first_error,
         }
+    }
+
+    /// Notes this worker's failure, told to the others in the round that follows: if a
+    /// peer that learns of it ends before this worker's round is over, the loss of that
+    /// peer is not what the process reports.
+    pub fn note_failure(&self, message: &str) {
+        self.first_error.note(message);
     }
 
     /// This worker's index among all.

@@ -362,6 +362,7 @@ fn sketch_on_disk(
     let watch = Watch {
         losses: &losses,
         stopped: &stopped,
+        first_error: &Default::default(),
     };
     let out = gather(path, cfg, topo, by_range, spill, &params, rx, &watch, sink);
     match out {

@@ -6,7 +6,7 @@
 //! was done; a worker that fails sends its error and parks, never closing its inputs, so
 //! the run cannot complete without it.
 
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
 use super::net::Losses;
@@ -29,11 +29,53 @@ pub(super) enum Event<M> {
     Panicked(usize, String),
 }
 
-/// What the calling thread watches besides the events: lost connections and worker
-/// threads that ended.
+/// The first error a worker of this process met and told the other workers of: the
+/// cause this process reports when a lost connection or a worker's panic follows it (a
+/// peer that learnt of the error may end, closing its connections, before the telling
+/// round is over here).
+#[derive(Clone, Default)]
+pub(crate) struct FirstError(Arc<Mutex<Option<String>>>);
+
+impl FirstError {
+    /// Keeps `message` unless an earlier one is kept.
+    pub(super) fn note(&self, message: &str) {
+        if let Ok(mut m) = self.0.lock() {
+            m.get_or_insert_with(|| message.to_string());
+        }
+    }
+
+    /// The kept message, as the error this process reports.
+    fn error(&self) -> Option<Error> {
+        let m = self.0.lock().ok()?.clone()?;
+        Some(Error::Distributed(m))
+    }
+}
+
+/// What the calling thread watches besides the events: lost connections, worker threads
+/// that ended, and the first error a worker noted.
 pub(super) struct Watch<'a> {
     pub losses: &'a Losses,
     pub stopped: &'a dyn Fn() -> Vec<usize>,
+    pub first_error: &'a FirstError,
+}
+
+impl Watch<'_> {
+    /// When a process was lost at least `grace` ago: the error a worker of this process
+    /// noted when there is one (the loss followed from it), else the loss.
+    fn lost(&self, topo: &Topology, grace: Duration) -> Option<Error> {
+        let (p, what) = self.losses.lost_for(grace)?;
+        Some(
+            self.first_error
+                .error()
+                .unwrap_or_else(|| lost(topo, p, &what)),
+        )
+    }
+
+    /// The cause of a worker that panicked or stopped: the error a worker of this process
+    /// noted, else a lost process, when there is one.
+    fn cause(&self, topo: &Topology) -> Option<Error> {
+        (self.first_error.error()).or_else(|| self.lost(topo, Duration::ZERO))
+    }
 }
 
 /// Waits until every local worker is done, handing each message to `on_msg`.
@@ -55,8 +97,8 @@ pub(super) fn wait_workers<M>(
             Event::Failed(e) => Err(e),
             Event::Panicked(w, msg) => {
                 // A lost connection makes timely panic: name the lost process then.
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
+                if let Some(e) = watch.cause(topo) {
+                    return Err(e);
                 }
                 Err(Error::Distributed(format!(
                     "worker {w} of {} failed: {msg}",
@@ -71,16 +113,16 @@ pub(super) fn wait_workers<M>(
             Err(mpsc::RecvTimeoutError::Timeout) => {}
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 // Every worker thread ended: a lost process is the cause when there is one.
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
+                if let Some(e) = watch.cause(topo) {
+                    return Err(e);
                 }
                 return Err(Error::Distributed(
                     "the workers of this process stopped without finishing".into(),
                 ));
             }
         }
-        if let Some((p, what)) = watch.losses.lost_for(GRACE) {
-            return Err(lost(topo, p, &what));
+        if let Some(e) = watch.lost(topo, GRACE) {
+            return Err(e);
         }
         // A worker thread that ended without saying it was done panicked (its message is
         // printed) or lost a peer; its last words may still be in the channel.
@@ -90,8 +132,8 @@ pub(super) fn wait_workers<M>(
                 handle(e, &mut done)?;
             }
             if let Some(&w) = gone.iter().find(|&&w| !done[w - first]) {
-                if let Some((p, what)) = watch.losses.lost_for(Duration::ZERO) {
-                    return Err(lost(topo, p, &what));
+                if let Some(e) = watch.cause(topo) {
+                    return Err(e);
                 }
                 return Err(Error::Distributed(format!(
                     "worker {w} of {} stopped before its part was done",
@@ -137,7 +179,7 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// The error of a lost process.
-pub(super) fn lost(topo: &Topology, p: usize, what: &str) -> Error {
+fn lost(topo: &Topology, p: usize, what: &str) -> Error {
     Error::Distributed(format!(
         "lost {}: {what}; the run stops (this process writes no output, and removes the \
          parts of the outputs it wrote)",

@@ -280,6 +280,11 @@ impl Dedup {
         &self.job
     }
 
+    /// The format the kept records are written in.
+    pub fn out_format(&self) -> OutFormat {
+        self.out_format
+    }
+
     /// The keep policy.
     pub fn keep_policy(&self) -> &Keep {
         &self.keep

@@ -47,7 +47,7 @@ pub use run::{Added, Chosen, DedupOutput, DedupSummary, RemovedBy, WrittenParts}
 pub use select::{Reason, Removal, Representative, ScoreKind};
 pub use write::{
     kept_compression, part_name, removed_rows, write_kept_part, write_removed_lines, Kept,
-    RemovedRow,
+    KeptPart, RemovedRow,
 };
 
 #[cfg(doc)]

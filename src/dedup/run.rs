@@ -181,8 +181,9 @@ impl Dedup {
     /// order, no index is deduplicated against, and the kept records are the input's own
     /// lines (JSONL or lines read line by line, one file or shards), written in the
     /// input's compression ([`super::write::kept_by_lines`]; a compressed file is one
-    /// piece, and the kept file a frame per file); the caller checks that the input is
-    /// divided at all.
+    /// piece, and the kept file a frame per file), or a Parquet corpus's rows (its pieces
+    /// are row groups, whose rows the writer classifies as the reader does), kept as
+    /// Parquet or JSONL; the caller checks that the input is divided at all.
     pub fn divided_because(&self, input: &Path) -> Result<Option<&'static str>> {
         let corpus = &self.job.pipeline().corpus;
         let format = corpus.format_of(input)?;
@@ -190,6 +191,8 @@ impl Dedup {
             Some("the keep order by length or by a field needs every document's key")
         } else if self.against.is_some() {
             Some("documents are looked up in an index first")
+        } else if format == crate::corpus::Format::Parquet {
+            None
         } else if !crate::corpus::split::read_by_lines(format, corpus) {
             Some("bad lines are skipped, so a record's place is known only to a whole read")
         } else if !super::write::kept_by_lines(format, corpus, self.out_format) {

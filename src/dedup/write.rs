@@ -122,42 +122,69 @@ fn kept_name(format: Format, comp: Compression) -> String {
     format!("kept.{}{}", line_ext(format), comp.extension())
 }
 
-/// The name of part `part` of the kept records of a corpus in `format` split by byte
-/// ranges, compressed by `comp`: `kept.part-00000.jsonl`, `kept.part-00000.jsonl.zst`, ...
-/// (the parts in order are the one-process kept file).
-pub fn part_name(format: Format, comp: Compression, part: usize) -> String {
-    format!(
-        "kept.part-{part:05}.{}{}",
-        line_ext(format),
-        comp.extension()
-    )
+/// The name of part `part` of the kept records of a corpus in `format` divided by pieces,
+/// compressed by `comp`, written as `out` says: `kept.part-00000.jsonl`,
+/// `kept.part-00000.jsonl.zst`, ..., and for a Parquet corpus `kept.part-00000.parquet` (or
+/// `.jsonl` with [`OutFormat::Jsonl`]). The parts in order are the one-process kept file
+/// (a Parquet corpus's: its rows, in its row groups).
+pub fn part_name(format: Format, out: OutFormat, comp: Compression, part: usize) -> String {
+    let ext = match (format, out) {
+        (Format::Parquet, OutFormat::Jsonl) => "jsonl",
+        _ => line_ext(format),
+    };
+    format!("kept.part-{part:05}.{ext}{}", comp.extension())
 }
 
-/// Writes part `part` of the kept records of a line-format corpus (in `format`: JSONL or
-/// lines, one file or shards) into `dir` ([`part_name`]): the records of the documents of
-/// `pieces` (byte ranges at line starts of the corpus's files, each with its first DocId, in
-/// input order) that are not in `removed` (sorted DocIds), as the input wrote them,
-/// compressed by `comp` as one frame (zstd) or member (gzip) per piece. The parts of
-/// pieces that cover the corpus, concatenated in order, are the kept file [`write_kept`]
-/// writes for the same removals: uncompressed for an uncompressed file or a directory of
-/// shards; for compressed files (read whole, so one piece a file) a frame per file, as
-/// [`write_kept`] writes them.
+/// A process's part of a divided run's kept records.
+pub struct KeptPart<'a> {
+    /// The corpus (a file, directory or pattern), named by errors.
+    pub input: &'a Path,
+    /// The corpus's first file: a Parquet part's columns and codec are its own, as the
+    /// one-process file's are.
+    pub first_file: &'a Path,
+    /// The process's pieces in corpus order: a file of the corpus and its range (a byte
+    /// range at line starts, or that the row groups of a Parquet file start in), with its
+    /// first DocId.
+    pub pieces: &'a [(&'a Path, corpus::split::LineRange)],
+    /// The part's number (the process's).
+    pub part: usize,
+}
+
+/// Writes a process's part of the kept records into `dir` ([`part_name`]): the records of
+/// the documents of its pieces that are not in `removed` (sorted DocIds), in input order.
+/// A line-format corpus's (in `format`: JSONL or lines, one file or shards) as the input
+/// wrote them, compressed by `comp` as one frame (zstd) or member (gzip) per piece; the
+/// parts of pieces that cover the corpus, concatenated in order, are the kept file
+/// [`write_kept`] writes for the same removals: uncompressed for an uncompressed file or a
+/// directory of shards; for compressed files (read whole, so one piece a file) a frame per
+/// file, as [`write_kept`] writes them. A Parquet corpus's kept rows as Parquet (the
+/// parts' rows in order are the one-process file's, in the same row groups) or, with
+/// [`OutFormat::Jsonl`], as JSONL (the parts concatenated are the one-process file).
 pub fn write_kept_part(
-    pieces: &[(&Path, corpus::split::LineRange)],
+    of: &KeptPart<'_>,
     cfg: &CorpusConfig,
     format: Format,
+    out: OutFormat,
     comp: Compression,
     removed: &[u32],
     dir: &Path,
-    part: usize,
 ) -> Result<Kept> {
-    let name = part_name(format, comp, part);
+    let name = part_name(format, out, comp, of.part);
     let dest = dir.join(&name);
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let keep = |d: DocId| removed.binary_search(&d.0).is_err();
+    if format == Format::Parquet {
+        let documents = if out == OutFormat::Jsonl {
+            corpus::parquet::write_kept_jsonl_part(of.input, of.pieces, cfg, &keep, &dest)?
+        } else {
+            let first = of.first_file;
+            corpus::parquet::write_kept_parquet_part(of.input, first, of.pieces, cfg, &keep, &dest)?
+        };
+        return Ok(Kept { name, documents });
+    }
     let mut file = AtomicFile::create(&dest)?;
     let mut documents = 0u64;
-    for &(path, r) in pieces {
-        let keep = |d: DocId| removed.binary_search(&d.0).is_err();
+    for &(path, r) in of.pieces {
         file = write_piece(file, &dest, path, cfg, r, comp, &keep, &mut documents)?.0;
     }
     file.commit()?;

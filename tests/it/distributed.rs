@@ -458,7 +458,7 @@ pub(crate) fn assert_same_dir(single: &Path, run: &Run) {
 /// Process 0's output directory (but summary.json) with every file written in parts
 /// replaced by the parts of every process concatenated in process order, under the
 /// single-process file's name (`kept.part-*.jsonl` by the kept file's: `kept.jsonl`).
-fn joined_parts(run: &Run) -> BTreeMap<String, Vec<u8>> {
+pub(crate) fn joined_parts(run: &Run) -> BTreeMap<String, Vec<u8>> {
     let mut got = tree(&run.out(), &["summary.json"]);
     let firsts: Vec<String> = (got.keys())
         .filter(|k| k.contains(".part-00000."))

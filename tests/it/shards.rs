@@ -24,7 +24,8 @@
 
 use crate::common;
 use crate::distributed::{
-    assert_same_dir, check_summary, entries, names_peer, read_json, run_dist, single,
+    assert_same_dir, check_summary, entries, joined_parts, names_peer, read_json, run_dist, single,
+    tree,
 };
 
 use std::fs;
@@ -533,6 +534,128 @@ fn parquet_divided_by_row_groups() {
     ];
     let bytes = dir_bytes(&pq.join("shards"));
     let _ = check_verified(d, "shards-verify", &args, bytes, &[(3, 1)]);
+}
+
+/// Reads the one-process kept Parquet file (the first argument) and a divided run's parts
+/// (the others, in process order) with pyarrow: their rows, whether the parts' rows in
+/// order equal the file's (schema and metadata included), and their row groups.
+const COMPARE_KEPT_PARTS: &str = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+one = pq.read_table(sys.argv[1])
+parts = [pq.read_table(p) for p in sys.argv[2:]]
+joined = pa.concat_tables(parts)
+same = one.equals(joined) and all(one.schema.equals(p.schema, check_metadata=True) for p in parts)
+groups = [pq.ParquetFile(p).num_row_groups for p in sys.argv[1:]]
+print(one.num_rows, joined.num_rows, same, groups[0], sum(groups[1:]))
+"#;
+
+/// `dedup` over Parquet runs divided, each process writing the kept rows of its row groups
+/// as its part: over one Parquet file written by pyarrow (16 row groups) on 3 x 1 and
+/// 1 x 2, `kept.part-0000P.parquet`, whose rows in process order are the one-process
+/// `kept.parquet`'s (read by pyarrow: the same table, schema and metadata, in as many row
+/// groups); one process over the Parquet shards (slices of the file) keeps the same rows;
+/// over the shards with `--out-format jsonl` on 2 x 1, JSONL parts that concatenated are
+/// the one-process `kept.jsonl`. `removed.csv` and `clusters.jsonl` are
+/// the one-process files joined, and the summaries agree; no process reads every byte.
+#[cfg(feature = "parquet")]
+#[test]
+fn dedup_over_parquet_runs_divided() {
+    let Some(py) = common::python_with_pyarrow() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (whole, _) = sharded(d);
+    let pq = d.join("pq");
+    let groups = common::run_python(&py, WRITE_ROW_GROUPS, &[s(&whole), s(&pq)]);
+    assert_eq!(groups.trim(), "16");
+    let file = pq.join("one/one.parquet");
+    let args = ["dedup", s(&file), "--threshold", "0.8"];
+    let one = single(d, "pq-dedup-one", &args);
+    let removed = fs::read_to_string(one.join("removed.csv")).unwrap();
+    assert!(removed.lines().count() > 10, "too few removals: {removed}");
+    let one_sum = read_json(&one.join("summary.json"));
+    let len = fs::metadata(&file).unwrap().len();
+    for (n, w) in [(3, 1), (1, 2)] {
+        let run = run_dist(d, &format!("pq-dedup-{n}x{w}"), &args, n, w);
+        run.assert_ok();
+        let mut want = tree(&one, &["summary.json"]);
+        want.remove("kept.parquet").expect("a kept file");
+        let mut got = joined_parts(&run);
+        got.remove("kept.parquet").expect("kept parts");
+        assert_eq!(want, got, "{}: removed.csv and clusters.jsonl", run.name);
+        check_summary(&run, n, w, DOCS, &one_sum, &["documents", "clusters"]);
+        let sum = run.summary();
+        assert_eq!(comparable(&sum), comparable(&one_sum), "{}", run.name);
+        assert_eq!(sum["distributed"]["mode"], "divided", "{}", run.name);
+        assert_eq!(sum["kept_file"], "kept.part-*.parquet", "{}", run.name);
+        let parts: Vec<String> = (0..n)
+            .map(|p| {
+                let f = run.procs[p]
+                    .cwd
+                    .join(format!("out/kept.part-{p:05}.parquet"));
+                assert!(f.is_file(), "{}: no {}", run.name, f.display());
+                f.display().to_string()
+            })
+            .collect();
+        let kept = one.join("kept.parquet");
+        let mut py_args = vec![s(&kept)];
+        py_args.extend(parts.iter().map(String::as_str));
+        let seen = common::run_python(&py, COMPARE_KEPT_PARTS, &py_args);
+        let f: Vec<&str> = seen.split_whitespace().collect();
+        let kept_rows = one_sum["kept"].as_u64().expect("kept");
+        assert_eq!(f[0], kept_rows.to_string(), "{}: {seen}", run.name);
+        assert_eq!(f[0], f[1], "{}: rows {seen}", run.name);
+        assert_eq!(f[2], "True", "{}: the parts' rows differ: {seen}", run.name);
+        assert_eq!(f[3], f[4], "{}: row groups {seen}", run.name);
+        for p in sum["distributed"]["per_process"].as_array().unwrap() {
+            let read = p["bytes_read"].as_u64().unwrap();
+            assert!(n == 1 || read < len, "{}: {read} of {len} bytes", run.name);
+        }
+    }
+
+    // One process over the shards (slices of the same table): the same removals and kept
+    // rows as over the file.
+    let shards = format!("{}/part-*.parquet", pq.join("shards").display());
+    let by_shards = single(
+        d,
+        "pq-dedup-shards-one",
+        &["dedup", &shards, "--threshold", "0.8"],
+    );
+    for f in ["removed.csv", "clusters.jsonl"] {
+        assert_eq!(
+            fs::read_to_string(by_shards.join(f)).unwrap(),
+            fs::read_to_string(one.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let (a, b) = (one.join("kept.parquet"), by_shards.join("kept.parquet"));
+    let seen = common::run_python(&py, COMPARE_KEPT_PARTS, &[s(&a), s(&b)]);
+    let f: Vec<&str> = seen.split_whitespace().collect();
+    assert_eq!(
+        f[..3],
+        [f[0], f[0], "True"],
+        "the shards' kept rows: {seen}"
+    );
+
+    let args = [
+        "dedup",
+        shards.as_str(),
+        "--threshold",
+        "0.8",
+        "--out-format",
+        "jsonl",
+    ];
+    let one = single(d, "pq-dedup-jsonl-one", &args);
+    let kept = fs::read_to_string(one.join("kept.jsonl")).unwrap();
+    assert_eq!(
+        kept.lines().count() as u64,
+        read_json(&one.join("summary.json"))["kept"]
+            .as_u64()
+            .unwrap()
+    );
+    let run = run_dist(d, "pq-dedup-jsonl-2x1", &args, 2, 1);
+    check_divided(&one, &run, dir_bytes(&pq.join("shards")), 2, 1);
 }
 
 /// Writes the corpus `jsonl` with pyarrow as two directories of Parquet files, `dir/ids`

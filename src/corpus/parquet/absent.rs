@@ -51,6 +51,29 @@ pub fn write_kept_parquet(
     Err(absent(input))
 }
 
+/// See the `parquet` feature's `write_kept_parquet_part`; refuses `input`.
+pub fn write_kept_parquet_part(
+    input: &Path,
+    _first: &Path,
+    _parts: &[(&Path, crate::corpus::split::LineRange)],
+    _cfg: &CorpusConfig,
+    _keep: &dyn Fn(DocId) -> bool,
+    _out: &Path,
+) -> Result<u64> {
+    Err(absent(input))
+}
+
+/// See the `parquet` feature's `write_kept_jsonl_part`; refuses `input`.
+pub fn write_kept_jsonl_part(
+    input: &Path,
+    _parts: &[(&Path, crate::corpus::split::LineRange)],
+    _cfg: &CorpusConfig,
+    _keep: &dyn Fn(DocId) -> bool,
+    _out: &Path,
+) -> Result<u64> {
+    Err(absent(input))
+}
+
 /// See the `parquet` feature's `write_kept_jsonl`; refuses `input`.
 pub fn write_kept_jsonl(
     input: &Path,

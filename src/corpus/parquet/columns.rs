@@ -155,6 +155,15 @@ impl ParquetFile {
             .collect()
     }
 
+    /// The row groups whose bytes start in `[start, end)` (see
+    /// [`crate::corpus::split::assign_pieces`]) and the rows of the file before them.
+    pub(super) fn window(&self, start: u64, end: u64) -> (std::ops::Range<usize>, u64) {
+        let spans = self.row_group_spans();
+        let first = spans.iter().take_while(|s| s.0 < start).count();
+        let last = first + spans[first..].iter().take_while(|s| s.0 < end).count();
+        (first..last, spans[..first].iter().map(|s| s.1).sum())
+    }
+
     /// The compression of the file's first column chunk, if it has one.
     pub(super) fn codec(&self) -> Option<parquet::basic::Compression> {
         let rg = self.meta.metadata().row_groups().first()?;

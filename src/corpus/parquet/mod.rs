@@ -42,11 +42,17 @@ mod write;
 #[cfg(not(feature = "parquet"))]
 pub(super) use absent::ParquetDocs;
 #[cfg(not(feature = "parquet"))]
-pub use absent::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
+pub use absent::{
+    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_jsonl_part,
+    write_kept_parquet, write_kept_parquet_part,
+};
 #[cfg(feature = "parquet")]
 pub(super) use read::ParquetDocs;
 #[cfg(feature = "parquet")]
-pub use write::{for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet};
+pub use write::{
+    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_jsonl_part,
+    write_kept_parquet, write_kept_parquet_part,
+};
 
 /// Where each row group of the Parquet file `path` starts, in bytes (in file order): a
 /// divided run cuts the file there ([`crate::corpus::split::assign_pieces`]).

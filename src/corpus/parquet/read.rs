@@ -86,10 +86,8 @@ impl ParquetDocs {
         let res = file.resolve(&self.cfg)?;
         let (mut next_rg, mut end_rg, mut row) = (0, file.row_groups(), 0);
         if let Some((start, end)) = self.window {
-            let spans = file.row_group_spans();
-            next_rg = spans.iter().take_while(|s| s.0 < start).count();
-            end_rg = next_rg + spans[next_rg..].iter().take_while(|s| s.0 < end).count();
-            row = spans[..next_rg].iter().map(|s| s.1).sum();
+            let (groups, before) = file.window(start, end);
+            (next_rg, end_rg, row) = (groups.start, groups.end, before);
         }
         self.cur = Some(FileCursor {
             file,

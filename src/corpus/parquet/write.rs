@@ -1,6 +1,7 @@
 //! Writers for deduplicated outputs: the rows of a Parquet corpus whose documents are kept,
-//! as Parquet ([`write_kept_parquet`]) or JSONL ([`write_kept_jsonl`]), and a JSONL file as
-//! Parquet ([`jsonl_to_parquet`]).
+//! as Parquet ([`write_kept_parquet`]) or JSONL ([`write_kept_jsonl`]), whole or as a
+//! divided run's part of its pieces ([`write_kept_parquet_part`], [`write_kept_jsonl_part`]),
+//! and a JSONL file as Parquet ([`jsonl_to_parquet`]).
 //!
 //! Invariants: outputs are written through [`AtomicFile`] (complete or absent) and are the
 //! same bytes for the same input; rows are streamed one batch at a time (a Parquet output
@@ -8,10 +9,11 @@
 //! a document, with the DocId the corpus reader gives it, exactly when the reader would
 //! yield it (the same classification: null texts and ids are malformed, longer texts than
 //! the largest document skipped). The duplicate-id check is not repeated here: the ids do
-//! not change which rows are documents.
+//! not change which rows are documents. A part numbers its pieces' documents from their
+//! first DocIds, so the parts of a division hold the whole writer's rows, in order.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{BooleanArray, RecordBatch};
@@ -22,6 +24,7 @@ use parquet::file::properties::WriterProperties;
 
 use super::columns::{list_files, BatchCols, ParquetFile, RowKind};
 use crate::corpus::reader::too_many_documents;
+use crate::corpus::split::LineRange;
 use crate::corpus::CorpusConfig;
 use crate::io::{AtomicFile, CompressedWriter, Compression};
 use crate::{DocId, Error, Result};
@@ -39,11 +42,49 @@ trait Sink {
     fn row_group_end(&mut self) -> Result<()>;
 }
 
-/// Reads the Parquet corpus at `input` (a file or a directory of `*.parquet` files) with
-/// every column, numbers its documents as the corpus reader does and hands the rows of the
-/// documents that `keep` accepts to `sink`; returns how many.
+/// A stretch of a Parquet corpus that a writer reads: a file, its row groups whose bytes
+/// start in `window` (every one without), and the DocId of its first document (`None`:
+/// the one after the previous stretch's last, or 0).
+struct Stretch {
+    path: PathBuf,
+    window: Option<(u64, u64)>,
+    first_doc: Option<u64>,
+}
+
+/// The stretches of the whole corpus at `input` (a file, a directory of `*.parquet` files
+/// or a pattern of Parquet shards): every file, numbered on.
+fn whole(input: &Path, cfg: &CorpusConfig) -> Result<Vec<Stretch>> {
+    let files = match crate::corpus::shards::list(input, cfg)? {
+        Some(shards) => shards.into_iter().map(|s| s.path).collect(),
+        None => list_files(input)?,
+    };
+    Ok((files.into_iter())
+        .map(|path| Stretch {
+            path,
+            window: None,
+            first_doc: None,
+        })
+        .collect())
+}
+
+/// The stretches of a divided run's pieces: each a file's row groups starting in its byte
+/// range, numbered from the range's first DocId.
+fn pieces(pieces: &[(&Path, LineRange)]) -> Vec<Stretch> {
+    (pieces.iter())
+        .map(|&(path, r)| Stretch {
+            path: path.to_path_buf(),
+            window: Some((r.start, r.end)),
+            first_doc: Some(r.first_doc),
+        })
+        .collect()
+}
+
+/// Reads the `stretches` of the Parquet corpus at `input` with every column, numbers their
+/// documents as the corpus reader does and hands the rows of the documents that `keep`
+/// accepts to `sink`; returns how many.
 fn for_each_kept(
     input: &Path,
+    stretches: Vec<Stretch>,
     cfg: &CorpusConfig,
     keep: &dyn Fn(DocId) -> bool,
     sink: &mut dyn Sink,
@@ -51,12 +92,19 @@ fn for_each_kept(
     cfg.validate()?;
     let mut next_doc = 0u64;
     let mut written = 0u64;
-    for path in list_files(input)? {
+    for stretch in stretches {
+        let path = stretch.path;
         let file = ParquetFile::open(&path)?;
         let res = file.resolve(cfg)?;
         sink.file(&file)?;
-        let mut row = 0u64;
-        for rg in 0..file.row_groups() {
+        let (groups, mut row) = match stretch.window {
+            Some((start, end)) => file.window(start, end),
+            None => (0..file.row_groups(), 0),
+        };
+        if let Some(d) = stretch.first_doc {
+            next_doc = d;
+        }
+        for rg in groups {
             let mut batches = file.batches(rg, file.mask(None), row)?;
             while let Some(batch) = batches.next(&path, row)? {
                 let cols = BatchCols::new(&batch, &res, &path, row)?;
@@ -166,13 +214,51 @@ pub fn write_kept_parquet(
     keep: &dyn Fn(DocId) -> bool,
     out: &Path,
 ) -> Result<u64> {
+    kept_parquet(input, whole(input, cfg)?, None, cfg, keep, out)
+}
+
+/// A divided run's part of [`write_kept_parquet`]: the kept rows of `parts` (files of the
+/// Parquet corpus at `input`, each with the byte range its row groups start in and its
+/// first DocId, in corpus order), with the columns and codec of `first` (the corpus's first
+/// file, as the one-process file has them), so that a part without a row is a file of no
+/// rows. The parts of pieces that cover the corpus hold, in order, the rows of the
+/// one-process file, in the same row groups.
+pub fn write_kept_parquet_part(
+    input: &Path,
+    first: &Path,
+    parts: &[(&Path, LineRange)],
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
+    kept_parquet(input, pieces(parts), Some(first), cfg, keep, out)
+}
+
+/// [`write_kept_parquet`] over `stretches`, the columns and codec from `first` when given,
+/// else from the first stretch's file.
+fn kept_parquet(
+    input: &Path,
+    stretches: Vec<Stretch>,
+    first: Option<&Path>,
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
     let mut sink = ParquetSink {
         out,
         first: None,
         writer: None,
     };
-    let n = for_each_kept(input, cfg, keep, &mut sink)?;
-    let w = sink.writer.expect("a corpus has at least one file");
+    if let Some(f) = first {
+        sink.file(&ParquetFile::open(f)?)?;
+    }
+    let n = for_each_kept(input, stretches, cfg, keep, &mut sink)?;
+    let Some(w) = sink.writer else {
+        return Err(Error::format(
+            input,
+            "no Parquet file; expected at least one",
+        ));
+    };
     let f = w.into_inner().map_err(|e| write_err(out, e))?;
     f.commit()?;
     Ok(n)
@@ -209,6 +295,30 @@ pub fn write_kept_jsonl(
     keep: &dyn Fn(DocId) -> bool,
     out: &Path,
 ) -> Result<u64> {
+    kept_jsonl(input, whole(input, cfg)?, cfg, keep, out)
+}
+
+/// A divided run's part of [`write_kept_jsonl`]: the kept rows of `parts` (as
+/// [`write_kept_parquet_part`] takes them). The parts of pieces that cover the corpus,
+/// concatenated in order, are the one-process file.
+pub fn write_kept_jsonl_part(
+    input: &Path,
+    parts: &[(&Path, LineRange)],
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
+    kept_jsonl(input, pieces(parts), cfg, keep, out)
+}
+
+/// [`write_kept_jsonl`] over `stretches`.
+fn kept_jsonl(
+    input: &Path,
+    stretches: Vec<Stretch>,
+    cfg: &CorpusConfig,
+    keep: &dyn Fn(DocId) -> bool,
+    out: &Path,
+) -> Result<u64> {
     let w = Compression::of_path(out)
         .writer(AtomicFile::create(out)?)
         .map_err(|e| Error::io(out, e))?;
@@ -216,7 +326,7 @@ pub fn write_kept_jsonl(
         out,
         writer: arrow_json::LineDelimitedWriter::new(w),
     };
-    let n = for_each_kept(input, cfg, keep, &mut sink)?;
+    let n = for_each_kept(input, stretches, cfg, keep, &mut sink)?;
     sink.writer.finish().map_err(|e| write_err(out, e))?;
     let mut f = sink
         .writer
@@ -362,5 +472,5 @@ pub fn for_each_document_json(
         f,
         buf: Vec::new(),
     };
-    for_each_kept(input, cfg, &|_| true, &mut sink)
+    for_each_kept(input, whole(input, cfg)?, cfg, &|_| true, &mut sink)
 }
