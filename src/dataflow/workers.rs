@@ -194,3 +194,45 @@ pub(super) fn add_stats(a: &mut SketchStats, b: &SketchStats) {
     a.short += b.short;
     a.empty_images += b.empty_images;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error of process 1 of 2 whose worker panics (as timely's threads do on a lost
+    /// connection), with process 0 lost or not, and `noted` as the first error its workers
+    /// noted.
+    fn error_when_panicked(noted: &FirstError, lost: bool) -> String {
+        let topo = Topology::new(2, 1, 1, vec!["a:1".into(), "b:2".into()]).unwrap();
+        let losses = Losses::default();
+        if lost {
+            losses.record(0, "connection reset by peer".into());
+        }
+        let stopped = || vec![1];
+        let watch = Watch {
+            losses: &losses,
+            stopped: &stopped,
+            first_error: noted,
+        };
+        let (tx, rx) = mpsc::channel::<Event<()>>();
+        tx.send(Event::Panicked(1, "timely communication error".into()))
+            .unwrap();
+        let e = wait_workers(&topo, &rx, &watch, |_| Ok(())).unwrap_err();
+        e.to_string()
+    }
+
+    #[test]
+    fn a_noted_error_is_reported_before_the_loss_that_followed_it() {
+        let noted = FirstError::default();
+        let e = error_when_panicked(&noted, true);
+        assert!(e.contains("lost process 0 (a:1): connection reset"), "{e}");
+        let e = error_when_panicked(&noted, false);
+        assert!(e.contains("worker 1 of process 1 (b:2) failed"), "{e}");
+        noted.note("s-2.csv.gz:7: expected a gzip member");
+        noted.note("a later error");
+        for lost in [true, false] {
+            let e = error_when_panicked(&noted, lost);
+            assert_eq!(e, "distributed run: s-2.csv.gz:7: expected a gzip member");
+        }
+    }
+}

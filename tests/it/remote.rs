@@ -316,14 +316,7 @@ fn parquet_objects_are_divided_by_row_groups() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let moto = Moto::start(&python, &d.join("moto"));
-    let (whole, _) = sharded(d);
-    let pq = d.join("pq");
-    let groups = common::run_python(
-        &python,
-        crate::shards::WRITE_ROW_GROUPS,
-        &[s(&whole), s(&pq)],
-    );
-    assert_eq!(groups.trim(), "16");
+    let (_, pq) = crate::shards::row_groups(d, &python);
     upload(&python, &moto.endpoint(), "corpus", &pq.join("one"), "pq");
     upload(
         &python,

@@ -436,7 +436,7 @@ fn parquet_shards() {
 
 /// Writes the corpus `jsonl` with pyarrow as one Parquet file `dir/one/one.parquet` (row
 /// groups of 97 rows) and as three shards `dir/shards/part-K.parquet` (row groups of 61).
-pub(crate) const WRITE_ROW_GROUPS: &str = r#"
+const WRITE_ROW_GROUPS: &str = r#"
 import sys, os, json, pyarrow as pa, pyarrow.parquet as pq
 src, out = sys.argv[1], sys.argv[2]
 rows = [json.loads(l) for l in open(src)]
@@ -448,6 +448,17 @@ for k in range(3):
     pq.write_table(t.slice(k * 500, 500), f"{out}/shards/part-{k}.parquet", row_group_size=61)
 print(pq.ParquetFile(out + "/one/one.parquet").num_row_groups)
 "#;
+
+/// The corpus of [`sharded`] under `d`, and written by pyarrow with `py` as
+/// [`WRITE_ROW_GROUPS`] says under `d/pq` (one file of 16 row groups, three shards):
+/// `(the JSONL corpus, d/pq)`.
+pub(crate) fn row_groups(d: &Path, py: &Path) -> (PathBuf, PathBuf) {
+    let (whole, _) = sharded(d);
+    let pq = d.join("pq");
+    let groups = common::run_python(py, WRITE_ROW_GROUPS, &[s(&whole), s(&pq)]);
+    assert_eq!(groups.trim(), "16");
+    (whole, pq)
+}
 
 /// Parquet divided by row groups: one Parquet file written by pyarrow (16 row groups) and
 /// three Parquet shards of it run divided (2 x 1, 3 x 1, 1 x 2) with the one-process run's
@@ -464,10 +475,7 @@ fn parquet_divided_by_row_groups() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (whole, _) = sharded(d);
-    let pq = d.join("pq");
-    let groups = common::run_python(&py, WRITE_ROW_GROUPS, &[s(&whole), s(&pq)]);
-    assert_eq!(groups.trim(), "16");
+    let (whole, pq) = row_groups(d, &py);
     let file = pq.join("one/one.parquet");
     let shards = format!("{}/part-*.parquet", pq.join("shards").display());
     let cases: [(&str, Vec<&str>, PathBuf); 3] = [
@@ -565,10 +573,7 @@ fn dedup_over_parquet_runs_divided() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (whole, _) = sharded(d);
-    let pq = d.join("pq");
-    let groups = common::run_python(&py, WRITE_ROW_GROUPS, &[s(&whole), s(&pq)]);
-    assert_eq!(groups.trim(), "16");
+    let (_, pq) = row_groups(d, &py);
     let file = pq.join("one/one.parquet");
     let args = ["dedup", s(&file), "--threshold", "0.8"];
     let one = single(d, "pq-dedup-one", &args);
