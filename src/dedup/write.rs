@@ -174,12 +174,9 @@ pub fn write_kept_part(
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let keep = |d: DocId| removed.binary_search(&d.0).is_err();
     if format == Format::Parquet {
-        let documents = if out == OutFormat::Jsonl {
-            corpus::parquet::write_kept_jsonl_part(of.input, of.pieces, cfg, &keep, &dest)?
-        } else {
-            let first = of.first_file;
-            corpus::parquet::write_kept_parquet_part(of.input, first, of.pieces, cfg, &keep, &dest)?
-        };
+        let (first, jsonl) = (of.first_file, out == OutFormat::Jsonl);
+        let documents =
+            corpus::parquet::write_kept_part(of.input, first, of.pieces, jsonl, cfg, &keep, &dest)?;
         return Ok(Kept { name, documents });
     }
     let mut file = AtomicFile::create(&dest)?;

@@ -51,22 +51,12 @@ pub fn write_kept_parquet(
     Err(absent(input))
 }
 
-/// See the `parquet` feature's `write_kept_parquet_part`; refuses `input`.
-pub fn write_kept_parquet_part(
+/// See the `parquet` feature's `write_kept_part`; refuses `input`.
+pub fn write_kept_part(
     input: &Path,
     _first: &Path,
     _parts: &[(&Path, crate::corpus::split::LineRange)],
-    _cfg: &CorpusConfig,
-    _keep: &dyn Fn(DocId) -> bool,
-    _out: &Path,
-) -> Result<u64> {
-    Err(absent(input))
-}
-
-/// See the `parquet` feature's `write_kept_jsonl_part`; refuses `input`.
-pub fn write_kept_jsonl_part(
-    input: &Path,
-    _parts: &[(&Path, crate::corpus::split::LineRange)],
+    _jsonl: bool,
     _cfg: &CorpusConfig,
     _keep: &dyn Fn(DocId) -> bool,
     _out: &Path,

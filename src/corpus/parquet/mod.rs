@@ -43,15 +43,13 @@ mod write;
 pub(super) use absent::ParquetDocs;
 #[cfg(not(feature = "parquet"))]
 pub use absent::{
-    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_jsonl_part,
-    write_kept_parquet, write_kept_parquet_part,
+    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet, write_kept_part,
 };
 #[cfg(feature = "parquet")]
 pub(super) use read::ParquetDocs;
 #[cfg(feature = "parquet")]
 pub use write::{
-    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_jsonl_part,
-    write_kept_parquet, write_kept_parquet_part,
+    for_each_document_json, jsonl_to_parquet, write_kept_jsonl, write_kept_parquet, write_kept_part,
 };
 
 /// Where each row group of the Parquet file `path` starts, in bytes (in file order): a

@@ -1,6 +1,6 @@
 //! Writers for deduplicated outputs: the rows of a Parquet corpus whose documents are kept,
 //! as Parquet ([`write_kept_parquet`]) or JSONL ([`write_kept_jsonl`]), whole or as a
-//! divided run's part of its pieces ([`write_kept_parquet_part`], [`write_kept_jsonl_part`]),
+//! divided run's part of its pieces ([`write_kept_part`]),
 //! and a JSONL file as Parquet ([`jsonl_to_parquet`]).
 //!
 //! Invariants: outputs are written through [`AtomicFile`] (complete or absent) and are the
@@ -217,21 +217,28 @@ pub fn write_kept_parquet(
     kept_parquet(input, whole(input, cfg)?, None, cfg, keep, out)
 }
 
-/// A divided run's part of [`write_kept_parquet`]: the kept rows of `parts` (files of the
-/// Parquet corpus at `input`, each with the byte range its row groups start in and its
-/// first DocId, in corpus order), with the columns and codec of `first` (the corpus's first
-/// file, as the one-process file has them), so that a part without a row is a file of no
-/// rows. The parts of pieces that cover the corpus hold, in order, the rows of the
-/// one-process file, in the same row groups.
-pub fn write_kept_parquet_part(
+/// A divided run's part of [`write_kept_parquet`] or, with `jsonl`, of
+/// [`write_kept_jsonl`]: the kept rows of `parts` (files of the Parquet corpus at `input`,
+/// each with the byte range its row groups start in and its first DocId, in corpus order).
+/// A Parquet part has the columns and codec of `first` (the corpus's first file, as the
+/// one-process file has them), so that a part without a row is a file of no rows; the
+/// Parquet parts of pieces that cover the corpus hold, in order, the rows of the
+/// one-process file, in the same row groups, and the JSONL parts concatenated in order are
+/// the one-process file.
+pub fn write_kept_part(
     input: &Path,
     first: &Path,
     parts: &[(&Path, LineRange)],
+    jsonl: bool,
     cfg: &CorpusConfig,
     keep: &dyn Fn(DocId) -> bool,
     out: &Path,
 ) -> Result<u64> {
-    kept_parquet(input, pieces(parts), Some(first), cfg, keep, out)
+    if jsonl {
+        kept_jsonl(input, pieces(parts), cfg, keep, out)
+    } else {
+        kept_parquet(input, pieces(parts), Some(first), cfg, keep, out)
+    }
 }
 
 /// [`write_kept_parquet`] over `stretches`, the columns and codec from `first` when given,
@@ -296,19 +303,6 @@ pub fn write_kept_jsonl(
     out: &Path,
 ) -> Result<u64> {
     kept_jsonl(input, whole(input, cfg)?, cfg, keep, out)
-}
-
-/// A divided run's part of [`write_kept_jsonl`]: the kept rows of `parts` (as
-/// [`write_kept_parquet_part`] takes them). The parts of pieces that cover the corpus,
-/// concatenated in order, are the one-process file.
-pub fn write_kept_jsonl_part(
-    input: &Path,
-    parts: &[(&Path, LineRange)],
-    cfg: &CorpusConfig,
-    keep: &dyn Fn(DocId) -> bool,
-    out: &Path,
-) -> Result<u64> {
-    kept_jsonl(input, pieces(parts), cfg, keep, out)
 }
 
 /// [`write_kept_jsonl`] over `stretches`.
