@@ -539,6 +539,17 @@ pub struct DistArgs {
         default_value_t = fimdup::dataflow::Exchange::default()
     )]
     pub exchange: fimdup::dataflow::Exchange,
+    /// Who mines a giant group of a divided concept run (one of at least half a worker's
+    /// share of the documents, and 1,024): its owner, or every worker a part of its search
+    /// (the owner sends the group's large components to every worker: worth it when the
+    /// processes have cores of their own and the mining outweighs the sending). The
+    /// output is the same.
+    #[arg(
+        long,
+        value_name = "owner|divided",
+        default_value_t = fimdup::dataflow::GiantGroups::default()
+    )]
+    pub giant_groups: fimdup::dataflow::GiantGroups,
 }
 
 /// The flags of many processes in a build without the `distributed` feature: accepted
@@ -565,6 +576,8 @@ pub struct DistArgs {
     resume: bool,
     #[arg(long, value_name = "rows|prefix", hide = true)]
     exchange: Option<String>,
+    #[arg(long, value_name = "owner|divided", hide = true)]
+    giant_groups: Option<String>,
 }
 
 #[cfg(not(feature = "distributed"))]
@@ -581,6 +594,7 @@ impl DistArgs {
             ("--run-dir", self.run_dir.is_some()),
             ("--resume", self.resume),
             ("--exchange", self.exchange.is_some()),
+            ("--giant-groups", self.giant_groups.is_some()),
         ];
         match given.iter().find(|(_, g)| *g) {
             Some((flag, _)) => anyhow::bail!(
@@ -639,6 +653,7 @@ impl DistArgs {
         let t = t
             .with_peer_timeout(std::time::Duration::from_secs_f64(self.peer_timeout))
             .with_exchange(self.exchange)
+            .with_giant_groups(self.giant_groups)
             .with_run_dir(self.run_dir.clone(), self.resume)?;
         Ok(Some(t))
     }

@@ -165,7 +165,7 @@ fn groups(subcommand: &str) -> Option<&'static [&'static str]> {
 }
 
 /// Flags whose defaults belong to the command, not to a library option.
-const COMMAND_OWN: [(&str, &str); 10] = [
+const COMMAND_OWN: [(&str, &str); 11] = [
     ("demo", "out"),
     ("sketch", "shard"),
     ("index build", "wait"),
@@ -177,6 +177,7 @@ const COMMAND_OWN: [(&str, &str); 10] = [
     ("*", "connect_timeout"),
     ("*", "peer_timeout"),
     ("*", "exchange"),
+    ("*", "giant_groups"),
 ];
 
 /// Whether a flag's default (as clap shows it) is the library's default `want`.
@@ -281,6 +282,10 @@ fn the_connect_timeout_is_the_library_s() {
                 fimdup::dataflow::DEFAULT_PEER_TIMEOUT.as_secs_f64()
             );
             assert_eq!(a.dist.exchange, fimdup::dataflow::Exchange::default());
+            assert_eq!(
+                a.dist.giant_groups,
+                fimdup::dataflow::GiantGroups::default()
+            );
         }
         c => panic!("{c:?}"),
     }

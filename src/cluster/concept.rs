@@ -456,6 +456,10 @@ impl MethodSpec for Concept {
         Reads::Elements
     }
 
+    fn mines(&self) -> bool {
+        true
+    }
+
     fn run(&self, arm: &mut Arm<'_, '_>) -> Result<Found> {
         run(arm)
     }

@@ -90,6 +90,11 @@ impl Method {
         self.spec().reads()
     }
 
+    /// Whether the method mines maximal itemsets (its input's miner is called).
+    pub fn mines(self) -> bool {
+        self.spec().mines()
+    }
+
     /// Whether the method measures containment too.
     pub fn measures_containment(self) -> bool {
         self.spec().measures_containment()

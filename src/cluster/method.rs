@@ -69,6 +69,11 @@ pub(super) trait MethodSpec: Sync {
     /// What it reads of a sketched corpus.
     fn reads(&self) -> Reads;
 
+    /// Whether it mines maximal itemsets ([`super::ClusterInputs::miner`]).
+    fn mines(&self) -> bool {
+        false
+    }
+
     /// The image scheme it runs on when none is asked for: k-mins for the methods that
     /// band positions, bottom-k for the others.
     fn default_scheme(&self) -> Scheme {

@@ -397,6 +397,8 @@ pub(super) struct AfterGroups {
     pub results: Vec<GroupFound>,
     pub component_rounds: u64,
     pub set_passes: u64,
+    /// The itemsets the worker mined in parts of the giant groups' components.
+    pub mined_in_parts: u64,
     pub laps: Vec<Lap>,
 }
 

@@ -92,6 +92,13 @@
 //!    (see [`crate::cluster::concept`]'s component split; [`crate::cluster::stages::run_group`]).
 //!    For a deduplication, the group's owner also makes the choice on the group
 //!    ([`crate::dedup::Dedup::choose_group`]: documents outside every group are kept).
+//!    With [`super::GiantGroups::Divided`] (`--giant-groups divided`), a concept group
+//!    of at least half a worker's share of the documents
+//!    ([`crate::cluster::stages::divided_from`]) runs on a thread of its own whose miner
+//!    relays its large components ([`crate::cluster::stages::Relay`]): in rounds, every
+//!    worker receives them all, mines its part of each one's search
+//!    ([`crate::cluster::stages::mine_share`]) and sends it to the component's worker,
+//!    which joins the parts ([`crate::cluster::stages::joined_parts`]): the same sets.
 //! 8. **Kept parts** (deduplication): the removed DocIds go to the first worker of the
 //!    process that read them, which writes the kept records of the process's pieces (byte
 //!    ranges of the file or of its shards, or the row groups of Parquet files, in input
@@ -123,7 +130,7 @@ use std::path::{Path, PathBuf};
 use super::checkpoint::{AfterGroups, AfterPairs, RunDir, CHECKPOINT_STAGE, GROUPS_STAGE};
 use super::components::components_stage;
 use super::ingest::{check_ids, collapse_stage, read_and_sketch, Local};
-use super::messages::{owner_of, together, Placed, SetMsg};
+use super::messages::{owner_of, together, ComponentMsg, MinedPart, Placed, SetMsg};
 use super::output::{write_parts, OutputPlan};
 use super::pairing::{pairs_stage, prefix_pairs_stage, prefix_rows_stage, rows_stage};
 use super::report::{
@@ -132,10 +139,10 @@ use super::report::{
 use super::rounds::{Rounds, Target};
 use super::Exchange;
 use crate::cluster::stages::{
-    divided_method, merged_summary, run_group, spanning_forest, CarriedSets, GroupFound, GroupJob,
-    Member, Totals,
+    divided_from, divided_method, joined_parts, merged_summary, mine_share, run_group,
+    spanning_forest, CarriedSets, GroupFound, GroupJob, Member, Relay, Request, Totals,
 };
-use crate::cluster::{CandidateRule, ClusterConfig, ClusterSummary, Job, Measure, Reads};
+use crate::cluster::{fp_miner, CandidateRule, ClusterConfig, ClusterSummary, Job, Measure, Reads};
 use crate::context::DocKeys;
 use crate::corpus::shards::Positions;
 use crate::corpus::split::{LineRange, Piece};
@@ -243,6 +250,112 @@ fn carry_sets(
     Ok((got, passes))
 }
 
+/// The giant groups of this worker (those of `from` members or more, taken out of
+/// `groups` with their index) run on a thread of their own with a [`Relay`] miner, which
+/// hands each of their components of `from` documents or more to this worker; every
+/// worker, in rounds until none has a component left and every giant group is done,
+/// receives every worker's components, mines its part of each ([`mine_share`]) and sends
+/// it to the component's worker, which answers the relay with the parts joined
+/// ([`joined_parts`]). With the itemsets this worker mined in parts.
+fn mine_giant_groups(
+    rounds: &mut Rounds<'_>,
+    groups: &mut [Vec<Member>],
+    gj: &GroupJob<'_>,
+    from: u64,
+) -> Result<(Vec<(usize, GroupFound)>, u64)> {
+    let (me, peers) = (rounds.index(), rounds.peers());
+    let giant: Vec<(usize, Vec<Member>)> = (groups.iter_mut().enumerate())
+        .filter(|(_, g)| g.len() as u64 >= from)
+        .map(|(i, g)| (i, std::mem::take(g)))
+        .collect();
+    // The giant groups' own pool: its threads wait for the relay's answers, so they
+    // must not be the threads that mine the parts.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(rayon::current_num_threads())
+        .build()
+        .map_err(|e| Error::Distributed(format!("a thread pool for the giant groups: {e}")));
+    let pool = super::ingest::agree(rounds, pool)?;
+    let mut mined = 0u64;
+    let found = std::thread::scope(|s| {
+        // Owned here, so that a round that fails (a panic) drops the waiting requests,
+        // and with them the answers the giant groups' thread waits for.
+        let (to, requests) = std::sync::mpsc::channel::<Request>();
+        let relay = Relay::new(from, to);
+        let runs = s.spawn(move || {
+            let relay = relay;
+            pool.install(|| {
+                (giant.into_iter())
+                    .map(|(i, g)| Ok((i, run_group(g, gj, &relay)?)))
+                    .collect::<Result<Vec<_>>>()
+            })
+        });
+        loop {
+            // A round once this worker has a component to send, or its groups are done.
+            let mut asked: Vec<Request> = requests.recv().into_iter().collect();
+            asked.extend(requests.try_iter());
+            let done = u64::from(asked.is_empty());
+            let (comps, answers): (Vec<ComponentMsg>, Vec<_>) = (asked.into_iter())
+                .map(|r| (ComponentMsg(r.component), r.answer))
+                .unzip();
+            let all = rounds.all_gather((done, comps));
+            if all.iter().all(|(_, (d, c))| *d == 1 && c.is_empty()) {
+                break;
+            }
+            let parts: Vec<MinedPart> = (all.iter())
+                .flat_map(|(owner, (_, c))| c.iter().enumerate().map(move |(i, c)| (*owner, i, c)))
+                .map(|(owner, index, c)| MinedPart {
+                    owner: owner as u32,
+                    index: index as u32,
+                    from: me as u32,
+                    sets: mine_share(&c.0, me, peers)
+                        .map_err(|e| (matches!(e, Error::Limit(_)), e.to_string())),
+                })
+                .collect();
+            mined += (parts.iter())
+                .map(|p| p.sets.as_ref().map_or(0, |s| s.len() as u64))
+                .sum::<u64>();
+            let mut got = rounds.exchange(parts, |p: &MinedPart| p.owner as Target);
+            got.sort_unstable_by_key(|p| (p.index, p.from));
+            let mut got = got.into_iter().peekable();
+            let comps = all
+                .into_iter()
+                .nth(me)
+                .map(|(_, (_, c))| c)
+                .unwrap_or_default();
+            for (i, (c, answer)) in comps.iter().zip(answers).enumerate() {
+                let mut sets = Vec::with_capacity(peers);
+                let mut failed = None;
+                while let Some(p) = got.next_if(|p| p.index as usize == i) {
+                    match p.sets {
+                        Ok(s) => sets.push(s),
+                        Err((true, m)) => failed = failed.or(Some(Error::Limit(m))),
+                        Err((false, m)) => {
+                            let e = Error::Distributed(format!("worker {}: {m}", p.from));
+                            failed = failed.or(Some(e));
+                        }
+                    }
+                }
+                let joined = match failed {
+                    Some(e) => Err(e),
+                    None if sets.len() != peers => Err(Error::Distributed(format!(
+                        "{} of {peers} parts of a divided mining arrived",
+                        sets.len()
+                    ))),
+                    None => joined_parts(&c.0, sets),
+                };
+                // The relay's call waits for this answer; it ended only if its run did.
+                let _ = answer.send(joined);
+            }
+        }
+        runs.join().unwrap_or_else(|_| {
+            Err(Error::Distributed(
+                "the run of a giant group panicked".into(),
+            ))
+        })
+    });
+    Ok((super::ingest::agree(rounds, found)?, mined))
+}
+
 /// Why `job` on the corpus at `path` does not run divided for what the corpus is: one file
 /// that is not cut (by byte ranges at lines, or by row groups for a Parquet file); `None`
 /// otherwise.
@@ -344,6 +457,8 @@ pub(super) struct Plan {
     pub dedup: Option<Dedup>,
     /// How the keys of the prefix-filtered rules are exchanged.
     pub exchange: Exchange,
+    /// Who mines the giant groups.
+    pub giant_groups: super::GiantGroups,
     /// Set once a worker of this process starts writing its parts of the outputs: a run
     /// that then fails removes them ([`super::output::remove_parts`]).
     pub parts_written: std::sync::atomic::AtomicBool,
@@ -410,6 +525,8 @@ struct ToGroups<'a> {
     held: DocKeys,
     /// The first DocId of each worker's documents.
     starts: &'a [u64],
+    /// The run's documents.
+    n_docs: u64,
     /// Each worker's pieces of the corpus.
     placed: &'a [Vec<(Piece, LineRange)>],
     /// The elements the rows stage dropped that two documents share.
@@ -438,6 +555,7 @@ fn through_groups(
         mut docs,
         mut held,
         starts,
+        n_docs,
         placed,
         dropped,
         cfg,
@@ -517,7 +635,7 @@ fn through_groups(
         dedup: plan.dedup.as_ref(),
         sets: carried_sets.as_ref(),
     };
-    let mut results: Vec<GroupFound> = Vec::new();
+    let mut groups: Vec<Vec<Member>> = Vec::new();
     let mut mine = mine.into_iter().peekable();
     while let Some(first) = mine.next() {
         let group = first.group;
@@ -525,13 +643,28 @@ fn through_groups(
         while let Some(m) = mine.next_if(|m| m.group == group) {
             g.push(m.member);
         }
-        results.push(run_group(g, &gj)?);
+        groups.push(g);
+    }
+    // With `--giant-groups divided`, the giant groups' mining divided among every worker;
+    // the other groups here.
+    let divided = plan.giant_groups == super::GiantGroups::Divided && cfg.method.mines();
+    let (mut giants, mined_in_parts) = match divided_from(n_docs, rounds.peers()) {
+        Some(from) if divided => mine_giant_groups(rounds, &mut groups, &gj, from)?,
+        _ => (Vec::new(), 0),
+    };
+    let mut results: Vec<GroupFound> = Vec::with_capacity(groups.len());
+    for (i, g) in groups.into_iter().enumerate() {
+        match giants.iter().position(|(at, _)| *at == i) {
+            Some(k) => results.push(giants.swap_remove(k).1),
+            None => results.push(run_group(g, &gj, &fp_miner)?),
+        }
     }
     stages.lap("per group", rounds, n_members);
     let groups = AfterGroups {
         results,
         component_rounds,
         set_passes,
+        mined_in_parts,
         laps: stages.list.clone(),
     };
     if let Some(r) = run_dir {
@@ -752,6 +885,7 @@ pub(super) fn run_worker(
         results,
         component_rounds,
         set_passes,
+        mined_in_parts,
         ..
     } = match groups {
         Some(groups) => groups,
@@ -765,6 +899,7 @@ pub(super) fn run_worker(
                 docs,
                 held,
                 starts: &starts,
+                n_docs,
                 placed: &placed,
                 dropped: &dropped,
                 cfg: &cfg,
@@ -842,6 +977,7 @@ pub(super) fn run_worker(
         id_passes,
         set_passes,
         component_rounds,
+        mined_in_parts,
         hottest_row,
         bytes_read,
     };

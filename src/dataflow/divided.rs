@@ -142,6 +142,8 @@ fn divided_block(
         workers: topo.workers(),
         mode: "divided".into(),
         exchange: Some(topo.exchange().to_string()),
+        giant_groups: (topo.giant_groups() == super::GiantGroups::Divided)
+            .then(|| topo.giant_groups().to_string()),
         gathered_because: None,
         per_process,
         parts: (files.iter())
@@ -211,6 +213,7 @@ fn run_stages(
         out: out.to_path_buf(),
         dedup: dedup.cloned(),
         exchange: topo.exchange(),
+        giant_groups: topo.giant_groups(),
         parts_written: std::sync::atomic::AtomicBool::new(false),
     });
     let written = plan.clone();

@@ -32,6 +32,10 @@ pub struct Distributed {
     /// `prefix` ([`super::Exchange`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exchange: Option<String>,
+    /// A divided run whose giant groups' mining every worker shares: `divided`
+    /// ([`super::GiantGroups`]; absent when their owners mine them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub giant_groups: Option<String>,
     /// Why the run was gathered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gathered_because: Option<String>,
@@ -60,7 +64,7 @@ impl Distributed {
 /// of one run must agree on it, or they refuse each other.
 pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
     let text = format!(
-        "{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}",
+        "{:?}|{:?}|{}|{}|{:?}|{:?}|{:?}|{}|{}|{}",
         job,
         input,
         topo.processes(),
@@ -69,6 +73,7 @@ pub fn digest(job: &Job, input: &Input, topo: &Topology) -> u64 {
         topo.run_dir(),
         topo.resumes(),
         topo.exchange(),
+        topo.giant_groups(),
         env!("CARGO_PKG_VERSION")
     );
     xxhash_rust::xxh3::xxh3_64(text.as_bytes())
@@ -117,6 +122,7 @@ fn prepare_with(
         workers: topo.workers(),
         mode: "gathered".into(),
         exchange: None,
+        giant_groups: None,
         gathered_because: None,
         per_process: Vec::new(),
         parts: Vec::new(),

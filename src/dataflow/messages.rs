@@ -156,6 +156,40 @@ impl Wire for SetMsg {
     }
 }
 
+/// A component of a giant group to be mined by every worker (see
+/// [`crate::cluster::stages::Relay`]).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct ComponentMsg(pub crate::cluster::stages::Component);
+
+impl Wire for ComponentMsg {
+    fn wire_bytes(&self) -> u64 {
+        24 + self.0.bytes()
+    }
+}
+
+/// One worker's part of the maximal sets of a component of a giant group, to the group's
+/// owner: the component's index among the owner's, and the sets (or the error, and
+/// whether it is the itemset limit).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(super) struct MinedPart {
+    pub owner: u32,
+    pub index: u32,
+    pub from: u32,
+    pub sets: std::result::Result<Vec<crate::mine::Itemset>, (bool, String)>,
+}
+
+impl Wire for MinedPart {
+    fn wire_bytes(&self) -> u64 {
+        12 + match &self.sets {
+            Ok(sets) => sets
+                .iter()
+                .map(|s| 12 + 4 * s.items.len() as u64)
+                .sum::<u64>(),
+            Err((_, m)) => 1 + m.len() as u64,
+        }
+    }
+}
+
 /// An error every worker meets at the same point (decided from what all of them sent, or
 /// from the job alone): worker 0 returns it at once, and every other worker first waits in
 /// a round worker 0 never joins, so no process ends (closing its connections, which stops

@@ -78,5 +78,6 @@ pub use sketch::{
     WorkerReport,
 };
 pub use topology::{
-    read_hosts, read_hosts_for, Exchange, Topology, DEFAULT_CONNECT_TIMEOUT, DEFAULT_PEER_TIMEOUT,
+    read_hosts, read_hosts_for, Exchange, GiantGroups, Topology, DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_PEER_TIMEOUT,
 };

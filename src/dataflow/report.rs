@@ -47,6 +47,8 @@ pub(super) struct WorkerCounts {
     pub set_passes: u64,
     /// The iterations of large-star and small-star of the components stage.
     pub component_rounds: u64,
+    /// The itemsets it mined in parts of the giant groups' components.
+    pub mined_in_parts: u64,
     /// The longest row it held as a key's owner in the rows stage (incidences).
     pub hottest_row: u64,
     /// The bytes of the corpus's files it read.
@@ -197,6 +199,9 @@ pub(super) fn process_reports(
         r.id_passes = (c.id_passes > 0).then_some(c.id_passes);
         r.set_passes = (c.set_passes > 0).then_some(c.set_passes);
         r.component_rounds = Some(c.component_rounds);
+        if c.mined_in_parts > 0 {
+            *r.mined_in_parts.get_or_insert(0) += c.mined_in_parts;
+        }
         r.hottest_row = Some(r.hottest_row.unwrap_or(0).max(c.hottest_row));
         *r.bytes_read.get_or_insert(0) += c.bytes_read;
         for lap in &c.stages {

@@ -112,6 +112,10 @@ pub struct ProcessReport {
     /// (the same on every process).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub component_rounds: Option<u64>,
+    /// The itemsets its workers mined in parts of the components of giant groups, whose
+    /// mining every worker shares (absent when none was divided).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mined_in_parts: Option<u64>,
     /// The longest row (incidences of one key) one of its workers held as the key's owner
     /// in a divided run's rows stage (prefix incidences only with `--exchange prefix`): the
     /// rows' skew.

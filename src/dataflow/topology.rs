@@ -1,5 +1,6 @@
 //! Which processes take part in a distributed run, which one this is, and how a divided
-//! run exchanges its candidate keys ([`Exchange`]).
+//! run exchanges its candidate keys ([`Exchange`]); who mines its giant groups
+//! ([`GiantGroups`]).
 //!
 //! Invariants: a [`Topology`] is valid once built ([`Topology::new`] checks it): at least
 //! one process and one worker per process, this process among them, and, with more than
@@ -61,6 +62,42 @@ impl std::str::FromStr for Exchange {
     }
 }
 
+/// Who mines a giant group of a divided concept run (a group of at least half a worker's
+/// share of the documents, and of [`crate::cluster::stages::DIVIDED_MINING_MIN_DOCS`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GiantGroups {
+    /// The group's owner alone, on its process's threads.
+    #[default]
+    Owner,
+    /// Every worker mines a part of the search of each of the group's large components
+    /// ([`crate::mine::mine_part`]), which the owner sends to every worker: worth it when
+    /// the processes have cores of their own and the mining outweighs the sending.
+    Divided,
+}
+
+impl std::fmt::Display for GiantGroups {
+    /// The name [`std::str::FromStr`] reads.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            GiantGroups::Owner => "owner",
+            GiantGroups::Divided => "divided",
+        })
+    }
+}
+
+impl std::str::FromStr for GiantGroups {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "owner" => Ok(GiantGroups::Owner),
+            "divided" => Ok(GiantGroups::Divided),
+            _ => Err(Error::config(format!(
+                "giant groups are mined by their owner or divided, not {s:?}"
+            ))),
+        }
+    }
+}
+
 /// The processes of a run, with timely's own meanings: `processes` (`-n`), this
 /// `process` (`-p`), the `hosts` (`-h`, one `host:port` per process) and the `workers`
 /// per process (`-w`).
@@ -75,6 +112,7 @@ pub struct Topology {
     run_dir: Option<PathBuf>,
     resume: bool,
     exchange: Exchange,
+    giant_groups: GiantGroups,
 }
 
 impl Topology {
@@ -113,6 +151,7 @@ impl Topology {
             run_dir: None,
             resume: false,
             exchange: Exchange::default(),
+            giant_groups: GiantGroups::default(),
         })
     }
 
@@ -169,6 +208,17 @@ impl Topology {
     /// How a divided run exchanges the keys of the prefix-filtered rules.
     pub fn exchange(&self) -> Exchange {
         self.exchange
+    }
+
+    /// Who mines the giant groups of a divided concept run (by default, their owner).
+    pub fn with_giant_groups(mut self, g: GiantGroups) -> Self {
+        self.giant_groups = g;
+        self
+    }
+
+    /// Who mines the giant groups of a divided concept run.
+    pub fn giant_groups(&self) -> GiantGroups {
+        self.giant_groups
     }
 
     /// Number of processes.
@@ -294,6 +344,11 @@ mod tests {
             assert_eq!(e.to_string().parse::<Exchange>().unwrap(), e);
         }
         assert!("df".parse::<Exchange>().is_err());
+        assert_eq!(t.giant_groups(), GiantGroups::Owner);
+        for g in [GiantGroups::Owner, GiantGroups::Divided] {
+            assert_eq!(g.to_string().parse::<GiantGroups>().unwrap(), g);
+        }
+        assert!("all".parse::<GiantGroups>().is_err());
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! transactions that hold every item.
 
 /// A frequent itemset and its support.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct Itemset {
     /// Items, ascending.
     pub items: Vec<u32>,

@@ -6,7 +6,7 @@
 //! the empty set: reported as a closed set when non-empty), identical transactions merged;
 //! then an LCM-style depth-first search with FPmax-style maximality repositories runs
 //! (`search.rs` describes it; in dense mode the top-level branches read their rows from a
-//! prefix tree, `trie.rs`, and maximal sets on several threads go through `par.rs`). Entry points: [`mine`] (materialized, sorted), [`count`] /
+//! prefix tree, `trie.rs`, and maximal sets on several threads go through `par.rs`). Entry points: [`mine`] (materialized, sorted; [`mine_part`] one of several disjoint parts of it), [`count`] /
 //! [`count_stats`] (nothing materialized), [`write_itemsets`] (streamed `i1 i2 ... (s)` lines).
 //!
 //! Invariants: results do not depend on the number of threads; itemsets have ascending items;
@@ -35,5 +35,8 @@ mod write;
 pub use brute::brute_force;
 pub use config::{MinSupport, MineConfig, Target};
 pub use itemset::{Itemset, MineStats};
-pub use run::{count, count_stats, mine, mine_sparse_mode, mine_split_halves};
+pub use run::{
+    count, count_stats, mine, mine_part, mine_part_sparse_mode, mine_sparse_mode, mine_split_halves,
+};
+pub use sink::check_itemset_limit;
 pub use write::write_itemsets;

@@ -21,6 +21,90 @@ pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
     mine_impl(t, cfg, true, prep::SPLIT_MIN_ITEMS)
 }
 
+/// Part `part` of `parts` of what [`mine`] returns on `t`, sorted: the parts are disjoint,
+/// and their union, sorted, is [`mine`]'s result, so `parts` workers holding the same
+/// transactions can each mine one part. The search's top-level branches are dealt out in
+/// turn (branch `e` to part `e % parts`), the closure of the empty set to part 0: a
+/// branch's sets do not depend on the other branches (see `search.rs`), except for
+/// maximal sets in dense mode (at most 256 frequent items), whose repositories span the
+/// branches: part 0 then mines them all. Each part stops at `cfg.max_itemsets` of its own.
+pub fn mine_part(
+    t: &Transactions,
+    cfg: &MineConfig,
+    part: usize,
+    parts: usize,
+) -> Result<Vec<Itemset>> {
+    mine_part_impl(t, cfg, part, parts, true)
+}
+
+/// [`mine_part`] restricted to the general (sparse) search mode, as
+/// [`mine_sparse_mode`]: for tests.
+#[doc(hidden)]
+pub fn mine_part_sparse_mode(
+    t: &Transactions,
+    cfg: &MineConfig,
+    part: usize,
+    parts: usize,
+) -> Result<Vec<Itemset>> {
+    mine_part_impl(t, cfg, part, parts, false)
+}
+
+fn mine_part_impl(
+    t: &Transactions,
+    cfg: &MineConfig,
+    part: usize,
+    parts: usize,
+    allow_dense: bool,
+) -> Result<Vec<Itemset>> {
+    if part >= parts {
+        return Err(crate::Error::config(format!(
+            "part {part} of {parts}: parts are numbered 0 to {}",
+            parts.saturating_sub(1)
+        )));
+    }
+    let limit = Limit::new(cfg.max_itemsets);
+    let (mut prep, minsup) = setup(t, cfg, allow_dense, prep::SPLIT_MIN_ITEMS)?;
+    let mut root = BufSink::new(&limit);
+    if part == 0 {
+        root_emit(&prep, cfg.target, &mut root);
+    }
+    let root_parts = Root::new(&mut prep);
+    let m = prep.root.gid.len();
+    let whole = cfg.target == Target::Maximal && prep.root.mw > 0;
+    let branches = if whole {
+        let range = if part == 0 { 0..m } else { 0..0 };
+        run_branches(
+            &prep,
+            &root_parts,
+            cfg.target,
+            minsup,
+            range,
+            &limit,
+            BufSink::new,
+        )
+    } else {
+        let mine: Vec<usize> = (part..m).step_by(parts).collect();
+        let minsup = minsup.min(u64::from(u32::MAX)) as u32;
+        each_branch(
+            &prep,
+            &root_parts,
+            cfg.target,
+            minsup,
+            &mine,
+            &limit,
+            BufSink::new,
+        )
+    };
+    let mut sinks = Vec::with_capacity(branches.len() + 1);
+    sinks.push(root);
+    sinks.extend(branches);
+    for s in &sinks {
+        s.flush();
+    }
+    limit.check()?;
+    Ok(sorted_sets(&prep, &sinks, &limit))
+}
+
 /// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs for
 /// all frequent itemsets or with more than 256 frequent items: for tests.
 #[doc(hidden)]
@@ -44,9 +128,14 @@ fn mine_impl(
 ) -> Result<Vec<Itemset>> {
     let limit = Limit::new(cfg.max_itemsets);
     let (prep, _, sinks) = run(t, cfg, allow_dense, split_min_items, &limit, BufSink::new)?;
+    Ok(sorted_sets(&prep, &sinks, &limit))
+}
+
+/// The itemsets of `sinks`, decoded and sorted.
+fn sorted_sets(prep: &prep::Prepared, sinks: &[BufSink<'_>], limit: &Limit) -> Vec<Itemset> {
     let mut out = Vec::with_capacity(limit.total() as usize);
-    for b in &sinks {
-        b.decode_into(&prep, |items, s| {
+    for b in sinks {
+        b.decode_into(prep, |items, s| {
             out.push(Itemset {
                 items: items.to_vec(),
                 support: s,
@@ -54,7 +143,7 @@ fn mine_impl(
         });
     }
     out.par_sort_unstable();
-    Ok(out)
+    out
 }
 
 /// Counts the itemsets `mine` would return without materializing them.
@@ -187,8 +276,28 @@ pub(super) fn run_branches<'l, S: Sink + Send>(
         miner.run_top(db, top, range);
         return vec![sink];
     }
-    range
-        .into_par_iter()
+    let branches: Vec<usize> = range.collect();
+    each_branch(prep, root, target, minsup, &branches, limit, make)
+}
+
+/// Runs each top-level branch of `branches` alone (no repository shared between branches),
+/// in parallel, one sink each, returned in the order of `branches`: what the search gives
+/// whenever the branches do not depend on one another (see [`mine_part`]).
+fn each_branch<'l, S: Sink + Send>(
+    prep: &prep::Prepared,
+    root: &Root,
+    target: Target,
+    minsup: u32,
+    branches: &[usize],
+    limit: &'l Limit,
+    make: impl Fn(&'l Limit) -> S + Sync,
+) -> Vec<S> {
+    let db = &prep.root;
+    let (top, suf) = (&root.top, &root.suf);
+    let m = db.gid.len();
+    branches
+        .par_iter()
+        .copied()
         .map_init(
             || Scratch::new(m),
             |sc, e| {

@@ -42,12 +42,17 @@ impl Limit {
         self.total.load(Ordering::Relaxed)
     }
     pub(super) fn check(&self) -> Result<()> {
-        match self.max {
-            Some(m) if self.total() > m => Err(Error::Limit(format!(
-                "more than {m} itemsets (the itemset limit); raise the limit or the minimum support"
-            ))),
-            _ => Ok(()),
-        }
+        check_itemset_limit(self.total(), self.max)
+    }
+}
+
+/// The itemset limit's refusal: an error when `n` itemsets are more than `max`.
+pub fn check_itemset_limit(n: u64, max: Option<u64>) -> Result<()> {
+    match max {
+        Some(m) if n > m => Err(Error::Limit(format!(
+            "more than {m} itemsets (the itemset limit); raise the limit or the minimum support"
+        ))),
+        _ => Ok(()),
     }
 }
 

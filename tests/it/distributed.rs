@@ -2050,14 +2050,15 @@ fn star_docs(leaves: u64, singles: u64) -> Vec<(String, Vec<u64>)> {
     docs
 }
 
-/// `cluster` on `input` in one process and on each layout: the same bytes; returns the
-/// single-process summary.
+/// `cluster` on `input` in one process and on each layout (with `divided_flags`): the same
+/// bytes; returns the single-process summary and each layout's.
 fn hostile_matches_single_process(
     d: &Path,
     input: &Path,
     method: &str,
     layouts: &[(usize, usize)],
-) -> Value {
+    divided_flags: &[&str],
+) -> (Value, Vec<Value>) {
     let args = [
         "cluster",
         s(input),
@@ -2069,15 +2070,18 @@ fn hostile_matches_single_process(
     let tag = format!("{}-{method}", input.file_stem().unwrap().to_string_lossy());
     let one = single(d, &tag, &args);
     let one_sum = read_json(&one.join("summary.json"));
+    let mut sums = Vec::new();
     for &(n, w) in layouts {
-        let run = run_dist(d, &format!("{tag}-{n}x{w}"), &args, n, w);
+        let flagged: Vec<&str> = args.iter().chain(divided_flags).copied().collect();
+        let run = run_dist(d, &format!("{tag}-{n}x{w}"), &flagged, n, w);
         run.assert_ok();
         assert_same_dir(&one, &run);
         let docs = one_sum["documents"].as_u64().unwrap() as usize;
         check_summary(&run, n, w, docs, &one_sum, &GRAPH_FIELDS);
         check_divided(&run, &one_sum, true);
+        sums.push(run.summary());
     }
-    one_sum
+    (one_sum, sums)
 }
 
 #[test]
@@ -2087,7 +2091,18 @@ fn a_path_across_processes_matches_single_process() {
     let n = 12_000;
     let input = d.join("path.jsonl");
     write_docs(&input, &path_docs(n));
-    let sum = hostile_matches_single_process(d, &input, "concept", &[(3, 1), (2, 2)]);
+    let flags = ["--giant-groups", "divided"];
+    let layouts = [(3, 1), (2, 2)];
+    let (sum, runs) = hostile_matches_single_process(d, &input, "concept", &layouts, &flags);
+    // The largest chain's mining is divided: every process mines a part of its sets.
+    for run in &runs {
+        assert_eq!(run["distributed"]["giant_groups"], "divided", "{run}");
+        let per = run["distributed"]["per_process"].as_array().unwrap();
+        for p in per {
+            let mined = p["mined_in_parts"].as_u64().unwrap_or(0);
+            assert!(mined > 0, "process {} mined no part: {run}", p["process"]);
+        }
+    }
     // The shape holds: most documents sit in a few long chains, about one edge a document.
     let largest = sum["largest_component"].as_u64().unwrap();
     let edges = sum["edges"].as_u64().unwrap();
@@ -2097,6 +2112,29 @@ fn a_path_across_processes_matches_single_process() {
         "edges {edges}: {sum}"
     );
     assert!(sum["largest_cluster"].as_u64().unwrap() <= 8, "{sum}");
+    // Over the itemset limit in the giant group's mining, the divided mining stops every
+    // process with the miner's error.
+    let limit = "100";
+    let args = [
+        "cluster",
+        s(&input),
+        "--method",
+        "concept",
+        "--threshold",
+        "0.8",
+        "--max-itemsets",
+        limit,
+        "--giant-groups",
+        "divided",
+    ];
+    let said = format!("more than {limit} itemsets");
+    let run = run_dist(d, "path-limit", &args, 3, 1);
+    for (p, done) in run.procs.iter().enumerate() {
+        assert_eq!(done.status.code(), Some(2), "process {p}: {}", run.stderr());
+        assert!(entries(&done.cwd.join("tmp")).is_empty(), "process {p}");
+    }
+    assert!(run.procs[0].stderr.contains(&said), "{}", run.stderr());
+    assert!(!run.out().join("clusters.part-00000.jsonl").exists());
 }
 
 #[test]
@@ -2106,7 +2144,15 @@ fn a_star_beside_singletons_matches_single_process() {
     let (leaves, singles) = (1_500, 3_500);
     let input = d.join("star.jsonl");
     write_docs(&input, &star_docs(leaves, singles));
-    let sum = hostile_matches_single_process(d, &input, "union-find", &[(3, 1), (2, 2)]);
+    let (sum, runs) =
+        hostile_matches_single_process(d, &input, "union-find", &[(3, 1), (2, 2)], &[]);
+    // Their owners mine the giant groups by default (and union-find mines nothing).
+    for run in &runs {
+        assert!(run["distributed"].get("giant_groups").is_none(), "{run}");
+        for p in run["distributed"]["per_process"].as_array().unwrap() {
+            assert!(p.get("mined_in_parts").is_none(), "{run}");
+        }
+    }
     // One component of the centre and its leaves (30 % of the documents), the rest alone.
     assert_eq!(sum["components"], 1, "{sum}");
     let largest = sum["largest_component"].as_u64().unwrap();

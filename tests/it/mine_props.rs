@@ -1,6 +1,7 @@
 //! Property tests: on random small databases the miner's maximal, closed and all frequent
 //! itemsets (sets and supports) equal the brute-force reference, on 1 and 2 threads, and the
-//! streamed output, the counts and the `--max-itemsets` guard agree with them.
+//! streamed output, the counts and the `--max-itemsets` guard agree with them; the parts
+//! [`mine::mine_part`] divides the search into make up the whole.
 
 use fimdup::fimi::Transactions;
 use fimdup::mine::{self, brute_force, MinSupport, MineConfig, Target};
@@ -106,6 +107,30 @@ proptest! {
     }
 
     #[test]
+    fn parts_together_equal_brute_force((rows, minsup) in db(), parts in 1usize..=4) {
+        let t = Transactions::from_rows(&rows);
+        for target in [Target::Maximal, Target::Closed, Target::All] {
+            let expected = brute_force(&t, minsup, target);
+            let cfg = MineConfig { minsup: MinSupport::Absolute(minsup), target, max_itemsets: None };
+            for sparse in [false, true] {
+                let mut union = Vec::new();
+                for part in 0..parts {
+                    let got = if sparse {
+                        mine::mine_part_sparse_mode(&t, &cfg, part, parts)
+                    } else {
+                        mine::mine_part(&t, &cfg, part, parts)
+                    }
+                    .unwrap();
+                    prop_assert!(got.windows(2).all(|w| w[0] < w[1]), "part {} sorted", part);
+                    union.extend(got);
+                }
+                union.sort();
+                prop_assert_eq!(&union, &expected, "target {} parts {} sparse {}", target, parts, sparse);
+            }
+        }
+    }
+
+    #[test]
     fn max_itemsets_guard((rows, minsup) in db(), slack in 0u64..3) {
         let t = Transactions::from_rows(&rows);
         let n = brute_force(&t, minsup, Target::Closed).len() as u64;
@@ -116,6 +141,83 @@ proptest! {
             prop_assert!(matches!(e, fimdup::Error::Limit(_)), "{}", e);
         }
     }
+}
+
+/// Rows of a chain of `n` documents as the concept method mines them (items = documents,
+/// transactions = shared elements): each element held by a few neighbours, some by a
+/// document far away, so that the component has hundreds of frequent items (the sparse
+/// search) and many maximal sets.
+fn chain_rows(n: u32, seed: u64) -> Vec<Vec<u32>> {
+    let mut x = seed | 1;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut rows = Vec::new();
+    for d in 0..n {
+        for _ in 0..6 {
+            let span = 1 + (next() % 4) as u32;
+            let mut row: Vec<u32> = (d..(d + span).min(n)).collect();
+            if next() % 5 == 0 {
+                row.push((next() % u64::from(n)) as u32);
+            }
+            row.sort_unstable();
+            row.dedup();
+            rows.push(row);
+        }
+    }
+    rows
+}
+
+#[test]
+fn parts_of_a_wide_component_together_equal_the_whole() {
+    for (n, seed) in [(600, 7), (1_500, 11)] {
+        let t = Transactions::from_rows(chain_rows(n, seed));
+        for target in [Target::Maximal, Target::Closed] {
+            let cfg = MineConfig {
+                minsup: MinSupport::Absolute(2),
+                target,
+                max_itemsets: None,
+            };
+            let stats = mine::count_stats(&t, &cfg).unwrap();
+            assert!(
+                stats.frequent_items > 256,
+                "the sparse search runs: {stats:?}"
+            );
+            let whole = mine::mine(&t, &cfg).unwrap();
+            assert!(whole.len() as u32 * 2 > n, "{} sets", whole.len());
+            for threads in [1, 2] {
+                for parts in [2, 3, 5] {
+                    let got: Vec<Vec<_>> = (0..parts)
+                        .map(|p| pool(threads).install(|| mine::mine_part(&t, &cfg, p, parts)))
+                        .collect::<Result<_, _>>()
+                        .unwrap();
+                    // Every part does a share of the work.
+                    let least = got.iter().map(Vec::len).min().unwrap();
+                    assert!(
+                        least * parts * 3 >= whole.len(),
+                        "parts {parts}: a part of {least}"
+                    );
+                    let mut union: Vec<_> = got.into_iter().flatten().collect();
+                    union.sort();
+                    assert_eq!(
+                        union, whole,
+                        "{target} n {n} parts {parts} threads {threads}"
+                    );
+                }
+            }
+        }
+    }
+    let t = Transactions::from_rows(chain_rows(50, 3));
+    let cfg = MineConfig {
+        minsup: MinSupport::Absolute(2),
+        target: Target::Maximal,
+        max_itemsets: None,
+    };
+    let e = mine::mine_part(&t, &cfg, 2, 2).unwrap_err();
+    assert!(e.to_string().contains("part 2 of 2"), "{e}");
 }
 
 #[test]

@@ -14,8 +14,8 @@ use hashbrown::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cluster::{
-    collapse, fp_miner, run_method, verify_output, verify_with_corpus, CandidateRule,
-    ClusterConfig, ClusterInputs, CorpusSource, Grouping, Job, Regroup,
+    collapse, run_method, verify_output, verify_with_corpus, CandidateRule, ClusterConfig,
+    ClusterInputs, CorpusSource, Grouping, Job, MaximalMiner, Regroup,
 };
 use crate::context::{Context, ContextConfig, DocKeys};
 use crate::dedup::{Dedup, Reason, Representative, ScoreKind};
@@ -129,8 +129,13 @@ pub struct GroupJob<'a> {
     pub sets: Option<&'a CarriedSets>,
 }
 
-/// The method on one group (members sorted by DocId), mapped back to DocIds.
-pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
+/// The method on one group (members sorted by DocId), mapped back to DocIds; a method
+/// that mines its clusters mines them with `miner` ([`crate::cluster::fp_miner`], or one of `giant.rs`).
+pub fn run_group(
+    g: Vec<Member>,
+    gj: &GroupJob<'_>,
+    miner: &dyn MaximalMiner,
+) -> Result<GroupFound> {
     // The members' records as the columns the library's inputs take.
     let len = g.len();
     let mut docs = Vec::with_capacity(len);
@@ -193,7 +198,7 @@ pub fn run_group(g: Vec<Member>, gj: &GroupJob<'_>) -> Result<GroupFound> {
         context: ctx.as_ref(),
         image_size: Some(gj.params.sketch.size),
         collapse: Some(&col),
-        miner: Some(&fp_miner),
+        miner: Some(miner),
         spill: Some(spill),
         ..ClusterInputs::default()
     };

@@ -9,7 +9,9 @@
 //! edges as a spanning forest, [`spanning_forest`]), `components.rs` (the connected
 //! components over a partition of the nodes by large-star and small-star,
 //! [`large_star`], [`small_star`], [`star_violations`], and the groups placed on workers,
-//! [`Placement`]), `group.rs` (the method on one group, [`run_group`]),
+//! [`Placement`]), `group.rs` (the method on one group, [`run_group`]), `giant.rs` (a
+//! giant group's mining divided among the workers: [`Relay`], [`mine_share`],
+//! [`joined_parts`]),
 //! `merge.rs` (the method's configuration and rule, [`divided_method`], the threshold's
 //! translation, [`translation_header`], the groups' counts summed, [`Totals`], checked
 //! against the run's limits, [`check_totals`], and made into its summary,
@@ -22,6 +24,7 @@
 mod classes;
 mod components;
 mod forest;
+mod giant;
 mod group;
 mod merge;
 mod pairs;
@@ -33,6 +36,9 @@ pub use components::{
     split_groups, star_labels, star_sizes, star_violations, Arc, Placement,
 };
 pub use forest::spanning_forest;
+pub use giant::{
+    divided_from, joined_parts, mine_share, Component, Relay, Request, DIVIDED_MINING_MIN_DOCS,
+};
 pub use group::{run_group, CarriedSets, GroupFound, GroupJob, Member, PairRow, RemovalRow};
 pub use merge::{
     check_totals, divided_method, merged_summary, translation_header, PartCounts, Totals,
