@@ -777,15 +777,21 @@ def model(a, res, corpus_bytes):
              "the outputs (the gathered mode sends every document's record to process 0).")
     L.append("")
     if alpha is not None and alpha > 0.2 and t_pairs_grown:
+        common = ("probably the generator's 200 stock phrases and Zipf-frequent words"
+                  if not a.corpus_note else
+                  "on source files, probably licence headers, imports and other boilerplate")
+        whole_p0 = srun['summary'].get('seconds', 0)
+        share = (pairs_p0 or 0) / whole_p0 if whole_p0 else 0
+        decides = ("It already decides the wall time here" if share >= 0.25 else
+                   "It does not decide the wall time here yet")
         L.append(f"But the candidate pairs per document are not constant: they grew as n^{alpha:.2f} "
                  f"from {min(cp):,} to {max(cp):,} documents (measured), because some shingles are "
-                 "common to a fixed share of all documents (on this corpus probably the generator's "
-                 "200 stock phrases and Zipf-frequent words), so their rows grow with the corpus and "
-                 "their pairs with its square. Held to that growth, the pairs stage alone would take "
-                 f"**{human_s(t_pairs_grown)} per machine** at {N:.0e} documents (extrapolated): the "
-                 "pair counting breaks first, before any volume does. It already decides the wall "
-                 f"time here: in `{sec_cfg}` at {n_docs:,} documents process 0 spent "
-                 f"{pairs_p0 or 0:.1f} s of its {srun['summary'].get('seconds', 0):.1f} s in the "
+                 f"common to a fixed share of all documents ({common}), so their rows grow with "
+                 "the corpus and their pairs with its square. Held to that growth, the pairs stage "
+                 f"alone would take **{human_s(t_pairs_grown)} per machine** at {N:.0e} documents "
+                 "(extrapolated): the pair counting breaks first, before any volume does. "
+                 f"{decides}: in `{sec_cfg}` at {n_docs:,} documents process 0 spent "
+                 f"{pairs_p0 or 0:.1f} s of its {whole_p0:.1f} s in the "
                  "pairs stage (see Seconds per stage), against "
                  f"{one['summary'].get('seconds', 0):.1f} s for the whole 1-process run.")
         L.append("")
