@@ -18,7 +18,7 @@ use crate::Result;
 /// sets in ascending lexicographic order of their items) and does not depend on the number
 /// of threads.
 pub fn mine(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    mine_impl(t, cfg, true, prep::SPLIT_MIN_ITEMS)
+    mine_impl(t, cfg, true, prep::SPLIT_MIN_ITEMS, None)
 }
 
 /// Part `part` of `parts` of what [`mine`] returns on `t`, sorted: the parts are disjoint,
@@ -62,54 +62,15 @@ fn mine_part_impl(
             parts.saturating_sub(1)
         )));
     }
-    let limit = Limit::new(cfg.max_itemsets);
-    let (mut prep, minsup) = setup(t, cfg, allow_dense, prep::SPLIT_MIN_ITEMS)?;
-    let mut root = BufSink::new(&limit);
-    if part == 0 {
-        root_emit(&prep, cfg.target, &mut root);
-    }
-    let root_parts = Root::new(&mut prep);
-    let m = prep.root.gid.len();
-    let whole = cfg.target == Target::Maximal && prep.root.mw > 0;
-    let branches = if whole {
-        let range = if part == 0 { 0..m } else { 0..0 };
-        run_branches(
-            &prep,
-            &root_parts,
-            cfg.target,
-            minsup,
-            range,
-            &limit,
-            BufSink::new,
-        )
-    } else {
-        let mine: Vec<usize> = (part..m).step_by(parts).collect();
-        let minsup = minsup.min(u64::from(u32::MAX)) as u32;
-        each_branch(
-            &prep,
-            &root_parts,
-            cfg.target,
-            minsup,
-            &mine,
-            &limit,
-            BufSink::new,
-        )
-    };
-    let mut sinks = Vec::with_capacity(branches.len() + 1);
-    sinks.push(root);
-    sinks.extend(branches);
-    for s in &sinks {
-        s.flush();
-    }
-    limit.check()?;
-    Ok(sorted_sets(&prep, &sinks, &limit))
+    let split = prep::SPLIT_MIN_ITEMS;
+    mine_impl(t, cfg, allow_dense, split, Some((part, parts)))
 }
 
 /// [`mine`] restricted to the general (sparse) search mode, which otherwise only runs for
 /// all frequent itemsets or with more than 256 frequent items: for tests.
 #[doc(hidden)]
 pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    mine_impl(t, cfg, false, prep::SPLIT_MIN_ITEMS)
+    mine_impl(t, cfg, false, prep::SPLIT_MIN_ITEMS, None)
 }
 
 /// [`mine`] with the preparation's passes over the transactions run on two halves whenever
@@ -117,7 +78,7 @@ pub fn mine_sparse_mode(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemse
 /// item occurrences on): for tests.
 #[doc(hidden)]
 pub fn mine_split_halves(t: &Transactions, cfg: &MineConfig) -> Result<Vec<Itemset>> {
-    mine_impl(t, cfg, true, 0)
+    mine_impl(t, cfg, true, 0, None)
 }
 
 fn mine_impl(
@@ -125,9 +86,18 @@ fn mine_impl(
     cfg: &MineConfig,
     allow_dense: bool,
     split_min_items: u64,
+    part: Option<(usize, usize)>,
 ) -> Result<Vec<Itemset>> {
     let limit = Limit::new(cfg.max_itemsets);
-    let (prep, _, sinks) = run(t, cfg, allow_dense, split_min_items, &limit, BufSink::new)?;
+    let (prep, _, sinks) = run(
+        t,
+        cfg,
+        allow_dense,
+        split_min_items,
+        &limit,
+        part,
+        BufSink::new,
+    )?;
     Ok(sorted_sets(&prep, &sinks, &limit))
 }
 
@@ -154,35 +124,45 @@ pub fn count(t: &Transactions, cfg: &MineConfig) -> Result<u64> {
 /// Like [`count`], with the figures of the run.
 pub fn count_stats(t: &Transactions, cfg: &MineConfig) -> Result<MineStats> {
     let limit = Limit::new(cfg.max_itemsets);
-    let (prep, minsup, _) = run(t, cfg, true, prep::SPLIT_MIN_ITEMS, &limit, CountSink::new)?;
+    let split = prep::SPLIT_MIN_ITEMS;
+    let (prep, minsup, _) = run(t, cfg, true, split, &limit, None, CountSink::new)?;
     Ok(stats(&prep, minsup, limit.total()))
 }
 
-/// Prepares `t` and runs the whole search into sinks made by `make`: the first sink gets the
-/// closure of the empty set, the others the top-level branches in order (see
-/// [`run_branches`]). Every sink's count is flushed to `limit` and the limit checked. Returns
-/// the preparation (to decode the sinks' items), the absolute minimum support and the sinks.
+/// Prepares `t` and runs the whole search (or with `part = Some((p, n))` part `p` of `n`,
+/// see [`mine_part`]) into sinks made by `make`: the first sink gets the closure of the
+/// empty set (in part 0 only), the others the top-level branches in order (see
+/// [`run_branches`]). Every sink's count is flushed to `limit` and the limit checked.
+/// Returns the preparation (to decode the sinks' items), the absolute minimum support and
+/// the sinks.
 fn run<'l, S: Sink + Tally + Send>(
     t: &Transactions,
     cfg: &MineConfig,
     allow_dense: bool,
     split_min_items: u64,
     limit: &'l Limit,
+    part: Option<(usize, usize)>,
     make: impl Fn(&'l Limit) -> S + Sync,
 ) -> Result<(prep::Prepared, u64, Vec<S>)> {
     let (mut prep, minsup) = setup(t, cfg, allow_dense, split_min_items)?;
     let mut root = make(limit);
-    root_emit(&prep, cfg.target, &mut root);
+    let (part, parts) = part.unwrap_or((0, 1));
+    if part == 0 {
+        root_emit(&prep, cfg.target, &mut root);
+    }
     let root_parts = Root::new(&mut prep);
-    let branches = run_branches(
-        &prep,
-        &root_parts,
-        cfg.target,
-        minsup,
-        0..prep.root.gid.len(),
-        limit,
-        make,
-    );
+    let m = prep.root.gid.len();
+    // Maximal sets in dense mode share their repositories across the branches: one part
+    // runs them all.
+    let whole = parts == 1 || (cfg.target == Target::Maximal && prep.root.mw > 0);
+    let branches = if whole {
+        let range = if part == 0 { 0..m } else { 0..0 };
+        run_branches(&prep, &root_parts, cfg.target, minsup, range, limit, make)
+    } else {
+        let mine: Vec<usize> = (part..m).step_by(parts).collect();
+        let minsup = minsup.min(u64::from(u32::MAX)) as u32;
+        each_branch(&prep, &root_parts, cfg.target, minsup, &mine, limit, make)
+    };
     let mut sinks = Vec::with_capacity(branches.len() + 1);
     sinks.push(root);
     sinks.extend(branches);
