@@ -6,7 +6,7 @@
 
 /// A list of transactions stored contiguously: transaction `i` is
 /// `items[offsets[i]..offsets[i + 1]]`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Transactions {
     items: Vec<u32>,
     offsets: Vec<usize>,

@@ -155,9 +155,10 @@ fn run<'l, S: Sink + Tally + Send>(
     // Maximal sets in dense mode share their repositories across the branches: one part
     // runs them all.
     let whole = parts == 1 || (cfg.target == Target::Maximal && prep.root.mw > 0);
-    let branches = if whole {
-        let range = if part == 0 { 0..m } else { 0..0 };
-        run_branches(&prep, &root_parts, cfg.target, minsup, range, limit, make)
+    let branches = if whole && part > 0 {
+        Vec::new()
+    } else if whole {
+        run_branches(&prep, &root_parts, cfg.target, minsup, 0..m, limit, make)
     } else {
         let mine: Vec<usize> = (part..m).step_by(parts).collect();
         let minsup = minsup.min(u64::from(u32::MAX)) as u32;

@@ -36,10 +36,8 @@ pub fn divided_from(n_docs: u64, peers: usize) -> Option<u64> {
 /// documents), the minimum support and the itemset limit.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Component {
-    /// The rows' items, one row after another.
-    pub items: Vec<u32>,
-    /// Where each row ends in `items`.
-    pub ends: Vec<u64>,
+    /// The rows, as the concept method mines them.
+    pub rows: Transactions,
     /// The absolute minimum support.
     pub minsup: u64,
     /// The itemset limit.
@@ -47,40 +45,9 @@ pub struct Component {
 }
 
 impl Component {
-    fn of(t: &Transactions, minsup: u64, max_itemsets: Option<u64>) -> Self {
-        let mut items = Vec::with_capacity(t.total_items());
-        let mut ends = Vec::with_capacity(t.len());
-        for r in t.iter() {
-            items.extend_from_slice(r);
-            ends.push(items.len() as u64);
-        }
-        Component {
-            items,
-            ends,
-            minsup,
-            max_itemsets,
-        }
-    }
-
-    /// Its rows as transactions.
-    pub fn transactions(&self) -> Transactions {
-        let mut t = Transactions::new();
-        let mut start = 0usize;
-        for &e in &self.ends {
-            t.push(&self.items[start..e as usize]);
-            start = e as usize;
-        }
-        t
-    }
-
-    /// Its size in documents (the largest item plus one).
-    pub fn docs(&self) -> u64 {
-        self.items.iter().max().map_or(0, |&m| u64::from(m) + 1)
-    }
-
     /// Its size in bytes (as it travels).
     pub fn bytes(&self) -> u64 {
-        4 * self.items.len() as u64 + 8 * self.ends.len() as u64
+        4 * self.rows.total_items() as u64 + 8 * (self.rows.len() as u64 + 1)
     }
 }
 
@@ -118,7 +85,11 @@ impl MaximalMiner for Relay {
         }
         let stopped = || Error::Distributed("the divided mining of a giant group stopped".into());
         let (answer, answered) = std::sync::mpsc::sync_channel(1);
-        let component = Component::of(t, minsup, max_itemsets);
+        let component = Component {
+            rows: t.clone(),
+            minsup,
+            max_itemsets,
+        };
         (self.to.send(Request { component, answer })).map_err(|_| stopped())?;
         answered.recv().map_err(|_| stopped())?
     }
@@ -131,7 +102,7 @@ pub fn mine_share(c: &Component, part: usize, parts: usize) -> Result<Vec<Itemse
         target: Target::Maximal,
         max_itemsets: c.max_itemsets,
     };
-    mine::mine_part(&c.transactions(), &cfg, part, parts)
+    mine::mine_part(&c.rows, &cfg, part, parts)
 }
 
 /// The maximal sets of `c` from its parts, as the miner answers them: sorted, and more
@@ -199,9 +170,11 @@ mod tests {
         );
         // Over the limit, as the miner refuses it.
         let n = fp_miner(&big, 2, None).unwrap().len() as u64;
-        let c = Component::of(&big, 2, Some(n - 1));
-        assert_eq!(c.transactions(), big);
-        assert_eq!(c.docs(), 1_200);
+        let c = Component {
+            rows: big.clone(),
+            minsup: 2,
+            max_itemsets: Some(n - 1),
+        };
         let parts = (0..2).map(|p| mine_share(&c, p, 2).unwrap()).collect();
         let e = joined_parts(&c, parts).unwrap_err();
         let direct = fp_miner(&big, 2, Some(n - 1)).unwrap_err();
